@@ -1,0 +1,19 @@
+"""Verlet Cloth: fast Verlet cloth for Blender that drapes, previews live and bakes to shape keys."""
+
+# pytest imports this file as a bare module named "__init__" (no package), so only the add-on,
+# loaded by Blender as a package, imports the Blender side.
+if __package__:
+    import bpy
+
+    from . import operators, ui
+
+    # Every Blender class, registered in this order and unregistered in reverse.
+    CLASSES = (*ui.CLASSES, *operators.CLASSES)
+
+    def register() -> None:
+        for cls in CLASSES:
+            bpy.utils.register_class(cls)
+
+    def unregister() -> None:
+        for cls in reversed(CLASSES):
+            bpy.utils.unregister_class(cls)

@@ -1,0 +1,91 @@
+"""Scenes shared by `make demo` and `make bench`, built in headless Blender.
+
+Drape: an N×N grid, 2 m square, 1.5 m up, falls onto a 0.5 m sphere resting on a floor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import bpy
+import numpy as np
+
+
+def grid_mesh(name: str, n: int, size: float = 2.0, height: float = 1.5) -> bpy.types.Object:
+    """An n×n quad grid object built from explicit vertex and face lists (stable ordering)."""
+    xs = np.linspace(-size / 2, size / 2, n)
+    gx, gy = np.meshgrid(xs, xs)
+    vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
+    index = np.arange(n * n).reshape(n, n)
+    faces = np.stack([index[:-1, :-1].ravel(), index[:-1, 1:].ravel(), index[1:, 1:].ravel(), index[1:, :-1].ravel()], 1)
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def sphere(name: str = "Sphere", radius: float = 0.5, location=(0.0, 0.0, 0.5)) -> bpy.types.Object:
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=location, segments=48, ring_count=24)
+    obj = bpy.context.active_object
+    obj.name = name
+    bpy.ops.object.shade_smooth()
+    return obj
+
+
+def floor(name: str = "Floor", size: float = 8.0) -> bpy.types.Object:
+    bpy.ops.mesh.primitive_plane_add(size=size, location=(0.0, 0.0, 0.0))
+    obj = bpy.context.active_object
+    obj.name = name
+    return obj
+
+
+def drape_scene(n: int = 64, frames: int = 48, fps: int = 24):
+    """A fresh scene with the drape set-up; returns (cloth, sphere, floor) objects."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.render.fps, scene.render.fps_base = fps, 1.0
+    cloth = grid_mesh("Cloth", n)
+    return cloth, sphere(), floor()
+
+
+def _material(obj, name: str, colour) -> None:
+    material = bpy.data.materials.new(name)
+    material.diffuse_color = (*colour, 1.0)
+    obj.data.materials.append(material)
+
+
+def stage_for_render(cloth, ball, ground, path: str, resolution=(960, 720)) -> None:
+    """Camera, light, colours and Workbench settings for a still of the drape."""
+    scene = bpy.context.scene
+    _material(cloth, "Cloth", (0.8, 0.25, 0.2))
+    _material(ball, "Sphere", (0.6, 0.65, 0.7))
+    _material(ground, "Floor", (0.35, 0.35, 0.38))
+    for poly in cloth.data.polygons:
+        poly.use_smooth = True
+    camera_data = bpy.data.cameras.new("Camera")
+    camera = bpy.data.objects.new("Camera", camera_data)
+    scene.collection.objects.link(camera)
+    camera.location = (3.2, -3.6, 2.6)
+    direction = -np.array(camera.location) + np.array([0.0, 0.0, 0.55])
+    camera.rotation_euler = _look_rotation(direction)
+    scene.camera = camera
+    scene.render.engine = "BLENDER_WORKBENCH"
+    scene.display.shading.light = "STUDIO"
+    scene.display.shading.color_type = "MATERIAL"
+    scene.display.shading.show_shadows = True
+    scene.display.shading.show_cavity = True
+    scene.render.resolution_x, scene.render.resolution_y = resolution
+    scene.render.resolution_percentage = 100
+    scene.render.image_settings.file_format = "PNG"
+    scene.render.filepath = path
+
+
+def _look_rotation(direction) -> tuple[float, float, float]:
+    """Euler XYZ rotation that points a camera (looking down -Z) along `direction`."""
+    x, y, z = direction / np.linalg.norm(direction)
+    pitch = math.atan2(math.hypot(x, y), -z)
+    yaw = math.atan2(-x, y)
+    return (pitch, 0.0, yaw)

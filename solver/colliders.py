@@ -1,0 +1,165 @@
+"""Sphere and plane colliders that may move during a frame.
+
+Each collider is given where it is at the end of the frame and, optionally, where it was at the
+start. Every substep sees it interpolated, and contacts are found on the vertex's motion
+*relative to the collider*, so a fast collider pushes the cloth instead of passing through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+_EPS = 1e-12
+
+
+def _vec(v) -> np.ndarray:
+    return np.asarray(v, dtype=np.float64).reshape(3)
+
+
+def _unit(v: np.ndarray, fallback=(0.0, 0.0, 1.0)) -> np.ndarray:
+    length = np.linalg.norm(v)
+    return v / length if length > _EPS else np.asarray(fallback, dtype=np.float64)
+
+
+def _lerp(a, b, t: float):
+    return a + (b - a) * t
+
+
+@dataclass(frozen=True)
+class Sphere:
+    """A sphere of `radius` metres around `center`; `*_start` give its pose at the frame's start."""
+
+    center: tuple[float, float, float] | np.ndarray
+    radius: float
+    center_start: tuple[float, float, float] | np.ndarray | None = None
+    radius_start: float | None = None
+    friction: float | None = None  # None: the cloth's friction alone
+    offset: float = 0.0  # m, kept in addition to the cloth's thickness
+
+    def at(self, t: float) -> tuple[np.ndarray, float]:
+        c1 = _vec(self.center)
+        c0 = c1 if self.center_start is None else _vec(self.center_start)
+        r0 = self.radius if self.radius_start is None else self.radius_start
+        return _lerp(c0, c1, t), float(_lerp(r0, self.radius, t))
+
+
+@dataclass(frozen=True)
+class Plane:
+    """The plane through `point` facing `normal`; cloth is kept on the side the normal points to.
+
+    With `extent` = (u, v), two half-size vectors lying in the plane, it is the finite rectangle
+    point ± u ± v, and only vertices arriving from its front side collide with it.
+    """
+
+    point: tuple[float, float, float] | np.ndarray
+    normal: tuple[float, float, float] | np.ndarray = (0.0, 0.0, 1.0)
+    point_start: tuple[float, float, float] | np.ndarray | None = None
+    normal_start: tuple[float, float, float] | np.ndarray | None = None
+    extent: np.ndarray | None = None  # (2, 3) half-size vectors u and v
+    extent_start: np.ndarray | None = None
+    friction: float | None = None
+    offset: float = 0.0
+
+    def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        p1, n1 = _vec(self.point), _unit(_vec(self.normal))
+        p0 = p1 if self.point_start is None else _vec(self.point_start)
+        n0 = n1 if self.normal_start is None else _unit(_vec(self.normal_start))
+        extent = None
+        if self.extent is not None:
+            e1 = np.asarray(self.extent, dtype=np.float64).reshape(2, 3)
+            e0 = e1 if self.extent_start is None else np.asarray(self.extent_start, dtype=np.float64).reshape(2, 3)
+            extent = _lerp(e0, e1, t)
+        return _lerp(p0, p1, t), _unit(_lerp(n0, n1, t), n1), extent
+
+
+def _friction(cloth: float, collider: float | None) -> float:
+    """Geometric mean, so either surface being frictionless makes the contact frictionless."""
+    return cloth if collider is None else float(np.sqrt(max(cloth, 0.0) * max(collider, 0.0)))
+
+
+def _apply_friction(rel_new, rel_old, normal, depth, mu):
+    """Coulomb friction on the relative motion over the substep: stick, or slide less."""
+    moved = rel_new - rel_old
+    tangential = moved - normal * np.einsum("ij,ij->i", moved, normal)[:, None]
+    slide = np.linalg.norm(tangential, axis=1)
+    limit = mu * depth
+    keep = np.where(slide > limit, 1.0 - limit / np.maximum(slide, _EPS), 0.0)
+    return rel_new - tangential * (1.0 - keep)[:, None]
+
+
+def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
+    """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1."""
+    c0, r0 = sphere.at(t0)
+    c1, r1 = sphere.at(t1)
+    reach1 = r1 + thickness + sphere.offset
+    reach0 = r0 + thickness + sphere.offset
+    rel_old = x_start - c0
+    rel_new = x - c1
+    d_old = np.einsum("ij,ij->i", rel_old, rel_old)
+    d_new = np.einsum("ij,ij->i", rel_new, rel_new)
+    # Crossing test: the relative path enters the sphere somewhere in the substep.
+    path = rel_new - rel_old
+    a = np.einsum("ij,ij->i", path, path)
+    b = np.einsum("ij,ij->i", rel_old, path)
+    closest = np.clip(-b / np.maximum(a, _EPS), 0.0, 1.0)
+    nearest = rel_old + path * closest[:, None]
+    crossed = (d_old >= reach0 * reach0) & (np.einsum("ij,ij->i", nearest, nearest) < reach1 * reach1)
+    hit = active & ((d_new < reach1 * reach1) | crossed)
+    if not hit.any():
+        return
+    idx = np.nonzero(hit)[0]
+    ro, rn, p = rel_old[idx], rel_new[idx], path[idx]
+    # Normal at the entry point for vertices that came from outside, else the radial direction.
+    aa, bb = a[idx], b[idx]
+    cc = d_old[idx] - reach1 * reach1
+    disc = np.maximum(bb * bb - aa * cc, 0.0)
+    s_entry = np.clip((-bb - np.sqrt(disc)) / np.maximum(aa, _EPS), 0.0, 1.0)
+    came_in = d_old[idx] >= reach0 * reach0
+    base = np.where(came_in[:, None], ro + p * s_entry[:, None], rn)
+    fallback = np.where(np.linalg.norm(ro, axis=1, keepdims=True) > _EPS, ro, np.array([0.0, 0.0, 1.0]))
+    base = np.where(np.linalg.norm(base, axis=1, keepdims=True) > _EPS, base, fallback)
+    normal = base / np.linalg.norm(base, axis=1, keepdims=True)
+    depth = np.maximum(reach1 - np.einsum("ij,ij->i", rn, normal), 0.0)
+    moved = rn + normal * depth[:, None]
+    moved = _apply_friction(moved, ro, normal, depth, _friction(cloth_friction, sphere.friction))
+    # The tangent-plane push can leave a vertex just inside the curved surface: finish radially.
+    radius = np.linalg.norm(moved, axis=1)
+    inside = radius < reach1
+    moved[inside] *= (reach1 / np.maximum(radius[inside], _EPS))[:, None]
+    x[idx] = c1 + moved
+
+
+def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_friction):
+    """Keep vertices on the front side of the plane (or rectangle), moving from t0 to t1."""
+    p0, n0, _ = plane.at(t0)
+    p1, n1, extent = plane.at(t1)
+    gap = thickness + plane.offset
+    side_new = (x - p1) @ n1 - gap
+    hit = active & (side_new < 0.0)
+    if extent is not None:
+        side_old = (x_start - p0) @ n0 - gap
+        local = x - p1
+        inside_u = np.abs(local @ extent[0]) <= extent[0] @ extent[0]
+        inside_v = np.abs(local @ extent[1]) <= extent[1] @ extent[1]
+        hit &= (side_old >= -1e-9) & inside_u & inside_v
+    if not hit.any():
+        return
+    idx = np.nonzero(hit)[0]
+    depth = -side_new[idx]
+    normal = np.broadcast_to(n1, (len(idx), 3))
+    rel_new = x[idx] - p1 + normal * depth[:, None]
+    rel_old = x_start[idx] - p0
+    x[idx] = p1 + _apply_friction(rel_new, rel_old, normal, depth, _friction(cloth_friction, plane.friction))
+
+
+def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
+    """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame)."""
+    for collider in colliders:
+        if isinstance(collider, Sphere):
+            collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
+        elif isinstance(collider, Plane):
+            collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
+        else:
+            raise TypeError(f"unknown collider {collider!r}; use solver.Sphere or solver.Plane")

@@ -1,0 +1,143 @@
+"""The immutable cloth model: topology, rest lengths, masses, pins and colour batches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .coloring import color_constraints
+from .topology import Constraints, Faces, build_constraints
+
+DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One independent set of constraints, ready for a single vectorised projection."""
+
+    constraints: np.ndarray  # (n,) indices into Model.constraints
+    i3: np.ndarray  # (n*3,) flat position indices of the first vertex, xyz interleaved
+    j3: np.ndarray  # (n*3,) same for the second vertex
+    rest_length: np.ndarray  # (n,)
+    kind: np.ndarray  # (n,)
+    inv_mass_i: np.ndarray  # (n,)
+    inv_mass_j: np.ndarray  # (n,)
+
+
+@dataclass(frozen=True)
+class Model:
+    """Everything about a cloth that does not change while it simulates.
+
+    Build it with `build_model`; simulate a `State` made by `Model.initial_state()`.
+    """
+
+    rest_positions: np.ndarray  # (N, 3) float64
+    faces: Faces
+    constraints: Constraints
+    mass: np.ndarray  # (N,) kg
+    inv_mass: np.ndarray  # (N,) 1/kg; 0 = fully pinned
+    pin_weight: np.ndarray  # (N,) 0..1; 1 = pinned, between = pulled partway to its target
+    batches: tuple[Batch, ...] = field(repr=False)
+
+    @property
+    def vertex_count(self) -> int:
+        return len(self.rest_positions)
+
+    @property
+    def pinned(self) -> np.ndarray:
+        return self.pin_weight >= 1.0
+
+    def initial_state(self):
+        from .state import State
+
+        return State.at_rest(self)
+
+    def with_pins(self, pin_weight, masses=None) -> Model:
+        """The same topology with other pin weights (and optionally masses); no recolouring."""
+        masses = self.mass if masses is None else masses
+        return _assemble(self.rest_positions, self.faces, self.constraints, self.batch_members, masses, pin_weight)
+
+    @property
+    def batch_members(self) -> list[np.ndarray]:
+        return [b.constraints for b in self.batches]
+
+
+def vertex_masses(positions: np.ndarray, faces: Faces, n_edges_fallback: np.ndarray, *, mass=None, density=None):
+    """Per-vertex masses in kg: each face's area share, times density, or scaled to a total mass.
+
+    Vertices on no face (loose edges) get half the length of their edges times the mean face
+    spacing, so a rope still has weight; a mesh with no faces shares `mass` evenly.
+    """
+    n = len(positions)
+    area = faces.areas(positions)
+    per_corner = np.repeat(area / np.maximum(faces.sizes, 1), faces.sizes)
+    share = np.bincount(faces.corner_verts, weights=per_corner, minlength=n) if len(per_corner) else np.zeros(n)
+    lonely = share <= 0
+    if lonely.any() and len(n_edges_fallback):
+        # Loose-edge vertices: treat half of each incident edge as a strip of the typical width.
+        pairs = n_edges_fallback
+        lengths = np.linalg.norm(positions[pairs[:, 0]] - positions[pairs[:, 1]], axis=1)
+        width = np.sqrt(area[area > 0].mean()) if (area > 0).any() else max(lengths.mean(), 1e-3)
+        strip = np.bincount(pairs.reshape(-1), weights=np.repeat(lengths * 0.5 * width, 2), minlength=n)
+        share = np.where(lonely, strip, share)
+    share = np.where(share > 0, share, share[share > 0].min() if (share > 0).any() else 1.0)
+    if mass is not None:
+        if not mass > 0:
+            raise ValueError("mass must be positive (kg)")
+        return share * (mass / share.sum())
+    density = DEFAULT_DENSITY if density is None else density
+    if not density > 0:
+        raise ValueError("density must be positive (kg/m²)")
+    return share * density
+
+
+def _assemble(positions, faces, constraints, members, masses, pin_weight) -> Model:
+    pin_weight = np.clip(np.nan_to_num(np.asarray(pin_weight, dtype=np.float64)), 0.0, 1.0)
+    masses = np.array(masses, dtype=np.float64)
+    if masses.shape != (len(positions),) or not (np.isfinite(masses) & (masses > 0)).all():
+        raise ValueError("masses must be positive and finite, one per vertex")
+    inv_mass = np.where(pin_weight >= 1.0, 0.0, 1.0 / masses)
+    batches = []
+    xyz = np.arange(3)
+    for m in members:
+        i, j = constraints.pairs[m, 0], constraints.pairs[m, 1]
+        batches.append(
+            Batch(
+                constraints=m,
+                i3=(3 * i[:, None] + xyz).reshape(-1),
+                j3=(3 * j[:, None] + xyz).reshape(-1),
+                rest_length=constraints.rest_length[m],
+                kind=constraints.kind[m],
+                inv_mass_i=inv_mass[i],
+                inv_mass_j=inv_mass[j],
+            )
+        )
+    for a in (positions, masses, inv_mass, pin_weight):
+        a.setflags(write=False)
+    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, tuple(batches))
+
+
+def build_model(vertices, faces=None, edges=None, *, mass=None, density=None, pin_weight=None, seed: int = 0) -> Model:
+    """Build a cloth model from a polygon mesh.
+
+    vertices: (N, 3) rest positions in metres (the cloth starts here).
+    faces: polygons as vertex-index sequences, an (F, k) array, or a `Faces`.
+    edges: (E, 2) extra edges (loose edges become structural constraints too).
+    mass: total mass in kg; or density: kg per m² of face area (default 0.15).
+    pin_weight: (N,) in 0..1; 1 pins a vertex to its target, in between pulls it partway.
+    """
+    positions = np.array(vertices, dtype=np.float64, order="C").reshape(-1, 3)
+    if not np.isfinite(positions).all():
+        raise ValueError("vertex positions must be finite")
+    faces = Faces.from_any(faces)
+    constraints = build_constraints(positions, edges, faces)
+    structural = constraints.pairs[constraints.kind == 0]
+    masses = vertex_masses(positions, faces, structural, mass=mass, density=density)
+    pins = np.zeros(len(positions)) if pin_weight is None else np.asarray(pin_weight, dtype=np.float64)
+    if pins.shape != (len(positions),):
+        raise ValueError(f"pin_weight needs one value per vertex ({len(positions)}), got shape {pins.shape}")
+    members = color_constraints(constraints.pairs, len(positions), seed=seed)
+    return _assemble(positions, faces, constraints, members, masses, pins)
+
+

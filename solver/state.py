@@ -1,0 +1,33 @@
+"""The mutable simulation state: where every vertex is now and where it was one substep ago."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class State:
+    positions: np.ndarray  # (N, 3) float64, metres
+    previous: np.ndarray  # (N, 3) positions one substep ago; Verlet's implicit velocity
+    frame: int = 0  # frames simulated since rest
+
+    def __post_init__(self) -> None:
+        # The solver works on flat views of these arrays: they must be C-contiguous float64.
+        self.positions = np.ascontiguousarray(self.positions, dtype=np.float64).reshape(-1, 3)
+        self.previous = np.ascontiguousarray(self.previous, dtype=np.float64).reshape(-1, 3)
+        if self.positions.shape != self.previous.shape:
+            raise ValueError("positions and previous positions must have the same shape")
+
+    @staticmethod
+    def at_rest(model) -> State:
+        rest = np.array(model.rest_positions, dtype=np.float64, order="C")
+        return State(rest, rest.copy(), 0)
+
+    def copy(self) -> State:
+        return State(self.positions.copy(), self.previous.copy(), self.frame)
+
+    def velocity(self, substep_time: float) -> np.ndarray:
+        """Velocity in m/s implied by the last substep of length `substep_time` seconds."""
+        return (self.positions - self.previous) / substep_time

@@ -1,0 +1,104 @@
+"""Advance a cloth by one frame: Verlet substeps, each followed by constraint sweeps and collisions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .colliders import collide
+from .constraints import batch_coefficients, project
+from .model import Model
+from .params import Params
+from .state import State
+
+
+def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarray:
+    """A partial pin moves a vertex the fraction w of the way to its target each frame."""
+    partial = np.clip(pin_weight, 0.0, 1.0)
+    return 1.0 - (1.0 - partial) ** (1.0 / substeps)
+
+
+def _limit_displacement(displacement: np.ndarray, limit: float) -> None:
+    """Scale down, in place, displacements longer than `limit` (a speed clamp)."""
+    length = np.sqrt(np.einsum("ij,ij->i", displacement, displacement))
+    too_fast = length > limit
+    if too_fast.any():
+        displacement[too_fast] *= (limit / length[too_fast])[:, None]
+
+
+def step(
+    model: Model,
+    state: State,
+    params: Params,
+    frame_time: float,
+    colliders=(),
+    pin_targets=None,
+    pin_targets_start=None,
+    acceleration=None,
+) -> State:
+    """Advance `state` by `frame_time` seconds in place and return it.
+
+    pin_targets: (N, 3) where pinned vertices should be at the end of the frame (default: rest
+    positions); pin_targets_start: where they were at the start (default: the same), so moving
+    pins are interpolated across substeps.
+    acceleration: extra (3,) or (N, 3) acceleration in m/s², added to gravity (e.g. wind).
+    """
+    params.validated()
+    substeps, iterations = int(params.substeps), int(params.iterations)
+    dt = float(frame_time) / substeps
+    if not (np.isfinite(dt) and dt > 0):
+        raise ValueError("frame_time must be a positive number of seconds")
+
+    state.__post_init__()  # positions may have been replaced by the caller
+    x, previous = state.positions, state.previous
+    if len(x) != model.vertex_count:
+        raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
+    flat = x.reshape(-1)  # a view: C-contiguity is guaranteed by State
+    target_end = model.rest_positions if pin_targets is None else np.asarray(pin_targets, dtype=np.float64)
+    target_start = target_end if pin_targets_start is None else np.asarray(pin_targets_start, dtype=np.float64)
+    pinned = model.pinned
+    any_pinned = bool(pinned.any())
+    partial = (model.pin_weight > 0) & ~pinned
+    partial_fraction = _pin_fraction_per_substep(model.pin_weight[partial], substeps)[:, None]
+    free = model.inv_mass > 0
+
+    accel = np.asarray(params.gravity, dtype=np.float64)
+    if acceleration is not None:
+        accel = accel + np.nan_to_num(np.asarray(acceleration, dtype=np.float64))
+    kick = accel * (dt * dt)
+    keep = (1.0 - float(params.damping)) ** dt  # velocity kept per substep
+    max_step = float(params.max_speed) * dt
+    coefficients = batch_coefficients(model, params, dt)
+    lambdas = None
+
+    for s in range(substeps):
+        t0, t1 = s / substeps, (s + 1) / substeps
+        displacement = (x - previous) * keep + kick
+        _limit_displacement(displacement, max_step)
+        previous[...] = x
+        x += displacement
+        if any_pinned:
+            x[pinned] = (target_start + (target_end - target_start) * t1)[pinned]
+
+        if iterations > 1:
+            lambdas = [np.zeros(len(b.rest_length)) for b in model.batches]
+        for _ in range(iterations):
+            project(flat, model, coefficients, lambdas)
+
+        collide(x, previous, free, colliders, t0, t1, params.thickness, params.friction)
+
+        if partial.any():
+            target = (target_start + (target_end - target_start) * t1)[partial]
+            x[partial] += (target - x[partial]) * partial_fraction
+
+    state.frame += 1
+    return state
+
+
+def simulate(model: Model, params: Params, frames: int, frame_time: float, colliders=(), state: State | None = None):
+    """Run `frames` frames from rest (or from `state`) and return the list of positions per frame."""
+    state = model.initial_state() if state is None else state
+    out = [state.positions.copy()]
+    for _ in range(frames):
+        step(model, state, params, frame_time, colliders)
+        out.append(state.positions.copy())
+    return out

@@ -1,0 +1,87 @@
+"""Spheres and planes: no vertex ends inside, moving colliders push, friction is Coulomb."""
+
+import numpy as np
+import pytest
+
+import solver
+
+FRAME = 1 / 24
+
+
+def _drape(n=24, frames=48, **params):
+    vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+    model = solver.build_model(vertices, faces)
+    sphere = solver.Sphere(center=(0, 0, 0.5), radius=0.5)
+    floor = solver.Plane(point=(0, 0, 0))
+    state = model.initial_state()
+    p = solver.Params(**params)
+    for _ in range(frames):
+        solver.step(model, state, p, FRAME, colliders=[sphere, floor])
+        assert solver.sphere_penetration(state.positions, (0, 0, 0.5), 0.5 + p.thickness) < 1e-9
+        assert solver.plane_penetration(state.positions, (0, 0, p.thickness), (0, 0, 1)) < 1e-9
+    return model, state
+
+
+def test_cloth_drapes_over_sphere_onto_floor():
+    model, state = _drape()
+    x = state.positions
+    centre = np.argmin(np.linalg.norm(model.rest_positions[:, :2], axis=1))
+    assert x[centre, 2] == pytest.approx(1.0 + 0.005, abs=0.02)  # rests on top of the sphere
+    corners = [0, 23, 552, 575]
+    assert (x[corners, 2] < 0.3).all()  # the skirt has fallen towards the floor
+    mean, _ = solver.stretch_summary(model, x)
+    assert mean < 0.01
+
+
+def test_fast_sphere_hitting_a_resting_cloth_pushes_it():
+    vertices, faces = solver.grid(16, 16, size=1.0, height=0.0)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    # One substep per frame, and the sphere jumps 1.2 m (twice its diameter) up through the cloth:
+    # a test on end positions alone would miss the contact entirely.
+    params = solver.Params(gravity=(0, 0, 0), substeps=1)
+    c0, c1 = np.array([0, 0, -0.6]), np.array([0, 0, 0.6])
+    sphere = solver.Sphere(center=c1, radius=0.3, center_start=c0)
+    solver.step(model, state, params, FRAME, colliders=[sphere])
+    assert solver.sphere_penetration(state.positions, c1, 0.3 + params.thickness) < 1e-9
+    # The middle of the cloth was carried up on top of the sphere, not left behind below it.
+    middle = np.linalg.norm(vertices[:, :2], axis=1) < 0.2
+    assert (state.positions[middle, 2] > 0.6).all()
+
+
+def test_moving_floor_lifts_cloth_without_tunnelling():
+    vertices, faces = solver.grid(8, 8, size=1.0, height=0.1)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    for frame in range(5):
+        floor = solver.Plane(point=(0, 0, 0.3 * (frame + 1)), point_start=(0, 0, 0.3 * frame))
+        solver.step(model, state, solver.Params(), FRAME, colliders=[floor])
+    assert state.positions[:, 2].min() >= 1.5 - 1e-9
+
+
+def test_finite_plane_only_holds_what_lands_on_it():
+    model = solver.build_model([[0, 0, 0.5], [2, 0, 0.5]], mass=1.0)
+    table = solver.Plane(point=(0, 0, 0), extent=np.array([[0.5, 0, 0], [0, 0.5, 0]]))
+    state = model.initial_state()
+    for _ in range(24):
+        solver.step(model, state, solver.Params(), FRAME, colliders=[table])
+    assert state.positions[0, 2] == pytest.approx(0.005, abs=1e-6)  # on the table top
+    assert state.positions[1, 2] < -0.5  # beside the table, falls past it
+
+
+@pytest.mark.parametrize(("friction", "slides"), [(0.0, True), (0.2, True), (0.8, False)])
+def test_friction_on_an_incline_is_coulomb(friction, slides):
+    """A block on a 30° slope (tan = 0.577) sticks only when the friction coefficient exceeds it."""
+    angle = np.radians(30)
+    normal = np.array([0.0, -np.sin(angle), np.cos(angle)])
+    model = solver.build_model([normal * 0.0051], mass=1.0)
+    slope = solver.Plane(point=(0, 0, 0), normal=normal)
+    state = model.initial_state()
+    params = solver.Params(friction=friction, damping=0.0)
+    for _ in range(24):
+        solver.step(model, state, params, FRAME, colliders=[slope])
+    travelled = np.linalg.norm(state.positions[0] - model.rest_positions[0])
+    assert (travelled > 0.05) == slides
+    if friction == 0.0:
+        # Frictionless: 1 s of slide along the slope covers about g sin(30°) t² / 2.
+        assert travelled == pytest.approx(0.5 * 9.81 * 0.5, rel=0.05)

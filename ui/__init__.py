@@ -1,0 +1,3 @@
+"""Properties, panels and presets."""
+
+CLASSES: tuple = ()
