@@ -276,12 +276,23 @@ class Run:
         return geometry.to_local(_matrix(obj), self.state.positions)
 
 
-def _model_for(obj, rest_world: np.ndarray, faces, edges) -> solver.Model:
+_models: dict[str, tuple[tuple, solver.Model]] = {}
+
+
+def _model_for(obj, rest_world: np.ndarray, faces, edges, topology: str) -> solver.Model:
+    """The cloth's model; the colouring is reused while topology, rest shape and mass settings stay."""
     settings = obj.verlet_cloth
     weights = pin_weights(obj, settings.pin_group)
+    key = (topology, hash(rest_world.tobytes()), settings.mass_mode, float(settings.density), float(settings.mass))
+    known = _models.get(obj.name)
+    if known is not None and known[0] == key:
+        return known[1].with_pins(weights)
     if settings.mass_mode == "TOTAL":
-        return solver.build_model(rest_world, faces, edges, mass=float(settings.mass), pin_weight=weights)
-    return solver.build_model(rest_world, faces, edges, density=float(settings.density), pin_weight=weights)
+        model = solver.build_model(rest_world, faces, edges, mass=float(settings.mass), pin_weight=weights)
+    else:
+        model = solver.build_model(rest_world, faces, edges, density=float(settings.density), pin_weight=weights)
+    _models[obj.name] = (key, model)
+    return model
 
 
 def _masses(obj, model: solver.Model) -> np.ndarray:
@@ -298,7 +309,7 @@ def start(scene, obj) -> Run:
     topology, faces, edges = topology_of(obj.data)
     rest_local = rest_shape(obj)
     rest_world = geometry.to_world(_matrix(obj), rest_local)
-    model = _model_for(obj, rest_world, faces, edges)
+    model = _model_for(obj, rest_world, faces, edges, topology)
     return Run(
         name=obj.name,
         topology=topology,
@@ -349,6 +360,7 @@ def forget(obj=None) -> None:
     """Drop the cached live state of `obj` (or of every object)."""
     if obj is None:
         _runs.clear()
+        _models.clear()
     else:
         _runs.pop(obj.name, None)
 
@@ -357,6 +369,13 @@ def mark_dirty(obj) -> None:
     run = _runs.get(obj.name)
     if run is not None:
         run.dirty = True
+
+
+def restore_rest(obj) -> None:
+    """Put the stored rest shape back where the evaluated mesh reads (if it still fits the mesh)."""
+    attribute = obj.data.attributes.get(REST_ATTRIBUTE)
+    if attribute is not None and len(attribute.data) == len(obj.data.vertices):
+        write_shape(obj, rest_shape(obj))
 
 
 def reset(scene, obj) -> Run:

@@ -423,3 +423,18 @@ def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
         handler.on_render_end()
     scene.frame_set(1)
     assert np.abs(_evaluated(blender, cloth, 2) - rest).max() > 1e-4
+
+
+def test_switching_cloth_off_restores_the_rest_shape(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    rest = _evaluated(blender, cloth)
+    for frame in range(2, 6):
+        blender.context.scene.frame_set(frame)
+    assert np.abs(_evaluated(blender, cloth) - rest).max() > 1e-3
+    cloth.verlet_cloth.enabled = False
+    np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)
+    blender.context.scene.frame_set(6)
+    np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)  # no longer simulated

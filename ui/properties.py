@@ -23,8 +23,10 @@ def _enabled_changed(self, context) -> None:
     from ..operators import simulation
 
     obj = self.id_data
-    if self.enabled and context is not None and context.scene is not None:
+    if self.enabled:
         simulation.ensure_rest(obj)
+    elif obj.type == "MESH" and obj.mode != "EDIT" and not self.baked:
+        simulation.restore_rest(obj)  # a cloth switched off goes back to its rest shape
     simulation.forget(obj)
 
 
