@@ -46,7 +46,7 @@ def on_frame_change(scene, depsgraph=None) -> None:
         settings = obj.verlet_cloth
         if not settings.enabled or settings.baked or obj.mode == "EDIT":
             continue
-        if simulation.cloth_problem(obj) is not None:
+        if simulation.cloth_problem(obj, quick=True) is not None:
             continue  # e.g. topology changed since Make Cloth: left alone until Make Cloth again
         try:
             simulation.preview(scene, obj)

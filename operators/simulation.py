@@ -141,16 +141,26 @@ def object_problem(obj) -> str | None:
     return None
 
 
-def cloth_problem(obj) -> str | None:
-    """Why `obj` cannot be simulated or baked as it is, or None."""
+def cloth_problem(obj, quick: bool = False) -> str | None:
+    """Why `obj` cannot be simulated or baked as it is, or None.
+
+    quick compares only the element counts of the topology (the live preview's per-frame check;
+    the full signature is compared whenever a run starts).
+    """
     problem = object_problem(obj)
     if problem:
         return problem
     settings = obj.verlet_cloth
     if not settings.enabled:
         return NOT_CLOTH
-    if settings.topology and settings.topology != topology_of(obj.data)[0]:
-        return TOPOLOGY_CHANGED
+    if settings.topology:
+        mesh = obj.data
+        if quick:
+            counts = f"{len(mesh.vertices)}:{len(mesh.edges)}:{len(mesh.loops)}:"
+            if not settings.topology.startswith(counts):
+                return TOPOLOGY_CHANGED
+        elif settings.topology != topology_of(mesh)[0]:
+            return TOPOLOGY_CHANGED
     return None
 
 
@@ -398,7 +408,12 @@ def preview(scene, obj) -> str:
         forget(obj)
         run = None
     if action == geometry.RESET:
-        reset(scene, obj)
+        run = start(scene, obj)
+        if settings.topology and run.topology != settings.topology:
+            forget(obj)  # rewired with the same counts: left alone until Make Cloth again
+            return geometry.HOLD
+        write_shape(obj, run.rest_local)
+        remember(run)
     elif action == geometry.STEP and run is not None:
         advance(run, scene, obj)
         write_shape(obj, run.local_positions(obj))
