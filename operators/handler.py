@@ -69,6 +69,8 @@ def on_render_end(*_args) -> None:
 
 @persistent
 def on_load(*_args) -> None:
+    global _suspended, _rendering  # noqa: PLW0603
+    _suspended, _rendering = 0, False  # a bake interrupted by loading a file must not block the preview
     simulation.forget()
 
 

@@ -438,3 +438,57 @@ def test_switching_cloth_off_restores_the_rest_shape(blender):
     np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)
     blender.context.scene.frame_set(6)
     np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)  # no longer simulated
+
+
+class _Layout:
+    """Records a panel's draw calls and checks every property and operator it names exists."""
+
+    def __init__(self, bpy, seen):
+        self.bpy, self.seen = bpy, seen
+
+    def _child(self, *_args, **_kwargs):
+        return _Layout(self.bpy, self.seen)
+
+    row = column = box = split = _child
+
+    def label(self, **_kwargs):
+        pass
+
+    def prop(self, data, name, **_kwargs):
+        assert name in data.bl_rna.properties, name
+        self.seen.append(name)
+
+    def prop_search(self, data, name, search_data, search_name, **_kwargs):
+        assert name in data.bl_rna.properties and search_name in search_data.bl_rna.properties
+        self.seen.append(name)
+
+    def operator(self, idname, **_kwargs):
+        category, name = idname.split(".")
+        assert hasattr(getattr(self.bpy.ops, category), name), idname
+        self.seen.append(idname)
+        return type("Props", (), {})()
+
+
+def test_sidebar_panels_draw_existing_properties_and_operators(blender):
+    import types
+
+    from bl_ext.vc_test.verlet_cloth import ui
+
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    ball = _sphere(blender)
+    ball.verlet_cloth_collider.kind = "PLANE"
+    panels = [c for c in ui.CLASSES if issubclass(c, blender.types.Panel)]
+    assert {p.bl_category for p in panels} == {"Cloth"}
+    assert "VIEW3D_PT_verlet_cloth" in {p.__name__ for p in panels}
+    seen: list[str] = []
+    for obj in (cloth, ball):
+        context = types.SimpleNamespace(active_object=obj, scene=blender.context.scene)
+        for panel in panels:
+            if hasattr(panel, "poll") and not panel.poll(context):
+                continue
+            panel.draw(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
+    for name in ("substeps", "pin_group", "kind", "bounded", "verlet_cloth.bake", "verlet_cloth.convert"):
+        assert name in seen
