@@ -492,3 +492,71 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
             panel.draw(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
     for name in ("substeps", "pin_group", "kind", "bounded", "verlet_cloth.bake", "verlet_cloth.convert"):
         assert name in seen
+
+
+def _modal_self(bpy, baker):
+    """Stand-in for the operator instance Blender makes, to drive the bake's modal() by hand."""
+    import types
+
+    reports: list = []
+    stand_in = types.SimpleNamespace(_baker=baker, _timer=None, _last_percent=-1, reports=reports)
+    stand_in.report = lambda kind, text: reports.append((kind, text))
+    stand_in._stop = lambda context: None
+    return stand_in
+
+
+def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
+    import types
+
+    from bl_ext.vc_test.verlet_cloth.operators import baking
+    from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
+
+    scene = _scene(blender, 6)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    scene.frame_set(3)
+    shown = _evaluated(blender, cloth)
+    timer, esc = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
+
+    stand_in = _modal_self(blender, baking.Baker(scene, cloth, 1, 6))
+    assert VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) == {"RUNNING_MODAL"}
+    assert VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, esc) == {"CANCELLED"}
+    assert cloth.data.shape_keys is None and not cloth.verlet_cloth.baked
+    assert scene.frame_current == 3
+    np.testing.assert_allclose(_evaluated(blender, cloth), shown, atol=1e-6)  # as it was
+
+    stand_in = _modal_self(blender, baking.Baker(scene, cloth, 1, 6))
+    results = [VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) for _ in range(5)]
+    assert results[-1] == {"FINISHED"} and results[:-1] == [{"RUNNING_MODAL"}] * 4
+    assert len(_keys(cloth)) == 7 and cloth.verlet_cloth.baked
+
+
+def test_bounded_plane_empty_sphere_and_collider_offset(blender):
+    _scene(blender, 20)
+    bpy = blender
+    bpy.ops.mesh.primitive_plane_add(size=0.6, location=(0.0, 0.0, 0.0))
+    table = bpy.context.active_object
+    table.verlet_cloth_collider.kind = "PLANE"
+    table.verlet_cloth_collider.bounded = True
+    ball = bpy.data.objects.new("Ball", None)
+    ball.empty_display_size = 0.5
+    ball.scale = (0.4, 0.4, 0.4)  # radius 0.2
+    ball.location = (3.0, 0.0, 0.2)
+    bpy.context.scene.collection.objects.link(ball)
+    ball.verlet_cloth_collider.kind = "SPHERE"
+    ball.verlet_cloth_collider.offset = 0.05
+    on_table = _grid(bpy, "OnTable", height=0.3)
+    on_ball = _grid(bpy, "OnBall", height=0.6, location=(3.0, 0.0, 0.0))
+    for cloth in (on_table, on_ball):
+        _activate(bpy, cloth)
+        bpy.ops.verlet_cloth.convert()
+        bpy.ops.verlet_cloth.bake()
+    co = _evaluated(bpy, on_table, 20)
+    middle = (N * N) // 2
+    assert co[middle, 2] == pytest.approx(0.005, abs=2e-3), "the middle rests on the bounded plane"
+    assert co[0, 2] < -0.1, "the corners hang past the plane's edge"
+    co = _evaluated(bpy, on_ball, 20)
+    distance = np.linalg.norm(co - np.array([3.0, 0.0, 0.2]), axis=1)
+    assert distance.min() > 0.2 + 0.05
+    assert distance.min() < 0.2 + 0.05 + 0.02, "the cloth rests on the offset surface"
