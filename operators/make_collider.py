@@ -9,7 +9,7 @@ NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to 
 
 
 class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
-    """Make the selected objects collide with Verlet cloth"""
+    """Make the selected objects (and the active one) collide with Verlet cloth"""
 
     bl_idname = "verlet_cloth.make_collider"
     bl_label = "Make Collider"
@@ -26,6 +26,9 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
 
     def execute(self, context):
         selected = list(getattr(context, "selected_objects", None) or ())
+        active = getattr(context, "active_object", None)
+        if active is not None and active not in selected:
+            selected.append(active)  # the active object counts even when it is not selected
         targets = [
             o
             for o in selected

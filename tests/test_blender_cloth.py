@@ -345,6 +345,7 @@ def test_bad_input_is_refused_with_a_message(blender):
         _refused(blender, op, "no edges")
     for o in blender.context.scene.objects:
         o.select_set(False)
+    blender.context.view_layer.objects.active = None
     _refused(blender, ops.make_collider, "Select one or more")
     cloth = _grid(blender)
     _activate(blender, cloth)
