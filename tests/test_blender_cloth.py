@@ -564,3 +564,24 @@ def test_bounded_plane_empty_sphere_and_collider_offset(blender):
     distance = np.linalg.norm(co - np.array([3.0, 0.0, 0.2]), axis=1)
     assert distance.min() > 0.2 + 0.05
     assert distance.min() < 0.2 + 0.05 + 0.02, "the cloth rests on the offset surface"
+
+
+def test_animated_object_drags_its_pinned_vertices(blender):
+    scene = _scene(blender, 10)
+    cloth = _grid(blender)
+    group = cloth.vertex_groups.new(name="Pins")
+    group.add([0, N - 1], 1.0, "REPLACE")
+    cloth.verlet_cloth.pin_group = "Pins"
+    cloth.keyframe_insert("location", frame=1)
+    cloth.location.x = 1.0
+    cloth.keyframe_insert("location", frame=10)
+    scene.frame_set(1)
+    _activate(blender, cloth)
+    rest = _evaluated(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    preview = [_evaluated(blender, cloth, f) for f in range(1, 11)]
+    blender.ops.verlet_cloth.bake()
+    co = _evaluated(blender, cloth, 10)
+    np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]] + [1.0, 0.0, 0.0], atol=1e-5)
+    assert co[N * N - 1, 0] < co[N - 1, 0] - 0.05, "the free end trails behind the dragged pins"
+    assert np.abs(co - preview[-1]).max() < 1e-3
