@@ -72,6 +72,10 @@ def on_load(*_args) -> None:
     global _suspended, _rendering  # noqa: PLW0603
     _suspended, _rendering = 0, False  # a bake interrupted by loading a file must not block the preview
     simulation.forget()
+    try:
+        simulation.resume(bpy.data.scenes)
+    except (ValueError, FloatingPointError) as error:
+        print(f"Verlet Cloth: could not resume the live preview: {error}")
 
 
 _HANDLERS = (

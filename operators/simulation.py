@@ -396,6 +396,16 @@ def reset(scene, obj) -> Run:
     return run
 
 
+def resume(scenes) -> None:
+    """After a file loads: cloths whose scene is at (or before) its start frame restart from rest there."""
+    for scene in scenes:
+        for obj in scene.objects:
+            if obj.type != "MESH" or not obj.verlet_cloth.enabled or obj.verlet_cloth.baked:
+                continue
+            if cloth_problem(obj) is None and scene.frame_current <= frame_range(scene, obj.verlet_cloth)[0]:
+                reset(scene, obj)
+
+
 def preview(scene, obj) -> str:
     """The live preview at the scene's current frame; returns what it did (geometry.RESET/STEP/HOLD)."""
     settings = obj.verlet_cloth

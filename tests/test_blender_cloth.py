@@ -585,3 +585,21 @@ def test_animated_object_drags_its_pinned_vertices(blender):
     np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]] + [1.0, 0.0, 0.0], atol=1e-5)
     assert co[N * N - 1, 0] < co[N - 1, 0] - 0.05, "the free end trails behind the dragged pins"
     assert np.abs(co - preview[-1]).max() < 1e-3
+
+
+def test_preview_starts_from_enabling_and_after_reopening_a_file(blender, tmp_path):
+    scene = _scene(blender)
+    cloth = _grid(blender)
+    cloth.verlet_cloth.enabled = True  # without Make Cloth
+    rest = _evaluated(blender, cloth)
+    for frame in range(2, 5):
+        scene.frame_set(frame)
+    assert _evaluated(blender, cloth)[:, 2].mean() < rest[:, 2].mean() - 0.02
+    scene.frame_set(1)
+    path = tmp_path / "unbaked.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(path))
+    blender.ops.wm.open_mainfile(filepath=str(path))
+    scene, cloth = blender.context.scene, blender.data.objects["Cloth"]
+    for frame in range(2, 5):
+        scene.frame_set(frame)
+    assert _evaluated(blender, cloth)[:, 2].mean() < rest[:, 2].mean() - 0.02, "play after reopening simulates"

@@ -23,11 +23,14 @@ def _enabled_changed(self, context) -> None:
     from ..operators import simulation
 
     obj = self.id_data
+    simulation.forget(obj)
     if self.enabled:
         simulation.ensure_rest(obj)
+        scene = getattr(context, "scene", None)
+        if scene is not None and not self.baked and simulation.cloth_problem(obj) is None:
+            simulation.reset(scene, obj)  # the preview starts from here, as after Make Cloth
     elif obj.type == "MESH" and obj.mode != "EDIT" and not self.baked:
         simulation.restore_rest(obj)  # a cloth switched off goes back to its rest shape
-    simulation.forget(obj)
 
 
 def _settings_changed(self, context) -> None:
