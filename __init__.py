@@ -6,6 +6,7 @@ if __package__:
     import bpy
 
     from . import operators, ui
+    from .operators import handler
 
     # Every Blender class, registered in this order and unregistered in reverse.
     CLASSES = (*ui.CLASSES, *operators.CLASSES)
@@ -13,7 +14,11 @@ if __package__:
     def register() -> None:
         for cls in CLASSES:
             bpy.utils.register_class(cls)
+        ui.register_properties()
+        handler.register_handlers()
 
     def unregister() -> None:
+        handler.unregister_handlers()
+        ui.unregister_properties()
         for cls in reversed(CLASSES):
             bpy.utils.unregister_class(cls)

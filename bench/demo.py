@@ -1,14 +1,22 @@
-"""`make demo`: drape a cloth over a sphere on a floor in headless Blender; save a .blend and a PNG."""
+"""`make demo`: drape a cloth over a sphere on a floor in headless Blender, through the add-on's operators.
+
+It loads this checkout as the extension `verlet_cloth`, makes the sphere and the floor colliders,
+makes the grid cloth, bakes it to shape keys, renders the last frame with Workbench to
+out/demo.png and saves out/demo.blend (open it in Blender with the extension installed).
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_demo_user_"))
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
@@ -16,28 +24,67 @@ import scenes  # noqa: E402
 
 import solver  # noqa: E402
 
+REPO = "vc_demo"
+ADDON = f"bl_ext.{REPO}.verlet_cloth"
+
+
+def enable_extension() -> None:
+    """Load this checkout as an extension, the way Blender loads an installed one."""
+    import addon_utils  # noqa: PLC0415 - must follow bpy
+
+    repo_dir = Path(tempfile.mkdtemp(prefix="vc_demo_repo_"))
+    (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
+    repos = bpy.context.preferences.extensions.repos
+    if REPO not in {r.module for r in repos}:
+        repos.new(name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER")
+    addon_utils.enable(ADDON, default_set=True, handle_error=_raise)
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+def _select(*objects) -> None:
+    for obj in bpy.context.scene.objects:
+        obj.select_set(obj in objects)
+    bpy.context.view_layer.objects.active = objects[0]
+
+
+def _world_positions(obj) -> np.ndarray:
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    co = np.empty(len(evaluated.data.vertices) * 3, dtype=np.float32)
+    evaluated.data.vertices.foreach_get("co", co)
+    matrix = np.array(evaluated.matrix_world)
+    return co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
+
 
 def main(out_dir: Path = ROOT / "out", n: int = 64, frames: int = 48) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
+    enable_extension()
     cloth, ball, ground = scenes.drape_scene(n, frames)
-    mesh = cloth.data
-    vertices = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
-    mesh.vertices.foreach_get("co", vertices)
-    faces = np.empty(len(mesh.polygons) * 4, dtype=np.int64)
-    mesh.polygons.foreach_get("vertices", faces)
-    model = solver.build_model(vertices.reshape(-1, 3), faces.reshape(-1, 4))
-    state = model.initial_state()
-    colliders = [solver.Sphere(center=tuple(ball.location), radius=0.5), solver.Plane(point=(0, 0, 0))]
+    scene = bpy.context.scene
+    scene.frame_set(scene.frame_start)
+    _select(ball)
+    bpy.ops.verlet_cloth.make_collider(kind="SPHERE")
+    _select(ground)
+    bpy.ops.verlet_cloth.make_collider(kind="PLANE")
+    _select(cloth)
+    bpy.ops.verlet_cloth.convert()
+    rest = _world_positions(cloth)
+
     started = time.perf_counter()
-    for frame in range(frames):
-        solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
-        print(f"frame {frame + 1}/{frames}", end="\r", flush=True)
+    bpy.ops.verlet_cloth.bake()
     elapsed = time.perf_counter() - started
-    mesh.vertices.foreach_set("co", state.positions.astype(np.float32).ravel())
-    mesh.update()
-    mean, worst = solver.stretch_summary(model, state.positions)
-    print(f"simulated {frames} frames of a {n}x{n} cloth in {elapsed:.2f} s ({1000 * elapsed / frames:.1f} ms/frame)")
-    print(f"edge stretch: mean {100 * mean:.3f}%, max {100 * worst:.2f}%")
+    keys = len(cloth.data.shape_keys.key_blocks) - 1
+    print(f"baked {keys} frames of a {n}x{n} cloth in {elapsed:.2f} s ({1000 * elapsed / keys:.1f} ms/frame)")
+
+    scene.frame_set(scene.frame_end)
+    mesh = cloth.data
+    faces = np.empty(len(mesh.loops), dtype=np.int64)
+    mesh.loops.foreach_get("vertex_index", faces)
+    model = solver.build_model(rest, faces.reshape(-1, 4))
+    mean, worst = solver.stretch_summary(model, _world_positions(cloth))
+    print(f"edge stretch at frame {scene.frame_end}: mean {100 * mean:.3f}%, max {100 * worst:.2f}%")
 
     png = out_dir / "demo.png"
     scenes.stage_for_render(cloth, ball, ground, str(png))

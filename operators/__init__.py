@@ -1,3 +1,21 @@
-"""Blender operators, the frame handler, scene readers and shape-key writers."""
+"""Blender operators, the frame handler, scene readers and shape-key writers.
 
-CLASSES: tuple = ()
+One operator per module; pure helpers live in `geometry` (no bpy) and the shared simulation path
+in `simulation`; `baking` holds the bake core usable without an operator.
+"""
+
+from .assign_pins import VERLET_CLOTH_OT_assign_pins
+from .bake import VERLET_CLOTH_OT_bake
+from .convert import VERLET_CLOTH_OT_convert
+from .free_bake import VERLET_CLOTH_OT_free_bake
+from .make_collider import VERLET_CLOTH_OT_make_collider
+from .reset import VERLET_CLOTH_OT_reset
+
+CLASSES: tuple = (
+    VERLET_CLOTH_OT_convert,
+    VERLET_CLOTH_OT_reset,
+    VERLET_CLOTH_OT_bake,
+    VERLET_CLOTH_OT_free_bake,
+    VERLET_CLOTH_OT_assign_pins,
+    VERLET_CLOTH_OT_make_collider,
+)

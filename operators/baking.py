@@ -1,0 +1,264 @@
+"""Bake a cloth to shape keys, and free a bake, without an operator.
+
+`bake_object(scene, obj, frame_start, frame_end, progress=None, cancel=None) -> int` and
+`free_bake(obj) -> None` are the public entry points (the command-line farm bake uses them).
+A bake simulates every frame first (the object is untouched until then), then adds one relative
+shape key per frame, keyed 0 / 1 / 0 with CONSTANT interpolation, so the evaluated mesh at frame f
+is the simulated state at f. A Basis key, an action and animation data are created only if
+missing, and what was created is recorded in `obj.verlet_cloth` so free_bake removes only that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import bpy
+import numpy as np
+
+from . import geometry, handler, simulation
+
+KEY_PREFIX = "VerletCloth"
+
+
+class BakeError(ValueError):
+    """The object cannot be baked; the message says what to do."""
+
+
+def _fcurves(anim_data):
+    """The F-curves an ID's animation_data animates (slotted actions in 4.4+, legacy before)."""
+    action = None if anim_data is None else anim_data.action
+    if action is None:
+        return None
+    slot = getattr(anim_data, "action_slot", None)
+    if slot is not None:
+        try:
+            from bpy_extras.anim_utils import action_get_channelbag_for_slot
+        except ImportError:
+            action_get_channelbag_for_slot = None
+        if action_get_channelbag_for_slot is not None:
+            bag = action_get_channelbag_for_slot(action, slot)
+            return None if bag is None else bag.fcurves
+    return getattr(action, "fcurves", None)
+
+
+def _data_path(name: str) -> str:
+    return f'key_blocks["{bpy.utils.escape_identifier(name)}"].value'
+
+
+class Baker:
+    """A bake in steps: `step()` simulates one frame (False when done), then `finish()` or `abort()`."""
+
+    def __init__(self, scene, obj, frame_start: int, frame_end: int) -> None:
+        problem = simulation.cloth_problem(obj)
+        if problem:
+            raise BakeError(problem)
+        key = obj.data.shape_keys
+        if key is not None and len(key.key_blocks) and not key.use_relative:
+            raise BakeError(simulation.ABSOLUTE_KEYS)
+        if frame_end < frame_start:
+            raise BakeError("The bake's end frame is before its start frame: set a frame range with End ≥ Start.")
+        self.scene, self.obj = scene, obj
+        self.frame_start, self.frame_end = int(frame_start), int(frame_end)
+        self.original_frame = (scene.frame_current, scene.frame_subframe)
+        self.original_shape = simulation.read_shape(obj)
+        self._suspend = handler.suspended()
+        self._suspend.__enter__()
+        self._open = True
+        try:
+            own = {k.name for k in obj.verlet_cloth.bake_keys} if obj.verlet_cloth.baked else set()
+            scene.frame_set(self.frame_start)
+            self.run = simulation.start(scene, obj)
+            simulation.write_shape(obj, self.run.rest_local)
+            self.user_keys = self._user_keys(own)
+            self.positions = [self.run.rest_local.astype(np.float32)]
+            self.mixes = [self._mix()]
+        except BaseException:
+            self.abort()
+            raise
+
+    @property
+    def total(self) -> int:
+        return self.frame_end - self.frame_start + 1
+
+    @property
+    def done(self) -> int:
+        return len(self.positions)
+
+    def _user_keys(self, own: set[str]) -> list:
+        key = self.obj.data.shape_keys
+        if key is None:
+            return []
+        reference = key.reference_key
+        data: dict[str, np.ndarray] = {}
+        out = []
+        for block in key.key_blocks:
+            if block == reference or block.name in own:
+                continue
+            relative = block.relative_key
+            for b in (block, relative):
+                if b.name not in data:
+                    data[b.name] = simulation.read_vectors(b.data)
+            out.append((block, data[block.name], data[relative.name]))
+        return out
+
+    def _mix(self) -> np.ndarray | None:
+        """Where the user's shape keys take the basis at the current frame (None: nowhere)."""
+        live = [(b.value, d, r) for b, d, r in self.user_keys if b.value and not b.mute]
+        if not live:
+            return None
+        return geometry.user_mix(self.run.rest_local, live)
+
+    def step(self) -> bool:
+        """Simulate the next frame; False once every frame is simulated."""
+        if self.done >= self.total:
+            return False
+        self.scene.frame_set(self.frame_start + self.done)
+        simulation.advance(self.run, self.scene, self.obj)
+        self.positions.append(self.run.local_positions(self.obj).astype(np.float32))
+        self.mixes.append(self._mix())
+        return self.done < self.total
+
+    def abort(self) -> None:
+        """Leave the object and the scene as they were."""
+        if not self._open:
+            return
+        self._open = False
+        try:
+            simulation.write_shape(self.obj, self.original_shape)
+            self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
+        finally:
+            self._suspend.__exit__(None, None, None)
+
+    def finish(self) -> int:
+        """Write the shape keys and their animation; returns the number of keys made."""
+        try:
+            while self.step():
+                pass
+            obj = self.obj
+            settings = obj.verlet_cloth
+            if settings.baked:
+                free_bake(obj)
+            simulation.write_shape(obj, self.run.rest_local)
+            created_basis = obj.data.shape_keys is None or not len(obj.data.shape_keys.key_blocks)
+            if created_basis:
+                obj.shape_key_add(name="Basis", from_mix=False)
+            key = obj.data.shape_keys
+            reference = key.reference_key
+            basis = simulation.read_vectors(reference.data)
+            had_anim = key.animation_data is not None
+            had_action = had_anim and key.animation_data.action is not None
+            settings.bake_keys.clear()
+            names = []
+            for index, local in enumerate(self.positions):
+                frame = self.frame_start + index
+                block = obj.shape_key_add(name=f"{KEY_PREFIX} {frame:04d}", from_mix=False)
+                block.relative_key = reference
+                block.slider_min, block.slider_max = 0.0, 1.0
+                mix = self.mixes[index]
+                data = local if mix is None else geometry.compensated_key(basis, local, mix)
+                block.data.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
+                for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
+                    block.value = value
+                    block.keyframe_insert("value", frame=key_frame)
+                block.value = 0.0
+                names.append(block.name)
+                settings.bake_keys.add().name = block.name
+            paths = {_data_path(n) for n in names}
+            fcurves = _fcurves(key.animation_data)
+            for curve in fcurves or ():
+                if curve.data_path in paths:
+                    for point in curve.keyframe_points:
+                        point.interpolation = "CONSTANT"
+                    curve.update()
+            settings.baked = True
+            settings.bake_start, settings.bake_end = self.frame_start, self.frame_end
+            settings.bake_created_basis = created_basis
+            settings.bake_created_animation_data = not had_anim
+            settings.bake_created_action = "" if had_action else key.animation_data.action.name
+            simulation.forget(obj)
+            self._open = False
+            self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
+            return len(names)
+        finally:
+            if self._open:
+                self.abort()
+            else:
+                self._suspend.__exit__(None, None, None)
+
+
+def bake_object(  # noqa: PLR0917 - the farm bake calls it with these positions
+    scene,
+    obj,
+    frame_start: int,
+    frame_end: int,
+    progress: Callable[[int, int], None] | None = None,
+    cancel: Callable[[], bool] | None = None,
+) -> int:
+    """Bake `obj` from frame_start to frame_end; returns the number of shape keys made.
+
+    progress(done, total) is called after every simulated frame; when cancel() returns True the
+    bake stops, the object is left as it was and 0 is returned. Raises BakeError on bad input.
+    """
+    baker = Baker(scene, obj, frame_start, frame_end)
+    last = -1
+    try:
+        while True:
+            if cancel is not None and cancel():
+                baker.abort()
+                return 0
+            more = baker.step()
+            if progress is not None:
+                progress(baker.done, baker.total)
+            last, line = geometry.percent_lines(baker.done, baker.total, last)
+            if line:
+                print(line, flush=True)
+            if not more:
+                break
+    except BaseException:
+        baker.abort()
+        raise
+    return baker.finish()
+
+
+def free_bake(obj) -> None:
+    """Remove exactly what the bake added: its keys, their F-curves, and the Basis/action it created."""
+    settings = obj.verlet_cloth
+    names = [k.name for k in settings.bake_keys]
+    key = obj.data.shape_keys if obj.type == "MESH" else None
+    if key is not None:
+        anim = key.animation_data
+        fcurves = _fcurves(anim)
+        if fcurves is not None:
+            paths = {_data_path(n) for n in names}
+            for curve in [c for c in fcurves if c.data_path in paths]:
+                fcurves.remove(curve)
+        for name in names:
+            block = key.key_blocks.get(name)
+            if block is not None:
+                obj.shape_key_remove(block)
+        key = obj.data.shape_keys
+        if key is not None:
+            anim = key.animation_data
+            action = None if anim is None else anim.action
+            if action is not None and settings.bake_created_action == action.name:
+                remaining = _fcurves(anim)
+                if not remaining or not len(remaining):
+                    anim.action = None
+                    if action.users == 0:
+                        bpy.data.actions.remove(action)
+            if (
+                anim is not None
+                and settings.bake_created_animation_data
+                and anim.action is None
+                and not len(anim.drivers)
+                and not len(anim.nla_tracks)
+            ):
+                key.animation_data_clear()
+            if settings.bake_created_basis and len(key.key_blocks) == 1:
+                obj.shape_key_remove(key.reference_key)
+    settings.bake_keys.clear()
+    settings.baked = False
+    settings.bake_created_basis = False
+    settings.bake_created_action = ""
+    settings.bake_created_animation_data = False
+    simulation.forget(obj)

@@ -1,0 +1,30 @@
+"""`verlet_cloth.convert`: the active mesh becomes a cloth, at rest in its current shape."""
+
+from __future__ import annotations
+
+import bpy
+
+from . import simulation
+
+BAKED = "This cloth is baked: press Free Bake first, then Make Cloth again."
+
+
+class VERLET_CLOTH_OT_convert(bpy.types.Operator):
+    """Make the active mesh a Verlet cloth, resting in its current shape"""
+
+    bl_idname = "verlet_cloth.convert"
+    bl_label = "Make Cloth"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        obj = getattr(context, "active_object", None)
+        problem = simulation.object_problem(obj)
+        if problem is None and obj.verlet_cloth.baked:
+            problem = BAKED
+        if problem:
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
+        simulation.capture_rest(obj)
+        obj.verlet_cloth.enabled = True
+        simulation.reset(context.scene, obj)
+        return {"FINISHED"}

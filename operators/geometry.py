@@ -1,0 +1,125 @@
+"""Pure NumPy helpers of the Blender side: transforms, collider shapes, signatures, frame policy.
+
+Nothing here imports bpy or the solver, so plain tests load this file on its own.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+RESET, STEP, HOLD = "RESET", "STEP", "HOLD"
+
+
+def to_world(matrix, local) -> np.ndarray:
+    """(N, 3) local coordinates through a 4×4 matrix, as float64 world coordinates."""
+    m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+    co = np.asarray(local, dtype=np.float64).reshape(-1, 3)
+    return co @ m[:3, :3].T + m[:3, 3]
+
+
+def to_local(matrix, world) -> np.ndarray:
+    """(N, 3) world coordinates into the local space of the 4×4 matrix `matrix` (its inverse)."""
+    m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+    return to_world(np.linalg.inv(m), world)
+
+
+def sphere_radius(world_co, center) -> float:
+    """Distance from `center` to the farthest of the (N, 3) world-space points (0 for none)."""
+    co = np.asarray(world_co, dtype=np.float64).reshape(-1, 3)
+    if len(co) == 0:
+        return 0.0
+    return float(np.sqrt(np.max(np.einsum("ij,ij->i", co - center, co - center))))
+
+
+def plane_frame(matrix, local_co=None, half_size=None, bounded=False):
+    """(point, normal, extent) of a plane collider from its object's 4×4 world matrix.
+
+    The plane passes through the object's origin and faces its local +Z. When `bounded`, it is
+    limited to the XY extent of `local_co` (a mesh) or to ±`half_size` (an Empty); the rectangle's
+    centre is the extent's centre, still on the plane. extent is None when unbounded.
+    """
+    m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+    basis = m[:3, :3]
+    normal = basis @ np.array([0.0, 0.0, 1.0])
+    length = np.linalg.norm(normal)
+    normal = normal / length if length > 1e-12 else np.array([0.0, 0.0, 1.0])
+    point = m[:3, 3].copy()
+    if not bounded:
+        return point, normal, None
+    if local_co is not None and len(local_co):
+        co = np.asarray(local_co, dtype=np.float64).reshape(-1, 3)
+        low, high = co[:, :2].min(axis=0), co[:, :2].max(axis=0)
+    else:
+        h = 1.0 if half_size is None else float(half_size)
+        low, high = np.array([-h, -h]), np.array([h, h])
+    centre, half = (low + high) / 2, (high - low) / 2
+    point = m[:3, :3] @ np.array([centre[0], centre[1], 0.0]) + m[:3, 3]
+    extent = np.stack([basis @ np.array([half[0], 0.0, 0.0]), basis @ np.array([0.0, half[1], 0.0])])
+    return point, normal, extent
+
+
+def topology_signature(vertex_count: int, edge_vertices, corner_vertices) -> str:
+    """A short string that changes whenever vertices, edges or faces are added, removed or rewired."""
+    edges = np.ascontiguousarray(edge_vertices, dtype=np.int32)
+    corners = np.ascontiguousarray(corner_vertices, dtype=np.int32)
+    crc = zlib.crc32(corners.tobytes(), zlib.crc32(edges.tobytes()))
+    return f"{int(vertex_count)}:{len(edges) // 2}:{len(corners)}:{crc:08x}"
+
+
+def frame_action(cached_frame: int | None, frame: int, start: int, end: int) -> str:
+    """What the live preview does when the scene arrives at `frame`.
+
+    RESET at or before the start frame (the rest state); STEP when the frame is exactly one past
+    the frame the cached state shows (and not past the end); HOLD on any other jump, so the
+    preview never shows a state that a bake would not produce at that frame.
+    """
+    if frame <= start:
+        return RESET
+    if cached_frame is not None and frame == cached_frame + 1 and frame <= end:
+        return STEP
+    return HOLD
+
+
+def compensated_key(basis, simulated, user_mix) -> np.ndarray:
+    """Shape-key data that makes a relative key at value 1 evaluate to `simulated`.
+
+    The evaluated mesh is basis + Σ value·(key − basis) over all keys; the user's keys add
+    `user_mix − basis`, so this key stores simulated − (user_mix − basis).
+    """
+    basis = np.asarray(basis, dtype=np.float64)
+    return np.asarray(simulated, dtype=np.float64) - (np.asarray(user_mix, dtype=np.float64) - basis)
+
+
+def user_mix(basis, keys) -> np.ndarray:
+    """What relative shape keys evaluate to, without vertex-group masks.
+
+    keys: iterable of (value, data, relative_data) arrays; returns basis + Σ value·(data − relative).
+    """
+    mix = np.array(basis, dtype=np.float64, copy=True)
+    for value, data, relative in keys:
+        if value:
+            mix += float(value) * (np.asarray(data, dtype=np.float64) - np.asarray(relative, dtype=np.float64))
+    return mix
+
+
+def bake_key_frames(frame: int, start: int, end: int) -> list[tuple[int, float]]:
+    """(frame, value) keyframes of the key that shows `frame`: 0 before, 1 on it, 0 after.
+
+    The last frame's key stays at 1, so the final pose holds after the end of the bake.
+    """
+    keys = [(frame - 1, 0.0), (frame, 1.0)]
+    if frame < end:
+        keys.append((frame + 1, 0.0))
+    return keys
+
+
+def percent_lines(done: int, total: int, last_percent: int, every: int = 10) -> tuple[int, str | None]:
+    """(new last_percent, line or None): a console line each time progress crosses `every` percent."""
+    percent = 100 if total <= 0 else int(100 * done / total)
+    if percent >= 100 or percent // every > last_percent // every:
+        if percent == last_percent:
+            return last_percent, None
+        return percent, f"Verlet Cloth bake: {percent:3d}% ({done}/{total} frames)"
+    return last_percent, None

@@ -1,0 +1,43 @@
+"""`verlet_cloth.make_collider`: the selected objects become sphere or plane colliders."""
+
+from __future__ import annotations
+
+import bpy
+from bpy.props import EnumProperty
+
+NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to make colliders."
+
+
+class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
+    """Make the selected objects (and the active one) collide with Verlet cloth"""
+
+    bl_idname = "verlet_cloth.make_collider"
+    bl_label = "Make Collider"
+    bl_options = {"REGISTER", "UNDO"}
+
+    kind: EnumProperty(  # type: ignore[valid-type]
+        name="Shape",
+        items=(
+            ("SPHERE", "Sphere", "Sphere around the object's origin, reaching its farthest vertex"),
+            ("PLANE", "Plane", "Plane through the object's origin facing its local +Z"),
+        ),
+        default="SPHERE",
+    )
+
+    def execute(self, context):
+        selected = list(getattr(context, "selected_objects", None) or ())
+        active = getattr(context, "active_object", None)
+        if active is not None and active not in selected:
+            selected.append(active)  # the active object counts even when it is not selected
+        targets = [
+            o
+            for o in selected
+            if o.type == "EMPTY" or (o.type == "MESH" and not o.verlet_cloth.enabled and len(o.data.vertices))
+        ]
+        if not targets:
+            self.report({"ERROR"}, NOTHING_SELECTED)
+            return {"CANCELLED"}
+        for obj in targets:
+            obj.verlet_cloth_collider.kind = self.kind
+        self.report({"INFO"}, f"{len(targets)} collider(s): {', '.join(o.name for o in targets)}")
+        return {"FINISHED"}

@@ -1,0 +1,24 @@
+"""`verlet_cloth.reset`: the live preview's state back to the rest shape."""
+
+from __future__ import annotations
+
+import bpy
+
+from . import simulation
+
+
+class VERLET_CLOTH_OT_reset(bpy.types.Operator):
+    """Put the cloth back in its rest shape and restart the live preview from the current frame"""
+
+    bl_idname = "verlet_cloth.reset"
+    bl_label = "Reset"
+    bl_options = {"REGISTER", "UNDO"}
+
+    def execute(self, context):
+        obj = getattr(context, "active_object", None)
+        problem = simulation.cloth_problem(obj)
+        if problem:
+            self.report({"ERROR"}, problem)
+            return {"CANCELLED"}
+        simulation.reset(context.scene, obj)
+        return {"FINISHED"}

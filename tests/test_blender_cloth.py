@@ -1,0 +1,605 @@
+"""The artist's path in real headless Blender: convert, colliders, live preview, bake, free, save/reload."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+N = 7  # grid vertices per side: small keeps the suite fast
+FRAMES = 16
+SPHERE_RADIUS = 0.4
+
+
+def _grid(bpy, name="Cloth", n=N, *, size=1.2, height=1.2, location=(0.0, 0.0, 0.0)):
+    xs = np.linspace(-size / 2, size / 2, n)
+    gx, gy = np.meshgrid(xs, xs)
+    vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
+    index = np.arange(n * n).reshape(n, n)
+    corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
+    faces = np.stack([c.ravel() for c in corners], 1)
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    obj.location = location
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def _activate(bpy, obj, *others):
+    for o in bpy.context.scene.objects:
+        o.select_set(False)
+    for o in (obj, *others):
+        o.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def _scene(bpy, frames=FRAMES):
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.render.fps, scene.render.fps_base = 24, 1.0
+    scene.frame_set(1)
+    return scene
+
+
+def _sphere(bpy, radius=SPHERE_RADIUS, location=(0.0, 0.0, 0.4)):
+    bpy.ops.mesh.primitive_uv_sphere_add(radius=radius, location=location, segments=16, ring_count=8)
+    return bpy.context.active_object
+
+
+def _floor(bpy, size=6.0):
+    bpy.ops.mesh.primitive_plane_add(size=size, location=(0.0, 0.0, 0.0))
+    return bpy.context.active_object
+
+
+def _drape(bpy, frames=FRAMES):
+    scene = _scene(bpy, frames)
+    ball, ground = _sphere(bpy), _floor(bpy)
+    _activate(bpy, ball)
+    assert bpy.ops.verlet_cloth.make_collider(kind="SPHERE") == {"FINISHED"}
+    _activate(bpy, ground)
+    assert bpy.ops.verlet_cloth.make_collider(kind="PLANE") == {"FINISHED"}
+    cloth = _grid(bpy)
+    _activate(bpy, cloth)
+    return scene, cloth, ball, ground
+
+
+def _evaluated(bpy, obj, frame=None):
+    """World-space positions of the evaluated mesh (after frame_set(frame) if given)."""
+    if frame is not None:
+        bpy.context.scene.frame_set(frame)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.data
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    matrix = np.array(evaluated.matrix_world)
+    return co.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+
+
+def _keys(obj):
+    key = obj.data.shape_keys
+    return [] if key is None else [k.name for k in key.key_blocks]
+
+
+def test_settings_defaults_equal_solver_params(blender):
+    import solver
+
+    cloth = _grid(blender)
+    s = cloth.verlet_cloth
+    p = solver.Params()
+    assert not s.enabled
+    assert (s.substeps, s.iterations) == (p.substeps, p.iterations)
+    for name in ("damping", "stretch_stiffness", "shear_stiffness", "bend_stiffness", "thickness", "friction"):
+        assert getattr(s, name) == pytest.approx(getattr(p, name)), name
+    assert s.stretch_only == p.stretch_only
+    assert s.mass_mode == "DENSITY" and s.density == pytest.approx(0.15)
+    assert tuple(s.wind_direction) == (1.0, 0.0, 0.0) and s.wind_strength == 0.0
+    assert s.use_scene_frame_range
+    assert cloth.verlet_cloth_collider.kind == "NONE"
+
+
+def test_convert_makes_the_active_mesh_cloth_without_moving_it(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    before = _evaluated(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert cloth.verlet_cloth.enabled
+    assert "verlet_cloth_rest" in cloth.data.attributes
+    np.testing.assert_allclose(_evaluated(blender, cloth), before, atol=1e-6)
+
+
+def test_bake_makes_one_key_per_frame_and_drapes_over_sphere_and_floor(blender):
+    scene, cloth, ball, _ = _drape(blender)
+    rest = _evaluated(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert scene.frame_current == 1  # the bake restores the frame it started from
+    keys = _keys(cloth)
+    assert keys[0] == "Basis" and len(keys) == 1 + FRAMES
+    assert cloth.verlet_cloth.baked
+    np.testing.assert_allclose(_evaluated(blender, cloth, 1), rest, atol=1e-5)  # frame_start shows rest
+    centre = np.array(ball.location)
+    for frame in range(2, FRAMES + 1):
+        co = _evaluated(blender, cloth, frame)
+        assert np.isfinite(co).all()
+        distance = np.linalg.norm(co - centre, axis=1)
+        assert distance.min() > SPHERE_RADIUS * 0.98, f"frame {frame}: a vertex is inside the sphere"
+        assert co[:, 2].min() > -1e-3, f"frame {frame}: a vertex is below the floor"
+    final = _evaluated(blender, cloth, FRAMES)
+    assert final[:, 2].mean() < rest[:, 2].mean() - 0.3, "the cloth did not fall"
+    # The middle rests on top of the sphere, the corners hang lower.
+    middle = (N * N) // 2
+    assert final[middle, 2] == pytest.approx(0.4 + SPHERE_RADIUS, abs=0.03)
+    assert final[0, 2] < final[middle, 2] - 0.1
+
+
+def test_pinned_vertices_stay_put_and_partial_pins_lag(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    group = cloth.vertex_groups.new(name="Hold")
+    group.add([0, N - 1], 1.0, "REPLACE")
+    partial, free = N * N - 1, N * (N - 1)  # mirror-image far corners
+    group.add([partial], 0.5, "REPLACE")
+    cloth.verlet_cloth.pin_group = "Hold"
+    _activate(blender, cloth)
+    rest = _evaluated(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    blender.ops.verlet_cloth.bake()
+    for frame in (2, 8, FRAMES):
+        co = _evaluated(blender, cloth, frame)
+        np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]], atol=1e-5)
+        assert co[free, 2] < rest[free, 2] - 0.005, "the free corner falls"
+        assert co[partial, 2] > co[free, 2] + 0.005, "the half-pinned corner is held back"
+
+
+def test_live_preview_matches_the_bake(blender):
+    scene, cloth, _, _ = _drape(blender)
+    blender.ops.verlet_cloth.convert()
+    preview = [_evaluated(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert preview[-1][:, 2].mean() < preview[0][:, 2].mean() - 0.3, "the live preview did not simulate"
+    scene.frame_set(1)
+    blender.ops.verlet_cloth.bake()
+    for frame in range(1, FRAMES + 1):
+        baked = _evaluated(blender, cloth, frame)
+        assert np.abs(baked - preview[frame - 1]).max() < 1e-3, f"frame {frame}"
+
+
+def test_preview_jumps_hold_and_start_frame_resets(blender):
+    scene = _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    rest = _evaluated(blender, cloth)
+    for f in range(2, 6):
+        scene.frame_set(f)
+    at5 = _evaluated(blender, cloth)
+    assert at5[:, 2].mean() < rest[:, 2].mean() - 0.05
+    np.testing.assert_allclose(_evaluated(blender, cloth, 12), at5, atol=1e-9)  # jump: hold
+    np.testing.assert_allclose(_evaluated(blender, cloth, 3), at5, atol=1e-9)  # backwards: hold
+    after = _evaluated(blender, cloth, 6)  # the next frame after the held one continues
+    assert after[:, 2].mean() < at5[:, 2].mean()
+    np.testing.assert_allclose(_evaluated(blender, cloth, 1), rest, atol=1e-6)  # start: rest
+    blender.ops.verlet_cloth.reset()
+    np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)
+
+
+def test_moving_world_matrix_and_animated_collider(blender):
+    """The solver runs in world space: a translated cloth object falls the same, a rising floor pushes it."""
+    _scene(blender, 12)
+    ground = _floor(blender)
+    ground.location.z = 0.0
+    ground.keyframe_insert("location", frame=1)
+    ground.location.z = 1.0
+    ground.keyframe_insert("location", frame=12)
+    _activate(blender, ground)
+    blender.ops.verlet_cloth.make_collider(kind="PLANE")
+    cloth = _grid(blender, height=0.05, location=(3.0, 0.0, 0.0))
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    blender.ops.verlet_cloth.bake()
+    co = _evaluated(blender, cloth, 12)
+    assert co[:, 0].mean() == pytest.approx(3.0, abs=0.05)
+    assert co[:, 2].min() > 1.0 - 1e-3, "the rising floor must push the cloth up"
+
+
+def test_user_shape_keys_survive_convert_bake_and_free(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    basis = cloth.shape_key_add(name="Basis", from_mix=False)
+    smile = cloth.shape_key_add(name="Smile", from_mix=False)
+    data = np.empty(N * N * 3, dtype=np.float32)
+    smile.data.foreach_get("co", data)
+    data[2::3] += 0.2
+    smile.data.foreach_set("co", data)
+    smile.value = 0.25
+    smile.keyframe_insert("value", frame=1)
+    _activate(blender, cloth)
+    rest_shown = _evaluated(blender, cloth)
+    basis_before = np.empty_like(data)
+    basis.data.foreach_get("co", basis_before)
+    blender.ops.verlet_cloth.convert()
+    blender.ops.verlet_cloth.bake()
+    assert _keys(cloth)[:2] == ["Basis", "Smile"] and len(_keys(cloth)) == 2 + FRAMES
+    # The bake is exact even though Smile is at 0.25: at frame 1 the cloth is at rest (Basis).
+    at1 = _evaluated(blender, cloth, 1)
+    np.testing.assert_allclose(at1[:, 2], rest_shown[:, 2] - 0.2 * 0.25, atol=1e-5)
+    assert _evaluated(blender, cloth, FRAMES)[:, 2].mean() < at1[:, 2].mean() - 0.3
+    blender.ops.verlet_cloth.free_bake()
+    assert _keys(cloth) == ["Basis", "Smile"]
+    key = cloth.data.shape_keys
+    assert key.key_blocks["Smile"].value == pytest.approx(0.25)
+    after = np.empty_like(data)
+    key.key_blocks["Smile"].data.foreach_get("co", after)
+    np.testing.assert_array_equal(after, data)
+    key.key_blocks["Basis"].data.foreach_get("co", after)
+    np.testing.assert_array_equal(after, basis_before)
+    action = key.animation_data.action
+    assert action is not None and action.name in blender.data.actions
+    from bl_ext.vc_test.verlet_cloth.operators import baking
+
+    paths = [c.data_path for c in baking._fcurves(key.animation_data)]
+    assert paths == ['key_blocks["Smile"].value']
+    np.testing.assert_allclose(_evaluated(blender, cloth, 1), rest_shown, atol=1e-6)
+
+
+def test_free_bake_removes_exactly_what_the_bake_added(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    co = np.empty(N * N * 3, dtype=np.float32)
+    cloth.data.vertices.foreach_get("co", co)
+    actions_before = set(blender.data.actions.keys())
+    blender.ops.verlet_cloth.convert()
+    blender.ops.verlet_cloth.bake()
+    assert cloth.data.shape_keys is not None and len(blender.data.actions) == len(actions_before) + 1
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert cloth.data.shape_keys is None
+    assert set(blender.data.actions.keys()) == actions_before
+    assert not cloth.verlet_cloth.baked and cloth.verlet_cloth.enabled
+    after = np.empty_like(co)
+    cloth.data.vertices.foreach_get("co", after)
+    np.testing.assert_array_equal(after, co)
+
+
+def test_rebake_replaces_the_old_bake(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    blender.ops.verlet_cloth.bake()
+    cloth.verlet_cloth.use_scene_frame_range = False
+    cloth.verlet_cloth.frame_start, cloth.verlet_cloth.frame_end = 1, 5
+    blender.ops.verlet_cloth.bake()
+    assert len(_keys(cloth)) == 1 + 5
+    assert len(blender.data.actions) == 1
+
+
+def test_settings_and_bake_survive_save_and_reload(blender, tmp_path):
+    scene, cloth, _, _ = _drape(blender)
+    cloth.verlet_cloth.substeps = 12
+    cloth.verlet_cloth.density = 0.3
+    blender.ops.verlet_cloth.convert()
+    blender.ops.verlet_cloth.bake()
+    expected = _evaluated(blender, cloth, 10)
+    path = tmp_path / "saved.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(path))
+    blender.ops.wm.open_mainfile(filepath=str(path))
+    cloth = blender.data.objects["Cloth"]
+    assert cloth.verlet_cloth.enabled and cloth.verlet_cloth.baked
+    assert cloth.verlet_cloth.substeps == 12 and cloth.verlet_cloth.density == pytest.approx(0.3)
+    assert blender.data.objects["Sphere"].verlet_cloth_collider.kind == "SPHERE"
+    assert len(_keys(cloth)) == 1 + FRAMES
+    np.testing.assert_allclose(_evaluated(blender, cloth, 10), expected, atol=1e-6)
+    _activate(blender, cloth)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert cloth.data.shape_keys is None
+
+
+def test_make_collider_and_assign_pins(blender):
+    _scene(blender)
+    ball = _sphere(blender)
+    empty = blender.data.objects.new("Empty", None)
+    blender.context.scene.collection.objects.link(empty)
+    _activate(blender, ball, empty)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    assert ball.verlet_cloth_collider.kind == "SPHERE" and empty.verlet_cloth_collider.kind == "SPHERE"
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.object.mode_set(mode="EDIT")
+    blender.ops.mesh.select_all(action="DESELECT")
+    blender.ops.object.mode_set(mode="OBJECT")
+    cloth.data.vertices[0].select = True
+    cloth.data.vertices[3].select = True
+    blender.ops.object.mode_set(mode="EDIT")
+    assert blender.ops.verlet_cloth.assign_pins() == {"FINISHED"}
+    blender.ops.object.mode_set(mode="OBJECT")
+    assert cloth.verlet_cloth.pin_group == "Pins"
+    group = cloth.vertex_groups["Pins"]
+    assert group.weight(0) == 1.0 and group.weight(3) == 1.0
+    with pytest.raises(RuntimeError):
+        group.weight(1)  # not in the group
+
+
+def _refused(bpy, op, match):
+    with pytest.raises(RuntimeError, match=match):
+        op()
+
+
+def test_bad_input_is_refused_with_a_message(blender):
+    _scene(blender)
+    ops = blender.ops.verlet_cloth
+    blender.context.view_layer.objects.active = None
+    for op in (ops.convert, ops.bake, ops.reset, ops.free_bake, ops.assign_pins):
+        _refused(blender, op, "Select a mesh")
+    empty = blender.data.objects.new("Empty", None)
+    blender.context.scene.collection.objects.link(empty)
+    _activate(blender, empty)
+    for op in (ops.convert, ops.bake, ops.reset, ops.free_bake):
+        _refused(blender, op, "not a mesh")
+    blender.data.objects.remove(empty)
+    mesh = blender.data.meshes.new("Points")
+    mesh.from_pydata([(0, 0, 0), (1, 0, 0)], [], [])
+    points = blender.data.objects.new("Points", mesh)
+    blender.context.scene.collection.objects.link(points)
+    _activate(blender, points)
+    for op in (ops.convert, ops.bake):
+        _refused(blender, op, "no edges")
+    for o in blender.context.scene.objects:
+        o.select_set(False)
+    blender.context.view_layer.objects.active = None
+    _refused(blender, ops.make_collider, "Select one or more")
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    _refused(blender, ops.bake, "Make Cloth first")
+    _refused(blender, ops.free_bake, "no Verlet Cloth bake")
+    cloth.verlet_cloth.pin_group = "Nowhere"
+    _refused(blender, ops.convert, "'Nowhere' does not exist")
+    assert not cloth.verlet_cloth.enabled
+    cloth.verlet_cloth.pin_group = ""
+    ops.convert()
+    ops.bake()
+    _refused(blender, ops.convert, "Free Bake first")
+    ops.free_bake()
+    assert cloth.data.shape_keys is None
+
+
+def test_topology_change_is_refused_until_make_cloth_again(blender):
+    import bmesh
+
+    scene = _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    bm = bmesh.new()
+    bm.from_mesh(cloth.data)
+    bm.verts.ensure_lookup_table()
+    first = bm.verts[0]
+    extra = bm.verts.new((2.0, 0.0, 1.2))
+    bm.edges.new((first, extra))
+    bm.to_mesh(cloth.data)
+    bm.free()
+    co = np.empty(len(cloth.data.vertices) * 3, dtype=np.float32)
+    cloth.data.vertices.foreach_get("co", co)
+    for op in (blender.ops.verlet_cloth.bake, blender.ops.verlet_cloth.reset):
+        _refused(blender, op, "Make Cloth again")
+    scene.frame_set(2)  # the live preview leaves a changed mesh alone
+    after = np.empty_like(co)
+    cloth.data.vertices.foreach_get("co", after)
+    np.testing.assert_array_equal(after, co)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert len(_keys(cloth)) == 1 + FRAMES
+
+
+def test_bake_object_and_free_bake_work_without_operators(blender):
+    from bl_ext.vc_test.verlet_cloth.operators import baking
+
+    scene = _scene(blender)
+    cloth = _grid(blender)
+    cloth.verlet_cloth.enabled = True
+    seen = []
+    count = baking.bake_object(scene, cloth, 1, 6, progress=lambda done, total: seen.append((done, total)))
+    assert count == 6 and len(_keys(cloth)) == 7
+    assert seen[-1] == (6, 6)
+    baking.free_bake(cloth)
+    assert cloth.data.shape_keys is None
+    calls = []
+    cancelled = baking.bake_object(scene, cloth, 1, 6, cancel=lambda: calls.append(1) or len(calls) > 3)
+    assert cancelled == 0 and cloth.data.shape_keys is None and not cloth.verlet_cloth.baked
+    with pytest.raises(baking.BakeError):
+        baking.bake_object(scene, blender.data.objects.new("E", None), 1, 6)
+
+
+def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
+    from bl_ext.vc_test.verlet_cloth.operators import handler
+
+    scene = _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    rest = _evaluated(blender, cloth)
+    handler.on_render_start()
+    try:
+        assert np.abs(_evaluated(blender, cloth, 2) - rest).max() < 1e-9
+    finally:
+        handler.on_render_end()
+    scene.frame_set(1)
+    assert np.abs(_evaluated(blender, cloth, 2) - rest).max() > 1e-4
+
+
+def test_switching_cloth_off_restores_the_rest_shape(blender):
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    rest = _evaluated(blender, cloth)
+    for frame in range(2, 6):
+        blender.context.scene.frame_set(frame)
+    assert np.abs(_evaluated(blender, cloth) - rest).max() > 1e-3
+    cloth.verlet_cloth.enabled = False
+    np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)
+    blender.context.scene.frame_set(6)
+    np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)  # no longer simulated
+
+
+class _Layout:
+    """Records a panel's draw calls and checks every property and operator it names exists."""
+
+    def __init__(self, bpy, seen):
+        self.bpy, self.seen = bpy, seen
+
+    def _child(self, *_args, **_kwargs):
+        return _Layout(self.bpy, self.seen)
+
+    row = column = box = split = _child
+
+    def label(self, **_kwargs):
+        pass
+
+    def prop(self, data, name, **_kwargs):
+        assert name in data.bl_rna.properties, name
+        self.seen.append(name)
+
+    def prop_search(self, data, name, search_data, search_name, **_kwargs):
+        assert name in data.bl_rna.properties and search_name in search_data.bl_rna.properties
+        self.seen.append(name)
+
+    def operator(self, idname, **_kwargs):
+        category, name = idname.split(".")
+        assert hasattr(getattr(self.bpy.ops, category), name), idname
+        self.seen.append(idname)
+        return type("Props", (), {})()
+
+
+def test_sidebar_panels_draw_existing_properties_and_operators(blender):
+    import types
+
+    from bl_ext.vc_test.verlet_cloth import ui
+
+    _scene(blender)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    ball = _sphere(blender)
+    ball.verlet_cloth_collider.kind = "PLANE"
+    panels = [c for c in ui.CLASSES if issubclass(c, blender.types.Panel)]
+    assert {p.bl_category for p in panels} == {"Cloth"}
+    assert "VIEW3D_PT_verlet_cloth" in {p.__name__ for p in panels}
+    seen: list[str] = []
+    for obj in (cloth, ball):
+        context = types.SimpleNamespace(active_object=obj, scene=blender.context.scene)
+        for panel in panels:
+            if hasattr(panel, "poll") and not panel.poll(context):
+                continue
+            panel.draw(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
+    for name in ("substeps", "pin_group", "kind", "bounded", "verlet_cloth.bake", "verlet_cloth.convert"):
+        assert name in seen
+
+
+def _modal_self(bpy, baker):
+    """Stand-in for the operator instance Blender makes, to drive the bake's modal() by hand."""
+    import types
+
+    reports: list = []
+    stand_in = types.SimpleNamespace(_baker=baker, _timer=None, _last_percent=-1, reports=reports)
+    stand_in.report = lambda kind, text: reports.append((kind, text))
+    stand_in._stop = lambda context: None
+    return stand_in
+
+
+def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
+    import types
+
+    from bl_ext.vc_test.verlet_cloth.operators import baking
+    from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
+
+    scene = _scene(blender, 6)
+    cloth = _grid(blender)
+    _activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    scene.frame_set(3)
+    shown = _evaluated(blender, cloth)
+    timer, esc = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
+
+    stand_in = _modal_self(blender, baking.Baker(scene, cloth, 1, 6))
+    assert VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) == {"RUNNING_MODAL"}
+    assert VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, esc) == {"CANCELLED"}
+    assert cloth.data.shape_keys is None and not cloth.verlet_cloth.baked
+    assert scene.frame_current == 3
+    np.testing.assert_allclose(_evaluated(blender, cloth), shown, atol=1e-6)  # as it was
+
+    stand_in = _modal_self(blender, baking.Baker(scene, cloth, 1, 6))
+    results = [VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) for _ in range(5)]
+    assert results[-1] == {"FINISHED"} and results[:-1] == [{"RUNNING_MODAL"}] * 4
+    assert len(_keys(cloth)) == 7 and cloth.verlet_cloth.baked
+
+
+def test_bounded_plane_empty_sphere_and_collider_offset(blender):
+    _scene(blender, 20)
+    bpy = blender
+    bpy.ops.mesh.primitive_plane_add(size=0.6, location=(0.0, 0.0, 0.0))
+    table = bpy.context.active_object
+    table.verlet_cloth_collider.kind = "PLANE"
+    table.verlet_cloth_collider.bounded = True
+    ball = bpy.data.objects.new("Ball", None)
+    ball.empty_display_size = 0.5
+    ball.scale = (0.4, 0.4, 0.4)  # radius 0.2
+    ball.location = (3.0, 0.0, 0.2)
+    bpy.context.scene.collection.objects.link(ball)
+    ball.verlet_cloth_collider.kind = "SPHERE"
+    ball.verlet_cloth_collider.offset = 0.05
+    on_table = _grid(bpy, "OnTable", height=0.3)
+    on_ball = _grid(bpy, "OnBall", height=0.6, location=(3.0, 0.0, 0.0))
+    for cloth in (on_table, on_ball):
+        _activate(bpy, cloth)
+        bpy.ops.verlet_cloth.convert()
+        bpy.ops.verlet_cloth.bake()
+    co = _evaluated(bpy, on_table, 20)
+    middle = (N * N) // 2
+    assert co[middle, 2] == pytest.approx(0.005, abs=2e-3), "the middle rests on the bounded plane"
+    assert co[0, 2] < -0.1, "the corners hang past the plane's edge"
+    co = _evaluated(bpy, on_ball, 20)
+    distance = np.linalg.norm(co - np.array([3.0, 0.0, 0.2]), axis=1)
+    assert distance.min() > 0.2 + 0.05
+    assert distance.min() < 0.2 + 0.05 + 0.02, "the cloth rests on the offset surface"
+
+
+def test_animated_object_drags_its_pinned_vertices(blender):
+    scene = _scene(blender, 10)
+    cloth = _grid(blender)
+    group = cloth.vertex_groups.new(name="Pins")
+    group.add([0, N - 1], 1.0, "REPLACE")
+    cloth.verlet_cloth.pin_group = "Pins"
+    cloth.keyframe_insert("location", frame=1)
+    cloth.location.x = 1.0
+    cloth.keyframe_insert("location", frame=10)
+    scene.frame_set(1)
+    _activate(blender, cloth)
+    rest = _evaluated(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    preview = [_evaluated(blender, cloth, f) for f in range(1, 11)]
+    blender.ops.verlet_cloth.bake()
+    co = _evaluated(blender, cloth, 10)
+    np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]] + [1.0, 0.0, 0.0], atol=1e-5)
+    assert co[N * N - 1, 0] < co[N - 1, 0] - 0.05, "the free end trails behind the dragged pins"
+    assert np.abs(co - preview[-1]).max() < 1e-3
+
+
+def test_preview_starts_from_enabling_and_after_reopening_a_file(blender, tmp_path):
+    scene = _scene(blender)
+    cloth = _grid(blender)
+    cloth.verlet_cloth.enabled = True  # without Make Cloth
+    rest = _evaluated(blender, cloth)
+    for frame in range(2, 5):
+        scene.frame_set(frame)
+    assert _evaluated(blender, cloth)[:, 2].mean() < rest[:, 2].mean() - 0.02
+    scene.frame_set(1)
+    path = tmp_path / "unbaked.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(path))
+    blender.ops.wm.open_mainfile(filepath=str(path))
+    scene, cloth = blender.context.scene, blender.data.objects["Cloth"]
+    for frame in range(2, 5):
+        scene.frame_set(frame)
+    assert _evaluated(blender, cloth)[:, 2].mean() < rest[:, 2].mean() - 0.02, "play after reopening simulates"

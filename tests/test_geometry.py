@@ -1,0 +1,117 @@
+"""Pure helpers of the Blender side (operators/geometry.py), loaded without bpy."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+_spec = importlib.util.spec_from_file_location("vc_geometry", ROOT / "operators" / "geometry.py")
+assert _spec is not None and _spec.loader is not None
+geometry = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(geometry)
+
+
+def test_geometry_does_not_import_bpy():
+    assert "bpy" not in geometry.__dict__
+    source = (ROOT / "operators" / "geometry.py").read_text()
+    assert "import bpy" not in source and "from .." not in source
+    assert "vc_geometry" not in sys.modules  # loaded standalone, not registered globally
+
+
+def _matrix(rotation_z=0.0, scale=1.0, translation=(0.0, 0.0, 0.0)):
+    c, s = np.cos(rotation_z), np.sin(rotation_z)
+    m = np.eye(4)
+    m[:3, :3] = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]) * scale
+    m[:3, 3] = translation
+    return m
+
+
+def test_to_world_and_back_round_trip():
+    m = _matrix(0.7, 2.0, (1.0, -2.0, 3.0))
+    local = np.random.default_rng(0).normal(size=(20, 3))
+    world = geometry.to_world(m, local)
+    np.testing.assert_allclose(world[0], m[:3, :3] @ local[0] + m[:3, 3])
+    np.testing.assert_allclose(geometry.to_local(m, world), local, atol=1e-12)
+
+
+def test_sphere_radius_is_the_farthest_point():
+    points = np.array([[1.0, 0, 0], [0, 3.0, 0], [0, 0, -2.0]])
+    assert geometry.sphere_radius(points, np.zeros(3)) == pytest.approx(3.0)
+    assert geometry.sphere_radius(points, np.array([0.0, 3.0, 0.0])) == pytest.approx(np.sqrt(13))
+    assert geometry.sphere_radius(np.zeros((0, 3)), np.zeros(3)) == 0.0
+
+
+def test_plane_frame_faces_local_z_and_bounds_to_the_mesh():
+    tilt = np.eye(4)
+    tilt[:3, :3] = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]])  # 90° about X: +Z becomes -Y
+    tilt[:3, 3] = (0, 0, 2)
+    point, normal, extent = geometry.plane_frame(tilt)
+    np.testing.assert_allclose(normal, [0, -1, 0], atol=1e-12)
+    np.testing.assert_allclose(point, [0, 0, 2])
+    assert extent is None
+    local = np.array([[-1.0, -1.0, 0], [3.0, -1.0, 0], [3.0, 1.0, 0], [-1.0, 1.0, 0]])
+    point, normal, extent = geometry.plane_frame(_matrix(translation=(0, 0, 1)), local, bounded=True)
+    np.testing.assert_allclose(point, [1, 0, 1])  # the rectangle's centre, on the plane
+    np.testing.assert_allclose(extent, [[2, 0, 0], [0, 1, 0]])
+    _, _, extent = geometry.plane_frame(_matrix(scale=2.0), None, half_size=0.5, bounded=True)
+    np.testing.assert_allclose(extent, [[1, 0, 0], [0, 1, 0]])
+
+
+def test_topology_signature_changes_with_rewiring_only():
+    edges = np.array([0, 1, 1, 2, 2, 0])
+    corners = np.array([0, 1, 2])
+    a = geometry.topology_signature(3, edges, corners)
+    assert a == geometry.topology_signature(3, edges.copy(), corners.copy())
+    assert a != geometry.topology_signature(4, edges, corners)
+    assert a != geometry.topology_signature(3, np.array([0, 2, 1, 2, 2, 0]), corners)
+    assert a != geometry.topology_signature(3, edges, np.array([0, 2, 1]))
+
+
+@pytest.mark.parametrize(
+    ("cached", "frame", "expected"),
+    [
+        (None, 1, "RESET"),
+        (5, 1, "RESET"),
+        (5, 0, "RESET"),
+        (1, 2, "STEP"),
+        (9, 10, "STEP"),
+        (10, 11, "HOLD"),  # past the end
+        (3, 5, "HOLD"),
+        (3, 2, "HOLD"),
+        (None, 4, "HOLD"),
+        (3, 3, "HOLD"),
+    ],
+)
+def test_frame_action_policy(cached, frame, expected):
+    assert geometry.frame_action(cached, frame, 1, 10) == expected
+
+
+def test_compensated_key_cancels_the_users_shape_keys():
+    rng = np.random.default_rng(1)
+    basis, smile, simulated = rng.normal(size=(3, 8, 3))
+    mix = geometry.user_mix(basis, [(0.4, smile, basis), (0.0, smile * 9, basis)])
+    np.testing.assert_allclose(mix, basis + 0.4 * (smile - basis))
+    ours = geometry.compensated_key(basis, simulated, mix)
+    evaluated = basis + 0.4 * (smile - basis) + 1.0 * (ours - basis)  # Blender's relative-key sum
+    np.testing.assert_allclose(evaluated, simulated, atol=1e-12)
+
+
+def test_bake_keyframes_are_zero_one_zero_and_the_last_holds():
+    assert geometry.bake_key_frames(5, 1, 10) == [(4, 0.0), (5, 1.0), (6, 0.0)]
+    assert geometry.bake_key_frames(1, 1, 10) == [(0, 0.0), (1, 1.0), (2, 0.0)]
+    assert geometry.bake_key_frames(10, 1, 10) == [(9, 0.0), (10, 1.0)]
+
+
+def test_percent_lines_print_each_tenth_once_and_the_end():
+    last, lines = -1, []
+    for done in range(1, 31):
+        last, line = geometry.percent_lines(done, 30, last)
+        if line:
+            lines.append(line)
+    assert len(lines) == 11  # the first frame, then 10%, 20%, ... 100%
+    assert lines[1].startswith("Verlet Cloth bake:  10%")
+    assert lines[-1].startswith("Verlet Cloth bake: 100%")

@@ -1,0 +1,138 @@
+"""View3D → Sidebar → "Cloth": the artist's panel and its sub-panels."""
+
+from __future__ import annotations
+
+import bpy
+
+
+def _cloth(context):
+    obj = context.active_object
+    return obj if obj is not None and obj.type == "MESH" else None
+
+
+class VIEW3D_PT_verlet_cloth(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Cloth"
+    bl_label = "Verlet Cloth"
+
+    def draw(self, context):
+        layout = self.layout
+        obj = context.active_object
+        if obj is None:
+            layout.label(text="Select a mesh to make cloth", icon="INFO")
+            return
+        if obj.type == "MESH":
+            settings = obj.verlet_cloth
+            row = layout.row(align=True)
+            row.operator("verlet_cloth.convert", icon="MOD_CLOTH")
+            row.operator("verlet_cloth.reset", icon="LOOP_BACK")
+            if settings.enabled:
+                layout.prop(settings, "enabled")
+                if settings.baked:
+                    layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
+        layout.operator("verlet_cloth.make_collider", icon="SPHERE").kind = "SPHERE"
+        layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
+
+
+class VIEW3D_PT_verlet_cloth_settings(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Cloth"
+    bl_label = "Settings"
+    bl_parent_id = "VIEW3D_PT_verlet_cloth"
+
+    @classmethod
+    def poll(cls, context):
+        obj = _cloth(context)
+        return obj is not None and obj.verlet_cloth.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.active_object.verlet_cloth
+        col = layout.column(align=True)
+        col.prop(settings, "substeps")
+        col.prop(settings, "iterations")
+        col.prop(settings, "damping")
+        col = layout.column(align=True, heading="Stiffness")
+        col.prop(settings, "stretch_stiffness")
+        col.prop(settings, "shear_stiffness")
+        col.prop(settings, "bend_stiffness")
+        col.prop(settings, "stretch_only")
+        col = layout.column(align=True)
+        col.prop(settings, "mass_mode")
+        col.prop(settings, "density" if settings.mass_mode == "DENSITY" else "mass")
+        col = layout.column(align=True)
+        col.prop(settings, "thickness")
+        col.prop(settings, "friction")
+        row = layout.row(align=True)
+        row.prop_search(settings, "pin_group", context.active_object, "vertex_groups")
+        row.operator("verlet_cloth.assign_pins", text="", icon="PINNED")
+        col = layout.column(align=True)
+        col.prop(settings, "wind_direction")
+        col.prop(settings, "wind_strength")
+        col = layout.column(align=True)
+        col.prop(settings, "use_scene_frame_range")
+        sub = col.column(align=True)
+        sub.active = not settings.use_scene_frame_range
+        sub.prop(settings, "frame_start")
+        sub.prop(settings, "frame_end")
+
+
+class VIEW3D_PT_verlet_cloth_colliders(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Cloth"
+    bl_label = "Collider"
+    bl_parent_id = "VIEW3D_PT_verlet_cloth"
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if obj is None or obj.type not in {"MESH", "EMPTY"}:
+            return False
+        return not (obj.type == "MESH" and obj.verlet_cloth.enabled)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.active_object.verlet_cloth_collider
+        layout.prop(settings, "kind")
+        if settings.kind != "NONE":
+            layout.prop(settings, "friction")
+            layout.prop(settings, "offset")
+        if settings.kind == "PLANE":
+            layout.prop(settings, "bounded")
+
+
+class VIEW3D_PT_verlet_cloth_bake(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Cloth"
+    bl_label = "Bake"
+    bl_parent_id = "VIEW3D_PT_verlet_cloth"
+
+    @classmethod
+    def poll(cls, context):
+        obj = _cloth(context)
+        return obj is not None and obj.verlet_cloth.enabled
+
+    def draw(self, context):
+        layout = self.layout
+        settings = context.active_object.verlet_cloth
+        row = layout.row(align=True)
+        row.operator("verlet_cloth.bake", text="Bake Again" if settings.baked else "Bake", icon="REC")
+        sub = row.row(align=True)
+        sub.enabled = settings.baked
+        sub.operator("verlet_cloth.free_bake", icon="TRASH")
+
+
+CLASSES = (
+    VIEW3D_PT_verlet_cloth,
+    VIEW3D_PT_verlet_cloth_settings,
+    VIEW3D_PT_verlet_cloth_colliders,
+    VIEW3D_PT_verlet_cloth_bake,
+)
