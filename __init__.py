@@ -6,6 +6,7 @@ if __package__:
     import bpy
 
     from . import operators, ui
+    from .ui import preset_menu
 
     # Every Blender class, registered in this order and unregistered in reverse.
     CLASSES = (*ui.CLASSES, *operators.CLASSES)
@@ -13,7 +14,9 @@ if __package__:
     def register() -> None:
         for cls in CLASSES:
             bpy.utils.register_class(cls)
+        preset_menu.register()
 
     def unregister() -> None:
+        preset_menu.unregister()
         for cls in reversed(CLASSES):
             bpy.utils.unregister_class(cls)

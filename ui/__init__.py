@@ -1,3 +1,5 @@
 """Properties, panels and presets."""
 
-CLASSES: tuple = ()
+from . import preset_menu
+
+CLASSES: tuple = (*preset_menu.CLASSES,)
