@@ -6,6 +6,7 @@ if __package__:
     import bpy
 
     from . import operators, ui
+    from .operators import cli
     from .ui import preset_menu
 
     # Every Blender class, registered in this order and unregistered in reverse.
@@ -15,8 +16,10 @@ if __package__:
         for cls in CLASSES:
             bpy.utils.register_class(cls)
         preset_menu.register()
+        cli.register_command()
 
     def unregister() -> None:
+        cli.unregister_command()
         preset_menu.unregister()
         for cls in reversed(CLASSES):
             bpy.utils.unregister_class(cls)
