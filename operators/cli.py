@@ -142,21 +142,13 @@ def _load_baking() -> Any:
 
 
 class _Progress:
-    """Prints a line per progress report of `bake_object`, whatever it reports."""
+    """Prints a line per simulated frame: `bake_object` reports progress(done, total)."""
 
-    def __init__(self, name: str, start: int, end: int) -> None:
-        self.name, self.start, self.end = name, start, end
+    def __init__(self, name: str, start: int) -> None:
+        self.name, self.start = name, start
 
-    def __call__(self, *args: Any, **_kwargs: Any) -> None:
-        value = args[0] if args else None
-        total = self.end - self.start + 1
-        if isinstance(value, int) and self.start <= value <= self.end:
-            text = f"frame {value} ({value - self.start + 1}/{total})"
-        elif isinstance(value, float) and 0.0 <= value <= 1.0:
-            text = f"{value:.0%}"
-        else:
-            text = " ".join(str(arg) for arg in args)
-        print(f"  {self.name}: {text}", flush=True)
+    def __call__(self, done: int, total: int) -> None:
+        print(f"  {self.name}: frame {self.start + done - 1} ({done}/{total})", flush=True)
 
 
 def _say(message: str) -> None:
@@ -208,7 +200,7 @@ def _bake(args: argparse.Namespace) -> int:
         _say(f"baking {obj.name}, frames {start}-{end}")
         began = time.perf_counter()
         try:
-            frames = bake_object(scene, obj, start, end, progress=_Progress(obj.name, start, end))
+            frames = bake_object(scene, obj, start, end, progress=_Progress(obj.name, start))
         except Exception as exc:
             raise CliError(f"baking {obj.name} failed: {exc}") from exc
         _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s")

@@ -126,3 +126,15 @@ def test_bundled_presets_cannot_be_removed(blender):
         _cloth_object(blender)
         assert blender.ops.verlet_cloth.preset_add(name="cotton", remove_name=True) == {"CANCELLED"}
     assert (Path(preset_menu.BUNDLED_DIR) / "cotton.py").is_file()
+
+
+def test_the_settings_panel_shows_the_presets(blender):
+    import sys
+
+    from conftest import ADDON_MODULE
+
+    preset_menu = sys.modules[ADDON_MODULE + ".ui.preset_menu"]
+    panel = getattr(blender.types, preset_menu.SETTINGS_PANEL, None)
+    if panel is None:
+        pytest.skip("the cloth Settings panel (issue 3) is not merged yet")
+    assert preset_menu._draw_in_panel in panel._dyn_ui_initialize()

@@ -6,7 +6,9 @@ go to Blender's user preset folder (`scripts/presets/verlet_cloth/`), which `Add
 handles; bundled presets are read-only there (Blender refuses to remove presets inside an
 extension).
 
-A panel shows the menu with `draw_presets(layout)`.
+The menu, with add and remove buttons, heads the cloth Settings panel (issue 3's
+`VIEW3D_PT_verlet_cloth_settings`, extended with `Panel.prepend` when it is registered); any other
+panel can show it with `draw_presets(layout)`.
 """
 
 from __future__ import annotations
@@ -63,8 +65,7 @@ class VERLET_CLOTH_MT_presets(Menu):
         )
 
 
-# The stubs type AddPresetBase's execute/invoke/check loosely, so they clash with Operator's.
-class VERLET_CLOTH_OT_preset_add(AddPresetBase, Operator):  # type: ignore[misc]
+class VERLET_CLOTH_OT_preset_add(AddPresetBase, Operator):
     """Add a Verlet Cloth material preset from the active object's settings, or remove one"""
 
     bl_idname = "verlet_cloth.preset_add"
@@ -88,6 +89,15 @@ def draw_presets(layout: bpy.types.UILayout) -> None:
     remove.remove_active = True
 
 
+# The panel whose top shows the presets, when the add-on has it.
+SETTINGS_PANEL = "VIEW3D_PT_verlet_cloth_settings"
+
+
+def _draw_in_panel(panel: bpy.types.Panel, _context: bpy.types.Context) -> None:
+    if panel.layout is not None:
+        draw_presets(panel.layout)
+
+
 def bundled_presets() -> list[str]:
     """Paths of the presets shipped with the add-on, sorted by name."""
     return sorted(os.path.join(BUNDLED_DIR, name) for name in os.listdir(BUNDLED_DIR) if name.endswith(".py"))
@@ -97,9 +107,15 @@ def register() -> None:
     register_path = getattr(bpy.utils, "register_preset_path", None)
     if register_path is not None and BUNDLED_DIR not in bpy.utils.preset_paths(PRESET_SUBDIR):
         register_path(PRESET_ROOT)
+    panel = getattr(bpy.types, SETTINGS_PANEL, None)
+    if panel is not None:
+        panel.prepend(_draw_in_panel)
 
 
 def unregister() -> None:
+    panel = getattr(bpy.types, SETTINGS_PANEL, None)
+    if panel is not None:
+        panel.remove(_draw_in_panel)
     unregister_path = getattr(bpy.utils, "unregister_preset_path", None)
     if unregister_path is not None and BUNDLED_DIR in bpy.utils.preset_paths(PRESET_SUBDIR):
         unregister_path(PRESET_ROOT)
