@@ -140,3 +140,22 @@ def test_bake_saves_a_file_whose_cloth_falls(cli, blender, shot, tmp_path, in_pl
 def test_bake_defaults_to_every_cloth_and_its_frame_range(cli, blender, shot, capsys):
     assert cli.main(["bake", shot]) == 0, capsys.readouterr().err
     assert "baking Cloth, frames 1-12" in capsys.readouterr().out
+
+
+def test_the_pure_python_wrapper_runs_the_same_command(tmp_path):
+    """tools/bake.py: the CLI with Blender-as-a-module, in a fresh interpreter."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from conftest import ROOT, require_bpy
+
+    require_bpy()
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path)}
+    script = str(Path(ROOT) / "tools" / "bake.py")
+    missing = str(tmp_path / "missing.blend")
+    result = subprocess.run(
+        [sys.executable, script, "bake", missing], capture_output=True, text=True, env=env, check=False, timeout=300
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"verlet_cloth: error: file not found: {missing}" in result.stderr
