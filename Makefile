@@ -36,7 +36,8 @@ test: lint
 # Installable zip for Get Extensions → Install from Disk: $(DIST)/verlet_cloth-<version>.zip
 extension: venv
 	@mkdir -p $(DIST)
-	$(BLENDER_EXT) build --source-dir . --output-dir $(DIST)
+	@echo "blender_ext.py build --source-dir . --output-dir $(DIST)"
+	@$(BLENDER_EXT) build --source-dir . --output-dir $(DIST)
 
 clean:
 	rm -rf out dist .pytest_cache .mypy_cache .ruff_cache

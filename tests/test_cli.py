@@ -159,3 +159,19 @@ def test_the_pure_python_wrapper_runs_the_same_command(tmp_path):
     )
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"verlet_cloth: error: file not found: {missing}" in result.stderr
+
+
+def test_disabling_the_add_on_unregisters_the_command_and_presets(blender):
+    import addon_utils
+
+    preset_dir = sys.modules[ADDON_MODULE + ".ui.preset_menu"].BUNDLED_DIR
+    addon_utils.disable(ADDON_MODULE, default_set=True)
+    try:
+        cli_module = sys.modules.get(ADDON_MODULE + ".operators.cli")
+        assert cli_module is None or cli_module._handle is None
+        assert preset_dir not in blender.utils.preset_paths("verlet_cloth")
+        assert not hasattr(blender.types, "VERLET_CLOTH_MT_presets")
+    finally:
+        addon_utils.enable(ADDON_MODULE, default_set=True)
+    assert sys.modules[ADDON_MODULE + ".operators.cli"]._handle is not None
+    assert preset_dir in blender.utils.preset_paths("verlet_cloth")
