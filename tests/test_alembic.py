@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from vc_helpers import baking_available, evaluated_positions, grid_object
 
 FRAMES = range(1, 9)

@@ -9,7 +9,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from conftest import ADDON_MODULE
 from vc_helpers import baking_available, cloth_settings, evaluated_positions, grid_object
 

@@ -8,7 +8,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import require_bpy
 from vc_helpers import baking_available
 

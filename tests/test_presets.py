@@ -4,7 +4,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from vc_helpers import cloth_settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,11 +129,33 @@ def test_bundled_presets_cannot_be_removed(blender):
 
 def test_the_settings_panel_shows_the_presets(blender):
     import sys
+    import types
 
     from conftest import ADDON_MODULE
 
     preset_menu = sys.modules[ADDON_MODULE + ".ui.preset_menu"]
-    panel = getattr(blender.types, preset_menu.SETTINGS_PANEL, None)
-    if panel is None:
+    if not hasattr(blender.types, preset_menu.SETTINGS_PANEL):
+        assert not hasattr(blender.types, "VIEW3D_PT_verlet_cloth_presets")
         pytest.skip("the cloth Settings panel (issue 3) is not merged yet")
-    assert preset_menu._draw_in_panel in panel._dyn_ui_initialize()
+    panel = blender.types.VIEW3D_PT_verlet_cloth_presets
+    assert panel.bl_parent_id == preset_menu.SETTINGS_PANEL
+
+    drawn = []
+
+    class Layout:
+        def row(self, **_kwargs):
+            return self
+
+        def menu(self, name, **_kwargs):
+            drawn.append(name)
+
+        def operator(self, idname, **_kwargs):
+            drawn.append(idname)
+            return types.SimpleNamespace()
+
+    with cloth_settings(blender):
+        obj = _cloth_object(blender)
+        context = types.SimpleNamespace(object=obj)
+        assert panel.poll(context)
+        preset_menu.VIEW3D_PT_verlet_cloth_presets.draw(types.SimpleNamespace(layout=Layout()), context)
+    assert drawn == ["VERLET_CLOTH_MT_presets", "verlet_cloth.preset_add", "verlet_cloth.preset_add"]

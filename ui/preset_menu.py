@@ -6,9 +6,9 @@ go to Blender's user preset folder (`scripts/presets/verlet_cloth/`), which `Add
 handles; bundled presets are read-only there (Blender refuses to remove presets inside an
 extension).
 
-The menu, with add and remove buttons, heads the cloth Settings panel (issue 3's
-`VIEW3D_PT_verlet_cloth_settings`, extended with `Panel.prepend` when it is registered); any other
-panel can show it with `draw_presets(layout)`.
+The menu, with add and remove buttons, is a "Presets" sub-panel of the cloth Settings panel
+(issue 3's `VIEW3D_PT_verlet_cloth_settings`), registered only when that panel is; any other panel
+can show it with `draw_presets(layout)`.
 """
 
 from __future__ import annotations
@@ -89,13 +89,26 @@ def draw_presets(layout: bpy.types.UILayout) -> None:
     remove.remove_active = True
 
 
-# The panel whose top shows the presets, when the add-on has it.
+# The panel the presets sub-panel belongs to, when the add-on has it.
 SETTINGS_PANEL = "VIEW3D_PT_verlet_cloth_settings"
 
 
-def _draw_in_panel(panel: bpy.types.Panel, _context: bpy.types.Context) -> None:
-    if panel.layout is not None:
-        draw_presets(panel.layout)
+class VIEW3D_PT_verlet_cloth_presets(bpy.types.Panel):
+    """Material presets for the active cloth"""
+
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Cloth"
+    bl_label = "Presets"
+    bl_parent_id = SETTINGS_PANEL
+
+    @classmethod
+    def poll(cls, context: bpy.types.Context) -> bool:
+        return _has_cloth_settings(context)
+
+    def draw(self, _context: bpy.types.Context) -> None:
+        if self.layout is not None:
+            draw_presets(self.layout)
 
 
 def bundled_presets() -> list[str]:
@@ -107,15 +120,13 @@ def register() -> None:
     register_path = getattr(bpy.utils, "register_preset_path", None)
     if register_path is not None and BUNDLED_DIR not in bpy.utils.preset_paths(PRESET_SUBDIR):
         register_path(PRESET_ROOT)
-    panel = getattr(bpy.types, SETTINGS_PANEL, None)
-    if panel is not None:
-        panel.prepend(_draw_in_panel)
+    if hasattr(bpy.types, SETTINGS_PANEL) and not VIEW3D_PT_verlet_cloth_presets.is_registered:
+        bpy.utils.register_class(VIEW3D_PT_verlet_cloth_presets)
 
 
 def unregister() -> None:
-    panel = getattr(bpy.types, SETTINGS_PANEL, None)
-    if panel is not None:
-        panel.remove(_draw_in_panel)
+    if VIEW3D_PT_verlet_cloth_presets.is_registered:
+        bpy.utils.unregister_class(VIEW3D_PT_verlet_cloth_presets)
     unregister_path = getattr(bpy.utils, "unregister_preset_path", None)
     if unregister_path is not None and BUNDLED_DIR in bpy.utils.preset_paths(PRESET_SUBDIR):
         unregister_path(PRESET_ROOT)
