@@ -174,3 +174,18 @@ def test_disabling_the_add_on_unregisters_the_command_and_presets(blender):
         addon_utils.enable(ADDON_MODULE, default_set=True)
     assert sys.modules[ADDON_MODULE + ".operators.cli"]._handle is not None
     assert preset_dir in blender.utils.preset_paths("verlet_cloth")
+
+
+@needs_baking
+def test_bake_uses_each_objects_own_range_and_several_objects(cli, blender, tmp_path, capsys):
+    first = grid_object(blender, "First", n=5, height=1.0)
+    second = grid_object(blender, "Second", n=5, height=2.0)
+    for obj in (first, second):
+        obj.verlet_cloth.enabled = True
+    second.verlet_cloth.use_scene_frame_range = False
+    second.verlet_cloth.frame_start, second.verlet_cloth.frame_end = 3, 7
+    blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 4
+    path = _save(blender, tmp_path / "two.blend")
+    assert cli.main(["bake", path, "--objects", "Second,First"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.index("baking Second, frames 3-7") < out.index("baking First, frames 1-4")
