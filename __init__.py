@@ -6,7 +6,8 @@ if __package__:
     import bpy
 
     from . import operators, ui
-    from .operators import handler
+    from .operators import cli, handler
+    from .ui import preset_menu
 
     # Every Blender class, registered in this order and unregistered in reverse.
     CLASSES = (*ui.CLASSES, *operators.CLASSES)
@@ -16,8 +17,12 @@ if __package__:
             bpy.utils.register_class(cls)
         ui.register_properties()
         handler.register_handlers()
+        preset_menu.register()
+        cli.register_command()
 
     def unregister() -> None:
+        cli.unregister_command()
+        preset_menu.unregister()
         handler.unregister_handlers()
         ui.unregister_properties()
         for cls in reversed(CLASSES):

@@ -17,7 +17,9 @@ def grid_mesh(name: str, n: int, size: float = 2.0, height: float = 1.5) -> bpy.
     gx, gy = np.meshgrid(xs, xs)
     vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
     index = np.arange(n * n).reshape(n, n)
-    faces = np.stack([index[:-1, :-1].ravel(), index[:-1, 1:].ravel(), index[1:, 1:].ravel(), index[1:, :-1].ravel()], 1)
+    faces = np.stack(
+        [index[:-1, :-1].ravel(), index[:-1, 1:].ravel(), index[1:, 1:].ravel(), index[1:, :-1].ravel()], 1
+    )
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata(vertices.tolist(), [], faces.tolist())
     mesh.update()

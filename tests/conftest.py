@@ -47,6 +47,7 @@ def blender_session():
     user = tempfile.mkdtemp(prefix="vc_blender_user_")
     os.environ["BLENDER_USER_RESOURCES"] = user
     import bpy  # noqa: PLC0415 - only Blender tests need it
+
     import addon_utils  # noqa: PLC0415 - must follow bpy
 
     repo_dir = Path(tempfile.mkdtemp(prefix="vc_repo_"))

@@ -4,9 +4,9 @@ import sys
 
 
 def test_extension_enables_and_registers(blender):
-    import addon_utils
-
     from conftest import ADDON_MODULE
+
+    import addon_utils
 
     assert ADDON_MODULE in sys.modules
     loaded, enabled = addon_utils.check(ADDON_MODULE)
@@ -14,9 +14,9 @@ def test_extension_enables_and_registers(blender):
 
 
 def test_enable_disable_enable_leaves_no_handler(blender):
-    import addon_utils
-
     from conftest import ADDON_MODULE
+
+    import addon_utils
 
     before = {len(h) for h in (blender.app.handlers.frame_change_post, blender.app.handlers.load_post)}
     addon_utils.disable(ADDON_MODULE, default_set=True)

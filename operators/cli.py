@@ -1,0 +1,232 @@
+"""Command-line baking for render farms.
+
+With a Blender binary (the add-on registers the command when it is enabled)::
+
+    blender -b -c verlet_cloth bake shot.blend [--objects A,B] [--frames START:END] [--output OUT.blend]
+
+With Blender-as-a-module (`pip install bpy`), the same entry point from Python::
+
+    from bl_ext.user_default.verlet_cloth.operators import cli
+    raise SystemExit(cli.main(["bake", "shot.blend", "--frames", "1:120"]))
+
+`main` opens the file, bakes the named cloth objects (by default every object with Verlet Cloth
+enabled in the scene), saves to `--output` or over the file, prints progress, and returns 0, or
+1 with a message on stderr when something is wrong. It checks everything it can (file, frame
+range, objects, output folder) before it bakes anything, so a farm job fails fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+COMMAND = "verlet_cloth"
+PROG = f"blender -b -c {COMMAND}"
+
+# Handle from bpy.utils.register_cli_command while the add-on is enabled.
+_handle: Any = None
+
+
+class CliError(Exception):
+    """A problem with the command line or the file; the message is shown to the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:  # argparse would exit the whole process
+        raise CliError(f"{message}\n{self.format_usage().strip()}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Verlet Cloth command-line tools.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    bake = commands.add_parser(
+        "bake",
+        help="bake cloth objects of a .blend file and save it",
+        description="Open FILE, bake its cloth objects and save it (in place unless --output is given).",
+    )
+    bake.add_argument("file", metavar="FILE", help="the .blend file to bake")
+    bake.add_argument(
+        "--objects", metavar="A,B", help="comma-separated object names (default: every object with Verlet Cloth on)"
+    )
+    bake.add_argument(
+        "--frames",
+        metavar="START:END",
+        help="frame range, both included (default: each object's range, or the scene's); negative: --frames=-10:20",
+    )
+    bake.add_argument("--scene", metavar="NAME", help="scene to bake in (default: the file's active scene)")
+    bake.add_argument("--output", metavar="OUT.blend", help="save here instead of over FILE")
+    return parser
+
+
+def parse_frames(text: str) -> tuple[int, int]:
+    """ "START:END" → (start, end), with start <= end."""
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise CliError(f"bad frame range {text!r}: expected START:END, for example 1:250")
+    try:
+        start, end = int(parts[0]), int(parts[1])
+    except ValueError:
+        raise CliError(f"bad frame range {text!r}: START and END must be whole frame numbers") from None
+    if start > end:
+        raise CliError(f"bad frame range {text!r}: START ({start}) is after END ({end})")
+    return start, end
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parse and check the arguments that need no file; raise CliError on a problem."""
+    args = _parser().parse_args(list(argv))
+    args.frame_range = parse_frames(args.frames) if args.frames is not None else None
+    args.object_names = None
+    if args.objects is not None:
+        args.object_names = [name.strip() for name in args.objects.split(",") if name.strip()]
+        if not args.object_names:
+            raise CliError("--objects is empty: give object names separated by commas")
+    args.file = os.path.abspath(os.path.expanduser(args.file))
+    if not os.path.isfile(args.file):
+        raise CliError(f"file not found: {args.file}")
+    args.output = os.path.abspath(os.path.expanduser(args.output)) if args.output else args.file
+    if not os.path.isdir(os.path.dirname(args.output)):
+        raise CliError(f"output folder does not exist: {os.path.dirname(args.output)}")
+    return args
+
+
+def is_cloth(obj: Any) -> bool:
+    """The object is a mesh with Verlet Cloth turned on."""
+    settings = getattr(obj, "verlet_cloth", None)
+    return obj.type == "MESH" and settings is not None and bool(getattr(settings, "enabled", False))
+
+
+def object_frame_range(scene: Any, obj: Any) -> tuple[int, int]:
+    """The object's own bake range: the scene's, unless the cloth settings override it."""
+    settings = obj.verlet_cloth
+    if getattr(settings, "use_scene_frame_range", True):
+        return scene.frame_start, scene.frame_end
+    return settings.frame_start, settings.frame_end
+
+
+def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
+    """The cloth objects to bake; raise CliError naming unknown or non-cloth objects."""
+    import bpy
+
+    if names is None:
+        found = [obj for obj in scene.objects if is_cloth(obj)]
+        if not found:
+            raise CliError(f"no object in scene {scene.name!r} has Verlet Cloth enabled; nothing to bake")
+        return found
+    cloths = ", ".join(sorted(obj.name for obj in scene.objects if is_cloth(obj))) or "none"
+    unknown = [name for name in names if name not in bpy.data.objects]
+    if unknown:
+        raise CliError(f"unknown object(s): {', '.join(unknown)} (cloth objects in scene {scene.name!r}: {cloths})")
+    objects = [bpy.data.objects[name] for name in names]
+    outside = [obj.name for obj in objects if obj.name not in scene.objects]
+    if outside:
+        raise CliError(f"object(s) not in scene {scene.name!r}: {', '.join(outside)}")
+    not_cloth = [obj.name for obj in objects if not is_cloth(obj)]
+    if not_cloth:
+        raise CliError(
+            f"not a cloth object: {', '.join(not_cloth)} (turn Verlet Cloth on for it first; cloth objects: {cloths})"
+        )
+    return list(dict.fromkeys(objects))
+
+
+def _load_baking() -> Any:
+    try:
+        from . import baking
+    except ImportError as exc:
+        raise CliError(f"this version of Verlet Cloth cannot bake ({exc})") from None
+    return baking
+
+
+class _Progress:
+    """Prints a line per simulated frame: `bake_object` reports progress(done, total)."""
+
+    def __init__(self, name: str, start: int) -> None:
+        self.name, self.start = name, start
+
+    def __call__(self, done: int, total: int) -> None:
+        print(f"  {self.name}: frame {self.start + done - 1} ({done}/{total})", flush=True)
+
+
+def _say(message: str) -> None:
+    print(f"{COMMAND}: {message}", flush=True)
+
+
+def _error(message: str) -> int:
+    print(f"{COMMAND}: error: {message}", file=sys.stderr, flush=True)
+    return 1
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run a command line such as ["bake", "shot.blend", "--frames", "1:100"]; 0 on success."""
+    try:
+        args = parse_args(argv)
+    except CliError as exc:
+        return _error(str(exc))
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
+    try:
+        return _bake(args)
+    except CliError as exc:
+        return _error(str(exc))
+
+
+def _bake(args: argparse.Namespace) -> int:
+    import bpy
+
+    _say(f"opening {args.file}")
+    try:
+        bpy.ops.wm.open_mainfile(filepath=args.file)
+    except RuntimeError as exc:
+        raise CliError(f"cannot open {args.file}: {exc}") from None
+    if args.scene is not None:
+        if args.scene not in bpy.data.scenes:
+            names = ", ".join(scene.name for scene in bpy.data.scenes)
+            raise CliError(f"unknown scene {args.scene!r} (scenes: {names})")
+        scene = bpy.data.scenes[args.scene]
+    else:
+        scene = bpy.context.scene
+    objects = resolve_objects(scene, args.object_names)
+    jobs = [(obj, args.frame_range or object_frame_range(scene, obj)) for obj in objects]
+    for obj, (start, end) in jobs:
+        if start > end:
+            raise CliError(f"{obj.name}: its frame range {start}:{end} is empty; pass --frames START:END")
+    bake_object: Callable[..., int] = _load_baking().bake_object
+
+    for obj, (start, end) in jobs:
+        _say(f"baking {obj.name}, frames {start}-{end}")
+        began = time.perf_counter()
+        try:
+            frames = bake_object(scene, obj, start, end, progress=_Progress(obj.name, start))
+        except Exception as exc:
+            raise CliError(f"baking {obj.name} failed: {exc}") from exc
+        _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s")
+
+    try:
+        bpy.ops.wm.save_as_mainfile(filepath=args.output, check_existing=False)
+    except RuntimeError as exc:
+        raise CliError(f"cannot save {args.output}: {exc}") from None
+    _say(f"saved {args.output}")
+    return 0
+
+
+def register_command() -> None:
+    """Make `blender -c verlet_cloth ...` available (Blender 4.2 and later)."""
+    global _handle  # noqa: PLW0603 - the handle lives as long as the add-on is enabled
+    import bpy
+
+    register = getattr(bpy.utils, "register_cli_command", None)
+    if register is not None and _handle is None:
+        _handle = register(COMMAND, main)
+
+
+def unregister_command() -> None:
+    global _handle  # noqa: PLW0603
+    import bpy
+
+    if _handle is not None:
+        bpy.utils.unregister_cli_command(_handle)
+        _handle = None

@@ -1,0 +1,191 @@
+"""`blender -c verlet_cloth bake ...`: the command-line entry `operators.cli.main(argv)`.
+
+There is no Blender binary here (bpy is a module), so the tests call `main` from Python, which is
+what Blender calls for `-c verlet_cloth`. Checks that need no bake run now; the bake tests need
+issue 3's `operators/baking.py` and skip only while it is absent.
+"""
+
+import sys
+
+import numpy as np
+import pytest
+from conftest import ADDON_MODULE
+from vc_helpers import baking_available, cloth_settings, evaluated_positions, grid_object
+
+needs_baking = pytest.mark.skipif(not baking_available(), reason="operators/baking.py (issue 3) is not merged yet")
+
+
+@pytest.fixture
+def cli(blender):
+    return sys.modules[ADDON_MODULE + ".operators.cli"]
+
+
+def _save(bpy, path) -> str:
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), check_existing=False)
+    return str(path)
+
+
+@pytest.fixture
+def shot(blender, tmp_path):
+    """A saved file with a cloth `Cloth` (once cloth settings exist), a mesh `Ball` and an empty."""
+    with cloth_settings(blender):
+        cloth = grid_object(blender, "Cloth", n=8, size=1.0, height=1.0)
+        cloth.verlet_cloth.enabled = True
+        grid_object(blender, "Ball", n=3)
+        empty = blender.data.objects.new("Empty", None)
+        blender.context.scene.collection.objects.link(empty)
+        blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 12
+        yield _save(blender, tmp_path / "shot.blend")
+
+
+def test_the_command_is_registered_with_the_add_on(cli, blender):
+    assert hasattr(blender.utils, "register_cli_command")
+    assert cli._handle is not None
+
+
+def test_missing_file(cli, tmp_path, capsys):
+    assert cli.main(["bake", str(tmp_path / "nope.blend")]) == 1
+    assert "file not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("frames", ["5:1", "a:b", "1-5", "1:2:3", ":4"])
+def test_bad_frame_range(cli, shot, frames, capsys):
+    assert cli.main(["bake", shot, f"--frames={frames}"]) == 1
+    assert "bad frame range" in capsys.readouterr().err
+
+
+def test_parse_frames(cli):
+    assert cli.parse_frames("1:250") == (1, 250)
+    assert cli.parse_frames("-10:-10") == (-10, -10)
+
+
+@pytest.mark.parametrize("argv", [[], ["bake"], ["render", "x.blend"], ["bake", "x.blend", "--bogus"]])
+def test_usage_errors(cli, argv, capsys):
+    assert cli.main(argv) == 1
+    assert "usage: blender -b -c verlet_cloth" in capsys.readouterr().err
+
+
+def test_help_exits_cleanly(cli, capsys):
+    assert cli.main(["bake", "--help"]) == 0
+    assert "--frames START:END" in capsys.readouterr().out
+
+
+def test_output_folder_must_exist(cli, shot, tmp_path, capsys):
+    assert cli.main(["bake", shot, "--output", str(tmp_path / "no" / "out.blend")]) == 1
+    assert "output folder does not exist" in capsys.readouterr().err
+
+
+def test_unknown_object(cli, shot, capsys):
+    assert cli.main(["bake", shot, "--objects", "Cloth,Nope"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown object(s): Nope" in err
+
+
+def test_unknown_scene(cli, shot, capsys):
+    assert cli.main(["bake", shot, "--scene", "Nope"]) == 1
+    assert "unknown scene 'Nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["Ball", "Empty"])
+def test_object_that_is_not_a_cloth(cli, blender, shot, name, capsys):
+    with cloth_settings(blender):
+        assert cli.main(["bake", shot, "--objects", name]) == 1
+    err = capsys.readouterr().err
+    assert f"not a cloth object: {name}" in err and "cloth objects: Cloth" in err
+
+
+def test_file_without_cloth(cli, blender, tmp_path, capsys):
+    with cloth_settings(blender):
+        grid_object(blender, "Plain")
+        path = _save(blender, tmp_path / "plain.blend")
+        assert cli.main(["bake", path]) == 1
+    assert "nothing to bake" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(baking_available(), reason="baking exists")
+def test_without_baking_it_says_so(cli, blender, shot, capsys):
+    with cloth_settings(blender):
+        assert cli.main(["bake", shot]) == 1
+    assert "cannot bake" in capsys.readouterr().err
+
+
+@needs_baking
+@pytest.mark.parametrize("in_place", [False, True])
+def test_bake_saves_a_file_whose_cloth_falls(cli, blender, shot, tmp_path, in_place, capsys):
+    output = shot if in_place else str(tmp_path / "baked.blend")
+    argv = ["bake", shot, "--frames", "1:12"] + ([] if in_place else ["--output", output])
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert "baking Cloth, frames 1-12" in out and f"saved {output}" in out
+
+    blender.ops.wm.open_mainfile(filepath=output)
+    scene = blender.context.scene
+    cloth = blender.data.objects["Cloth"]
+    scene.frame_set(1)
+    first = evaluated_positions(blender, cloth)
+    scene.frame_set(12)
+    last = evaluated_positions(blender, cloth)
+    assert np.isfinite(last).all()
+    # Free fall for 11 frames at 24 fps is about 1 m; the cloth is unpinned and nothing is below.
+    assert first[:, 2].mean() - last[:, 2].mean() > 0.3
+    # The ball, not a cloth, is untouched.
+    scene.frame_set(1)
+    ball_start = evaluated_positions(blender, blender.data.objects["Ball"])
+    scene.frame_set(12)
+    assert np.allclose(evaluated_positions(blender, blender.data.objects["Ball"]), ball_start)
+
+
+@needs_baking
+def test_bake_defaults_to_every_cloth_and_its_frame_range(cli, blender, shot, capsys):
+    assert cli.main(["bake", shot]) == 0, capsys.readouterr().err
+    assert "baking Cloth, frames 1-12" in capsys.readouterr().out
+
+
+def test_the_pure_python_wrapper_runs_the_same_command(tmp_path):
+    """tools/bake.py: the CLI with Blender-as-a-module, in a fresh interpreter."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    from conftest import ROOT, require_bpy
+
+    require_bpy()
+    env = {**os.environ, "BLENDER_USER_RESOURCES": str(tmp_path)}
+    script = str(Path(ROOT) / "tools" / "bake.py")
+    missing = str(tmp_path / "missing.blend")
+    result = subprocess.run(
+        [sys.executable, script, "bake", missing], capture_output=True, text=True, env=env, check=False, timeout=300
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"verlet_cloth: error: file not found: {missing}" in result.stderr
+
+
+def test_disabling_the_add_on_unregisters_the_command_and_presets(blender):
+    import addon_utils
+
+    preset_dir = sys.modules[ADDON_MODULE + ".ui.preset_menu"].BUNDLED_DIR
+    addon_utils.disable(ADDON_MODULE, default_set=True)
+    try:
+        cli_module = sys.modules.get(ADDON_MODULE + ".operators.cli")
+        assert cli_module is None or cli_module._handle is None
+        assert preset_dir not in blender.utils.preset_paths("verlet_cloth")
+        assert not hasattr(blender.types, "VERLET_CLOTH_MT_presets")
+    finally:
+        addon_utils.enable(ADDON_MODULE, default_set=True)
+    assert sys.modules[ADDON_MODULE + ".operators.cli"]._handle is not None
+    assert preset_dir in blender.utils.preset_paths("verlet_cloth")
+
+
+@needs_baking
+def test_bake_uses_each_objects_own_range_and_several_objects(cli, blender, tmp_path, capsys):
+    first = grid_object(blender, "First", n=5, height=1.0)
+    second = grid_object(blender, "Second", n=5, height=2.0)
+    for obj in (first, second):
+        obj.verlet_cloth.enabled = True
+    second.verlet_cloth.use_scene_frame_range = False
+    second.verlet_cloth.frame_start, second.verlet_cloth.frame_end = 3, 7
+    blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 4
+    path = _save(blender, tmp_path / "two.blend")
+    assert cli.main(["bake", path, "--objects", "Second,First"]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.index("baking Second, frames 3-7") < out.index("baking First, frames 1-4")

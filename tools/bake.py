@@ -1,0 +1,42 @@
+"""Bake cloth in a .blend file with Blender-as-a-module (`pip install bpy`), no Blender binary.
+
+    python tools/bake.py bake shot.blend [--objects A,B] [--frames START:END] [--scene S] [--output OUT.blend]
+
+The arguments are those of `blender -b -c verlet_cloth ...`; this script loads the add-on from this
+checkout (as the extension `bl_ext.vc_cli.verlet_cloth`, through a temporary extension repository)
+and runs the same entry point, `operators.cli.main`. Blender's user folder is a temporary one unless
+BLENDER_USER_RESOURCES is set, so the user's preferences are never touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REPO = "vc_cli"
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_cli_user_"))
+    import bpy
+
+    import addon_utils
+
+    repo_dir = Path(tempfile.mkdtemp(prefix="vc_cli_repo_"))
+    (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
+    bpy.context.preferences.extensions.repos.new(name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER")
+    module = f"bl_ext.{REPO}.verlet_cloth"
+    addon_utils.enable(module, default_set=True, handle_error=_raise)
+    cli = sys.modules[module + ".operators.cli"]
+    return cli.main(argv)
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
