@@ -33,9 +33,9 @@ def _fcurves(anim_data):
     if slot is not None:
         try:
             from bpy_extras.anim_utils import action_get_channelbag_for_slot
-        except ImportError:
-            action_get_channelbag_for_slot = None
-        if action_get_channelbag_for_slot is not None:
+        except ImportError:  # Blender 4.4 has slots but not this helper
+            pass
+        else:
             bag = action_get_channelbag_for_slot(action, slot)
             return None if bag is None else bag.fcurves
     return getattr(action, "fcurves", None)
