@@ -7,8 +7,7 @@ from the imported object (a MeshSequenceCache) after import into an empty file.
 from pathlib import Path
 
 import numpy as np
-import pytest
-from vc_helpers import baking_available, evaluated_positions, grid_object
+from vc_helpers import evaluated_positions, grid_object
 
 FRAMES = range(1, 9)
 
@@ -69,7 +68,6 @@ def test_shape_key_animation_round_trips(blender, tmp_path):
     _assert_same_motion(*_round_trip(blender, obj, tmp_path / "sag.abc"))
 
 
-@pytest.mark.skipif(not baking_available(), reason="operators/baking.py (issue 3) is not merged yet")
 def test_baked_cloth_round_trips(blender, tmp_path):
     import sys
 

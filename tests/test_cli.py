@@ -10,9 +10,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import ADDON_MODULE
-from vc_helpers import baking_available, cloth_settings, evaluated_positions, grid_object
-
-needs_baking = pytest.mark.skipif(not baking_available(), reason="operators/baking.py (issue 3) is not merged yet")
+from vc_helpers import evaluated_positions, grid_object
 
 
 @pytest.fixture
@@ -28,14 +26,13 @@ def _save(bpy, path) -> str:
 @pytest.fixture
 def shot(blender, tmp_path):
     """A saved file with a cloth `Cloth` (once cloth settings exist), a mesh `Ball` and an empty."""
-    with cloth_settings(blender):
-        cloth = grid_object(blender, "Cloth", n=8, size=1.0, height=1.0)
-        cloth.verlet_cloth.enabled = True
-        grid_object(blender, "Ball", n=3)
-        empty = blender.data.objects.new("Empty", None)
-        blender.context.scene.collection.objects.link(empty)
-        blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 12
-        yield _save(blender, tmp_path / "shot.blend")
+    cloth = grid_object(blender, "Cloth", n=8, size=1.0, height=1.0)
+    cloth.verlet_cloth.enabled = True
+    grid_object(blender, "Ball", n=3)
+    empty = blender.data.objects.new("Empty", None)
+    blender.context.scene.collection.objects.link(empty)
+    blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 12
+    yield _save(blender, tmp_path / "shot.blend")
 
 
 def test_the_command_is_registered_with_the_add_on(cli, blender):
@@ -88,28 +85,18 @@ def test_unknown_scene(cli, shot, capsys):
 
 @pytest.mark.parametrize("name", ["Ball", "Empty"])
 def test_object_that_is_not_a_cloth(cli, blender, shot, name, capsys):
-    with cloth_settings(blender):
-        assert cli.main(["bake", shot, "--objects", name]) == 1
+    assert cli.main(["bake", shot, "--objects", name]) == 1
     err = capsys.readouterr().err
     assert f"not a cloth object: {name}" in err and "cloth objects: Cloth" in err
 
 
 def test_file_without_cloth(cli, blender, tmp_path, capsys):
-    with cloth_settings(blender):
-        grid_object(blender, "Plain")
-        path = _save(blender, tmp_path / "plain.blend")
-        assert cli.main(["bake", path]) == 1
+    grid_object(blender, "Plain")
+    path = _save(blender, tmp_path / "plain.blend")
+    assert cli.main(["bake", path]) == 1
     assert "nothing to bake" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(baking_available(), reason="baking exists")
-def test_without_baking_it_says_so(cli, blender, shot, capsys):
-    with cloth_settings(blender):
-        assert cli.main(["bake", shot]) == 1
-    assert "cannot bake" in capsys.readouterr().err
-
-
-@needs_baking
 @pytest.mark.parametrize("in_place", [False, True])
 def test_bake_saves_a_file_whose_cloth_falls(cli, blender, shot, tmp_path, in_place, capsys):
     output = shot if in_place else str(tmp_path / "baked.blend")
@@ -135,7 +122,6 @@ def test_bake_saves_a_file_whose_cloth_falls(cli, blender, shot, tmp_path, in_pl
     assert np.allclose(evaluated_positions(blender, blender.data.objects["Ball"]), ball_start)
 
 
-@needs_baking
 def test_bake_defaults_to_every_cloth_and_its_frame_range(cli, blender, shot, capsys):
     assert cli.main(["bake", shot]) == 0, capsys.readouterr().err
     assert "baking Cloth, frames 1-12" in capsys.readouterr().out
@@ -176,7 +162,6 @@ def test_disabling_the_add_on_unregisters_the_command_and_presets(blender):
     assert preset_dir in blender.utils.preset_paths("verlet_cloth")
 
 
-@needs_baking
 def test_bake_uses_each_objects_own_range_and_several_objects(cli, blender, tmp_path, capsys):
     first = grid_object(blender, "First", n=5, height=1.0)
     second = grid_object(blender, "Second", n=5, height=2.0)

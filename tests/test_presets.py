@@ -4,7 +4,6 @@ import math
 from pathlib import Path
 
 import pytest
-from vc_helpers import cloth_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESET_DIR = ROOT / "ui" / "presets" / "verlet_cloth"
@@ -84,35 +83,33 @@ def test_preset_executes_against_an_object(blender, name):
     from conftest import ADDON_MODULE
 
     preset_menu = sys.modules[ADDON_MODULE + ".ui.preset_menu"]
-    with cloth_settings(blender):
-        obj = _cloth_object(blender)
-        path = Path(preset_menu.BUNDLED_DIR) / f"{name}.py"
-        result = blender.ops.script.execute_preset(filepath=str(path), menu_idname="VERLET_CLOTH_MT_presets")
-        assert result == {"FINISHED"}
-        settings = obj.verlet_cloth
-        for prop, value in _expected(name).items():
-            if isinstance(value, str):
-                assert getattr(settings, prop) == value, prop
-            else:  # float properties hold single precision
-                assert math.isclose(getattr(settings, prop), value, rel_tol=1e-6), (prop, getattr(settings, prop))
+    obj = _cloth_object(blender)
+    path = Path(preset_menu.BUNDLED_DIR) / f"{name}.py"
+    result = blender.ops.script.execute_preset(filepath=str(path), menu_idname="VERLET_CLOTH_MT_presets")
+    assert result == {"FINISHED"}
+    settings = obj.verlet_cloth
+    for prop, value in _expected(name).items():
+        if isinstance(value, str):
+            assert getattr(settings, prop) == value, prop
+        else:  # float properties hold single precision
+            assert math.isclose(getattr(settings, prop), value, rel_tol=1e-6), (prop, getattr(settings, prop))
 
 
 def test_user_preset_is_added_to_the_user_folder_and_removed(blender, tmp_path):
     import os
 
-    with cloth_settings(blender):
-        obj = _cloth_object(blender)
-        obj.verlet_cloth.density = 0.42
-        assert blender.ops.verlet_cloth.preset_add(name="My Wool") == {"FINISHED"}
-        user_dir = blender.utils.user_resource("SCRIPTS", path=os.path.join("presets", "verlet_cloth"))
-        written = Path(user_dir) / "My_Wool.py"
-        assert written.is_file()
-        assert "cloth.density = 0.4199" in written.read_text()  # float32
-        obj.verlet_cloth.density = 1.0
-        blender.ops.script.execute_preset(filepath=str(written), menu_idname="VERLET_CLOTH_MT_presets")
-        assert math.isclose(obj.verlet_cloth.density, 0.42, rel_tol=1e-6)
-        assert blender.ops.verlet_cloth.preset_add(name="My_Wool", remove_name=True) == {"FINISHED"}
-        assert not written.exists()
+    obj = _cloth_object(blender)
+    obj.verlet_cloth.density = 0.42
+    assert blender.ops.verlet_cloth.preset_add(name="My Wool") == {"FINISHED"}
+    user_dir = blender.utils.user_resource("SCRIPTS", path=os.path.join("presets", "verlet_cloth"))
+    written = Path(user_dir) / "My_Wool.py"
+    assert written.is_file()
+    assert "cloth.density = 0.4199" in written.read_text()  # float32
+    obj.verlet_cloth.density = 1.0
+    blender.ops.script.execute_preset(filepath=str(written), menu_idname="VERLET_CLOTH_MT_presets")
+    assert math.isclose(obj.verlet_cloth.density, 0.42, rel_tol=1e-6)
+    assert blender.ops.verlet_cloth.preset_add(name="My_Wool", remove_name=True) == {"FINISHED"}
+    assert not written.exists()
 
 
 def test_bundled_presets_cannot_be_removed(blender):
@@ -121,9 +118,8 @@ def test_bundled_presets_cannot_be_removed(blender):
     from conftest import ADDON_MODULE
 
     preset_menu = sys.modules[ADDON_MODULE + ".ui.preset_menu"]
-    with cloth_settings(blender):
-        _cloth_object(blender)
-        assert blender.ops.verlet_cloth.preset_add(name="cotton", remove_name=True) == {"CANCELLED"}
+    _cloth_object(blender)
+    assert blender.ops.verlet_cloth.preset_add(name="cotton", remove_name=True) == {"CANCELLED"}
     assert (Path(preset_menu.BUNDLED_DIR) / "cotton.py").is_file()
 
 
@@ -153,9 +149,8 @@ def test_the_settings_panel_shows_the_presets(blender):
             drawn.append(idname)
             return types.SimpleNamespace()
 
-    with cloth_settings(blender):
-        obj = _cloth_object(blender)
-        context = types.SimpleNamespace(object=obj)
-        assert panel.poll(context)
-        preset_menu.VIEW3D_PT_verlet_cloth_presets.draw(types.SimpleNamespace(layout=Layout()), context)
+    obj = _cloth_object(blender)
+    context = types.SimpleNamespace(object=obj)
+    assert panel.poll(context)
+    preset_menu.VIEW3D_PT_verlet_cloth_presets.draw(types.SimpleNamespace(layout=Layout()), context)
     assert drawn == ["VERLET_CLOTH_MT_presets", "verlet_cloth.preset_add", "verlet_cloth.preset_add"]
