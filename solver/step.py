@@ -9,6 +9,8 @@ from .constraints import batch_coefficients, project
 from .model import Model
 from .params import Params
 from .state import State
+from .tearing import batches_of, ensure_tear_state, find_new_tears, mark_torn_faces, override_coefficients
+from .wind import WindField
 
 
 def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarray:
@@ -40,7 +42,8 @@ def step(
     pin_targets: (N, 3) where pinned vertices should be at the end of the frame (default: rest
     positions); pin_targets_start: where they were at the start (default: the same), so moving
     pins are interpolated across substeps.
-    acceleration: extra (3,) or (N, 3) acceleration in m/s², added to gravity (e.g. wind).
+    acceleration: extra (3,) or (N, 3) acceleration in m/s², added to gravity.
+    Wind and tearing follow `params`; the tears live in `state`.
     """
     params.validated()
     substeps, iterations = int(params.substeps), int(params.iterations)
@@ -70,9 +73,18 @@ def step(
     coefficients = batch_coefficients(model, params, dt)
     lambdas = None
 
+    ensure_tear_state(state, model)
+    tear_factor = float(params.tear_factor)
+    if state.broken.any():
+        coefficients = override_coefficients(model, coefficients, None, state.broken)
+    intact = None if (state.face_torn_frame < 0).all() else state.face_torn_frame < 0
+    wind = WindField(model, params, x, state.time + 0.5 * float(frame_time), intact)
+    tore = False
+
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         displacement = (x - previous) * keep + kick
+        wind.apply(displacement, x, previous, dt)
         _limit_displacement(displacement, max_step)
         previous[...] = x
         x += displacement
@@ -90,7 +102,17 @@ def step(
             target = (target_start + (target_end - target_start) * t1)[partial]
             x[partial] += (target - x[partial]) * partial_fraction
 
+        if tear_factor > 0:
+            new = find_new_tears(model, x, state.broken, tear_factor)
+            if len(new):
+                tore = True
+                only = batches_of(model, new)
+                coefficients = override_coefficients(model, coefficients, None, state.broken, only)
+
     state.frame += 1
+    state.time += float(frame_time)
+    if tore:
+        mark_torn_faces(model, state.broken, state.face_torn_frame, state.frame)
     return state
 
 
