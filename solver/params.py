@@ -41,6 +41,9 @@ class Params:
     air_drag: float = 0.0  # 1/s, each vertex's velocity relative to the wind decays at this rate
     # Tearing (solver/tearing.py).
     tear_factor: float = 0.0  # a constraint breaks beyond this multiple of its rest length; 0 = never
+    # Self-collision (solver/self_collision.py).
+    self_collision: bool = False
+    self_collision_distance: float = 0.0  # m, kept between non-neighbour vertices; 0 = 2 × thickness
 
     def compliance_by_kind(self) -> np.ndarray:
         """Compliance (m/N) indexed by constraint kind."""
@@ -66,9 +69,14 @@ class Params:
             raise ValueError("wind must be finite")
         if not 0.0 <= self.turbulence <= 1.0 or not self.turbulence_scale > 0:
             raise ValueError("turbulence is a fraction between 0 and 1; turbulence_scale must be positive")
-        air = np.array([self.air_density, self.wind_coefficient, self.air_drag])
+        air = np.array([self.air_density, self.wind_coefficient, self.air_drag, self.self_collision_distance])
         if not (np.isfinite(air).all() and (air >= 0).all()):
-            raise ValueError("air_density, wind_coefficient and air_drag must be finite and non-negative")
+            raise ValueError("air_density, wind_coefficient, air_drag and self_collision_distance: finite, >= 0")
         if not (self.tear_factor == 0.0 or self.tear_factor > 1.0):
             raise ValueError("tear_factor is 0 (off) or a stretch ratio above 1")
         return self
+
+    @property
+    def self_collision_gap(self) -> float:
+        """Distance (m) self-collision keeps between non-neighbour vertices."""
+        return float(self.self_collision_distance) if self.self_collision_distance > 0 else 2.0 * float(self.thickness)

@@ -1,0 +1,143 @@
+"""Self-collision: non-neighbour vertices closer than a gap are pushed apart.
+
+Close pairs are found with a spatial hash (Müller's "Ten Minute Physics" layout): integer cell
+coordinates are hashed into a table, vertices are sorted by hash, counts and prefix sums give
+each bucket's range, and the 27 cells around every vertex are queried at once with NumPy.
+Hash collisions are filtered by comparing exact cell coordinates, so each pair is found once.
+
+Pairs are gathered within gap + skin (a "Verlet list") and reused across substeps until some
+vertex has moved more than skin / 2 since the query, relative to the cloth's mean motion (pair
+distances do not change when the whole cloth translates), so no pair closer than the gap is
+missed, and a cloth falling as a whole never needs a new query.
+Each substep then pushes every candidate pair closer than the gap apart, mass-weighted and equal
+and opposite, accumulating the corrections with np.bincount and averaging by contact count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_BITS = 21  # bits per packed cell coordinate; coordinates are clipped to ±(2^19) cells
+_LIMIT = 2 ** (_BITS - 2)
+_BIAS = 2 ** (_BITS - 1)
+# The own cell and the 13 "forward" neighbours: each unordered pair of cells is visited once.
+_OFFSETS = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 3)[13:]
+_OFFSET_KEYS = (_OFFSETS[:, 0] << (2 * _BITS)) + (_OFFSETS[:, 1] << _BITS) + _OFFSETS[:, 2]
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+
+
+def _cell_keys(positions: np.ndarray, cell: float) -> np.ndarray:
+    """Exact integer key of every point's cell: three biased 21-bit coordinates packed in an int64."""
+    scaled = np.clip(np.nan_to_num(positions / cell), -_LIMIT, _LIMIT)
+    c = np.floor(scaled).astype(np.int64) + _BIAS
+    return (c[:, 0] << (2 * _BITS)) + (c[:, 1] << _BITS) + c[:, 2]
+
+
+def _hash(keys: np.ndarray, bits: int) -> np.ndarray:
+    return ((keys.astype(np.uint64) * _GOLDEN) >> np.uint64(64 - bits)).astype(np.int64)
+
+
+def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs of points closer than `radius`, found by spatial hashing with cells of that size.
+
+    Returns (i, j) int64 arrays with i < j, each pair once, in a deterministic order. Cost grows
+    linearly with the point count (for a bounded number of points per cell).
+    """
+    x = np.asarray(positions, dtype=np.float64)
+    n = len(x)
+    empty = np.zeros(0, dtype=np.int64)
+    if n < 2 or not radius > 0:
+        return empty, empty
+    keys = _cell_keys(x, radius)
+    bits = max(int(2 * n - 1).bit_length(), 1)  # a table of at least 2n buckets
+    bucket_of = _hash(keys, bits)
+    order = np.argsort(bucket_of, kind="stable")
+    sorted_keys = keys[order]
+    counts = np.bincount(bucket_of, minlength=1 << bits)
+    starts = np.cumsum(counts) - counts
+
+    # Query the own cell and 13 forward neighbours of every point at once; drop empty buckets.
+    wanted = (keys[:, None] + _OFFSET_KEYS[None, :]).reshape(-1)
+    bucket = _hash(wanted, bits)
+    size = counts[bucket]
+    used = np.nonzero(size)[0]
+    size = size[used]
+    total = int(size.sum())
+    first = np.cumsum(size) - size
+    slot = np.repeat(starts[bucket[used]] - first, size) + np.arange(total)
+    j = order[slot]
+    i = np.repeat(used // len(_OFFSETS), size)
+    own = np.repeat(used % len(_OFFSETS) == 0, size)
+    # Exact cell match drops hash collisions; in the own cell each pair shows up twice: keep i < j.
+    keep = (sorted_keys[slot] == np.repeat(wanted[used], size)) & ((i < j) | ~own)
+    i, j = i[keep], j[keep]
+    d = x[i] - x[j]
+    close = np.einsum("ij,ij->i", d, d) < radius * radius
+    i, j = i[close], j[close]
+    return np.minimum(i, j), np.maximum(i, j)
+
+
+class SelfCollision:
+    """Candidate pairs for one frame, refreshed when vertices have moved too far since the query."""
+
+    def __init__(self, model, gap: float, skin: float | None = None):
+        self.model = model
+        self.gap = float(gap)
+        self.skin = self.gap if skin is None else float(skin)
+        self.anchor: np.ndarray | None = None  # positions at the last query
+        self.i = self.j = np.zeros(0, dtype=np.int64)
+        self.rebuilds = 0
+
+    def _query(self, x: np.ndarray) -> None:
+        i, j = close_pairs(x, self.gap + self.skin)
+        n = self.model.vertex_count
+        keys = self.model.neighbour_keys
+        if len(keys) and len(i):
+            at = np.minimum(np.searchsorted(keys, i * n + j), len(keys) - 1)
+            keep = keys[at] != i * n + j  # not topological neighbours
+            i, j = i[keep], j[keep]
+        rest = self.model.rest_positions
+        d = rest[i] - rest[j]
+        keep = np.einsum("ij,ij->i", d, d) >= self.gap * self.gap  # not already this close at rest
+        self.i, self.j = i[keep], j[keep]
+        self.anchor = x.copy()
+        self.rebuilds += 1
+
+    def resolve(self, x: np.ndarray, inv_mass: np.ndarray) -> int:
+        """Push apart, in place, candidate pairs closer than the gap; returns how many were."""
+        if self.anchor is None:
+            self._query(x)
+        else:
+            moved = x - self.anchor
+            moved -= moved.mean(axis=0)
+            if np.einsum("ij,ij->i", moved, moved).max(initial=0.0) > 0.25 * self.skin * self.skin:
+                self._query(x)
+        if len(self.i) == 0:
+            return 0
+        i, j = self.i, self.j
+        d = x[i] - x[j]
+        dist = np.sqrt(np.einsum("ij,ij->i", d, d))
+        hit = dist < self.gap
+        if not hit.any():
+            return 0
+        i, j, d, dist = i[hit], j[hit], d[hit], dist[hit]
+        wi, wj = inv_mass[i], inv_mass[j]
+        wsum = wi + wj
+        # Coincident vertices: push apart along their rest offset (never zero for kept pairs).
+        direction = d
+        coincident = dist < 1e-9 * self.gap
+        if coincident.any():
+            rest = self.model.rest_positions
+            direction = np.where(coincident[:, None], rest[i] - rest[j], d)
+        length = np.sqrt(np.einsum("ij,ij->i", direction, direction))
+        push = np.where(wsum > 0, (self.gap - dist) / np.maximum(wsum, 1e-300), 0.0) / np.maximum(length, 1e-300)
+        step = direction * push[:, None]  # (gap - dist) / (wi + wj) along the unit separation
+        n = len(x)
+        ends = np.concatenate([i, j])
+        moves = np.concatenate([step * wi[:, None], step * -wj[:, None]])
+        contacts = np.bincount(ends, minlength=n).astype(np.float64)
+        touched = contacts > 0
+        for axis in range(3):
+            total = np.bincount(ends, weights=moves[:, axis], minlength=n)
+            x[touched, axis] += total[touched] / contacts[touched]
+        return len(i)
