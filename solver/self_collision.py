@@ -20,28 +20,26 @@ import numpy as np
 _BITS = 21  # bits per packed cell coordinate; coordinates are clipped to ±(2^19) cells
 _LIMIT = 2 ** (_BITS - 2)
 _BIAS = 2 ** (_BITS - 1)
+_TABLE = 8  # hash table buckets per point: few false hits from collisions
 # The own cell and the 13 "forward" neighbours: each unordered pair of cells is visited once.
 _OFFSETS = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 3)[13:]
-_OFFSET_KEYS = (_OFFSETS[:, 0] << (2 * _BITS)) + (_OFFSETS[:, 1] << _BITS) + _OFFSETS[:, 2]
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier
+_STENCIL = len(_OFFSETS)
+_OFFSET_KEYS = ((_OFFSETS[:, 0] << (2 * _BITS)) + (_OFFSETS[:, 1] << _BITS) + _OFFSETS[:, 2]).view(np.uint64)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier (wraps modulo 2^64)
 
 
 def _cell_keys(positions: np.ndarray, cell: float) -> np.ndarray:
-    """Exact integer key of every point's cell: three biased 21-bit coordinates packed in an int64."""
-    scaled = np.clip(np.nan_to_num(positions / cell), -_LIMIT, _LIMIT)
+    """Exact key of every point's cell: three biased 21-bit integer coordinates packed in 64 bits."""
+    scaled = np.clip(np.nan_to_num(positions * (1.0 / cell)), -_LIMIT, _LIMIT)
     c = np.floor(scaled).astype(np.int64) + _BIAS
-    return (c[:, 0] << (2 * _BITS)) + (c[:, 1] << _BITS) + c[:, 2]
-
-
-def _hash(keys: np.ndarray, bits: int) -> np.ndarray:
-    return ((keys.astype(np.uint64) * _GOLDEN) >> np.uint64(64 - bits)).astype(np.int64)
+    return ((c[:, 0] << (2 * _BITS)) | (c[:, 1] << _BITS) | c[:, 2]).view(np.uint64)
 
 
 def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
     """All pairs of points closer than `radius`, found by spatial hashing with cells of that size.
 
-    Returns (i, j) int64 arrays with i < j, each pair once, in a deterministic order. Cost grows
-    linearly with the point count (for a bounded number of points per cell).
+    Returns (i, j) int64 arrays with i < j, each pair once, sorted by (i, j). Cost grows linearly
+    with the point count (for a bounded number of points per cell).
     """
     x = np.asarray(positions, dtype=np.float64)
     n = len(x)
@@ -49,32 +47,34 @@ def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.nd
     if n < 2 or not radius > 0:
         return empty, empty
     keys = _cell_keys(x, radius)
-    bits = max(int(2 * n - 1).bit_length(), 1)  # a table of at least 2n buckets
-    bucket_of = _hash(keys, bits)
-    order = np.argsort(bucket_of, kind="stable")
+    shift = np.uint64(64 - max(int(_TABLE * n - 1).bit_length(), 1))
+    bucket_of = ((keys * _GOLDEN) >> shift).view(np.int64)
+    order = np.argsort(bucket_of)  # any order within a bucket will do: the output is sorted at the end
     sorted_keys = keys[order]
-    counts = np.bincount(bucket_of, minlength=1 << bits)
-    starts = np.cumsum(counts) - counts
+    counts = np.bincount(bucket_of, minlength=1 << (64 - int(shift)))
+    ends = np.cumsum(counts)
 
-    # Query the own cell and 13 forward neighbours of every point at once; drop empty buckets.
-    wanted = (keys[:, None] + _OFFSET_KEYS[None, :]).reshape(-1)
-    bucket = _hash(wanted, bits)
-    size = counts[bucket]
-    used = np.nonzero(size)[0]
-    size = size[used]
-    total = int(size.sum())
+    # Look up the own cell and 13 forward neighbours of every point at once; skip empty buckets.
+    # In its own bucket a point only looks at those sorted after it, so each pair shows up once.
+    wanted = (keys[:, None] + _OFFSET_KEYS).reshape(-1)  # modular: negative offsets wrap back
+    bucket = ((wanted * _GOLDEN) >> shift).view(np.int64)
+    start = np.take(ends - counts, bucket)
+    start[::_STENCIL] = np.argsort(order) + 1  # own bucket: from just after the point's rank
+    size = np.take(ends, bucket) - start
+    used = np.flatnonzero(size > 0)
+    size, start = size[used], start[used]
     first = np.cumsum(size) - size
-    slot = np.repeat(starts[bucket[used]] - first, size) + np.arange(total)
-    j = order[slot]
-    i = np.repeat(used // len(_OFFSETS), size)
-    own = np.repeat(used % len(_OFFSETS) == 0, size)
-    # Exact cell match drops hash collisions; in the own cell each pair shows up twice: keep i < j.
-    keep = (sorted_keys[slot] == np.repeat(wanted[used], size)) & ((i < j) | ~own)
-    i, j = i[keep], j[keep]
-    d = x[i] - x[j]
+    total = int(first[-1] + size[-1]) if len(size) else 0
+    slot = np.repeat(start - first, size) + np.arange(total)
+    i = np.repeat(used // _STENCIL, size)
+    # Exact cell match drops hash collisions (other cells sharing a bucket).
+    keep = np.take(sorted_keys, slot) == np.repeat(wanted[used], size)
+    i, j = i[keep], np.take(order, slot[keep])
+    d = np.take(x, i, axis=0) - np.take(x, j, axis=0)
     close = np.einsum("ij,ij->i", d, d) < radius * radius
-    i, j = i[close], j[close]
-    return np.minimum(i, j), np.maximum(i, j)
+    low, high = np.minimum(i[close], j[close]), np.maximum(i[close], j[close])
+    order = np.argsort(low * n + high)  # unique keys: the same order whatever the sort algorithm
+    return low[order], high[order]
 
 
 class SelfCollision:

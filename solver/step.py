@@ -11,7 +11,7 @@ from .model import Model
 from .params import Params
 from .self_collision import SelfCollision
 from .state import State
-from .tearing import batches_of, ensure_tear_state, find_new_tears, mark_torn_faces, override_coefficients
+from .tearing import TearCheck, ensure_tear_state, mark_torn_faces, override_coefficients
 from .wind import WindField
 
 
@@ -96,7 +96,6 @@ def step(
         free[held_index] = partial[held_index] = False
         partial_fraction = _pin_fraction_per_substep(model.pin_weight[partial], substeps)[:, None]
     ensure_tear_state(state, model)
-    tear_factor = float(params.tear_factor)
     mass_override = None if held is None else inv_mass
     if held is not None or state.broken.any():
         coefficients = override_coefficients(model, coefficients, mass_override, state.broken)
@@ -104,6 +103,7 @@ def step(
     wind = WindField(model, params, x, state.time + 0.5 * float(frame_time), intact)
     gap = params.self_collision_gap
     self_collision = SelfCollision(model, gap) if params.self_collision and gap > 0 else None
+    tear = TearCheck(model, state.broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
     for s in range(substeps):
@@ -133,12 +133,11 @@ def step(
             target = (target_start + (target_end - target_start) * t1)[partial]
             x[partial] += (target - x[partial]) * partial_fraction
 
-        if tear_factor > 0:
-            new = find_new_tears(model, x, state.broken, tear_factor)
-            if len(new):
+        if tear is not None:
+            touched = tear(flat)
+            if touched:
                 tore = True
-                only = batches_of(model, new)
-                coefficients = override_coefficients(model, coefficients, mass_override, state.broken, only)
+                coefficients = override_coefficients(model, coefficients, mass_override, state.broken, touched)
 
     state.frame += 1
     state.time += float(frame_time)

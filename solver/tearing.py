@@ -50,24 +50,33 @@ def override_coefficients(model, coefficients, inv_mass=None, broken=None, only=
     return out
 
 
-def find_new_tears(model, positions: np.ndarray, broken: np.ndarray, tear_factor: float) -> np.ndarray:
-    """Indices of intact constraints now longer than tear_factor × rest length (and mark them broken)."""
-    pairs, rest = model.constraints.pairs, model.constraints.rest_length
-    d = positions[pairs[:, 0]] - positions[pairs[:, 1]]
-    length_sq = np.einsum("ij,ij->i", d, d)
-    limit = tear_factor * rest
-    over = (length_sq > limit * limit) & (rest > _MIN_REST) & ~broken
-    new = np.nonzero(over)[0]
-    broken[new] = True
-    return new
+class TearCheck:
+    """Finds, batch by batch, intact constraints longer than tear_factor × their rest length.
 
+    Works on the flat xyz position array with each batch's flat index arrays (small gathers that
+    stay in cache); broken and untearable constraints get an infinite limit.
+    """
 
-def batches_of(model, constraints: np.ndarray) -> np.ndarray:
-    """Indices of the colour batches that contain any of `constraints`."""
-    which = np.empty(len(model.constraints.pairs), dtype=np.int64)
-    for k, batch in enumerate(model.batches):
-        which[batch.constraints] = k
-    return np.unique(which[constraints])
+    def __init__(self, model, broken: np.ndarray, tear_factor: float):
+        self.model = model
+        self.broken = broken
+        self.limit_sq = []
+        for batch in model.batches:
+            limit = tear_factor * batch.rest_length
+            tearable = (batch.rest_length > _MIN_REST) & ~broken[batch.constraints]
+            self.limit_sq.append(np.where(tearable, limit * limit, np.inf))
+
+    def __call__(self, flat_positions: np.ndarray) -> list[int]:
+        """Mark newly over-stretched constraints in `broken`; returns the batches they belong to."""
+        touched = []
+        for k, batch in enumerate(self.model.batches):
+            d = (np.take(flat_positions, batch.i3) - np.take(flat_positions, batch.j3)).reshape(-1, 3)
+            over = np.flatnonzero(np.einsum("ij,ij->i", d, d) > self.limit_sq[k])
+            if len(over):
+                self.broken[batch.constraints[over]] = True
+                self.limit_sq[k][over] = np.inf
+                touched.append(k)
+        return touched
 
 
 def mark_torn_faces(model, broken: np.ndarray, face_torn_frame: np.ndarray, frame: int) -> None:

@@ -60,7 +60,8 @@ class WindField:
         if face_intact is not None and len(triangles):
             triangles = triangles[face_intact[face]]  # torn faces catch no wind
         self.triangles = triangles
-        self.corners = np.ascontiguousarray(triangles.T).reshape(-1)  # corner-major: all a, all b, all c
+        corners = np.ascontiguousarray(triangles.T).reshape(-1)  # corner-major: all a, all b, all c
+        self.scatter_index = (3 * corners[:, None] + np.arange(3)).reshape(-1)  # flat xyz of every corner
         self.inv_mass = np.where(model.mass > 0, 1.0 / model.mass, 0.0)
         self.n = len(positions)
         self.active = self.drag > 0 or (self.pressure > 0 and len(triangles) > 0 and np.any(self.air != 0))
@@ -78,33 +79,27 @@ class WindField:
             displacement += self._pressure_acceleration(x, previous, dt) * (dt * dt)
 
     def _pressure_acceleration(self, x: np.ndarray, previous: np.ndarray, dt: float) -> np.ndarray:
-        t = self.triangles
-        a, b, c = x[t[:, 0]], x[t[:, 1]], x[t[:, 2]]
-        e1, e2 = b - a, c - a
-        cross = np.stack(  # 2 A n
-            [
-                e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1],
-                e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2],
-                e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0],
-            ],
-            axis=1,
-        )
-        vertex_velocity = (x - previous) / dt
-        relative = self.air - vertex_velocity  # (N, 3) relative wind at each vertex
-        tri_relative = (relative[t[:, 0]] + relative[t[:, 1]] + relative[t[:, 2]]) / 3.0
-        s = np.einsum("ij,ij->i", cross, tri_relative)  # 2 A (n·u)
+        relative = self.air - (x - previous) / dt  # (N, 3) relative wind at each vertex
+        both = np.concatenate([x, relative], axis=1)  # one gather per corner fetches both
+        a, b, c = (np.take(both, corner, axis=0) for corner in self.triangles.T)
+        e1, e2 = b[:, :3] - a[:, :3], c[:, :3] - a[:, :3]
+        cross = np.empty_like(e1)  # 2 A n
+        cross[:, 0] = e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1]
+        cross[:, 1] = e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2]
+        cross[:, 2] = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
+        tri_relative = a[:, 3:] + b[:, 3:] + c[:, 3:]  # 3 × the triangle's relative wind
+        s = np.einsum("ij,ij->i", cross, tri_relative) * (1.0 / 3.0)  # 2 A (n·u)
         area2_sq = np.einsum("ij,ij->i", cross, cross)  # (2 A)²
         # F = ½ρC A (n·u)|n·u| n = ½ρC · s|s| / (2A)² · (2A n) / 2; zero-area triangles give 0.
-        coefficient = 0.5 * self.pressure * s * np.abs(s) / np.maximum(area2_sq, _TINY)
-        share = cross * (coefficient / 3.0)[:, None]  # each corner's third of the force
-        force = np.empty((self.n, 3))
-        for axis in range(3):
-            force[:, axis] = np.bincount(self.corners, weights=np.tile(share[:, axis], 3), minlength=self.n)
+        coefficient = (0.5 / 3.0) * self.pressure * s * np.abs(s) / np.maximum(area2_sq, _TINY)
+        share = cross * coefficient[:, None]  # each corner's third of the force
+        weights = np.broadcast_to(share, (3, *share.shape)).reshape(-1)  # corner-major, like scatter_index
+        force = np.bincount(self.scatter_index, weights=weights, minlength=3 * self.n).reshape(-1, 3)
         acceleration = np.nan_to_num(force * self.inv_mass[:, None], nan=0.0, posinf=0.0, neginf=0.0)
         # The wind can at most bring a vertex up to the air's speed within one substep, never past it.
-        limit = np.sqrt(np.einsum("ij,ij->i", relative, relative)) / dt
-        size = np.sqrt(np.einsum("ij,ij->i", acceleration, acceleration))
-        over = size > limit
+        limit_sq = np.einsum("ij,ij->i", relative, relative) / (dt * dt)
+        size_sq = np.einsum("ij,ij->i", acceleration, acceleration)
+        over = size_sq > limit_sq
         if over.any():
-            acceleration[over] *= (limit[over] / size[over])[:, None]
+            acceleration[over] *= np.sqrt(limit_sq[over] / size_sq[over])[:, None]
         return acceleration
