@@ -60,8 +60,7 @@ class WindField:
         if face_intact is not None and len(triangles):
             triangles = triangles[face_intact[face]]  # torn faces catch no wind
         self.triangles = triangles
-        corners = np.ascontiguousarray(triangles.T).reshape(-1)  # corner-major: all a, all b, all c
-        self.scatter_index = (3 * corners[:, None] + np.arange(3)).reshape(-1)  # flat xyz of every corner
+        self.corners = [np.ascontiguousarray(triangles[:, k]) for k in range(3)]
         self.inv_mass = np.where(model.mass > 0, 1.0 / model.mass, 0.0)
         self.n = len(positions)
         self.active = self.drag > 0 or (self.pressure > 0 and len(triangles) > 0 and np.any(self.air != 0))
@@ -80,26 +79,32 @@ class WindField:
 
     def _pressure_acceleration(self, x: np.ndarray, previous: np.ndarray, dt: float) -> np.ndarray:
         relative = self.air - (x - previous) / dt  # (N, 3) relative wind at each vertex
-        both = np.concatenate([x, relative], axis=1)  # one gather per corner fetches both
-        a, b, c = (np.take(both, corner, axis=0) for corner in self.triangles.T)
-        e1, e2 = b[:, :3] - a[:, :3], c[:, :3] - a[:, :3]
-        cross = np.empty_like(e1)  # 2 A n
-        cross[:, 0] = e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1]
-        cross[:, 1] = e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2]
-        cross[:, 2] = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
-        tri_relative = a[:, 3:] + b[:, 3:] + c[:, 3:]  # 3 × the triangle's relative wind
-        s = np.einsum("ij,ij->i", cross, tri_relative) * (1.0 / 3.0)  # 2 A (n·u)
-        area2_sq = np.einsum("ij,ij->i", cross, cross)  # (2 A)²
+        # Component-major (6, N) copies make every per-triangle operation a contiguous 1-D one.
+        both = np.concatenate([x, relative], axis=1).T.copy()
+        a, b, c = (np.take(both, corner, axis=1) for corner in self.corners)  # (6, T) each
+        e1, e2 = b[:3] - a[:3], c[:3] - a[:3]
+        cross = np.empty_like(e1)  # 2 A n, (3, T)
+        cross[0] = e1[1] * e2[2] - e1[2] * e2[1]
+        cross[1] = e1[2] * e2[0] - e1[0] * e2[2]
+        cross[2] = e1[0] * e2[1] - e1[1] * e2[0]
+        u = a[3:] + b[3:] + c[3:]  # 3 × the triangle's relative wind
+        s = (cross[0] * u[0] + cross[1] * u[1] + cross[2] * u[2]) * (1.0 / 3.0)  # 2 A (n·u)
+        area2_sq = cross[0] * cross[0] + cross[1] * cross[1] + cross[2] * cross[2]  # (2 A)²
         # F = ½ρC A (n·u)|n·u| n = ½ρC · s|s| / (2A)² · (2A n) / 2; zero-area triangles give 0.
         coefficient = (0.5 / 3.0) * self.pressure * s * np.abs(s) / np.maximum(area2_sq, _TINY)
-        share = cross * coefficient[:, None]  # each corner's third of the force
-        weights = np.broadcast_to(share, (3, *share.shape)).reshape(-1)  # corner-major, like scatter_index
-        force = np.bincount(self.scatter_index, weights=weights, minlength=3 * self.n).reshape(-1, 3)
-        acceleration = np.nan_to_num(force * self.inv_mass[:, None], nan=0.0, posinf=0.0, neginf=0.0)
+        share = cross * coefficient  # (3, T): each corner's third of the force
+        force = np.zeros((self.n, 3))
+        for axis in range(3):
+            for corner in self.corners:
+                force[:, axis] += np.bincount(corner, weights=share[axis], minlength=self.n)
+        acceleration = force * self.inv_mass[:, None]
         # The wind can at most bring a vertex up to the air's speed within one substep, never past it.
         limit_sq = np.einsum("ij,ij->i", relative, relative) / (dt * dt)
         size_sq = np.einsum("ij,ij->i", acceleration, acceleration)
-        over = size_sq > limit_sq
+        over = ~(size_sq <= limit_sq)  # also catches overflow to inf or NaN
         if over.any():
-            acceleration[over] *= np.sqrt(limit_sq[over] / size_sq[over])[:, None]
+            scale = np.sqrt(limit_sq[over] / size_sq[over])
+            scale = np.where(np.isfinite(scale) & np.isfinite(size_sq[over]), scale, 0.0)
+            fast = acceleration[over]
+            acceleration[over] = np.where(np.isfinite(fast), fast, 0.0) * scale[:, None]
         return acceleration
