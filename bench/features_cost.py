@@ -44,6 +44,22 @@ def run(n: int, frames: int, **extra) -> tuple[float, float, int]:
     return 1e3 * cpu / frames, 1e3 * wall / frames, rebuilds
 
 
+def phases(n: int, frames: int, boundaries=(8, 36), **extra) -> list[float]:
+    """Wall ms per frame of the drape in its phases: free fall, impact and folding, settling."""
+    vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    params = solver.Params(**extra)
+    colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), solver.Plane(point=(0, 0, 0))]
+    times = []
+    for _ in range(frames):
+        start = time.perf_counter()
+        solver.step(model, state, params, 1 / 24, colliders)
+        times.append(time.perf_counter() - start)
+    edges = [0, *boundaries, frames]
+    return [1e3 * sum(times[a:b]) / (b - a) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+
+
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 128
     frames = int(sys.argv[2]) if len(sys.argv) > 2 else 48
@@ -63,6 +79,12 @@ def main() -> None:
         base = cpu if base is None else base
         note = f", {rebuilds} hash queries ({rebuilds / frames:.1f}/frame)" if extra.get("self_collision") else ""
         print(f"{name:44s} {cpu:7.1f} ms/frame CPU ({wall:6.1f} wall)  ×{cpu / base:.2f}  (+{cpu - base:.1f} ms){note}")
+    print("\nby phase (ms/frame, wall): frames 0-7 free fall | 8-35 impact, folding | 36-95 settling")
+    plain = phases(n, 96)
+    for name, extra in [("plain step", {}), ("self-collision 1 cm", {"self_collision": True})]:
+        cost = plain if not extra else phases(n, 96, **extra)
+        cells = "  ".join(f"{c:7.1f} (×{c / p:.2f})" for c, p in zip(cost, plain, strict=True))
+        print(f"{name:44s} {cells}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -15,6 +15,9 @@ class State:
     time: float = 0.0  # seconds simulated since rest (drives the wind's turbulence)
     broken: np.ndarray | None = None  # (C,) bool per constraint: torn apart (None: none yet)
     face_torn_frame: np.ndarray | None = None  # (F,) int per face: `frame` when it tore, -1 intact
+    # Data the solver may carry from frame to frame to save work (e.g. self-collision candidate
+    # pairs); never needed for correctness, not copied, safe to clear at any time.
+    scratch: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # The solver works on flat views of these arrays: they must be C-contiguous float64.

@@ -102,7 +102,11 @@ def step(
     intact = None if (state.face_torn_frame < 0).all() else state.face_torn_frame < 0
     wind = WindField(model, params, x, state.time + 0.5 * float(frame_time), intact)
     gap = params.self_collision_gap
-    self_collision = SelfCollision(model, gap) if params.self_collision and gap > 0 else None
+    self_collision = None
+    if params.self_collision and gap > 0:
+        self_collision = state.scratch.get("self_collision")
+        if self_collision is None or self_collision.model is not model or self_collision.gap != gap:
+            self_collision = state.scratch["self_collision"] = SelfCollision(model, gap)
     tear = TearCheck(model, state.broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
