@@ -70,7 +70,10 @@ def main() -> None:
         "wind + turbulence 0.5 + air drag": {"wind": (2.0, 0.0, -4.6), "turbulence": 0.5, "air_drag": 0.2},
         "tearing on (factor 3, checks only)": {"tear_factor": 3.0},
         "self-collision, gap 2×thickness (1 cm)": {"self_collision": True},
-        f"self-collision, gap = edge ({spacing * 100:.2f} cm)": {"self_collision": True, "self_collision_distance": spacing},
+        f"self-collision, gap = edge ({spacing * 100:.2f} cm)": {
+            "self_collision": True,
+            "self_collision_distance": spacing,
+        },
     }
     base = None
     print(f"{n}×{n} grid, {frames} frames, 16 substeps")
