@@ -95,11 +95,11 @@ def step(
         free, partial = free.copy(), partial.copy()
         free[held_index] = partial[held_index] = False
         partial_fraction = _pin_fraction_per_substep(model.pin_weight[partial], substeps)[:, None]
-    ensure_tear_state(state, model)
+    broken, face_torn_frame = ensure_tear_state(state, model)
     mass_override = None if held is None else inv_mass
-    if held is not None or state.broken.any():
-        coefficients = override_coefficients(model, coefficients, mass_override, state.broken)
-    intact = None if (state.face_torn_frame < 0).all() else state.face_torn_frame < 0
+    if held is not None or broken.any():
+        coefficients = override_coefficients(model, coefficients, mass_override, broken)
+    intact = None if (face_torn_frame < 0).all() else face_torn_frame < 0
     wind = WindField(model, params, x, state.time + 0.5 * float(frame_time), intact)
     gap = params.self_collision_gap
     self_collision = None
@@ -107,7 +107,7 @@ def step(
         self_collision = state.scratch.get("self_collision")
         if self_collision is None or self_collision.model is not model or self_collision.gap != gap:
             self_collision = state.scratch["self_collision"] = SelfCollision(model, gap)
-    tear = TearCheck(model, state.broken, float(params.tear_factor)) if params.tear_factor > 0 else None
+    tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
     for s in range(substeps):
@@ -141,12 +141,12 @@ def step(
             touched = tear(flat)
             if touched:
                 tore = True
-                coefficients = override_coefficients(model, coefficients, mass_override, state.broken, touched)
+                coefficients = override_coefficients(model, coefficients, mass_override, broken, touched)
 
     state.frame += 1
     state.time += float(frame_time)
     if tore:
-        mark_torn_faces(model, state.broken, state.face_torn_frame, state.frame)
+        mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
 
 

@@ -17,13 +17,14 @@ import numpy as np
 _MIN_REST = 1e-12  # constraints of zero rest length (coincident vertices) never tear
 
 
-def ensure_tear_state(state, model) -> None:
-    """Give `state` its per-constraint `broken` and per-face `face_torn_frame` arrays if missing."""
+def ensure_tear_state(state, model) -> tuple[np.ndarray, np.ndarray]:
+    """Give `state` its per-constraint `broken` and per-face `face_torn_frame` arrays if missing; return them."""
     n_constraints, n_faces = len(model.constraints.pairs), len(model.faces)
     if state.broken is None or state.broken.shape != (n_constraints,):
         state.broken = np.zeros(n_constraints, dtype=bool)
     if state.face_torn_frame is None or state.face_torn_frame.shape != (n_faces,):
         state.face_torn_frame = np.full(n_faces, -1, dtype=np.int64)
+    return state.broken, state.face_torn_frame
 
 
 def override_coefficients(model, coefficients, inv_mass=None, broken=None, only=None) -> list:
