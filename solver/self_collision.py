@@ -83,7 +83,9 @@ class SelfCollision:
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
         self.gap = float(gap)
+        self.adaptive = skin is None
         self.skin = self.gap if skin is None else float(skin)
+        self.age = 0  # substeps since the last query
         self.anchor: np.ndarray | None = None  # positions at the last query
         self.i = self.j = np.zeros(0, dtype=np.int64)
         self.rebuilds = 0
@@ -102,15 +104,22 @@ class SelfCollision:
         self.i, self.j = i[keep], j[keep]
         self.anchor = x.copy()
         self.rebuilds += 1
+        self.age = 0
 
     def resolve(self, x: np.ndarray, inv_mass: np.ndarray) -> int:
         """Push apart, in place, candidate pairs closer than the gap; returns how many were."""
+        self.age += 1
         if self.anchor is None:
             self._query(x)
         else:
             moved = x - self.anchor
             moved -= moved.mean(axis=0)
             if np.einsum("ij,ij->i", moved, moved).max(initial=0.0) > 0.25 * self.skin * self.skin:
+                if self.adaptive:
+                    # Violent motion: queries come every substep anyway, so make them cheap (a
+                    # small radius); calm motion: a wide skin lets one query last many substeps.
+                    factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
+                    self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
                 self._query(x)
         if len(self.i) == 0:
             return 0
