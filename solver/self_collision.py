@@ -8,7 +8,8 @@ Hash collisions are filtered by comparing exact cell coordinates, so each pair i
 Pairs are gathered within gap + skin (a "Verlet list") and reused across substeps until some
 vertex has moved more than skin / 2 since the query, relative to the cloth's mean motion (pair
 distances do not change when the whole cloth translates), so no pair closer than the gap is
-missed, and a cloth falling as a whole never needs a new query.
+missed, and a cloth falling as a whole never needs a new query. The skin adapts between gap / 4
+and the gap to how long each list lasts.
 Each substep then pushes every candidate pair closer than the gap apart, mass-weighted and equal
 and opposite, accumulating the corrections with np.bincount and averaging by contact count.
 """
