@@ -13,6 +13,7 @@ Pure NumPy; usable without Blender::
 """
 
 from .colliders import Plane, Sphere
+from .grab import Grab
 from .meshes import grid
 from .metrics import edge_strain, plane_penetration, sphere_penetration, stretch_summary
 from .model import Model, build_model
@@ -26,6 +27,7 @@ __all__ = [
     "SHEAR",
     "STRUCTURAL",
     "Faces",
+    "Grab",
     "Model",
     "Params",
     "Plane",

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from .coloring import color_constraints
+from .facemap import constraint_keys, face_edge_constraints, fan_triangles
 from .topology import Constraints, Faces, build_constraints
 
 DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
@@ -61,6 +63,22 @@ class Model:
     @property
     def batch_members(self) -> list[np.ndarray]:
         return [b.constraints for b in self.batches]
+
+    # Derived lookups for wind, tearing and self-collision: computed once per model, on first use.
+    @cached_property
+    def triangles(self) -> tuple[np.ndarray, np.ndarray]:
+        """(T, 3) fan triangles of every polygon and (T,) the face each belongs to."""
+        return fan_triangles(self.faces)
+
+    @cached_property
+    def face_edge_constraints(self) -> np.ndarray:
+        """(K,) structural constraint along each face corner's outgoing edge (`Faces.edges` order), -1: none."""
+        return face_edge_constraints(self.faces, self.constraints, self.vertex_count)
+
+    @cached_property
+    def neighbour_keys(self) -> np.ndarray:
+        """Sorted keys low * N + high of the vertex pairs that share a constraint."""
+        return constraint_keys(self.constraints, self.vertex_count)
 
 
 def vertex_masses(positions: np.ndarray, faces: Faces, n_edges_fallback: np.ndarray, *, mass=None, density=None):

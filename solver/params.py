@@ -31,6 +31,19 @@ class Params:
     thickness: float = 0.005  # m, distance kept from collider surfaces
     friction: float = 0.3  # Coulomb coefficient against colliders (0 = ice)
     max_speed: float = 50.0  # m/s, clamps runaway velocities so the state stays finite
+    # Wind and air (solver/wind.py).
+    wind: tuple[float, float, float] = (0.0, 0.0, 0.0)  # m/s, velocity of the air
+    turbulence: float = 0.0  # 0..1, gusts as a fraction of the wind speed
+    turbulence_scale: float = 1.0  # m, size of the largest gusts
+    seed: int = 0  # turbulence pattern; the same seed gives bit-identical results
+    air_density: float = 1.2  # kg/m³
+    wind_coefficient: float = 1.0  # pressure coefficient C of F = ½ ρ C A (n·v_rel)|n·v_rel| n
+    air_drag: float = 0.0  # 1/s, each vertex's velocity relative to the wind decays at this rate
+    # Tearing (solver/tearing.py).
+    tear_factor: float = 0.0  # a constraint breaks beyond this multiple of its rest length; 0 = never
+    # Self-collision (solver/self_collision.py).
+    self_collision: bool = False
+    self_collision_distance: float = 0.0  # m, kept between non-neighbour vertices; 0 = 2 × thickness
 
     def compliance_by_kind(self) -> np.ndarray:
         """Compliance (m/N) indexed by constraint kind."""
@@ -39,7 +52,7 @@ class Params:
         stiff[SHEAR] = self.shear_stiffness
         stiff[BEND] = self.bend_stiffness
         stiff = np.nan_to_num(stiff, nan=0.0, posinf=np.inf)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):  # tiny stiffness: infinitely soft
             return np.where(stiff > 0, 1.0 / np.where(stiff > 0, stiff, 1.0), np.inf)
 
     def validated(self) -> Params:
@@ -52,4 +65,18 @@ class Params:
             raise ValueError("gravity must be finite")
         if self.thickness < 0 or self.friction < 0:
             raise ValueError("thickness and friction cannot be negative")
+        if not np.isfinite(self.wind).all():
+            raise ValueError("wind must be finite")
+        if not 0.0 <= self.turbulence <= 1.0 or not self.turbulence_scale > 0:
+            raise ValueError("turbulence is a fraction between 0 and 1; turbulence_scale must be positive")
+        air = np.array([self.air_density, self.wind_coefficient, self.air_drag, self.self_collision_distance])
+        if not (np.isfinite(air).all() and (air >= 0).all()):
+            raise ValueError("air_density, wind_coefficient, air_drag and self_collision_distance: finite, >= 0")
+        if not (self.tear_factor == 0.0 or self.tear_factor > 1.0):
+            raise ValueError("tear_factor is 0 (off) or a stretch ratio above 1")
         return self
+
+    @property
+    def self_collision_gap(self) -> float:
+        """Distance (m) self-collision keeps between non-neighbour vertices."""
+        return float(self.self_collision_distance) if self.self_collision_distance > 0 else 2.0 * float(self.thickness)

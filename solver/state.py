@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,6 +12,12 @@ class State:
     positions: np.ndarray  # (N, 3) float64, metres
     previous: np.ndarray  # (N, 3) positions one substep ago; Verlet's implicit velocity
     frame: int = 0  # frames simulated since rest
+    time: float = 0.0  # seconds simulated since rest (drives the wind's turbulence)
+    broken: np.ndarray | None = None  # (C,) bool per constraint: torn apart (None: none yet)
+    face_torn_frame: np.ndarray | None = None  # (F,) int per face: `frame` when it tore, -1 intact
+    # Data the solver may carry from frame to frame to save work (e.g. self-collision candidate
+    # pairs); never needed for correctness, not copied, safe to clear at any time.
+    scratch: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # The solver works on flat views of these arrays: they must be C-contiguous float64.
@@ -23,10 +29,21 @@ class State:
     @staticmethod
     def at_rest(model) -> State:
         rest = np.array(model.rest_positions, dtype=np.float64, order="C")
-        return State(rest, rest.copy(), 0)
+        broken = np.zeros(len(model.constraints.pairs), dtype=bool)
+        return State(rest, rest.copy(), 0, 0.0, broken, np.full(len(model.faces), -1, dtype=np.int64))
 
     def copy(self) -> State:
-        return State(self.positions.copy(), self.previous.copy(), self.frame)
+        def dup(a):
+            return None if a is None else a.copy()
+
+        return State(
+            self.positions.copy(),
+            self.previous.copy(),
+            self.frame,
+            self.time,
+            dup(self.broken),
+            dup(self.face_torn_frame),
+        )
 
     def velocity(self, substep_time: float) -> np.ndarray:
         """Velocity in m/s implied by the last substep of length `substep_time` seconds."""

@@ -6,9 +6,13 @@ import numpy as np
 
 from .colliders import collide
 from .constraints import batch_coefficients, project
+from .grab import Grab
 from .model import Model
 from .params import Params
+from .self_collision import SelfCollision
 from .state import State
+from .tearing import TearCheck, ensure_tear_state, mark_torn_faces, override_coefficients
+from .wind import WindField
 
 
 def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarray:
@@ -25,6 +29,14 @@ def _limit_displacement(displacement: np.ndarray, limit: float) -> None:
         displacement[too_fast] *= (limit / length[too_fast])[:, None]
 
 
+def _limit_relative_displacement(displacement: np.ndarray, limit: float) -> None:
+    """Clamp, in place, each displacement relative to the mean one (the self-collision tunnelling guard)."""
+    mean = displacement.mean(axis=0)
+    relative = displacement - mean
+    _limit_displacement(relative, limit)
+    np.add(relative, mean, out=displacement)
+
+
 def step(
     model: Model,
     state: State,
@@ -34,13 +46,17 @@ def step(
     pin_targets=None,
     pin_targets_start=None,
     acceleration=None,
+    grab=None,
 ) -> State:
     """Advance `state` by `frame_time` seconds in place and return it.
 
     pin_targets: (N, 3) where pinned vertices should be at the end of the frame (default: rest
     positions); pin_targets_start: where they were at the start (default: the same), so moving
     pins are interpolated across substeps.
-    acceleration: extra (3,) or (N, 3) acceleration in m/s², added to gravity (e.g. wind).
+    acceleration: extra (3,) or (N, 3) acceleration in m/s², added to gravity.
+    grab: a `Grab` or (vertex indices, target positions): vertices held at moving targets for
+    this frame only (drag with the mouse).
+    Wind, tearing and self-collision follow `params`; the tears live in `state`.
     """
     params.validated()
     substeps, iterations = int(params.substeps), int(params.iterations)
@@ -70,27 +86,67 @@ def step(
     coefficients = batch_coefficients(model, params, dt)
     lambdas = None
 
+    inv_mass = model.inv_mass
+    held = Grab.from_any(grab)
+    if held is not None:
+        held_index, held_start, held_end = held.resolved(x)
+        inv_mass = inv_mass.copy()
+        inv_mass[held_index] = 0.0
+        free, partial = free.copy(), partial.copy()
+        free[held_index] = partial[held_index] = False
+        partial_fraction = _pin_fraction_per_substep(model.pin_weight[partial], substeps)[:, None]
+    broken, face_torn_frame = ensure_tear_state(state, model)
+    mass_override = None if held is None else inv_mass
+    if held is not None or broken.any():
+        coefficients = override_coefficients(model, coefficients, mass_override, broken)
+    intact = None if (face_torn_frame < 0).all() else face_torn_frame < 0
+    wind = WindField(model, params, x, state.time + 0.5 * float(frame_time), intact)
+    gap = params.self_collision_gap
+    self_collision = None
+    if params.self_collision and gap > 0:
+        self_collision = state.scratch.get("self_collision")
+        if self_collision is None or self_collision.model is not model or self_collision.gap != gap:
+            self_collision = state.scratch["self_collision"] = SelfCollision(model, gap)
+    tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
+    tore = False
+
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         displacement = (x - previous) * keep + kick
+        wind.apply(displacement, x, previous, dt)
         _limit_displacement(displacement, max_step)
+        if self_collision is not None:
+            _limit_relative_displacement(displacement, 0.5 * self_collision.gap)
         previous[...] = x
         x += displacement
         if any_pinned:
             x[pinned] = (target_start + (target_end - target_start) * t1)[pinned]
+        if held is not None:
+            x[held_index] = held_start + (held_end - held_start) * t1
 
         if iterations > 1:
             lambdas = [np.zeros(len(b.rest_length)) for b in model.batches]
         for _ in range(iterations):
             project(flat, model, coefficients, lambdas)
 
+        if self_collision is not None:
+            self_collision.resolve(x, inv_mass)
         collide(x, previous, free, colliders, t0, t1, params.thickness, params.friction)
 
         if partial.any():
             target = (target_start + (target_end - target_start) * t1)[partial]
             x[partial] += (target - x[partial]) * partial_fraction
 
+        if tear is not None:
+            touched = tear(flat)
+            if touched:
+                tore = True
+                coefficients = override_coefficients(model, coefficients, mass_override, broken, touched)
+
     state.frame += 1
+    state.time += float(frame_time)
+    if tore:
+        mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
 
 

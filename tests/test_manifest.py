@@ -61,4 +61,11 @@ def test_solver_never_imports_blender():
             assert banned not in text, f"{path.name} imports Blender ({banned})"
         for line in text.splitlines():
             if line.startswith("from ") and not line.startswith(("from .", "from __future__")):
-                assert line.split()[1].split(".")[0] in {"numpy", "dataclasses", "typing", "math", "collections"}, line
+                assert line.split()[1].split(".")[0] in {
+                    "numpy",
+                    "dataclasses",
+                    "typing",
+                    "math",
+                    "collections",
+                    "functools",
+                }, line

@@ -82,3 +82,20 @@ def test_masses_follow_face_area_and_total_mass():
     assert middle == pytest.approx(4 * corner)
     by_total = solver.build_model(vertices, faces, mass=3.0)
     assert by_total.mass.sum() == pytest.approx(3.0)
+
+
+def test_fan_triangles_and_face_edge_constraints():
+    vertices = [[0, 0, 0], [1, 0, 0], [1.5, 1, 0], [0.5, 1.5, 0], [-0.5, 1, 0], [2, 0, 0]]
+    model = solver.build_model(vertices, [[0, 1, 2, 3, 4], [1, 5, 2]])
+    triangles, face = model.triangles
+    assert triangles.tolist() == [[0, 1, 2], [0, 2, 3], [0, 3, 4], [1, 5, 2]]
+    assert face.tolist() == [0, 0, 0, 1]
+    # Each corner's outgoing edge maps to the structural constraint joining the same two vertices.
+    edges = np.sort(model.faces.edges(), axis=1)
+    pairs = np.sort(model.constraints.pairs[model.face_edge_constraints], axis=1)
+    assert np.array_equal(edges, pairs)
+    assert (model.constraints.kind[model.face_edge_constraints] == solver.STRUCTURAL).all()
+    # Topological neighbours: exactly the constrained pairs.
+    n = model.vertex_count
+    keys = np.sort(np.sort(model.constraints.pairs, axis=1) @ [n, 1])
+    assert np.array_equal(model.neighbour_keys, keys)

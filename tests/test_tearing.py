@@ -1,0 +1,103 @@
+"""Tearing: over-stretched constraints break for good, and the faces along them are reported."""
+
+import numpy as np
+import pytest
+
+import solver
+from solver.topology import STRUCTURAL
+
+FRAME = 1 / 24
+
+
+def _loaded_cloth(n=12):
+    vertices, faces = solver.grid(n, n, size=1.0)
+    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]
+    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
+    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
+    return solver.build_model(vertices, faces, pin_weight=corners.astype(float))
+
+
+HEAVY = {"gravity": (0.0, 0.0, -9.81 * 40), "stretch_stiffness": 2e3, "substeps": 8}
+
+
+def _run(model, params, frames):
+    state = model.initial_state()
+    for _ in range(frames):
+        solver.step(model, state, params, FRAME)
+    return state
+
+
+def test_heavy_load_tears_the_cloth_and_reports_torn_faces():
+    model = _loaded_cloth()
+    state = _run(model, solver.Params(tear_factor=1.5, **HEAVY), frames=24)
+    assert np.isfinite(state.positions).all()
+    broken = state.broken
+    assert broken.any() and not broken.all()
+    torn = state.face_torn_frame >= 0
+    assert torn.any()
+    assert state.face_torn_frame.max() <= state.frame
+    # A face is torn exactly when one of its boundary (structural) edges is broken.
+    edge = model.face_edge_constraints
+    face_of_corner = np.repeat(np.arange(len(model.faces)), model.faces.sizes)
+    has_broken_edge = np.zeros(len(model.faces), dtype=bool)
+    has_broken_edge[face_of_corner[broken[edge]]] = True
+    assert np.array_equal(torn, has_broken_edge)
+    # Broken constraints no longer hold: their vertices drift far beyond the tear length.
+    pairs, rest = model.constraints.pairs, model.constraints.rest_length
+    length = np.linalg.norm(state.positions[pairs[:, 0]] - state.positions[pairs[:, 1]], axis=1)
+    structural = model.constraints.kind == STRUCTURAL
+    assert (length / rest)[broken & structural].max() > 3.0
+    # Intact constraints never exceed the tear length by much (they would have broken).
+    assert (length / rest)[~broken].max() < 1.5 + 0.05
+
+
+def test_tears_are_stamped_with_the_frame_they_happened():
+    model = _loaded_cloth()
+    state = model.initial_state()
+    first = None
+    for frame in range(24):
+        before = state.face_torn_frame.copy()
+        params = solver.Params(tear_factor=1.5, gravity=(0, 0, -9.81 * (1 + 2 * frame)), stretch_stiffness=2e3)
+        solver.step(model, state, params, FRAME)
+        new = (before < 0) & (state.face_torn_frame >= 0)
+        assert (state.face_torn_frame[new] == state.frame).all()
+        assert np.array_equal(state.face_torn_frame[before >= 0], before[before >= 0])  # tears are permanent
+        if first is None and new.any():
+            first = state.frame
+    assert first is not None and 3 < first < 24  # the load grows until the cloth gives
+
+
+def test_tear_factor_zero_never_tears():
+    model = _loaded_cloth()
+    state = _run(model, solver.Params(tear_factor=0.0, **HEAVY), frames=24)
+    assert not state.broken.any()
+    assert (state.face_torn_frame == -1).all()
+    pairs, rest = model.constraints.pairs, model.constraints.rest_length
+    length = np.linalg.norm(state.positions[pairs[:, 0]] - state.positions[pairs[:, 1]], axis=1)
+    assert (length / rest).max() > 1.5  # it would have torn
+
+
+def test_torn_state_survives_copy_and_turning_tearing_off():
+    model = _loaded_cloth()
+    state = _run(model, solver.Params(tear_factor=1.5, **HEAVY), frames=12)
+    assert state.broken.any()
+    saved = state.copy()
+    assert np.array_equal(saved.broken, state.broken) and saved.broken is not state.broken
+    # With tearing now off the broken constraints stay broken (and still do nothing).
+    solver.step(model, saved, solver.Params(**HEAVY), FRAME)
+    assert np.array_equal(saved.broken, state.broken)
+
+
+def test_a_state_made_by_hand_gets_tear_arrays():
+    model = _loaded_cloth(4)
+    state = solver.State(model.rest_positions.copy(), model.rest_positions.copy())
+    assert state.broken is None and state.time == 0.0
+    solver.step(model, state, solver.Params(tear_factor=2.0), FRAME)
+    assert state.broken.shape == (len(model.constraints.pairs),)
+    assert state.face_torn_frame.shape == (len(model.faces),)
+    assert state.time == pytest.approx(FRAME)
+
+
+def test_tear_factor_must_be_off_or_above_one():
+    with pytest.raises(ValueError):
+        solver.Params(tear_factor=0.9).validated()
