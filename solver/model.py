@@ -157,5 +157,3 @@ def build_model(vertices, faces=None, edges=None, *, mass=None, density=None, pi
         raise ValueError(f"pin_weight needs one value per vertex ({len(positions)}), got shape {pins.shape}")
     members = color_constraints(constraints.pairs, len(positions), seed=seed)
     return _assemble(positions, faces, constraints, members, masses, pins)
-
-
