@@ -15,7 +15,7 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 
-from . import geometry, handler, simulation
+from . import geometry, handler, simulation, tears
 
 KEY_PREFIX = "VerletCloth"
 
@@ -172,6 +172,9 @@ class Baker:
                     curve.update()
             settings.baked = True
             settings.bake_start, settings.bake_end = self.frame_start, self.frame_end
+            tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
+            tears.write(obj, simulation.torn_frames(self.run))
+            tears.sync_modifier(obj)
             settings.bake_created_basis = created_basis
             settings.bake_created_animation_data = not had_anim
             settings.bake_created_action = "" if had_action else key.animation_data.action.name
@@ -261,4 +264,7 @@ def free_bake(obj) -> None:
     settings.bake_created_basis = False
     settings.bake_created_action = ""
     settings.bake_created_animation_data = False
+    if obj.type == "MESH":
+        tears.clear(obj)  # the bake's tears go with it; our modifier stays only while tearing is on
+        tears.sync_modifier(obj)
     simulation.forget(obj)

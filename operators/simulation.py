@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import solver
 from ..solver.model import vertex_masses
-from . import geometry
+from . import geometry, tears
 
 REST_ATTRIBUTE = "verlet_cloth_rest"
 
@@ -178,8 +178,56 @@ def frame_time(scene) -> float:
     return 1.0 / fps
 
 
-def params_of(scene, settings) -> solver.Params:
+def force_field_wind(scene) -> np.ndarray:
+    """(3,) m/s: the sum of the scene's Wind force fields, each Strength m/s along its object's world +Z.
+
+    Uniform in space: falloff, shape, noise and flow are ignored. Objects disabled in viewports
+    (the monitor icon) do not blow.
+    """
+    total = np.zeros(3)
+    for obj in scene.objects:
+        field = getattr(obj, "field", None)
+        if field is None or field.type != "WIND" or obj.hide_viewport or not field.strength:
+            continue
+        axis = _matrix(obj)[:3, 2]
+        length = float(np.linalg.norm(axis))
+        if length > 0 and np.isfinite(length):
+            total += axis / length * float(field.strength)
+    return total
+
+
+def wind_of(scene, settings) -> tuple[float, float, float]:
+    """(3,) m/s: the cloth's own wind (direction × speed) plus the scene's Wind force fields."""
+    direction = np.array(settings.wind_direction, dtype=np.float64)
+    length = float(np.linalg.norm(direction))
+    wind = direction / length * float(settings.wind_strength) if length > 0 else np.zeros(3)
+    if settings.use_force_fields:
+        wind = wind + force_field_wind(scene)
+    wind = np.nan_to_num(wind)
+    return (float(wind[0]), float(wind[1]), float(wind[2]))
+
+
+def mean_edge_length(model: solver.Model) -> float:
+    """Mean rest length (m) of the model's structural (mesh-edge) constraints; 0 without any."""
+    structural = model.constraints.kind == solver.STRUCTURAL
+    return float(model.constraints.rest_length[structural].mean()) if structural.any() else 0.0
+
+
+def self_collision_gap(settings, mean_edge: float = 0.0) -> float:
+    """Self-collision distance (m): the setting, or Auto (0): max(2 × thickness, 0.7 × mean edge).
+
+    0.7 (just over half a diagonal, 1/√2) keeps a vertex from slipping through the middle of a
+    square face of the other layer, which vertex–vertex collision alone would allow.
+    """
+    if settings.self_collision_distance > 0:
+        return float(settings.self_collision_distance)
+    return max(2.0 * float(settings.thickness), 0.7 * float(mean_edge))
+
+
+def params_of(scene, settings, mean_edge: float = 0.0) -> solver.Params:
+    """Solver settings for this frame; mean_edge (m) sizes the automatic self-collision distance."""
     gravity = tuple(float(g) for g in scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
+    tear = float(settings.tear_factor)
     return solver.Params(
         gravity=gravity,  # type: ignore[arg-type]
         substeps=int(settings.substeps),
@@ -191,6 +239,14 @@ def params_of(scene, settings) -> solver.Params:
         stretch_only=bool(settings.stretch_only),
         thickness=float(settings.thickness),
         friction=float(settings.friction),
+        wind=wind_of(scene, settings),
+        turbulence=float(settings.turbulence),
+        turbulence_scale=float(settings.turbulence_scale),
+        seed=int(settings.wind_seed),
+        air_drag=float(settings.air_drag),
+        tear_factor=tear if tear > 1.0 else 0.0,  # up to 1 would tear at rest: off
+        self_collision=bool(settings.self_collision),
+        self_collision_distance=self_collision_gap(settings, mean_edge),
     )
 
 
@@ -281,6 +337,9 @@ class Run:
     pins_world: np.ndarray
     colliders: dict[str, tuple] = field(default_factory=dict)
     dirty: bool = False
+    first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
+    mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)
+    torn_shown: int = 0  # torn faces already written to the mesh's tear attribute
 
     def local_positions(self, obj) -> np.ndarray:
         return geometry.to_local(_matrix(obj), self.state.positions)
@@ -329,11 +388,16 @@ def start(scene, obj) -> Run:
         rest_local=rest_local,
         pins_world=rest_world,
         colliders=collider_poses(scene, skip=obj),
+        first_frame=int(scene.frame_current),
+        mean_edge=mean_edge_length(model),
     )
 
 
-def advance(run: Run, scene, obj) -> None:
-    """Step `run` by one frame to the scene's current frame, with colliders and pins read now."""
+def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
+    """Step `run` by one frame to the scene's current frame, with colliders and pins read now.
+
+    grab: vertices held at world-space targets for this frame (dragging with the mouse).
+    """
     settings = obj.verlet_cloth
     if run.dirty:
         run.model = run.model.with_pins(pin_weights(obj, settings.pin_group), _masses(obj, run.model))
@@ -343,14 +407,90 @@ def advance(run: Run, scene, obj) -> None:
     solver.step(
         run.model,
         run.state,
-        params_of(scene, settings),
+        params_of(scene, settings, run.mean_edge),
         frame_time(scene),
         colliders=colliders_between(run.colliders, current),
         pin_targets=pins_now,
         pin_targets_start=run.pins_world,
+        grab=grab,
     )
     run.colliders, run.pins_world = current, pins_now
     run.frame = int(scene.frame_current)
+
+
+def torn_frames(run: Run) -> np.ndarray:
+    """(F,) scene frame each face tore at (tears.INTACT while whole)."""
+    torn = run.state.face_torn_frame
+    if torn is None:
+        torn = np.full(len(run.model.faces), -1, dtype=np.int64)
+    return tears.scene_frames(torn, run.first_frame)
+
+
+def show_tears(run: Run, obj) -> None:
+    """Write the run's torn faces to the mesh's tear attribute when there are new ones."""
+    torn = run.state.face_torn_frame
+    count = 0 if torn is None else int(np.count_nonzero(torn >= 0))
+    if count != run.torn_shown:
+        if tears.own_modifier(obj) is None:
+            tears.sync_modifier(obj)
+        tears.write(obj, torn_frames(run))
+        run.torn_shown = count
+
+
+# ---------------------------------------------------------------- dragging with the mouse
+
+
+@dataclass
+class Held:
+    """A vertex held under the mouse: where it should be now and where it was last frame."""
+
+    index: int
+    target: np.ndarray
+    previous: np.ndarray | None = None
+
+    def grab(self) -> solver.Grab:
+        """This frame's grab (from last frame's target to this one); remembers the target."""
+        start = None if self.previous is None else self.previous[None, :]
+        out = solver.Grab([self.index], self.target[None, :].copy(), start)
+        self.previous = self.target.copy()
+        return out
+
+
+_held: dict[str, Held] = {}
+
+
+def hold(obj, index: int, target) -> None:
+    """Hold vertex `index` of `obj` at the world-space `target` from the next step on."""
+    target = np.asarray(target, dtype=np.float64).reshape(3)
+    held = _held.get(obj.name)
+    if held is None or held.index != int(index):
+        _held[obj.name] = Held(int(index), target)
+    else:
+        held.target = target
+
+
+def release(obj=None) -> None:
+    """Let go of `obj`'s held vertex (or of every held vertex)."""
+    if obj is None:
+        _held.clear()
+    else:
+        _held.pop(obj.name, None)
+
+
+def held(obj) -> Held | None:
+    return _held.get(obj.name)
+
+
+def drag_step(scene, obj) -> Run:
+    """One live step at the current frame with the held vertex (the drag operator's timer)."""
+    run = cached(obj)
+    if run is None or len(run.rest_local) != len(obj.data.vertices):
+        run = reset(scene, obj)
+    grip = _held.get(obj.name)
+    advance(run, scene, obj, grab=None if grip is None else grip.grab())
+    write_shape(obj, run.local_positions(obj))
+    show_tears(run, obj)
+    return run
 
 
 # ---------------------------------------------------------------- the live preview's cache
@@ -386,12 +526,14 @@ def restore_rest(obj) -> None:
     attribute = obj.data.attributes.get(REST_ATTRIBUTE)
     if attribute is not None and len(attribute.data) == len(obj.data.vertices):
         write_shape(obj, rest_shape(obj))
+    tears.clear(obj)
 
 
 def reset(scene, obj) -> Run:
     """Show the rest shape and cache a fresh run at the current frame."""
     run = start(scene, obj)
     write_shape(obj, run.rest_local)
+    tears.clear(obj)
     remember(run)
     return run
 
@@ -423,8 +565,11 @@ def preview(scene, obj) -> str:
             forget(obj)  # rewired with the same counts: left alone until Make Cloth again
             return geometry.HOLD
         write_shape(obj, run.rest_local)
+        tears.clear(obj)
         remember(run)
     elif action == geometry.STEP and run is not None:
-        advance(run, scene, obj)
+        grip = _held.get(obj.name)
+        advance(run, scene, obj, grab=None if grip is None else grip.grab())
         write_shape(obj, run.local_positions(obj))
+        show_tears(run, obj)
     return action

@@ -494,8 +494,18 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
             if hasattr(panel, "poll") and not panel.poll(context):
                 continue
             panel.draw(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
+    for panel in panels:  # sub-panel headers (the Self-Collision checkbox)
+        if hasattr(panel, "draw_header"):
+            context = types.SimpleNamespace(active_object=cloth, scene=blender.context.scene)
+            panel.draw_header(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
     for name in ("substeps", "pin_group", "kind", "bounded", "verlet_cloth.bake", "verlet_cloth.convert"):
         assert name in seen
+    wind = ("wind_direction", "wind_strength", "turbulence", "turbulence_scale", "wind_seed", "air_drag")
+    more = ("use_force_fields", "tear_factor", "self_collision", "self_collision_distance", "verlet_cloth.drag")
+    for name in (*wind, *more):
+        assert name in seen, name
+    for name in (*wind, *more[:-1]):  # every setting explains itself, with its unit where it has one
+        assert cloth.verlet_cloth.bl_rna.properties[name].description, name
 
 
 def _modal_self(bpy, baker):

@@ -27,6 +27,8 @@ class VIEW3D_PT_verlet_cloth(bpy.types.Panel):
             row = layout.row(align=True)
             row.operator("verlet_cloth.convert", icon="MOD_CLOTH")
             row.operator("verlet_cloth.reset", icon="LOOP_BACK")
+            if settings.enabled and not settings.baked:
+                layout.operator("verlet_cloth.drag", icon="VIEW_PAN")
             if settings.enabled:
                 layout.prop(settings, "enabled")
                 if settings.baked:
@@ -71,14 +73,73 @@ class VIEW3D_PT_verlet_cloth_settings(bpy.types.Panel):
         row.prop_search(settings, "pin_group", context.active_object, "vertex_groups")
         row.operator("verlet_cloth.assign_pins", text="", icon="PINNED")
         col = layout.column(align=True)
-        col.prop(settings, "wind_direction")
-        col.prop(settings, "wind_strength")
-        col = layout.column(align=True)
         col.prop(settings, "use_scene_frame_range")
         sub = col.column(align=True)
         sub.active = not settings.use_scene_frame_range
         sub.prop(settings, "frame_start")
         sub.prop(settings, "frame_end")
+
+
+class _ClothSubPanel:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = "Cloth"
+    bl_parent_id = "VIEW3D_PT_verlet_cloth"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    @classmethod
+    def poll(cls, context):
+        obj = _cloth(context)
+        return obj is not None and obj.verlet_cloth.enabled
+
+
+class VIEW3D_PT_verlet_cloth_wind(_ClothSubPanel, bpy.types.Panel):
+    bl_label = "Wind"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.active_object.verlet_cloth
+        col = layout.column(align=True)
+        col.prop(settings, "wind_direction")
+        col.prop(settings, "wind_strength")
+        col = layout.column(align=True)
+        col.prop(settings, "turbulence")
+        sub = col.column(align=True)
+        sub.active = settings.turbulence > 0
+        sub.prop(settings, "turbulence_scale")
+        sub.prop(settings, "wind_seed")
+        layout.prop(settings, "air_drag")
+        layout.prop(settings, "use_force_fields")
+
+
+class VIEW3D_PT_verlet_cloth_tearing(_ClothSubPanel, bpy.types.Panel):
+    bl_label = "Tearing"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.active_object.verlet_cloth
+        layout.prop(settings, "tear_factor")
+        if 0 < settings.tear_factor <= 1:
+            layout.label(text="Tear Factor up to 1 is off: use e.g. 1.5", icon="ERROR")
+
+
+class VIEW3D_PT_verlet_cloth_self_collision(_ClothSubPanel, bpy.types.Panel):
+    bl_label = "Self-Collision"
+
+    def draw_header(self, context):
+        self.layout.prop(context.active_object.verlet_cloth, "self_collision", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        settings = context.active_object.verlet_cloth
+        layout.active = settings.self_collision
+        layout.prop(settings, "self_collision_distance", text="Distance (0 = Auto)")
 
 
 class VIEW3D_PT_verlet_cloth_colliders(bpy.types.Panel):
@@ -133,6 +194,9 @@ class VIEW3D_PT_verlet_cloth_bake(bpy.types.Panel):
 CLASSES = (
     VIEW3D_PT_verlet_cloth,
     VIEW3D_PT_verlet_cloth_settings,
+    VIEW3D_PT_verlet_cloth_wind,
+    VIEW3D_PT_verlet_cloth_tearing,
+    VIEW3D_PT_verlet_cloth_self_collision,
     VIEW3D_PT_verlet_cloth_colliders,
     VIEW3D_PT_verlet_cloth_bake,
 )

@@ -24,13 +24,23 @@ def _enabled_changed(self, context) -> None:
 
     obj = self.id_data
     simulation.forget(obj)
+    from ..operators import tears
+
+    if obj.type == "MESH":
+        tears.sync_modifier(obj)
     if self.enabled:
         simulation.ensure_rest(obj)
         scene = getattr(context, "scene", None)
         if scene is not None and not self.baked and simulation.cloth_problem(obj) is None:
             simulation.reset(scene, obj)  # the preview starts from here, as after Make Cloth
     elif obj.type == "MESH" and obj.mode != "EDIT" and not self.baked:
-        simulation.restore_rest(obj)  # a cloth switched off goes back to its rest shape
+        simulation.restore_rest(obj)  # a cloth switched off goes back to its rest shape (and whole)
+
+
+def _tearing_changed(self, context) -> None:
+    from ..operators import tears
+
+    tears.sync_modifier(self.id_data)
 
 
 def _settings_changed(self, context) -> None:
@@ -176,6 +186,79 @@ class VerletClothSettings(bpy.types.PropertyGroup):
         soft_max=30.0,
         unit="VELOCITY",
     )
+    use_force_fields: BoolProperty(  # type: ignore[valid-type]
+        name="Wind Force Fields",
+        description=(
+            "Also blow with the scene's Wind force fields: each blows along its object's +Z at "
+            "Strength m/s (uniform, falloff ignored), added to this cloth's own wind"
+        ),
+        default=True,
+    )
+    turbulence: FloatProperty(  # type: ignore[valid-type]
+        name="Turbulence",
+        description="Gusts, as a fraction of the wind speed (0..1, unitless; 0 = steady wind)",
+        default=0.0,
+        min=0.0,
+        max=1.0,
+        subtype="FACTOR",
+    )
+    turbulence_scale: FloatProperty(  # type: ignore[valid-type]
+        name="Gust Size",
+        description="Size (wavelength) in metres of the largest gusts",
+        default=1.0,
+        min=1e-3,
+        soft_max=20.0,
+        precision=3,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
+    wind_seed: IntProperty(  # type: ignore[valid-type]
+        name="Seed",
+        description="Turbulence pattern (unitless); the same seed gives the same gusts every time",
+        default=0,
+        min=0,
+    )
+    air_drag: FloatProperty(  # type: ignore[valid-type]
+        name="Air Drag",
+        description=(
+            "Rate in 1/s at which each vertex's velocity relative to the air decays "
+            "(0 = none; 1 = about 63% lost per second), faces or not"
+        ),
+        default=0.0,
+        min=0.0,
+        soft_max=10.0,
+    )
+    tear_factor: FloatProperty(  # type: ignore[valid-type]
+        name="Tear Factor",
+        description=(
+            "Stretch ratio at which the cloth tears (unitless): 1.5 = an edge breaks at 150% of its "
+            "rest length; 0 (or anything up to 1) = never tears. Torn faces are hidden by the "
+            "'Verlet Cloth Tears' Geometry Nodes modifier from the frame they tore"
+        ),
+        default=0.0,
+        min=0.0,
+        soft_max=5.0,
+        precision=2,
+        update=_tearing_changed,
+    )
+    self_collision: BoolProperty(  # type: ignore[valid-type]
+        name="Self-Collision",
+        description="Keep the cloth's own non-neighbouring vertices apart, so folds do not pass through each other",
+        default=False,
+    )
+    self_collision_distance: FloatProperty(  # type: ignore[valid-type]
+        name="Distance",
+        description=(
+            "Distance in metres kept between non-neighbouring vertices; 0 = Auto: the larger of "
+            "2 × Thickness and 0.7 × the mean rest edge length"
+        ),
+        default=0.0,
+        min=0.0,
+        soft_max=0.2,
+        precision=4,
+        subtype="DISTANCE",
+        unit="LENGTH",
+    )
     use_scene_frame_range: BoolProperty(  # type: ignore[valid-type]
         name="Scene Frame Range",
         description="Simulate and bake the scene's frame range instead of the cloth's own",
@@ -194,6 +277,9 @@ class VerletClothSettings(bpy.types.PropertyGroup):
     # Bookkeeping, not shown in the UI.
     topology: StringProperty(  # type: ignore[valid-type]
         name="Topology", description="Topology signature at Make Cloth", default="", options={"HIDDEN"}
+    )
+    tear_modifier: StringProperty(  # type: ignore[valid-type]
+        name="Tear Modifier", description="Name of the tears modifier this add-on added", default="", options={"HIDDEN"}
     )
     baked: BoolProperty(name="Baked", default=False, options={"HIDDEN"})  # type: ignore[valid-type]
     bake_start: IntProperty(name="Bake Start", default=0, options={"HIDDEN"})  # type: ignore[valid-type]

@@ -1,0 +1,130 @@
+"""Torn faces in Blender: a per-face attribute and a Geometry Nodes modifier that hides them.
+
+Shape keys cannot change topology, so the mesh keeps every face. The frame each face tore at
+(scene frame) is stored in the INT face attribute `verlet_cloth_torn_at` (INTACT while whole),
+and the modifier "Verlet Cloth Tears" (node group of the same name, built once from Python and
+shared by every cloth) deletes the faces whose value is ≤ the scene's current frame. Playback,
+scrubbing, the live preview and baked shape keys all show the tear from the frame it happened.
+The modifier is added only while tearing is on and only ever removed if this add-on added it
+(its name is recorded in `Object.verlet_cloth.tear_modifier`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import bpy
+import numpy as np
+
+ATTRIBUTE = "verlet_cloth_torn_at"
+GROUP_NAME = "Verlet Cloth Tears"
+MODIFIER_NAME = "Verlet Cloth Tears"
+INTACT = 2**31 - 1  # "never": larger than any frame
+
+
+def node_group():
+    """The shared node group (built on first use; rebuilt if someone emptied it)."""
+    group: Any = bpy.data.node_groups.get(GROUP_NAME)
+    if group is not None and group.bl_idname == "GeometryNodeTree" and len(group.nodes) >= 7:
+        return group
+    if group is None or group.bl_idname != "GeometryNodeTree":
+        group = bpy.data.node_groups.new(GROUP_NAME, "GeometryNodeTree")
+    group.nodes.clear()
+    group.interface.clear()
+    interface: Any = group.interface  # the stubs do not know socket type names
+    interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    nodes, links = group.nodes, group.links
+    given = nodes.new("NodeGroupInput")
+    given.location = (-600, 0)
+    out = nodes.new("NodeGroupOutput")
+    out.location = (400, 0)
+    torn_at = nodes.new("GeometryNodeInputNamedAttribute")
+    torn_at.data_type = "INT"
+    torn_at.inputs["Name"].default_value = ATTRIBUTE
+    torn_at.location = (-600, -200)
+    time = nodes.new("GeometryNodeInputSceneTime")
+    time.location = (-600, -400)
+    compare = nodes.new("FunctionNodeCompare")
+    compare.data_type = "FLOAT"
+    compare.operation = "LESS_EQUAL"
+    compare.location = (-350, -250)
+    both = nodes.new("FunctionNodeBooleanMath")
+    both.operation = "AND"
+    both.location = (-150, -200)
+    delete = nodes.new("GeometryNodeDeleteGeometry")
+    delete.domain = "FACE"
+    delete.mode = "EDGE_FACE"
+    delete.location = (100, 0)
+    links.new(given.outputs[0], delete.inputs["Geometry"])
+    links.new(torn_at.outputs["Attribute"], compare.inputs[0])
+    links.new(time.outputs["Frame"], compare.inputs[1])
+    links.new(torn_at.outputs["Exists"], both.inputs[0])
+    links.new(compare.outputs["Result"], both.inputs[1])
+    links.new(both.outputs[0], delete.inputs["Selection"])
+    links.new(delete.outputs["Geometry"], out.inputs[0])
+    return group
+
+
+def own_modifier(obj):
+    """The tears modifier this add-on added to `obj`, or None."""
+    name = obj.verlet_cloth.tear_modifier
+    modifier = obj.modifiers.get(name) if name else None
+    if modifier is None or modifier.type != "NODES" or modifier.node_group is None:
+        return None
+    return modifier if modifier.node_group.name.startswith(GROUP_NAME) else None
+
+
+def sync_modifier(obj) -> None:
+    """Add the tears modifier while tearing is on (first in the stack), remove ours when it is off."""
+    if obj is None or obj.type != "MESH":
+        return
+    settings = obj.verlet_cloth
+    modifier = own_modifier(obj)
+    wanted = (settings.enabled or settings.baked) and settings.tear_factor > 0
+    if wanted and modifier is None:
+        modifier = obj.modifiers.new(MODIFIER_NAME, "NODES")
+        modifier.node_group = node_group()
+        settings.tear_modifier = modifier.name
+        move = getattr(obj.modifiers, "move", None)  # Blender 4.0+; before, it stays last
+        if move is not None and len(obj.modifiers) > 1:
+            move(len(obj.modifiers) - 1, 0)  # first: the user's modifiers see the torn cloth
+    elif not wanted and modifier is not None:
+        obj.modifiers.remove(modifier)
+        settings.tear_modifier = ""
+    elif not wanted:
+        settings.tear_modifier = ""
+
+
+def write(obj, torn_at) -> None:
+    """Store (F,) scene frames (INTACT for whole faces) in the face attribute, in one foreach_set."""
+    mesh = obj.data
+    values = np.ascontiguousarray(torn_at, dtype=np.int32).reshape(-1)
+    if len(values) != len(mesh.polygons):
+        return
+    attribute = mesh.attributes.get(ATTRIBUTE)
+    if attribute is not None and (attribute.domain != "FACE" or attribute.data_type != "INT"):
+        mesh.attributes.remove(attribute)
+        attribute = None
+    if attribute is None:
+        if not (values != INTACT).any():
+            return  # nothing torn and nothing stored: leave the mesh alone
+        attribute = mesh.attributes.new(ATTRIBUTE, "INT", "FACE")
+    attribute.data.foreach_set("value", values)
+    mesh.update()
+
+
+def scene_frames(face_torn_frame, first_frame: int) -> np.ndarray:
+    """Solver's per-face frame counts (-1 intact) to scene frames (INTACT for whole faces)."""
+    torn = np.asarray(face_torn_frame, dtype=np.int64)
+    return np.where(torn >= 0, torn + int(first_frame), INTACT).astype(np.int32)
+
+
+def clear(obj) -> None:
+    """Every face whole again (Reset, a new bake, Free Bake)."""
+    if obj is None or obj.type != "MESH":
+        return
+    attribute = obj.data.attributes.get(ATTRIBUTE)
+    if attribute is not None:
+        obj.data.attributes.remove(attribute)
+        obj.data.update()
