@@ -416,6 +416,9 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
     )
     run.colliders, run.pins_world = current, pins_now
     run.frame = int(scene.frame_current)
+    # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they
+    # make show at the current frame; playback and bakes step one frame at a time and keep it.
+    run.first_frame = run.frame - int(run.state.frame)
 
 
 def torn_frames(run: Run) -> np.ndarray:
@@ -511,6 +514,7 @@ def forget(obj=None) -> None:
     if obj is None:
         _runs.clear()
         _models.clear()
+        _held.clear()
     else:
         _runs.pop(obj.name, None)
 

@@ -259,6 +259,7 @@ def test_automatic_self_collision_distance(blender):
     scene = _scene(blender, 2)
     s = _curtain(blender, n=5, size=0.4).verlet_cloth  # 0.1 m edges
     assert simulation.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.07)
+    assert simulation.start(scene, s.id_data).mean_edge == pytest.approx(0.1)
     s.thickness = 0.05
     assert simulation.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
     s.self_collision_distance = 0.02
@@ -339,3 +340,53 @@ def test_drag_refuses_a_baked_cloth_and_a_missing_viewport(blender):
     blender.ops.verlet_cloth.bake()
     assert operator.invoke(stand_in, context, None) == {"CANCELLED"}
     assert "Free Bake" in stand_in.reports[-1][1]
+
+
+def _view_stand_ins(scene):
+    """A 400×400 3D-view region looking along +Y from 5 m in front, and a context holding it."""
+    view = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, -1, 0, -5], [0, 0, 0, 1]], dtype=float)
+    projection = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0, 0, -1.002, -0.2002], [0, 0, -1, 0]])
+    rv3d = types.SimpleNamespace(perspective_matrix=projection @ view)
+    region = types.SimpleNamespace(type="WINDOW", width=400, height=400, x=10, y=20)
+    area = types.SimpleNamespace(
+        type="VIEW_3D",
+        regions=[region],
+        spaces=types.SimpleNamespace(active=types.SimpleNamespace(region_3d=rv3d)),
+        header_text_set=lambda text: None,
+    )
+    return types.SimpleNamespace(scene=scene, screen=None, area=area), region, rv3d
+
+
+def _event(kind, value="NOTHING", at=(0.0, 0.0), region=None):
+    x, y = at
+    if region is not None:
+        x, y = x + region.x, y + region.y  # window coordinates
+    return types.SimpleNamespace(type=kind, value=value, mouse_x=x, mouse_y=y)
+
+
+def test_drag_modal_press_move_release_and_enter_keeps_a_torn_result(blender):
+    from bl_ext.vc_test.verlet_cloth.operators import dragging, simulation
+
+    scene = _scene(blender, 8)
+    cloth = _curtain(blender)
+    cloth.verlet_cloth.tear_factor = 1.3
+    blender.ops.verlet_cloth.convert()
+    whole = len(cloth.data.polygons)
+    context, region, rv3d = _view_stand_ins(scene)
+    stand_in, operator = _drag_stand_in(cloth.name)
+    rest = simulation.cached(cloth).state.positions.copy()
+    corner = dragging.project(rest[0], rv3d.perspective_matrix, 400, 400)[0][0]
+    assert operator.modal(stand_in, context, _event("LEFTMOUSE", "PRESS", corner, region)) == {"RUNNING_MODAL"}
+    assert simulation.held(cloth).index == 0
+    far = corner + (0.0, -60.0)  # 1.5 m down: far beyond what the cloth can stretch
+    assert operator.modal(stand_in, context, _event("MOUSEMOVE", at=far, region=region)) == {"RUNNING_MODAL"}
+    for _ in range(6):
+        assert operator.modal(stand_in, context, _event("TIMER")) == {"RUNNING_MODAL"}
+    assert operator.modal(stand_in, context, _event("LEFTMOUSE", "RELEASE", far, region)) == {"RUNNING_MODAL"}
+    assert simulation.held(cloth) is None
+    assert operator.modal(stand_in, context, _event("MIDDLEMOUSE", "PRESS")) == {"PASS_THROUGH"}
+    assert operator.modal(stand_in, context, _event("RET", "PRESS")) == {"FINISHED"}
+    assert scene.frame_current == 1  # dragging steps the cloth without moving the timeline
+    assert _face_count(blender, cloth) < whole, "the tear made while dragging shows at the current frame"
+    shown = _evaluated(blender, cloth)
+    assert np.isfinite(shown).all() and shown[0, 2] < rest[0, 2] - 0.3
