@@ -265,6 +265,6 @@ def free_bake(obj) -> None:
     settings.bake_created_action = ""
     settings.bake_created_animation_data = False
     if obj.type == "MESH":
-        tears.clear(obj)  # the bake's tears go with it; our modifier stays only while tearing is on
-        tears.sync_modifier(obj)
+        tears.clear(obj)  # the bake's tears go with it, and the modifier the bake used
+        tears.remove_modifier(obj)  # (the live preview adds it again when the cloth tears)
     simulation.forget(obj)

@@ -96,6 +96,14 @@ def sync_modifier(obj) -> None:
         settings.tear_modifier = ""
 
 
+def remove_modifier(obj) -> None:
+    """Remove the tears modifier if this add-on added it (Free Bake); the user's stay."""
+    modifier = own_modifier(obj)
+    if modifier is not None:
+        obj.modifiers.remove(modifier)
+    obj.verlet_cloth.tear_modifier = ""
+
+
 def write(obj, torn_at) -> None:
     """Store (F,) scene frames (INTACT for whole faces) in the face attribute, in one foreach_set."""
     mesh = obj.data

@@ -182,10 +182,13 @@ def test_a_heavy_cloth_tears_visibly_in_the_bake_from_its_tear_frame(blender):
     assert _face_count(blender, cloth, scene.frame_end) < whole
     assert np.isfinite(_evaluated(blender, cloth)).all()
     assert cloth.modifiers.get("UserWeld") == user
-    blender.ops.verlet_cloth.free_bake()
+    blender.ops.verlet_cloth.free_bake()  # the bake's tears and our modifier go, the user's stays
     assert tears.ATTRIBUTE not in cloth.data.attributes
+    assert [m.name for m in cloth.modifiers] == ["UserWeld"]
     assert _face_count(blender, cloth, scene.frame_end) == whole
-    cloth.verlet_cloth.tear_factor = 0.0  # tearing off: our modifier goes, the user's stays
+    cloth.verlet_cloth.tear_factor = 1.5  # tearing on again adds it back; off removes it again
+    assert [m.type for m in cloth.modifiers] == ["NODES", "WELD"]
+    cloth.verlet_cloth.tear_factor = 0.0
     assert [m.name for m in cloth.modifiers] == ["UserWeld"]
 
 
@@ -198,6 +201,10 @@ def test_a_heavy_cloth_tears_in_the_live_preview_and_reset_mends_it(blender):
     assert np.isfinite(_evaluated(blender, cloth)).all()
     assert blender.ops.verlet_cloth.reset() == {"FINISHED"}
     assert _face_count(blender, cloth) == whole
+    cloth.modifiers.remove(cloth.modifiers[cloth.verlet_cloth.tear_modifier])  # e.g. after Free Bake
+    for frame in range(1, scene.frame_end + 1):
+        scene.frame_set(frame)  # the preview adds the modifier back when the cloth tears again
+    assert _face_count(blender, cloth) < whole
 
 
 def test_tear_factor_zero_never_loses_faces_and_adds_no_modifier(blender):
