@@ -40,7 +40,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
 
     bl_idname = "verlet_cloth.drag"
     bl_label = "Drag Cloth"
-    bl_options = {"REGISTER", "UNDO", "BLOCKING"}
+    bl_options = {"REGISTER", "UNDO"}
 
     _timer = None
     _object_name = ""
