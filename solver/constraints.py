@@ -1,4 +1,10 @@
-"""XPBD projection of distance constraints, one independent colour batch at a time."""
+"""XPBD projection of distance constraints, one independent set at a time.
+
+Two layouts share one kernel: the general path gathers each colour batch with flat xyz index
+arrays and scatters it back; the grid path (see gridpath.py) works on strided views of an (R, C, 3)
+array in place. Per-step constants and scratch buffers are prepared once per `step` call, so a
+substep's sweep allocates nothing.
+"""
 
 from __future__ import annotations
 
@@ -14,28 +20,125 @@ _EPS = 1e-12
 
 @dataclass
 class BatchCoefficients:
-    """Per-step constants of one batch: they depend on the substep length and stiffness only."""
+    """Per-step constants of one batch (they depend on the substep length and stiffness only) and scratch."""
 
     compliance: np.ndarray  # alpha / dt², per constraint
-    scale_i: np.ndarray  # w_i / (w_i + w_j + alpha / dt²)
+    scale_i: np.ndarray  # w_i / (w_i + w_j + alpha / dt²); broadcasts over the leading xyz axis
     scale_j: np.ndarray
     inv_denominator: np.ndarray  # 1 / (w_i + w_j + alpha / dt²), 0 where nothing can move
-    unilateral: np.ndarray | None  # constraints that only resist stretching
+    rest_length: np.ndarray
+    floor: np.ndarray | None  # lowest allowed C/L: 0 for stretch-only constraints, -inf otherwise
+    members: np.ndarray  # indices into Model.constraints, same shape as rest_length
+    d: np.ndarray  # scratch (3, ...): coordinates lead, so inner loops run along long rows
+    ratio: np.ndarray  # scratch (...)
+    tmp: np.ndarray  # scratch (3, ...)
+    pi: np.ndarray | None = None  # general path: gathered positions
+    pj: np.ndarray | None = None
 
 
-def batch_coefficients(model, params, dt: float) -> list[BatchCoefficients]:
+@dataclass
+class StepCoefficients:
+    """Everything `project` needs for one step: per-batch constants and, on grids, the grid buffer."""
+
+    batches: list[BatchCoefficients]
+    grid: object | None  # GridLayout when the grid fast path is used
+    buffer: np.ndarray | None  # (3, R, C) copy of the positions, coordinate-major, for the grid path
+
+    def __iter__(self):  # backwards compatible: iterating gives the batch coefficients
+        return iter(self.batches)
+
+    def __len__(self) -> int:
+        return len(self.batches)
+
+
+def _one_batch(members, rest, kind, w_i, w_j, compliance_by_kind, params, gathered: bool) -> BatchCoefficients:
+    alpha = compliance_by_kind[kind]
+    denominator = w_i + w_j + alpha
+    inv = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
+    floor = None
+    if params.stretch_only and (kind == STRUCTURAL).any():
+        floor = np.where(kind == STRUCTURAL, 0.0, -np.inf)
+    shape3 = (3, *rest.shape)
+    return BatchCoefficients(
+        compliance=alpha,
+        scale_i=w_i * inv,
+        scale_j=w_j * inv,
+        inv_denominator=inv,
+        rest_length=rest,
+        floor=floor,
+        members=members,
+        d=np.empty(shape3),
+        ratio=np.empty(rest.shape),
+        tmp=np.empty(shape3),
+        pi=np.empty(shape3) if gathered else None,
+        pj=np.empty(shape3) if gathered else None,
+    )
+
+
+def batch_coefficients(model, params, dt: float) -> StepCoefficients:
     compliance_by_kind = np.minimum(params.compliance_by_kind(), 1e30)
     compliance_by_kind = np.maximum(compliance_by_kind, _HARD) / (dt * dt)
+    grid = getattr(model, "grid", None)
     out = []
+    if grid is not None:
+        c = model.constraints
+        for colour in grid.colours:
+            m = colour.constraint
+            slots = grid.order.reshape(grid.rows, grid.columns)
+            # The vertex in view a may be either end of the constraint: the masses follow the views.
+            w_a, w_b = model.inv_mass[slots[colour.a]], model.inv_mass[slots[colour.b]]
+            out.append(_one_batch(m, c.rest_length[m], c.kind[m], w_a, w_b, compliance_by_kind, params, False))
+        buffer = np.empty((3, grid.rows, grid.columns))
+        return StepCoefficients(out, grid, buffer)
     for batch in model.batches:
-        alpha = compliance_by_kind[batch.kind]
-        denominator = batch.inv_mass_i + batch.inv_mass_j + alpha
-        inv = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
-        unilateral = (batch.kind == STRUCTURAL) if params.stretch_only else None
-        if unilateral is not None and not unilateral.any():
-            unilateral = None
-        out.append(BatchCoefficients(alpha, batch.inv_mass_i * inv, batch.inv_mass_j * inv, inv, unilateral))
-    return out
+        out.append(
+            _one_batch(
+                batch.constraints,
+                batch.rest_length,
+                batch.kind,
+                batch.inv_mass_i,
+                batch.inv_mass_j,
+                compliance_by_kind,
+                params,
+                True,
+            )
+        )
+    return StepCoefficients(out, None, None)
+
+
+def new_lambdas(coefficients: StepCoefficients) -> list[np.ndarray]:
+    """Zeroed XPBD multipliers, one array per batch, for a substep with several iterations."""
+    return [np.zeros(co.rest_length.shape) for co in coefficients.batches]
+
+
+def _project_pairs(pi: np.ndarray, pj: np.ndarray, co: BatchCoefficients, lam: np.ndarray | None) -> None:
+    """Project the pairs (pi[k], pj[k]) in place; pi and pj never share a vertex within a batch."""
+    d, ratio, tmp = co.d, co.ratio, co.tmp
+    np.subtract(pi, pj, out=d)
+    np.einsum("k...,k...->...", d, d, out=ratio)
+    np.sqrt(ratio, out=ratio)
+    if lam is None:
+        # ratio = C / L = 1 - L0 / L, with L kept away from 0
+        np.maximum(ratio, _EPS, out=ratio)
+        np.divide(co.rest_length, ratio, out=ratio)
+        np.subtract(1.0, ratio, out=ratio)
+        if co.floor is not None:
+            np.maximum(ratio, co.floor, out=ratio)
+    else:
+        length = ratio.copy()
+        c = length - co.rest_length
+        if co.floor is not None:
+            c = np.maximum(c, co.floor)
+        dlambda = -(c + co.compliance * lam) * co.inv_denominator
+        lam += dlambda
+        step = -dlambda / np.maximum(co.inv_denominator, _EPS)  # back to the "C" scale of scale_i/j
+        step = np.where(co.inv_denominator > 0, step, 0.0)
+        np.divide(step, np.maximum(length, _EPS), out=ratio)
+    d *= ratio
+    np.multiply(d, co.scale_i, out=tmp)
+    pi -= tmp
+    np.multiply(d, co.scale_j, out=tmp)
+    pj += tmp
 
 
 def project(flat_positions: np.ndarray, model, coefficients, lambdas=None) -> None:
@@ -44,24 +147,29 @@ def project(flat_positions: np.ndarray, model, coefficients, lambdas=None) -> No
     With `lambdas` (one array per batch, zeroed at each substep) this is full XPBD across several
     iterations; without, it is the single-iteration form where the multipliers start at zero.
     """
-    for k, (batch, co) in enumerate(zip(model.batches, coefficients)):
-        pi = flat_positions[batch.i3].reshape(-1, 3)
-        pj = flat_positions[batch.j3].reshape(-1, 3)
-        d = pi - pj
-        length = np.sqrt(np.einsum("ij,ij->i", d, d))
-        c = length - batch.rest_length
-        if co.unilateral is not None:
-            c = np.where(co.unilateral, np.maximum(c, 0.0), c)
-        if lambdas is None:
-            step = c
+    if not isinstance(coefficients, StepCoefficients):
+        coefficients = StepCoefficients(list(coefficients), None, None)
+    grid = coefficients.grid
+    if grid is not None:
+        x = flat_positions.reshape(-1, 3)
+        g = coefficients.buffer
+        g2 = g.reshape(3, -1)
+        if grid.identity:
+            np.copyto(g2, x.T)
         else:
-            dlambda = -(c + co.compliance * lambdas[k]) * co.inv_denominator
-            lambdas[k] += dlambda
-            step = -dlambda / np.maximum(co.inv_denominator, _EPS)  # back to the "c" scale below
-            step = np.where(co.inv_denominator > 0, step, 0.0)
-        k_over_len = step / np.maximum(length, _EPS)
-        d *= k_over_len[:, None]
-        pi -= co.scale_i[:, None] * d
-        pj += co.scale_j[:, None] * d
-        flat_positions[batch.i3] = pi.reshape(-1)
-        flat_positions[batch.j3] = pj.reshape(-1)
+            np.take(x.T, grid.order, axis=1, out=g2)
+        for k, (colour, co) in enumerate(zip(grid.colours, coefficients.batches)):
+            a, b = (slice(None), *colour.a), (slice(None), *colour.b)
+            _project_pairs(g[a], g[b], co, None if lambdas is None else lambdas[k])
+        if grid.identity:
+            np.copyto(x, g2.T)
+        else:
+            x[grid.order] = g2.T
+        return
+    for k, (batch, co) in enumerate(zip(model.batches, coefficients.batches)):
+        pi, pj = co.pi, co.pj
+        np.take(flat_positions, batch.i3, out=pi)
+        np.take(flat_positions, batch.j3, out=pj)
+        _project_pairs(pi, pj, co, None if lambdas is None else lambdas[k])
+        flat_positions[batch.i3] = pi
+        flat_positions[batch.j3] = pj

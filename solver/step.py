@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
-from .constraints import batch_coefficients, project
+from .constraints import batch_coefficients, new_lambdas, project
 from .model import Model
 from .params import Params
 from .state import State
@@ -80,7 +80,7 @@ def step(
             x[pinned] = (target_start + (target_end - target_start) * t1)[pinned]
 
         if iterations > 1:
-            lambdas = [np.zeros(len(b.rest_length)) for b in model.batches]
+            lambdas = new_lambdas(coefficients)
         for _ in range(iterations):
             project(flat, model, coefficients, lambdas)
 
