@@ -90,9 +90,31 @@ def _apply_friction(rel_new, rel_old, normal, depth, mu):
 
 
 def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
-    """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1."""
+    """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1.
+
+    Broad phase: a vertex can only have touched the sphere during the substep if it ends within
+    reach + (the length of its path relative to the sphere) of the centre; the exact test runs on those.
+    """
     c0, r0 = sphere.at(t0)
     c1, r1 = sphere.at(t1)
+    reach1 = r1 + thickness + sphere.offset
+    rel_new = x - c1
+    d_new = np.einsum("ij,ij->i", rel_new, rel_new)
+    moved = x - x_start
+    path_bound = np.sqrt(np.einsum("ij,ij->i", moved, moved))
+    path_bound += float(np.linalg.norm(c1 - c0)) + abs(r1 - r0) + reach1
+    near = active & (d_new < path_bound * path_bound)
+    if not near.any():
+        return
+    idx = np.nonzero(near)[0]
+    sub = x[idx]
+    _collide_sphere_exact(sub, x_start[idx], sphere, c0, r0, c1, r1, thickness, cloth_friction)
+    x[idx] = sub
+
+
+def _collide_sphere_exact(x, x_start, sphere: Sphere, c0, r0, c1, r1, thickness, cloth_friction):
+    """The exact sphere contact for every row of x (in place)."""
+    active = np.ones(len(x), dtype=bool)
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
     rel_old = x_start - c0
@@ -136,7 +158,8 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     p0, n0, _ = plane.at(t0)
     p1, n1, extent = plane.at(t1)
     gap = thickness + plane.offset
-    side_new = (x - p1) @ n1 - gap
+    side_new = x @ n1
+    side_new -= float(p1 @ n1) + gap
     hit = active & (side_new < 0.0)
     if extent is not None:
         side_old = (x_start - p0) @ n0 - gap
