@@ -158,7 +158,7 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     p0, n0, _ = plane.at(t0)
     p1, n1, extent = plane.at(t1)
     gap = thickness + plane.offset
-    side_new = x @ n1
+    side_new = np.einsum("ij,j->i", x, n1)  # not `@`: a BLAS call may spin up threads on a busy machine
     side_new -= float(p1 @ n1) + gap
     hit = active & (side_new < 0.0)
     if extent is not None:

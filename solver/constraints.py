@@ -32,7 +32,7 @@ class BatchCoefficients:
     d: np.ndarray  # scratch (3, ...): coordinates lead, so inner loops run along long rows
     ratio: np.ndarray  # scratch (...)
     tmp: np.ndarray  # scratch (3, ...)
-    pi: np.ndarray | None = None  # general path: gathered positions
+    pi: np.ndarray | None = None  # general path: gathered positions; grid path: views of the grid buffer
     pj: np.ndarray | None = None
 
 
@@ -82,13 +82,16 @@ def batch_coefficients(model, params, dt: float) -> StepCoefficients:
     out = []
     if grid is not None:
         c = model.constraints
+        slots = grid.order.reshape(grid.rows, grid.columns)
         for colour in grid.colours:
             m = colour.constraint
-            slots = grid.order.reshape(grid.rows, grid.columns)
             # The vertex in view a may be either end of the constraint: the masses follow the views.
-            w_a, w_b = model.inv_mass[slots[colour.a]], model.inv_mass[slots[colour.b]]
+            slot_a, slot_b = colour.views(slots)
+            w_a, w_b = model.inv_mass[slot_a], model.inv_mass[slot_b]
             out.append(_one_batch(m, c.rest_length[m], c.kind[m], w_a, w_b, compliance_by_kind, params, False))
         buffer = np.empty((3, grid.rows, grid.columns))
+        for colour, co in zip(grid.colours, out):
+            co.pi, co.pj = colour.views(buffer)
         return StepCoefficients(out, grid, buffer)
     for batch in model.batches:
         out.append(
@@ -158,9 +161,8 @@ def project(flat_positions: np.ndarray, model, coefficients, lambdas=None) -> No
             np.copyto(g2, x.T)
         else:
             np.take(x.T, grid.order, axis=1, out=g2)
-        for k, (colour, co) in enumerate(zip(grid.colours, coefficients.batches)):
-            a, b = (slice(None), *colour.a), (slice(None), *colour.b)
-            _project_pairs(g[a], g[b], co, None if lambdas is None else lambdas[k])
+        for k, co in enumerate(coefficients.batches):
+            _project_pairs(co.pi, co.pj, co, None if lambdas is None else lambdas[k])
         if grid.identity:
             np.copyto(x, g2.T)
         else:
