@@ -79,14 +79,21 @@ def _friction(cloth: float, collider: float | None) -> float:
     return cloth if collider is None else float(np.sqrt(max(cloth, 0.0) * max(collider, 0.0)))
 
 
+def _norm(v: np.ndarray) -> np.ndarray:
+    """Row lengths of an (n, 3) array (cheaper than np.linalg.norm for short rows)."""
+    return np.sqrt(np.einsum("ij,ij->i", v, v))
+
+
 def _apply_friction(rel_new, rel_old, normal, depth, mu):
     """Coulomb friction on the relative motion over the substep: stick, or slide less."""
     moved = rel_new - rel_old
     tangential = moved - normal * np.einsum("ij,ij->i", moved, normal)[:, None]
-    slide = np.linalg.norm(tangential, axis=1)
+    slide = _norm(tangential)
     limit = mu * depth
-    keep = np.where(slide > limit, 1.0 - limit / np.maximum(slide, _EPS), 0.0)
-    return rel_new - tangential * (1.0 - keep)[:, None]
+    # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
+    removed = np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
+    tangential *= removed[:, None]
+    return rel_new - tangential
 
 
 def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
@@ -114,7 +121,6 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
 
 def _collide_sphere_exact(x, x_start, sphere: Sphere, c0, r0, c1, r1, thickness, cloth_friction):
     """The exact sphere contact for every row of x (in place)."""
-    active = np.ones(len(x), dtype=bool)
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
     rel_old = x_start - c0
@@ -127,30 +133,36 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, c0, r0, c1, r1, thickness,
     b = np.einsum("ij,ij->i", rel_old, path)
     closest = np.clip(-b / np.maximum(a, _EPS), 0.0, 1.0)
     nearest = rel_old + path * closest[:, None]
-    crossed = (d_old >= reach0 * reach0) & (np.einsum("ij,ij->i", nearest, nearest) < reach1 * reach1)
-    hit = active & ((d_new < reach1 * reach1) | crossed)
-    if not hit.any():
-        return
-    idx = np.nonzero(hit)[0]
-    ro, rn, p = rel_old[idx], rel_new[idx], path[idx]
+    came_in = d_old >= reach0 * reach0
+    hit = (d_new < reach1 * reach1) | (came_in & (np.einsum("ij,ij->i", nearest, nearest) < reach1 * reach1))
+    if not hit.all():
+        if not hit.any():
+            return
+        idx = np.nonzero(hit)[0]
+        rel_old, rel_new, path, a, b, d_old, came_in = (v[idx] for v in (rel_old, rel_new, path, a, b, d_old, came_in))
+    else:
+        idx = slice(None)
     # Normal at the entry point for vertices that came from outside, else the radial direction.
-    aa, bb = a[idx], b[idx]
-    cc = d_old[idx] - reach1 * reach1
-    disc = np.maximum(bb * bb - aa * cc, 0.0)
-    s_entry = np.clip((-bb - np.sqrt(disc)) / np.maximum(aa, _EPS), 0.0, 1.0)
-    came_in = d_old[idx] >= reach0 * reach0
-    base = np.where(came_in[:, None], ro + p * s_entry[:, None], rn)
-    fallback = np.where(np.linalg.norm(ro, axis=1, keepdims=True) > _EPS, ro, np.array([0.0, 0.0, 1.0]))
-    base = np.where(np.linalg.norm(base, axis=1, keepdims=True) > _EPS, base, fallback)
-    normal = base / np.linalg.norm(base, axis=1, keepdims=True)
-    depth = np.maximum(reach1 - np.einsum("ij,ij->i", rn, normal), 0.0)
-    moved = rn + normal * depth[:, None]
-    moved = _apply_friction(moved, ro, normal, depth, _friction(cloth_friction, sphere.friction))
+    disc = np.maximum(b * b - a * (d_old - reach1 * reach1), 0.0)
+    s_entry = np.clip((-b - np.sqrt(disc)) / np.maximum(a, _EPS), 0.0, 1.0)
+    base = np.where(came_in[:, None], rel_old + path * s_entry[:, None], rel_new)
+    length = _norm(base)
+    degenerate = length <= _EPS
+    if degenerate.any():  # at the centre: push back the way it came, else up
+        fallback = np.where((_norm(rel_old) > _EPS)[:, None], rel_old, np.array([0.0, 0.0, 1.0]))
+        base = np.where(degenerate[:, None], fallback, base)
+        length = _norm(base)
+    normal = base / length[:, None]
+    depth = np.maximum(reach1 - np.einsum("ij,ij->i", rel_new, normal), 0.0)
+    moved = rel_new + normal * depth[:, None]
+    moved = _apply_friction(moved, rel_old, normal, depth, _friction(cloth_friction, sphere.friction))
     # The tangent-plane push can leave a vertex just inside the curved surface: finish radially.
-    radius = np.linalg.norm(moved, axis=1)
+    radius = _norm(moved)
     inside = radius < reach1
-    moved[inside] *= (reach1 / np.maximum(radius[inside], _EPS))[:, None]
-    x[idx] = c1 + moved
+    if inside.any():
+        moved[inside] *= (reach1 / np.maximum(radius[inside], _EPS))[:, None]
+    moved += c1
+    x[idx] = moved
 
 
 def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_friction):

@@ -76,6 +76,24 @@ def _one_batch(members, rest, kind, w_i, w_j, compliance_by_kind, params, gather
 
 
 def batch_coefficients(model, params, dt: float) -> StepCoefficients:
+    """Per-step constants for `project`, cached on the model while params and dt repeat."""
+    cache = getattr(model, "cache", None)
+    try:
+        key = (params, float(dt))
+        hash(key)
+    except TypeError:  # params holding unhashable values (e.g. a list for gravity): no caching
+        return _batch_coefficients(model, params, dt)
+    if cache is None:
+        return _batch_coefficients(model, params, dt)
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= 8:
+            cache.clear()
+        found = cache[key] = _batch_coefficients(model, params, dt)
+    return found
+
+
+def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
     compliance_by_kind = np.minimum(params.compliance_by_kind(), 1e30)
     compliance_by_kind = np.maximum(compliance_by_kind, _HARD) / (dt * dt)
     grid = getattr(model, "grid", None)

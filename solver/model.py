@@ -41,6 +41,9 @@ class Model:
     pin_weight: np.ndarray  # (N,) 0..1; 1 = pinned, between = pulled partway to its target
     batches: tuple[Batch, ...] = field(repr=False)
     grid: GridLayout | None = field(default=None, repr=False)  # set when the strided grid fast path applies
+    # Per-step solver constants and scratch buffers, reused while (params, substep length) repeat.
+    # Models are cheap to share, but two threads must not step states of the same model at once.
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def vertex_count(self) -> int:
@@ -59,7 +62,7 @@ class Model:
         """The same topology with other pin weights (and optionally masses); no recolouring."""
         masses = self.mass if masses is None else masses
         model = _assemble(self.rest_positions, self.faces, self.constraints, self.batch_members, masses, pin_weight)
-        return replace(model, grid=self.grid)
+        return replace(model, grid=self.grid, cache={})
 
     @property
     def batch_members(self) -> list[np.ndarray]:
@@ -155,7 +158,7 @@ def build_model(
     members = color_constraints(constraints.pairs, len(positions), seed=seed)
     model = _assemble(positions, faces, constraints, members, masses, pins)
     if grid_fast_path:
-        model = replace(model, grid=detect_grid(len(positions), constraints))
+        model = replace(model, grid=detect_grid(len(positions), constraints), cache={})
     return model
 
 
