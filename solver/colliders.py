@@ -115,12 +115,15 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
         return
     idx = np.nonzero(near)[0]
     sub = x[idx]
-    _collide_sphere_exact(sub, x_start[idx], sphere, c0, r0, c1, r1, thickness, cloth_friction)
+    _collide_sphere_exact(
+        sub, x_start[idx], sphere, start=(c0, r0), end=(c1, r1), thickness=thickness, cloth_friction=cloth_friction
+    )
     x[idx] = sub
 
 
-def _collide_sphere_exact(x, x_start, sphere: Sphere, c0, r0, c1, r1, thickness, cloth_friction):
-    """The exact sphere contact for every row of x (in place)."""
+def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
+    """The exact sphere contact for every row of x (in place); start/end: (centre, radius) at t0/t1."""
+    (c0, r0), (c1, r1) = start, end
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
     rel_old = x_start - c0
@@ -135,13 +138,12 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, c0, r0, c1, r1, thickness,
     nearest = rel_old + path * closest[:, None]
     came_in = d_old >= reach0 * reach0
     hit = (d_new < reach1 * reach1) | (came_in & (np.einsum("ij,ij->i", nearest, nearest) < reach1 * reach1))
+    idx: np.ndarray | slice = slice(None)
     if not hit.all():
         if not hit.any():
             return
         idx = np.nonzero(hit)[0]
         rel_old, rel_new, path, a, b, d_old, came_in = (v[idx] for v in (rel_old, rel_new, path, a, b, d_old, came_in))
-    else:
-        idx = slice(None)
     # Normal at the entry point for vertices that came from outside, else the radial direction.
     disc = np.maximum(b * b - a * (d_old - reach1 * reach1), 0.0)
     s_entry = np.clip((-b - np.sqrt(disc)) / np.maximum(a, _EPS), 0.0, 1.0)

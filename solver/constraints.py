@@ -51,7 +51,7 @@ class StepCoefficients:
         return len(self.batches)
 
 
-def _one_batch(members, rest, kind, w_i, w_j, compliance_by_kind, params, gathered: bool) -> BatchCoefficients:
+def _one_batch(members, rest, kind, w_i, w_j, *, compliance_by_kind, params, gathered: bool) -> BatchCoefficients:
     alpha = compliance_by_kind[kind]
     denominator = w_i + w_j + alpha
     inv = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
@@ -106,9 +106,20 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
             # The vertex in view a may be either end of the constraint: the masses follow the views.
             slot_a, slot_b = colour.views(slots)
             w_a, w_b = model.inv_mass[slot_a], model.inv_mass[slot_b]
-            out.append(_one_batch(m, c.rest_length[m], c.kind[m], w_a, w_b, compliance_by_kind, params, False))
+            out.append(
+                _one_batch(
+                    m,
+                    c.rest_length[m],
+                    c.kind[m],
+                    w_a,
+                    w_b,
+                    compliance_by_kind=compliance_by_kind,
+                    params=params,
+                    gathered=False,
+                )
+            )
         buffer = np.empty((3, grid.rows, grid.columns))
-        for colour, co in zip(grid.colours, out):
+        for colour, co in zip(grid.colours, out, strict=True):
             co.pi, co.pj = colour.views(buffer)
         return StepCoefficients(out, grid, buffer)
     for batch in model.batches:
@@ -119,9 +130,9 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
                 batch.kind,
                 batch.inv_mass_i,
                 batch.inv_mass_j,
-                compliance_by_kind,
-                params,
-                True,
+                compliance_by_kind=compliance_by_kind,
+                params=params,
+                gathered=True,
             )
         )
     return StepCoefficients(out, None, None)
@@ -186,7 +197,7 @@ def project(flat_positions: np.ndarray, model, coefficients, lambdas=None) -> No
         else:
             x[grid.order] = g2.T
         return
-    for k, (batch, co) in enumerate(zip(model.batches, coefficients.batches)):
+    for k, (batch, co) in enumerate(zip(model.batches, coefficients.batches, strict=True)):
         pi, pj = co.pi, co.pj
         np.take(flat_positions, batch.i3, out=pi)
         np.take(flat_positions, batch.j3, out=pj)

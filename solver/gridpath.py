@@ -18,6 +18,7 @@ import numpy as np
 
 from .topology import STRUCTURAL, Constraints
 
+
 @dataclass(frozen=True)
 class GridColour:
     """One independent set of pairs (a, b): two same-shaped strided views of the (R, C) grid.
@@ -35,7 +36,8 @@ class GridColour:
 
     def views(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Views a and b of `grid`, an array whose last two axes are (R, C) (e.g. (3, R, C) positions)."""
-        return self._view(grid, self.start), self._view(grid, (self.start[0] + self.offset[0], self.start[1] + self.offset[1]))
+        moved = (self.start[0] + self.offset[0], self.start[1] + self.offset[1])
+        return self._view(grid, self.start), self._view(grid, moved)
 
     def _view(self, grid: np.ndarray, start: tuple[int, int]) -> np.ndarray:
         lead = grid.shape[:-2]
@@ -45,8 +47,9 @@ class GridColour:
         return np.lib.stride_tricks.as_strided(base, (*lead, *self.shape), (*grid.strides[:-2], *strides))
 
 
-def _simple(r0, c0, nr, nc, sr, sc, offset):
-    return (r0, c0), (nr, nc), ((sr, 0), (0, sc)), offset
+def _simple(start, shape, strides, offset):
+    """A plain 2-D strided block: `shape` pairs every `strides` (rows, columns) from `start`."""
+    return start, shape, ((strides[0], 0), (0, strides[1])), offset
 
 
 def _colour_specs(rows: int, cols: int):
@@ -63,21 +66,21 @@ def _colour_specs(rows: int, cols: int):
         if full:
             yield (0, p0), (2, rows, full), ((0, 1), (1, 0), (0, 4)), (0, 2)
         if p0 + 4 * full <= cols - 3:
-            yield _simple(0, p0 + 4 * full, rows, 1, 1, 1, (0, 2))
+            yield _simple((0, p0 + 4 * full), (rows, 1), (1, 1), (0, 2))
     for p0 in (0, 2):  # bends along columns
         full = max(0, (rows - 3 - p0 - 1) // 4 + 1)
         if full:
             yield (p0, 0), (2, full, cols), ((1, 0), (4, 0), (0, 1)), (2, 0)
         if p0 + 4 * full <= rows - 3:
-            yield _simple(p0 + 4 * full, 0, 1, cols, 1, 1, (2, 0))
+            yield _simple((p0 + 4 * full, 0), (1, cols), (1, 1), (2, 0))
     for p in (0, 1):  # diagonals (r, c)-(r+1, c+1), every other row
-        yield _simple(p, 0, (rows - 1 - p + 1) // 2, cols - 1, 2, 1, (1, 1))
+        yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols - 1), (2, 1), (1, 1))
     for p in (0, 1):  # anti-diagonals (r, c)-(r+1, c-1)
-        yield _simple(p, 1, (rows - 1 - p + 1) // 2, cols - 1, 2, 1, (1, -1))
+        yield _simple((p, 1), ((rows - 1 - p + 1) // 2, cols - 1), (2, 1), (1, -1))
     for p in (0, 1):  # structural along rows, every other column
-        yield _simple(0, p, rows, (cols - 1 - p + 1) // 2, 1, 2, (0, 1))
+        yield _simple((0, p), (rows, (cols - 1 - p + 1) // 2), (1, 2), (0, 1))
     for p in (0, 1):  # structural along columns, every other row
-        yield _simple(p, 0, (rows - 1 - p + 1) // 2, cols, 2, 1, (1, 0))
+        yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols), (2, 1), (1, 0))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import numpy as np
 
 from .coloring import color_constraints
 from .gridpath import GridLayout, detect_grid
-from .topology import Constraints, Faces, build_constraints
+from .tethers import Tethers, build_tethers
+from .topology import SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
 DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
 
@@ -41,6 +42,7 @@ class Model:
     pin_weight: np.ndarray  # (N,) 0..1; 1 = pinned, between = pulled partway to its target
     batches: tuple[Batch, ...] = field(repr=False)
     grid: GridLayout | None = field(default=None, repr=False)  # set when the strided grid fast path applies
+    tethers: Tethers | None = field(default=None, repr=False)  # long-range attachments to the pins
     # Per-step solver constants and scratch buffers, reused while (params, substep length) repeat.
     # Models are cheap to share, but two threads must not step states of the same model at once.
     cache: dict = field(default_factory=dict, repr=False, compare=False)
@@ -121,7 +123,9 @@ def _assemble(positions, faces, constraints, members, masses, pin_weight) -> Mod
         )
     for a in (positions, masses, inv_mass, pin_weight):
         a.setflags(write=False)
-    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, tuple(batches))
+    graph = constraints.pairs[(constraints.kind == STRUCTURAL) | (constraints.kind == SHEAR)]
+    tethers = build_tethers(positions, graph, pin_weight >= 1.0, inv_mass > 0)
+    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, tuple(batches), tethers=tethers)
 
 
 def build_model(
@@ -160,5 +164,3 @@ def build_model(
     if grid_fast_path:
         model = replace(model, grid=detect_grid(len(positions), constraints), cache={})
     return model
-
-

@@ -31,6 +31,9 @@ class Params:
     thickness: float = 0.005  # m, distance kept from collider surfaces
     friction: float = 0.3  # Coulomb coefficient against colliders (0 = ice)
     max_speed: float = 50.0  # m/s, clamps runaway velocities so the state stays finite
+    # Long-range attachments: no vertex gets farther than (1 + tether_slack) × its rest distance
+    # (along the cloth) from a pin; inf turns them off (e.g. for stretchy materials).
+    tether_slack: float = 0.0
 
     def compliance_by_kind(self) -> np.ndarray:
         """Compliance (m/N) indexed by constraint kind."""
@@ -50,6 +53,6 @@ class Params:
             raise ValueError("damping is a fraction of velocity lost per second, between 0 and 1")
         if not np.isfinite(self.gravity).all():
             raise ValueError("gravity must be finite")
-        if self.thickness < 0 or self.friction < 0:
-            raise ValueError("thickness and friction cannot be negative")
+        if self.thickness < 0 or self.friction < 0 or not self.tether_slack >= 0:
+            raise ValueError("thickness, friction and tether_slack cannot be negative")
         return self

@@ -9,6 +9,7 @@ from .constraints import batch_coefficients, new_lambdas, project
 from .model import Model
 from .params import Params
 from .state import State
+from .tethers import apply_tethers
 
 
 def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarray:
@@ -83,6 +84,8 @@ def step(
             lambdas = new_lambdas(coefficients)
         for _ in range(iterations):
             project(flat, model, coefficients, lambdas)
+        if model.tethers is not None:
+            apply_tethers(x, model.tethers, params.tether_slack)
 
         collide(x, previous, free, colliders, t0, t1, params.thickness, params.friction)
 
