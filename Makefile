@@ -20,5 +20,10 @@ demo: venv
 test: venv
 	$(BIN)/python -m pytest
 
+# A benchmark, not a test: the add-on vs Blender's Cloth modifier vs the seeds' Python loop.
+# Writes bench/results.md, bench/results.png and bench/profile.txt (~5-10 minutes).
+bench: venv
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+
 clean:
 	rm -rf out dist .pytest_cache .mypy_cache .ruff_cache
