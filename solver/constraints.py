@@ -42,7 +42,8 @@ class StepCoefficients:
 
     batches: list[BatchCoefficients]
     grid: object | None  # GridLayout when the grid fast path is used
-    buffer: np.ndarray | None  # (3, R, C) copy of the positions, coordinate-major, for the grid path
+    buffer: np.ndarray | None  # (3, R, C) float32 positions relative to a corner, coordinate-major (grid path)
+    start: np.ndarray | None = None  # the buffer before the sweep, to write back corrections only
 
     def __iter__(self):  # backwards compatible: iterating gives the batch coefficients
         return iter(self.batches)
@@ -51,7 +52,9 @@ class StepCoefficients:
         return len(self.batches)
 
 
-def _one_batch(members, rest, kind, w_i, w_j, *, compliance_by_kind, params, gathered: bool) -> BatchCoefficients:
+def _one_batch(
+    members, rest, kind, w_i, w_j, *, compliance_by_kind, params, gathered: bool, dtype=np.float64
+) -> BatchCoefficients:
     alpha = compliance_by_kind[kind]
     denominator = w_i + w_j + alpha
     inv = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
@@ -61,15 +64,15 @@ def _one_batch(members, rest, kind, w_i, w_j, *, compliance_by_kind, params, gat
     shape3 = (3, *rest.shape)
     return BatchCoefficients(
         compliance=alpha,
-        scale_i=w_i * inv,
-        scale_j=w_j * inv,
+        scale_i=(w_i * inv).astype(dtype),
+        scale_j=(w_j * inv).astype(dtype),
         inv_denominator=inv,
-        rest_length=rest,
-        floor=floor,
+        rest_length=rest.astype(dtype),
+        floor=None if floor is None else floor.astype(dtype),
         members=members,
-        d=np.empty(shape3),
-        ratio=np.empty(rest.shape),
-        tmp=np.empty(shape3),
+        d=np.empty(shape3, dtype),
+        ratio=np.empty(rest.shape, dtype),
+        tmp=np.empty(shape3, dtype),
         pi=np.empty(shape3) if gathered else None,
         pj=np.empty(shape3) if gathered else None,
     )
@@ -116,12 +119,13 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
                     compliance_by_kind=compliance_by_kind,
                     params=params,
                     gathered=False,
+                    dtype=np.float32,
                 )
             )
-        buffer = np.empty((3, grid.rows, grid.columns))
+        buffer = np.empty((3, grid.rows, grid.columns), np.float32)
         for colour, co in zip(grid.colours, out, strict=True):
             co.pi, co.pj = colour.views(buffer)
-        return StepCoefficients(out, grid, buffer)
+        return StepCoefficients(out, grid, buffer, np.empty_like(buffer))
     for batch in model.batches:
         out.append(
             _one_batch(
@@ -135,7 +139,7 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
                 gathered=True,
             )
         )
-    return StepCoefficients(out, None, None)
+    return StepCoefficients(out, None, None)  # the general path works in float64 throughout
 
 
 def new_lambdas(coefficients: StepCoefficients) -> list[np.ndarray]:
@@ -183,19 +187,22 @@ def project(flat_positions: np.ndarray, model, coefficients, lambdas=None) -> No
         coefficients = StepCoefficients(list(coefficients), None, None)
     grid = coefficients.grid
     if grid is not None:
+        # float32 sweeps are ~1.5x faster. Positions are taken relative to a corner (so precision does
+        # not depend on where the cloth is in the world) and only the corrections are added back to
+        # the float64 state, so the Verlet velocity x - x_prev never sees float32 rounding of x.
         x = flat_positions.reshape(-1, 3)
-        g = coefficients.buffer
+        g, g0 = coefficients.buffer, coefficients.start
         g2 = g.reshape(3, -1)
-        if grid.identity:
-            np.copyto(g2, x.T)
-        else:
-            np.take(x.T, grid.order, axis=1, out=g2)
+        origin = x[grid.order[0]].copy()[:, None]
+        np.subtract(x.T if grid.identity else x.T[:, grid.order], origin, out=g2, casting="same_kind")
+        np.copyto(g0, g)
         for k, co in enumerate(coefficients.batches):
             _project_pairs(co.pi, co.pj, co, None if lambdas is None else lambdas[k])
+        g -= g0
         if grid.identity:
-            np.copyto(x, g2.T)
+            x += g2.T
         else:
-            x[grid.order] = g2.T
+            x[grid.order] += g2.T
         return
     for k, (batch, co) in enumerate(zip(model.batches, coefficients.batches, strict=True)):
         pi, pj = co.pi, co.pj
