@@ -125,6 +125,9 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
         buffer = np.empty((3, grid.rows, grid.columns), np.float32)
         for colour, co in zip(grid.colours, out, strict=True):
             co.pi, co.pj = colour.views(buffer)
+        spans = _span_coefficients(model, params, slots, buffer)
+        # Spans go just before the structural colours (the last four), which then tidy up locally.
+        out = out[: len(out) - 4] + spans + out[len(out) - 4 :]
         return StepCoefficients(out, grid, buffer, np.empty_like(buffer))
     for batch in model.batches:
         out.append(
@@ -140,6 +143,37 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
             )
         )
     return StepCoefficients(out, None, None)  # the general path works in float64 throughout
+
+
+def _span_coefficients(model, params, slots, buffer) -> list[BatchCoefficients]:
+    """Stretch limits over long grid spans: hard, one-sided, at (1 + stretch_limit) × the rest length along the cloth.
+
+    A correction then travels SPAN edges per sweep instead of one, which is what a fine grid lacks;
+    they never act on cloth whose edges are not stretched on average, so they do not stiffen bending.
+    """
+    limit = float(params.stretch_limit)
+    if not np.isfinite(limit) or limit < 0:
+        return []
+    hard = np.full(3, _HARD)
+    out = []
+    for colour, rest in model.grid.spans:
+        slot_a, slot_b = colour.views(slots)
+        kind = np.full(rest.shape, STRUCTURAL, dtype=np.int8)
+        co = _one_batch(
+            np.full(rest.shape, -1),
+            rest * (1.0 + limit),
+            kind,
+            model.inv_mass[slot_a],
+            model.inv_mass[slot_b],
+            compliance_by_kind=hard,
+            params=params,
+            gathered=False,
+            dtype=np.float32,
+        )
+        co.floor = np.zeros(rest.shape, np.float32)  # one-sided: only too long is corrected
+        co.pi, co.pj = colour.views(buffer)
+        out.append(co)
+    return out
 
 
 def new_lambdas(coefficients: StepCoefficients) -> list[np.ndarray]:

@@ -83,6 +83,9 @@ def _colour_specs(rows: int, cols: int):
         yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols), (2, 1), (1, 0))
 
 
+SPANS = (16, 4)  # edges per long-range span, coarse to fine (a level is used where the grid is longer than it)
+
+
 @dataclass(frozen=True)
 class GridLayout:
     rows: int
@@ -90,6 +93,53 @@ class GridLayout:
     order: np.ndarray  # (R*C,) original vertex index at each row-major grid slot
     identity: bool  # the mesh is already row-major: no gather/scatter needed
     colours: tuple[GridColour, ...]
+    # Long-range spans: pairs SPAN edges apart along a row or column, as independent sets, with their
+    # rest length along the cloth (the sum of the edges' rest lengths) in place of constraint indices.
+    spans: tuple[tuple[GridColour, np.ndarray], ...] = ()
+
+
+def _span_specs(rows: int, cols: int, k: int):
+    """(start, shape, steps, offset) of independent sets of pairs k apart along rows, then columns.
+
+    Anchors c = p0 + 2k·m + j (j < k) pair with c + k, so blocks of 2k never share a vertex; the
+    blocks that do not fit form a last plain set.
+    """
+    for along_rows in (True, False):
+        length, other = (cols, rows) if along_rows else (rows, cols)
+        for p0 in (0, k):
+            full = max(0, (length - p0) // (2 * k))
+            tail_start = p0 + 2 * k * full
+            tail = min(k, length - k - tail_start)
+            if along_rows:
+                if full:
+                    yield (0, p0), (k, other, full), ((0, 1), (1, 0), (0, 2 * k)), (0, k)
+                if tail > 0:
+                    yield (0, tail_start), (other, tail), ((1, 0), (0, 1)), (0, k)
+            else:
+                if full:
+                    yield (p0, 0), (k, full, other), ((1, 0), (2 * k, 0), (0, 1)), (k, 0)
+                if tail > 0:
+                    yield (tail_start, 0), (tail, other), ((1, 0), (0, 1)), (k, 0)
+
+
+def grid_spans(layout: GridLayout, rest_positions: np.ndarray, levels: tuple[int, ...] = SPANS) -> GridLayout:
+    """`layout` with its long-range spans and their rest lengths along the cloth."""
+    rows, cols = layout.rows, layout.columns
+    p = rest_positions[layout.order].reshape(rows, cols, 3)
+    along_row = np.zeros((rows, cols))
+    along_row[:, 1:] = np.cumsum(np.linalg.norm(np.diff(p, axis=1), axis=2), axis=1)
+    along_col = np.zeros((rows, cols))
+    along_col[1:, :] = np.cumsum(np.linalg.norm(np.diff(p, axis=0), axis=2), axis=0)
+    spans = []
+    specs = [spec for k in levels if max(rows, cols) > 2 * k for spec in _span_specs(rows, cols, k)]
+    for start, shape, steps, offset in specs:
+        if min(shape) <= 0:
+            continue
+        colour = GridColour(start, shape, steps, offset, np.empty(0, dtype=np.int64))
+        distance = along_row if offset[1] else along_col
+        a, b = colour.views(distance)
+        spans.append((colour, np.asarray(b - a, dtype=np.float64)))
+    return GridLayout(rows, cols, layout.order, layout.identity, layout.colours, tuple(spans))
 
 
 def _bfs(start: int, indptr: np.ndarray, neighbours: np.ndarray, n: int) -> np.ndarray:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .coloring import color_constraints
-from .gridpath import GridLayout, detect_grid
+from .gridpath import GridLayout, detect_grid, grid_spans
 from .tethers import Tethers, build_tethers
 from .topology import SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
@@ -162,5 +162,8 @@ def build_model(
     members = color_constraints(constraints.pairs, len(positions), seed=seed)
     model = _assemble(positions, faces, constraints, members, masses, pins)
     if grid_fast_path:
-        model = replace(model, grid=detect_grid(len(positions), constraints), cache={})
+        layout = detect_grid(len(positions), constraints)
+        if layout is not None:
+            layout = grid_spans(layout, positions)
+        model = replace(model, grid=layout, cache={})
     return model

@@ -85,7 +85,7 @@ def step(
         for _ in range(iterations):
             project(flat, model, coefficients, lambdas)
         if model.tethers is not None:
-            apply_tethers(x, model.tethers, params.tether_slack)
+            apply_tethers(x, model.tethers, params.stretch_limit)
 
         collide(x, previous, free, colliders, t0, t1, params.thickness, params.friction)
 

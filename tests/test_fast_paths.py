@@ -77,7 +77,8 @@ def test_grid_and_general_paths_agree_on_the_physics(scramble):
     fast = solver.build_model(vertices, faces)
     general = solver.build_model(vertices, faces, grid_fast_path=False)
     assert fast.grid is not None and general.grid is None
-    x_fast, x_general = _drape(fast), _drape(general)
+    same = solver.Params(stretch_limit=float("inf"))  # the grid's long-range spans off: the same constraints
+    x_fast, x_general = _drape(fast, params=same), _drape(general, params=same)
     for model, x in ((fast, x_fast), (general, x_general)):
         mean, worst = solver.stretch_summary(model, x)
         assert mean < 0.01 and worst < 0.15
@@ -94,7 +95,7 @@ def test_grid_path_keeps_xpbd_stiffness_and_stretch_only():
     vertices, faces = solver.grid(4, 4, size=0.3)
     vertices = vertices[:, [0, 2, 1]]  # hanging in the XZ plane
     top = np.isclose(vertices[:, 2], vertices[:, 2].max())
-    params = solver.Params(stretch_stiffness=50.0, shear_stiffness=5.0, damping=0.9, tether_slack=float("inf"))
+    params = solver.Params(stretch_stiffness=50.0, shear_stiffness=5.0, damping=0.9, stretch_limit=float("inf"))
     sag = {}
     for fast in (True, False):
         model = solver.build_model(vertices, faces, pin_weight=top.astype(float), mass=0.5, grid_fast_path=fast)
@@ -136,7 +137,7 @@ def test_tethers_remove_the_stretch_near_the_pins():
     assert model.tethers is not None
     mean, worst = solver.stretch_summary(model, state.positions)
     assert mean < 0.002 and worst < 0.02
-    loose_model, loose_state = _hang(20, tether_slack=float("inf"))
+    loose_model, loose_state = _hang(20, stretch_limit=float("inf"))
     _, loose = solver.stretch_summary(loose_model, loose_state.positions)
     assert loose > 5 * worst  # without them the corners overstretch
     # No vertex is farther from a pin than its tether allows.
@@ -159,3 +160,21 @@ def test_tether_rest_lengths_follow_a_curved_rest_shape():
     far = np.isclose(angle[t.vertex % n], np.pi)  # the opposite edge of the half-cylinder
     straight = np.linalg.norm(vertices[t.vertex][None] - vertices[t.anchor], axis=2)
     assert (t.rest[:, far] > 1.4 * straight[:, far]).all()  # arc length (0.3π) rather than chord (0.6)
+
+
+def test_long_range_spans_cut_the_stretch_of_a_fine_grid():
+    vertices, faces = solver.grid(48, 48, size=2.0, height=1.5)
+    model = solver.build_model(vertices, faces)
+    assert model.grid.spans  # 4-edge spans along rows and columns (and 16-edge ones on larger grids)
+    with_spans = _drape(model, frames=36)
+    without = _drape(model, frames=36, params=solver.Params(stretch_limit=float("inf")))
+    mean_with, _ = solver.stretch_summary(model, with_spans)
+    mean_without, _ = solver.stretch_summary(model, without)
+    assert mean_with < 0.8 * mean_without
+    assert mean_with < 0.01
+    # One-sided: a span never ends longer than its rest length along the cloth by more than the solver's slack.
+    g = model.grid
+    x = with_spans[g.order].reshape(g.rows, g.columns, 3)
+    for colour, rest in g.spans:
+        a, b = colour.views(np.moveaxis(x, 2, 0))
+        assert (np.linalg.norm(a - b, axis=0) <= rest * 1.05).all()
