@@ -8,7 +8,7 @@ substep's sweep allocates nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,6 +34,11 @@ class BatchCoefficients:
     tmp: np.ndarray  # scratch (3, ...)
     pi: np.ndarray | None = None  # general path: gathered positions; grid path: views of the grid buffer
     pj: np.ndarray | None = None
+    # A constraint projected twice in one sweep stays XPBD: the first pass records alpha~ * lambda
+    # (`record`), the second adds it to C (`replay`), i.e. uses the rest length minus it.
+    alpha_inv: np.ndarray | None = None  # alpha~ / (w_i + w_j + alpha~)
+    record: np.ndarray | None = None
+    replay: np.ndarray | None = None
 
 
 @dataclass
@@ -126,8 +131,17 @@ def _batch_coefficients(model, params, dt: float) -> StepCoefficients:
         for colour, co in zip(grid.colours, out, strict=True):
             co.pi, co.pj = colour.views(buffer)
         spans = _span_coefficients(model, params, slots, buffer)
-        # Spans go just before the structural colours (the last four), which then tidy up locally.
-        out = out[: len(out) - 4] + spans + out[len(out) - 4 :]
+        # Sweep order: bends, shear, structural, the long spans, structural again (measured on the
+        # 64² drape at 10 substeps: mean stretch 0.76%, against 1.17% with structural once after the
+        # spans). The second structural pass continues the first's XPBD multipliers.
+        structural = out[len(out) - 4 :] if spans else []
+        second = []
+        for co in structural:
+            co.alpha_inv = (co.compliance * co.inv_denominator).astype(np.float32)
+            co.record = np.zeros(co.rest_length.shape, np.float32)
+            second.append(replace(co, record=None, replay=co.record))
+        if spans:
+            out = out[: len(out) - 4] + structural + spans + second
         return StepCoefficients(out, grid, buffer, np.empty_like(buffer))
     for batch in model.batches:
         out.append(
@@ -177,8 +191,12 @@ def _span_coefficients(model, params, slots, buffer) -> list[BatchCoefficients]:
 
 
 def new_lambdas(coefficients: StepCoefficients) -> list[np.ndarray]:
-    """Zeroed XPBD multipliers, one array per batch, for a substep with several iterations."""
-    return [np.zeros(co.rest_length.shape) for co in coefficients.batches]
+    """Zeroed XPBD multipliers, one array per batch, for a substep with several iterations.
+
+    A batch projected twice per sweep shares one array (they share their rest lengths).
+    """
+    by_batch: dict[int, np.ndarray] = {}
+    return [by_batch.setdefault(id(co.rest_length), np.zeros(co.rest_length.shape)) for co in coefficients.batches]
 
 
 def _project_pairs(pi: np.ndarray, pj: np.ndarray, co: BatchCoefficients, lam: np.ndarray | None) -> None:
@@ -190,7 +208,13 @@ def _project_pairs(pi: np.ndarray, pj: np.ndarray, co: BatchCoefficients, lam: n
     if lam is None:
         # ratio = C / L = 1 - L0 / L, with L kept away from 0
         np.maximum(ratio, _EPS, out=ratio)
-        np.divide(co.rest_length, ratio, out=ratio)
+        if co.record is not None:  # alpha~ * lambda = alpha~ * inv * (L0 - L)
+            np.subtract(co.rest_length, ratio, out=co.record)
+            co.record *= co.alpha_inv
+        if co.replay is not None:  # C + alpha~ * lambda = L - (L0 - alpha~ * lambda)
+            np.divide(co.rest_length - co.replay, ratio, out=ratio)
+        else:
+            np.divide(co.rest_length, ratio, out=ratio)
         np.subtract(1.0, ratio, out=ratio)
         if co.floor is not None:
             np.maximum(ratio, co.floor, out=ratio)

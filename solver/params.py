@@ -21,7 +21,7 @@ class Params:
     """
 
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)  # m/s²
-    substeps: int = 12  # a frame is split into this many Verlet steps (12: measured, see README "Performance")
+    substeps: int = 10  # a frame is split into this many Verlet steps (10: measured, see README "Performance")
     iterations: int = 1  # constraint sweeps after each substep
     damping: float = 0.1  # fraction of velocity lost per second (0 = none, 1 = all)
     stretch_stiffness: float = 1e4  # N/m, structural (mesh-edge) constraints

@@ -99,14 +99,19 @@ def apply_tethers(x: np.ndarray, tethers: Tethers, slack: float) -> None:
     if not np.isfinite(slack) or slack < 0:
         return
     v = tethers.vertex
-    p = x[v]
+    xt = x.T
+    p = xt[:, v]  # coordinate-major (3, n): NumPy is far quicker on long rows than on rows of 3
+    moved = False
     for anchor, rest in zip(tethers.anchor, tethers.rest, strict=True):
-        offset = p - x[anchor]
-        distance = np.sqrt(np.einsum("ij,ij->i", offset, offset))
+        a = xt[:, anchor]
+        offset = p - a
+        squared = offset * offset
+        distance = np.sqrt(squared[0] + squared[1] + squared[2])
         limit = rest * (1.0 + slack)
         over = distance > limit
         if over.any():
-            scale = np.where(over, limit / np.maximum(distance, _EPS), 1.0)
-            offset *= scale[:, None]
-            p = x[anchor] + offset
-    x[v] = p
+            offset *= np.where(over, limit / np.maximum(distance, _EPS), 1.0)
+            np.add(a, offset, out=p)
+            moved = True
+    if moved:
+        x[v] = p.T
