@@ -136,7 +136,8 @@ def edge_stretch(rest: np.ndarray, positions: np.ndarray, edges: np.ndarray) -> 
     return float(strain.mean()), float(strain.max())
 
 
-def measure(spec: SceneSpec, solver_name: str, rest, edges, positions, ms, frames_timed, projections, note=""):
+def measure(spec: SceneSpec, solver_name: str, mesh, positions, *, ms, frames_timed, projections, note=""):
+    rest, edges = mesh
     mean, worst = edge_stretch(rest, positions, edges)
     sphere_depth = None
     if spec.kind == "drape":
@@ -296,7 +297,7 @@ def time_blender(spec: SceneSpec, frames: int) -> tuple[list[float], np.ndarray]
 # ------------------------------------------------------------------------------- the seeds' loop
 
 
-def reference_run(rest, edges, pinned, frames: int, with_sphere: bool, iterations: int = 10):
+def reference_run(rest, edges, pinned, *, frames: int, with_sphere: bool, iterations: int = 10):
     """The seed article's loop in plain Python: Verlet, then 10 sweeps over the mesh's sticks, each
     followed by per-particle sphere and floor collision. Returns (seconds per frame, positions)."""
     pos = [list(map(float, p)) for p in rest]
@@ -485,6 +486,7 @@ def main() -> None:
     # Frames timed for the slow solvers (the add-on always runs all 48).
     blender_frames = {32: FRAMES, 64: FRAMES, 128: FRAMES, 256: 12}
     reference_frames = {32: 12, 64: 6, 128: 3, 256: 1}
+    repeats = {32: 3, 64: 3, 128: 2, 256: 1}  # add-on bakes per scene; the best is reported
 
     started = time.perf_counter()
     operators = enable_addon() and has_operators()
@@ -499,39 +501,67 @@ def main() -> None:
         rest, faces, edges = mesh_arrays(cloth)
         pinned = pin_weights(cloth) >= 1.0
 
-        elapsed, positions, per_frame, how = time_addon(spec)
+        # The machine is shared: repeat the cheaper runs and keep the best (the physics is deterministic).
+        runs = [time_addon(spec) for _ in range(repeats.get(spec.n, 1))]
+        elapsed = min(run[0] for run in runs)
+        _, positions, per_frame, how = runs[-1]
         ms = 1000 * elapsed / spec.frames
+        how += f"; best of {len(runs)}" if len(runs) > 1 else ""
         results.append(
-            measure(spec, "this add-on (bake)", rest, edges, positions, ms, spec.frames, per_frame * spec.frames, how)
+            measure(
+                spec,
+                "this add-on (bake)",
+                (rest, edges),
+                positions,
+                ms=ms,
+                frames_timed=spec.frames,
+                projections=per_frame * spec.frames,
+                note=how,
+            )
         )
 
         frames = min(spec.frames, blender_frames.get(spec.n, FRAMES))
-        samples, positions = time_blender(spec, frames)
+        blender_runs = [time_blender(spec, frames) for _ in range(2 if spec.n <= 64 else 1)]
+        samples, positions = min(blender_runs, key=lambda run: sum(run[0]))
         note = "default settings" + ("" if frames == spec.frames else f"; first {frames} frames only")
+        note += "; best of 2" if len(blender_runs) > 1 else ""
         ms = 1000 * sum(samples) / len(samples)
-        results.append(measure(spec, "Blender Cloth modifier", rest, edges, positions, ms, frames, None, note))
+        results.append(
+            measure(
+                spec,
+                "Blender Cloth modifier",
+                (rest, edges),
+                positions,
+                ms=ms,
+                frames_timed=frames,
+                projections=None,
+                note=note,
+            )
+        )
 
         frames = reference_frames.get(spec.n, 4)
-        seconds, positions = reference_run(rest, edges, pinned, frames, spec.kind == "drape")
+        seconds, positions = reference_run(rest, edges, pinned, frames=frames, with_sphere=spec.kind == "drape")
         note = f"10 iterations; state after {frames} frames"
         results.append(
             measure(
                 spec,
                 "seed reference (Python)",
-                rest,
-                edges,
+                (rest, edges),
                 positions,
-                1000 * seconds,
-                frames,
-                len(edges) * 10 * frames,
-                note,
+                ms=1000 * seconds,
+                frames_timed=frames,
+                projections=len(edges) * 10 * frames,
+                note=note,
             )
         )
         if spec.kind == "drape" and spec.n == 64:
-            samples, how = time_preview(spec)
+            previews = [time_preview(spec) for _ in range(3)]
+            medians = sorted(1000 * statistics.median(samples) for samples, _ in previews)
+            means = sorted(1000 * statistics.mean(samples) for samples, _ in previews)
             preview_note = (
-                f"Live preview, 64² drape ({how}): median {1000 * statistics.median(samples):.1f} ms/frame, "
-                f"mean {1000 * statistics.mean(samples):.1f} ms/frame over {len(samples)} frames."
+                f"Live preview, 64² drape ({previews[0][1]}), 3 runs of {len(previews[0][0])} frames: "
+                f"median per frame {medians[0]:.1f} ms in the best run ({', '.join(f'{m:.1f}' for m in medians)} ms); "
+                f"mean {means[0]:.1f} ms in the best run."
             )
         print(table(results[-3:]), flush=True)
 
@@ -559,7 +589,8 @@ def main() -> None:
     markdown = (
         "# Benchmark results\n\n"
         f"Machine: {machine()}. Run: `make bench` ({(time.perf_counter() - started) / 60:.1f} min). "
-        "Timings on a shared 2-core machine are noisy; every number is one run of the whole bench.\n\n"
+        "Timings on a shared 2-core machine are noisy (other builds ran at the same time): the add-on's bake "
+        "is the best of 3 runs (2 at 128², 1 at 256²), Blender's the best of 2 at 32² and 64², else one run.\n\n"
         f"{table(results)}\n"
         "ms/frame: wall time per simulated frame (add-on: the whole bake incl. model build and shape-key writes, "
         "divided by 48; Blender: mean of `scene.frame_set` per frame; reference: mean over the frames run). "

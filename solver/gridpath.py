@@ -83,7 +83,7 @@ def _colour_specs(rows: int, cols: int):
         yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols), (2, 1), (1, 0))
 
 
-SPANS = (16, 4)  # edges per long-range span, coarse to fine (a level is used where the grid is longer than it)
+SPANS = (16, 4)  # edges per long-range span, coarse to fine; a level is used on grids longer than 4 spans
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def grid_spans(layout: GridLayout, rest_positions: np.ndarray, levels: tuple[int
     along_col = np.zeros((rows, cols))
     along_col[1:, :] = np.cumsum(np.linalg.norm(np.diff(p, axis=0), axis=2), axis=0)
     spans = []
-    specs = [spec for k in levels if max(rows, cols) > 2 * k for spec in _span_specs(rows, cols, k)]
+    specs = [spec for k in levels if max(rows, cols) > 4 * k for spec in _span_specs(rows, cols, k)]
     for start, shape, steps, offset in specs:
         if min(shape) <= 0:
             continue
