@@ -213,7 +213,7 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
         inside_v = np.abs(local @ extent[1]) <= extent[1] @ extent[1]
         hit &= (side_old >= -1e-9) & inside_u & inside_v
     if not hit.any():
-        return
+        return None
     idx = np.nonzero(hit)[0]
     depth = -side_new[idx]
     normal = n1[:, None]
@@ -222,14 +222,44 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     moved = _apply_friction(rel_new, rel_old, normal, depth, _friction(cloth_friction, plane.friction))
     moved += p1[:, None]
     x[idx] = moved.T
+    return idx
+
+
+def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):
+    """Move vertices the plane just placed, but that now lie inside a sphere, along the plane out of it.
+
+    Where a sphere rests on a plane, a vertex squeezed into the crevice can satisfy neither by a push
+    along one normal: the plane lifts it into the sphere, the sphere pushes it into the plane. Sliding
+    it within the plane, away from the sphere's centre, satisfies both.
+    """
+    point, normal, _ = plane.at(t1)
+    for sphere in spheres:
+        centre, radius = sphere.at(t1)
+        reach = radius + thickness + sphere.offset
+        rel = x[on_plane] - centre
+        inside = np.einsum("ij,ij->i", rel, rel) < reach * reach
+        if not inside.any():
+            continue
+        rows = on_plane[inside]
+        rel = rel[inside]
+        height = float((centre - point) @ normal) - (thickness + plane.offset)  # centre above the vertices' level
+        ring = np.sqrt(max(reach * reach - height * height, 0.0))  # radius of the sphere's cut at that level
+        across = rel - np.outer(rel @ normal, normal)  # horizontal offset from the centre
+        length = np.linalg.norm(across, axis=1, keepdims=True)
+        fallback = np.cross(normal, [1.0, 0.0, 0.0] if abs(normal[0]) < 0.9 else [0.0, 1.0, 0.0])
+        direction = np.where(length > _EPS, across / np.maximum(length, _EPS), fallback / np.linalg.norm(fallback))
+        x[rows] = centre + np.outer(rel @ normal, normal) + direction * ring * (1.0 + 1e-9)
 
 
 def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame)."""
+    spheres = [c for c in colliders if isinstance(c, Sphere)]
     for collider in colliders:
         if isinstance(collider, Sphere):
             collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
         elif isinstance(collider, Plane):
-            collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
+            on_plane = collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
+            if spheres and on_plane is not None and collider.extent is None:
+                _slide_out_of_spheres(x, on_plane, collider, spheres, t1=t1, thickness=thickness)
         else:
             raise TypeError(f"unknown collider {collider!r}; use solver.Sphere or solver.Plane")

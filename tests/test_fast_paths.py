@@ -179,3 +179,19 @@ def test_long_range_spans_cut_the_stretch_of_a_fine_grid():
     for colour, rest in g.spans:
         a, b = colour.views(np.moveaxis(x, 2, 0))
         assert (np.linalg.norm(a - b, axis=0) <= rest * 1.05).all()
+
+
+def test_vertices_squeezed_under_a_resting_sphere_slide_out_along_the_floor():
+    """Where a sphere rests on the floor, neither push alone can free a vertex: the floor lifts it into
+    the sphere and the sphere pushes it into the floor. It must end outside both."""
+    sphere = solver.Sphere(center=(0, 0, 0.5), radius=0.5)
+    floor = solver.Plane(point=(0, 0, 0))
+    points = np.array([[0.0, 0.0, 0.001], [0.003, -0.002, 0.002], [0.01, 0.0, 0.004]])
+    model = solver.build_model(points, mass=0.01)  # loose vertices: nothing but the colliders moves them
+    state = model.initial_state()
+    params = solver.Params(gravity=(0, 0, 0))
+    solver.step(model, state, params, FRAME, colliders=[sphere, floor])
+    x = state.positions
+    assert solver.sphere_penetration(x, (0, 0, 0.5), 0.5 + params.thickness) < 1e-6
+    assert solver.plane_penetration(x, (0, 0, params.thickness), (0, 0, 1)) < 1e-9
+    assert np.isfinite(x).all()
