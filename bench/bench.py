@@ -214,7 +214,6 @@ def time_addon(spec: SceneSpec) -> tuple[float, np.ndarray, int, str]:
         ground.verlet_cloth_collider.kind = "PLANE"
         if spec.kind == "hang":
             cloth.verlet_cloth.pin_group = "Pins"
-        cloth.verlet_cloth.enabled = False  # time the bake alone, not the live preview
         scene.frame_set(scene.frame_start)
         _select_only(cloth)
         started = time.perf_counter()
@@ -248,7 +247,7 @@ def time_preview(spec: SceneSpec) -> tuple[list[float], str]:
         if ball is not None:
             ball.verlet_cloth_collider.kind = "SPHERE"
         ground.verlet_cloth_collider.kind = "PLANE"
-        cloth.verlet_cloth.enabled = True
+        cloth.verlet_cloth.enabled = True  # convert() switches the preview on; make sure
         scene.frame_set(scene.frame_start)
         for frame in range(scene.frame_start + 1, scene.frame_end + 1):
             started = time.perf_counter()
@@ -566,6 +565,7 @@ def main() -> None:
         print(table(results[-3:]), flush=True)
 
     profile = profile_addon(64)
+    args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "profile.txt").write_text(profile)
     plot(results, args.out / "results.png")
 
