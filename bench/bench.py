@@ -45,6 +45,23 @@ ADDON_MODULE = f"bl_ext.{REPO_NAME}.verlet_cloth"
 # ------------------------------------------------------------------------------------------ scenes
 
 
+def _scene() -> bpy.types.Scene:
+    scene = bpy.context.scene
+    assert scene is not None
+    return scene
+
+
+def _view_layer() -> bpy.types.ViewLayer:
+    layer = bpy.context.view_layer
+    assert layer is not None
+    return layer
+
+
+def _ops():
+    """bpy.ops.verlet_cloth (registered by the add-on at run time, so unknown to the stubs)."""
+    return bpy.ops.verlet_cloth  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True)
 class SceneSpec:
     kind: str  # "drape" or "hang"
@@ -68,7 +85,7 @@ def build_scene(spec: SceneSpec, frames: int | None = None):
     else:
         cloth, ground = scenes.hang_scene(spec.n, frames + 1, FPS)
         ball = None
-    bpy.context.view_layer.update()
+    _view_layer().update()
     return cloth, ball, ground
 
 
@@ -158,7 +175,9 @@ def enable_addon() -> bool:
 
     repo_dir = Path(tempfile.mkdtemp(prefix="vc_bench_repo_"))
     (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-    repos = bpy.context.preferences.extensions.repos
+    preferences = bpy.context.preferences
+    assert preferences is not None
+    repos = preferences.extensions.repos
     if REPO_NAME not in {r.module for r in repos}:
         repos.new(name=REPO_NAME, module=REPO_NAME, custom_directory=str(repo_dir), source="USER")
     try:
@@ -172,24 +191,24 @@ def enable_addon() -> bool:
 def has_operators() -> bool:
     """The add-on's bake operator is registered (bpy.ops attribute lookups always succeed, so ask RNA)."""
     try:
-        bpy.ops.verlet_cloth.bake.get_rna_type()
-        bpy.ops.verlet_cloth.convert.get_rna_type()
+        _ops().bake.get_rna_type()
+        _ops().convert.get_rna_type()
     except (AttributeError, KeyError):
         return False
     return True
 
 
 def _select_only(obj) -> None:
-    for other in bpy.context.scene.objects:
+    for other in _scene().objects:
         other.select_set(False)
     obj.select_set(True)
-    bpy.context.view_layer.objects.active = obj
+    _view_layer().objects.active = obj
 
 
 def _solver_setup(spec: SceneSpec, cloth, ball, ground):
     rest, faces, _ = mesh_arrays(cloth)
     model = solver.build_model(rest, faces, pin_weight=pin_weights(cloth))
-    colliders = [solver.Plane(point=tuple(ground.location), normal=(0, 0, 1))]
+    colliders: list[solver.Sphere | solver.Plane] = [solver.Plane(point=tuple(ground.location), normal=(0, 0, 1))]
     if ball is not None:
         colliders.insert(0, solver.Sphere(center=tuple(ball.location), radius=SPHERE[1]))
     return model, colliders
@@ -205,10 +224,10 @@ def time_addon(spec: SceneSpec) -> tuple[float, np.ndarray, int, str]:
     model, colliders = _solver_setup(spec, cloth, ball, ground)
     params = solver.Params()
     per_frame = len(model.constraints.pairs) * params.substeps * params.iterations
-    scene = bpy.context.scene
+    scene = _scene()
     if has_operators():
         _select_only(cloth)
-        bpy.ops.verlet_cloth.convert()
+        _ops().convert()
         if ball is not None:
             ball.verlet_cloth_collider.kind = "SPHERE"
         ground.verlet_cloth_collider.kind = "PLANE"
@@ -217,7 +236,7 @@ def time_addon(spec: SceneSpec) -> tuple[float, np.ndarray, int, str]:
         scene.frame_set(scene.frame_start)
         _select_only(cloth)
         started = time.perf_counter()
-        bpy.ops.verlet_cloth.bake()
+        _ops().bake()
         elapsed = time.perf_counter() - started
         scene.frame_set(scene.frame_end)
         return elapsed, evaluated_positions(cloth), per_frame, "bpy.ops.verlet_cloth.bake()"
@@ -239,11 +258,11 @@ def time_addon(spec: SceneSpec) -> tuple[float, np.ndarray, int, str]:
 def time_preview(spec: SceneSpec) -> tuple[list[float], str]:
     """Per-frame seconds of live preview playback (frame by frame from the start), mesh write included."""
     cloth, ball, ground = build_scene(spec)
-    scene = bpy.context.scene
+    scene = _scene()
     samples = []
     if has_operators():
         _select_only(cloth)
-        bpy.ops.verlet_cloth.convert()
+        _ops().convert()
         if ball is not None:
             ball.verlet_cloth_collider.kind = "SPHERE"
         ground.verlet_cloth_collider.kind = "PLANE"
@@ -275,7 +294,7 @@ def time_preview(spec: SceneSpec) -> tuple[list[float], str]:
 def time_blender(spec: SceneSpec, frames: int) -> tuple[list[float], np.ndarray]:
     """Blender's Cloth modifier (default settings), Collision on sphere and floor: per-frame seconds."""
     cloth, ball, ground = build_scene(spec, frames)
-    scene = bpy.context.scene
+    scene = _scene()
     modifier = cloth.modifiers.new("Cloth", "CLOTH")
     if spec.kind == "hang":
         modifier.settings.vertex_group_mass = "Pins"
@@ -379,7 +398,7 @@ def profile_addon(n: int, frames: int = 24) -> str:
 
         return wrapper
 
-    best = None
+    best: tuple[float, dict[str, float]] | None = None
     try:
         for name, fn in originals.items():
             setattr(step_module, name, timed(name, fn))
@@ -395,6 +414,7 @@ def profile_addon(n: int, frames: int = 24) -> str:
     finally:
         for name, fn in originals.items():
             setattr(step_module, name, fn)
+    assert best is not None
     total, spent = best
     lines = [
         f"Phase split of solver.step, {n}² drape, {frames} frames, best of 3 ({1000 * total / frames:.1f} ms/frame):"
