@@ -84,6 +84,15 @@ def _friction(cloth: float, collider: float | None) -> float:
     return cloth if collider is None else float(np.sqrt(max(cloth, 0.0) * max(collider, 0.0)))
 
 
+def gather_columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """x[rows] as a C-contiguous coordinate-major (3, k) array.
+
+    (x.T[:, rows] looks the same but is laid out (k, 3) in memory, which makes every later
+    operation strided and ~3x slower.)
+    """
+    return np.take(x, rows, axis=0).T.copy()
+
+
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Dot products of the columns of two (3, n) coordinate-major arrays."""
     p = a * b
@@ -143,8 +152,8 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     idx = np.nonzero(near)[0]
     # The narrow phase works coordinate-major, (3, k): NumPy is far quicker on long rows than on rows of 3.
     hit, new = _collide_sphere_exact(
-        x.T[:, idx],
-        x_start.T[:, idx],
+        gather_columns(x, idx),
+        gather_columns(x_start, idx),
         sphere,
         start=(c0, r0),
         end=(c1, r1),
@@ -222,8 +231,8 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     idx = np.nonzero(hit)[0]
     depth = -side_new[idx]
     normal = n1[:, None]
-    rel_new = x.T[:, idx] - p1[:, None] + normal * depth
-    rel_old = x_start.T[:, idx] - p0[:, None]
+    rel_new = gather_columns(x, idx) - p1[:, None] + normal * depth
+    rel_old = gather_columns(x_start, idx) - p0[:, None]
     moved = _apply_friction(rel_new, rel_old, normal, depth, _friction(cloth_friction, plane.friction))
     moved += p1[:, None]
     x[idx] = moved.T

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .colliders import gather_columns
+
 _FLAT = 1.1  # graph / straight-line distance below which the rest shape counts as flat between them
 _MAX_ANCHORS = 8  # pins measured from (farthest-point sample of all pins)
 _PER_VERTEX = 2  # tethers per free vertex: to its nearest anchors
@@ -99,11 +101,10 @@ def apply_tethers(x: np.ndarray, tethers: Tethers, slack: float) -> None:
     if not np.isfinite(slack) or slack < 0:
         return
     v = tethers.vertex
-    xt = x.T
-    p = xt[:, v]  # coordinate-major (3, n): NumPy is far quicker on long rows than on rows of 3
+    p = gather_columns(x, v)  # coordinate-major (3, n): NumPy is far quicker on long rows than on rows of 3
     moved = False
     for anchor, rest in zip(tethers.anchor, tethers.rest, strict=True):
-        a = xt[:, anchor]
+        a = gather_columns(x, anchor)
         offset = p - a
         squared = offset * offset
         distance = np.sqrt(squared[0] + squared[1] + squared[2])
