@@ -39,5 +39,10 @@ extension: venv
 	@echo "blender_ext.py build --source-dir . --output-dir $(DIST)"
 	@$(BLENDER_EXT) build --source-dir . --output-dir $(DIST)
 
+# A benchmark, not a test: the add-on vs Blender's Cloth modifier vs the seeds' Python loop.
+# Writes bench/results.md, bench/results.png and bench/profile.txt (~5-10 minutes).
+bench: venv
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+
 clean:
 	rm -rf out dist .pytest_cache .mypy_cache .ruff_cache

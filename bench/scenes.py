@@ -11,15 +11,19 @@ import bpy
 import numpy as np
 
 
+def _quad_faces(index: np.ndarray) -> np.ndarray:
+    """(F, 4) quads of a row-major (rows, columns) array of vertex indices."""
+    corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
+    return np.stack([c.ravel() for c in corners], 1)
+
+
 def grid_mesh(name: str, n: int, size: float = 2.0, height: float = 1.5) -> bpy.types.Object:
     """An n×n quad grid object built from explicit vertex and face lists (stable ordering)."""
     xs = np.linspace(-size / 2, size / 2, n)
     gx, gy = np.meshgrid(xs, xs)
     vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
     index = np.arange(n * n).reshape(n, n)
-    faces = np.stack(
-        [index[:-1, :-1].ravel(), index[:-1, 1:].ravel(), index[1:, 1:].ravel(), index[1:, :-1].ravel()], 1
-    )
+    faces = _quad_faces(index)
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata(vertices.tolist(), [], faces.tolist())
     mesh.update()
@@ -91,3 +95,28 @@ def _look_rotation(direction) -> tuple[float, float, float]:
     pitch = math.atan2(math.hypot(x, y), -z)
     yaw = math.atan2(-x, y)
     return (pitch, 0.0, yaw)
+
+
+def hang_scene(n: int = 32, frames: int = 48, fps: int = 24, size: float = 1.0, top: float = 2.0):
+    """A fresh scene: an n×n cloth hanging vertically (XZ plane), pinned at its two top corners.
+
+    The corners are in the vertex group "Pins"; a floor lies far below. Returns (cloth, floor).
+    """
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.render.fps, scene.render.fps_base = fps, 1.0
+    xs = np.linspace(-size / 2, size / 2, n)
+    zs = np.linspace(top - size, top, n)
+    gx, gz = np.meshgrid(xs, zs)
+    vertices = np.stack([gx.ravel(), np.zeros(gx.size), gz.ravel()], 1)
+    index = np.arange(n * n).reshape(n, n)
+    faces = _quad_faces(index)
+    mesh = bpy.data.meshes.new("Cloth")
+    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
+    mesh.update()
+    cloth = bpy.data.objects.new("Cloth", mesh)
+    scene.collection.objects.link(cloth)
+    pins = cloth.vertex_groups.new(name="Pins")
+    pins.add([int(index[-1, 0]), int(index[-1, -1])], 1.0, "REPLACE")
+    return cloth, floor()

@@ -237,6 +237,7 @@ def params_of(scene, settings, mean_edge: float = 0.0) -> solver.Params:
         shear_stiffness=float(settings.shear_stiffness),
         bend_stiffness=float(settings.bend_stiffness),
         stretch_only=bool(settings.stretch_only),
+        stretch_limit=float(settings.stretch_limit) if settings.limit_stretch else float("inf"),
         thickness=float(settings.thickness),
         friction=float(settings.friction),
         wind=wind_of(scene, settings),

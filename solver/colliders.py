@@ -7,6 +7,7 @@ start. Every substep sees it interpolated, and contacts are found on the vertex'
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ def _vec(v) -> np.ndarray:
 
 
 def _unit(v: np.ndarray, fallback=(0.0, 0.0, 1.0)) -> np.ndarray:
-    length = np.linalg.norm(v)
+    length = math.sqrt(float(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))  # np.linalg.norm costs µs per call
     return v / length if length > _EPS else np.asarray(fallback, dtype=np.float64)
 
 
@@ -40,6 +41,8 @@ class Sphere:
 
     def at(self, t: float) -> tuple[np.ndarray, float]:
         c1 = _vec(self.center)
+        if self.center_start is None and self.radius_start is None:  # a still sphere
+            return c1, float(self.radius)
         c0 = c1 if self.center_start is None else _vec(self.center_start)
         r0 = self.radius if self.radius_start is None else self.radius_start
         return _lerp(c0, c1, t), float(_lerp(r0, self.radius, t))
@@ -64,6 +67,8 @@ class Plane:
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         p1, n1 = _vec(self.point), _unit(_vec(self.normal))
+        if self.point_start is None and self.normal_start is None and self.extent is None:  # a still plane
+            return p1, n1, None
         p0 = p1 if self.point_start is None else _vec(self.point_start)
         n0 = n1 if self.normal_start is None else _unit(_vec(self.normal_start))
         extent = None
@@ -79,56 +84,132 @@ def _friction(cloth: float, collider: float | None) -> float:
     return cloth if collider is None else float(np.sqrt(max(cloth, 0.0) * max(collider, 0.0)))
 
 
+def gather_columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """x[rows] as a C-contiguous coordinate-major (3, k) array.
+
+    (x.T[:, rows] looks the same but is laid out (k, 3) in memory, which makes every later
+    operation strided and ~3x slower.)
+    """
+    return np.take(x, rows, axis=0).T.copy()
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Dot products of the columns of two (3, n) coordinate-major arrays."""
+    p = a * b
+    return p[0] + p[1] + p[2]
+
+
+def _column_distance2(x: np.ndarray, y) -> np.ndarray:
+    """Squared distances between the rows of (n, 3) x and y, an (n, 3) array or one point."""
+    y = np.asarray(y)
+    if y.ndim == 1:
+        d = x[:, 0] - y[0]
+        total = d * d
+        for k in (1, 2):
+            np.subtract(x[:, k], y[k], out=d)
+            d *= d
+            total += d
+        return total
+    d = x[:, 0] - y[:, 0]
+    total = d * d
+    for k in (1, 2):
+        np.subtract(x[:, k], y[:, k], out=d)
+        d *= d
+        total += d
+    return total
+
+
 def _apply_friction(rel_new, rel_old, normal, depth, mu):
-    """Coulomb friction on the relative motion over the substep: stick, or slide less."""
+    """Coulomb friction on the relative motion over the substep: stick, or slide less.
+
+    Coordinate-major (3, n) arrays; `normal` may be a (3, 1) column shared by every vertex.
+    """
     moved = rel_new - rel_old
-    tangential = moved - normal * np.einsum("ij,ij->i", moved, normal)[:, None]
-    slide = np.linalg.norm(tangential, axis=1)
+    tangential = moved - normal * _dot(moved, normal)
+    slide = np.sqrt(_dot(tangential, tangential))
     limit = mu * depth
-    keep = np.where(slide > limit, 1.0 - limit / np.maximum(slide, _EPS), 0.0)
-    return rel_new - tangential * (1.0 - keep)[:, None]
+    # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
+    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
+    return rel_new - tangential
 
 
 def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
-    """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1."""
+    """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1.
+
+    Broad phase: a vertex can only have touched the sphere during the substep if it ends within
+    reach + (the length of its path relative to the sphere) of the centre; the exact test runs on those.
+    """
     c0, r0 = sphere.at(t0)
     c1, r1 = sphere.at(t1)
     reach1 = r1 + thickness + sphere.offset
+    # Column by column: NumPy is much slower on (n, 3) rows broadcast against a 3-vector.
+    d_new = _column_distance2(x, c1)
+    path_bound = np.sqrt(_column_distance2(x, x_start))
+    path_bound += float(np.linalg.norm(c1 - c0)) + abs(r1 - r0) + reach1
+    near = active & (d_new < path_bound * path_bound)
+    if not near.any():
+        return
+    idx = np.nonzero(near)[0]
+    # The narrow phase works coordinate-major, (3, k): NumPy is far quicker on long rows than on rows of 3.
+    hit, new = _collide_sphere_exact(
+        gather_columns(x, idx),
+        gather_columns(x_start, idx),
+        sphere,
+        start=(c0, r0),
+        end=(c1, r1),
+        thickness=thickness,
+        cloth_friction=cloth_friction,
+    )
+    if new is not None:
+        x[idx if hit is None else idx[hit]] = new.T
+
+
+def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
+    """Exact sphere contact for (3, k) positions: (which of them hit or None for all, their new positions)."""
+    (c0, r0), (c1, r1) = start, end
+    reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
-    rel_old = x_start - c0
-    rel_new = x - c1
-    d_old = np.einsum("ij,ij->i", rel_old, rel_old)
-    d_new = np.einsum("ij,ij->i", rel_new, rel_new)
+    rel_old = x_start - c0[:, None]
+    rel_new = x - c1[:, None]
+    d_old = _dot(rel_old, rel_old)
+    d_new = _dot(rel_new, rel_new)
     # Crossing test: the relative path enters the sphere somewhere in the substep.
     path = rel_new - rel_old
-    a = np.einsum("ij,ij->i", path, path)
-    b = np.einsum("ij,ij->i", rel_old, path)
-    closest = np.clip(-b / np.maximum(a, _EPS), 0.0, 1.0)
-    nearest = rel_old + path * closest[:, None]
-    crossed = (d_old >= reach0 * reach0) & (np.einsum("ij,ij->i", nearest, nearest) < reach1 * reach1)
-    hit = active & ((d_new < reach1 * reach1) | crossed)
-    if not hit.any():
-        return
-    idx = np.nonzero(hit)[0]
-    ro, rn, p = rel_old[idx], rel_new[idx], path[idx]
+    a = _dot(path, path)
+    b = _dot(rel_old, path)
+    inv_a = 1.0 / np.maximum(a, _EPS)
+    nearest = rel_old + path * np.clip(-b * inv_a, 0.0, 1.0)
+    came_in = d_old >= reach0 * reach0
+    hit = (d_new < reach1 * reach1) | (came_in & (_dot(nearest, nearest) < reach1 * reach1))
+    which = None
+    if not hit.all():
+        if not hit.any():
+            return None, None
+        which = np.nonzero(hit)[0]
+        rel_old, rel_new, path = rel_old[:, which], rel_new[:, which], path[:, which]
+        a, b, inv_a, d_old, came_in = a[which], b[which], inv_a[which], d_old[which], came_in[which]
     # Normal at the entry point for vertices that came from outside, else the radial direction.
-    aa, bb = a[idx], b[idx]
-    cc = d_old[idx] - reach1 * reach1
-    disc = np.maximum(bb * bb - aa * cc, 0.0)
-    s_entry = np.clip((-bb - np.sqrt(disc)) / np.maximum(aa, _EPS), 0.0, 1.0)
-    came_in = d_old[idx] >= reach0 * reach0
-    base = np.where(came_in[:, None], ro + p * s_entry[:, None], rn)
-    fallback = np.where(np.linalg.norm(ro, axis=1, keepdims=True) > _EPS, ro, np.array([0.0, 0.0, 1.0]))
-    base = np.where(np.linalg.norm(base, axis=1, keepdims=True) > _EPS, base, fallback)
-    normal = base / np.linalg.norm(base, axis=1, keepdims=True)
-    depth = np.maximum(reach1 - np.einsum("ij,ij->i", rn, normal), 0.0)
-    moved = rn + normal * depth[:, None]
-    moved = _apply_friction(moved, ro, normal, depth, _friction(cloth_friction, sphere.friction))
+    disc = np.maximum(b * b - a * (d_old - reach1 * reach1), 0.0)
+    s_entry = np.clip((-b - np.sqrt(disc)) * inv_a, 0.0, 1.0)
+    base = np.where(came_in, rel_old + path * s_entry, rel_new)
+    length = np.sqrt(_dot(base, base))
+    degenerate = length <= _EPS
+    if degenerate.any():  # at the centre: push back the way it came, else up
+        up = np.array([[0.0], [0.0], [1.0]])
+        fallback = np.where(np.sqrt(_dot(rel_old, rel_old)) > _EPS, rel_old, up)
+        base = np.where(degenerate, fallback, base)
+        length = np.sqrt(_dot(base, base))
+    normal = base / length
+    depth = np.maximum(reach1 - _dot(rel_new, normal), 0.0)
+    moved = rel_new + normal * depth
+    moved = _apply_friction(moved, rel_old, normal, depth, _friction(cloth_friction, sphere.friction))
     # The tangent-plane push can leave a vertex just inside the curved surface: finish radially.
-    radius = np.linalg.norm(moved, axis=1)
+    radius = np.sqrt(_dot(moved, moved))
     inside = radius < reach1
-    moved[inside] *= (reach1 / np.maximum(radius[inside], _EPS))[:, None]
-    x[idx] = c1 + moved
+    if inside.any():
+        moved *= np.where(inside, reach1 / np.maximum(radius, _EPS), 1.0)
+    moved += c1[:, None]
+    return which, moved
 
 
 def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_friction):
@@ -136,7 +217,8 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     p0, n0, _ = plane.at(t0)
     p1, n1, extent = plane.at(t1)
     gap = thickness + plane.offset
-    side_new = (x - p1) @ n1 - gap
+    side_new = np.einsum("ij,j->i", x, n1)  # not `@`: a BLAS call may spin up threads on a busy machine
+    side_new -= float(p1 @ n1) + gap
     hit = active & (side_new < 0.0)
     if extent is not None:
         side_old = (x_start - p0) @ n0 - gap
@@ -145,21 +227,53 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
         inside_v = np.abs(local @ extent[1]) <= extent[1] @ extent[1]
         hit &= (side_old >= -1e-9) & inside_u & inside_v
     if not hit.any():
-        return
+        return None
     idx = np.nonzero(hit)[0]
     depth = -side_new[idx]
-    normal = np.broadcast_to(n1, (len(idx), 3))
-    rel_new = x[idx] - p1 + normal * depth[:, None]
-    rel_old = x_start[idx] - p0
-    x[idx] = p1 + _apply_friction(rel_new, rel_old, normal, depth, _friction(cloth_friction, plane.friction))
+    normal = n1[:, None]
+    rel_new = gather_columns(x, idx) - p1[:, None] + normal * depth
+    rel_old = gather_columns(x_start, idx) - p0[:, None]
+    moved = _apply_friction(rel_new, rel_old, normal, depth, _friction(cloth_friction, plane.friction))
+    moved += p1[:, None]
+    x[idx] = moved.T
+    return idx
+
+
+def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):
+    """Move vertices the plane just placed, but that now lie inside a sphere, along the plane out of it.
+
+    Where a sphere rests on a plane, a vertex squeezed into the crevice can satisfy neither by a push
+    along one normal: the plane lifts it into the sphere, the sphere pushes it into the plane. Sliding
+    it within the plane, away from the sphere's centre, satisfies both.
+    """
+    point, normal, _ = plane.at(t1)
+    for sphere in spheres:
+        centre, radius = sphere.at(t1)
+        reach = radius + thickness + sphere.offset
+        rel = x[on_plane] - centre
+        inside = np.einsum("ij,ij->i", rel, rel) < reach * reach
+        if not inside.any():
+            continue
+        rows = on_plane[inside]
+        rel = rel[inside]
+        height = float((centre - point) @ normal) - (thickness + plane.offset)  # centre above the vertices' level
+        ring = np.sqrt(max(reach * reach - height * height, 0.0))  # radius of the sphere's cut at that level
+        across = rel - np.outer(rel @ normal, normal)  # horizontal offset from the centre
+        length = np.linalg.norm(across, axis=1, keepdims=True)
+        fallback = np.cross(normal, [1.0, 0.0, 0.0] if abs(normal[0]) < 0.9 else [0.0, 1.0, 0.0])
+        direction = np.where(length > _EPS, across / np.maximum(length, _EPS), fallback / np.linalg.norm(fallback))
+        x[rows] = centre + np.outer(rel @ normal, normal) + direction * ring * (1.0 + 1e-9)
 
 
 def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame)."""
+    spheres = [c for c in colliders if isinstance(c, Sphere)]
     for collider in colliders:
         if isinstance(collider, Sphere):
             collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
         elif isinstance(collider, Plane):
-            collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
+            on_plane = collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
+            if spheres and on_plane is not None and collider.extent is None:
+                _slide_out_of_spheres(x, on_plane, collider, spheres, t1=t1, thickness=thickness)
         else:
             raise TypeError(f"unknown collider {collider!r}; use solver.Sphere or solver.Plane")

@@ -10,7 +10,7 @@ def grid(columns: int, rows: int, size: tuple[float, float] | float = 1.0, heigh
 
     Vertex (r, c) has index r * columns + c. Returns (vertices (N, 3), faces (F, 4)).
     """
-    sx, sy = (size, size) if np.isscalar(size) else size
+    sx, sy = (float(v) for v in np.broadcast_to(np.asarray(size, dtype=np.float64), (2,)))
     xs = np.linspace(-sx / 2, sx / 2, columns)
     ys = np.linspace(-sy / 2, sy / 2, rows)
     gx, gy = np.meshgrid(xs, ys)

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
 from .coloring import color_constraints
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
-from .topology import Constraints, Faces, build_constraints
+from .gridpath import GridLayout, detect_grid, grid_spans
+from .tethers import Tethers, build_tethers
+from .topology import SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
 DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
 
@@ -19,8 +21,8 @@ class Batch:
     """One independent set of constraints, ready for a single vectorised projection."""
 
     constraints: np.ndarray  # (n,) indices into Model.constraints
-    i3: np.ndarray  # (n*3,) flat position indices of the first vertex, xyz interleaved
-    j3: np.ndarray  # (n*3,) same for the second vertex
+    i3: np.ndarray  # (3, n) flat position indices of the first vertex: x row, y row, z row
+    j3: np.ndarray  # (3, n) same for the second vertex
     rest_length: np.ndarray  # (n,)
     kind: np.ndarray  # (n,)
     inv_mass_i: np.ndarray  # (n,)
@@ -41,6 +43,11 @@ class Model:
     inv_mass: np.ndarray  # (N,) 1/kg; 0 = fully pinned
     pin_weight: np.ndarray  # (N,) 0..1; 1 = pinned, between = pulled partway to its target
     batches: tuple[Batch, ...] = field(repr=False)
+    grid: GridLayout | None = field(default=None, repr=False)  # set when the strided grid fast path applies
+    tethers: Tethers | None = field(default=None, repr=False)  # long-range attachments to the pins
+    # Per-step solver constants and scratch buffers, reused while (params, substep length) repeat.
+    # Models are cheap to share, but two threads must not step states of the same model at once.
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def vertex_count(self) -> int:
@@ -58,7 +65,22 @@ class Model:
     def with_pins(self, pin_weight, masses=None) -> Model:
         """The same topology with other pin weights (and optionally masses); no recolouring."""
         masses = self.mass if masses is None else masses
-        return _assemble(self.rest_positions, self.faces, self.constraints, self.batch_members, masses, pin_weight)
+        model = _assemble(self.rest_positions, self.faces, self.constraints, self.batch_members, masses, pin_weight)
+        return replace(model, grid=self.grid, cache={})
+
+    @property
+    def coloured(self) -> Model:
+        """This model on the general coloured path, without grid spans or tethers.
+
+        Tearing and grabbing change single constraints and masses within a step, which only the
+        coloured batches express; and long-range limits would hold torn-off pieces to the pins.
+        """
+        if self.grid is None and self.tethers is None:
+            return self
+        found = self.cache.get("coloured")
+        if found is None:
+            found = self.cache["coloured"] = replace(self, grid=None, tethers=None, cache={})
+        return found
 
     @property
     def batch_members(self) -> list[np.ndarray]:
@@ -123,8 +145,8 @@ def _assemble(positions, faces, constraints, members, masses, pin_weight) -> Mod
         batches.append(
             Batch(
                 constraints=m,
-                i3=(3 * i[:, None] + xyz).reshape(-1),
-                j3=(3 * j[:, None] + xyz).reshape(-1),
+                i3=3 * i + xyz[:, None],
+                j3=3 * j + xyz[:, None],
                 rest_length=constraints.rest_length[m],
                 kind=constraints.kind[m],
                 inv_mass_i=inv_mass[i],
@@ -133,10 +155,22 @@ def _assemble(positions, faces, constraints, members, masses, pin_weight) -> Mod
         )
     for a in (positions, masses, inv_mass, pin_weight):
         a.setflags(write=False)
-    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, tuple(batches))
+    graph = constraints.pairs[(constraints.kind == STRUCTURAL) | (constraints.kind == SHEAR)]
+    tethers = build_tethers(positions, graph, pin_weight >= 1.0, inv_mass > 0)
+    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, tuple(batches), tethers=tethers)
 
 
-def build_model(vertices, faces=None, edges=None, *, mass=None, density=None, pin_weight=None, seed: int = 0) -> Model:
+def build_model(
+    vertices,
+    faces=None,
+    edges=None,
+    *,
+    mass=None,
+    density=None,
+    pin_weight=None,
+    seed: int = 0,
+    grid_fast_path: bool = True,
+) -> Model:
     """Build a cloth model from a polygon mesh.
 
     vertices: (N, 3) rest positions in metres (the cloth starts here).
@@ -144,6 +178,8 @@ def build_model(vertices, faces=None, edges=None, *, mass=None, density=None, pi
     edges: (E, 2) extra edges (loose edges become structural constraints too).
     mass: total mass in kg; or density: kg per m² of face area (default 0.15).
     pin_weight: (N,) in 0..1; 1 pins a vertex to its target, in between pulls it partway.
+    grid_fast_path: project a mesh whose topology is a regular quad grid (in any vertex order) with
+    strided slices instead of index arrays; False forces the general coloured path.
     """
     positions = np.array(vertices, dtype=np.float64, order="C").reshape(-1, 3)
     if not np.isfinite(positions).all():
@@ -156,4 +192,10 @@ def build_model(vertices, faces=None, edges=None, *, mass=None, density=None, pi
     if pins.shape != (len(positions),):
         raise ValueError(f"pin_weight needs one value per vertex ({len(positions)}), got shape {pins.shape}")
     members = color_constraints(constraints.pairs, len(positions), seed=seed)
-    return _assemble(positions, faces, constraints, members, masses, pins)
+    model = _assemble(positions, faces, constraints, members, masses, pins)
+    if grid_fast_path:
+        layout = detect_grid(len(positions), constraints)
+        if layout is not None:
+            layout = grid_spans(layout, positions)
+        model = replace(model, grid=layout, cache={})
+    return model

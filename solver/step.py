@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
-from .constraints import batch_coefficients, project
+from .constraints import batch_coefficients, new_lambdas, project
 from .grab import Grab
 from .model import Model
 from .params import Params
 from .self_collision import SelfCollision
 from .state import State
 from .tearing import TearCheck, ensure_tear_state, mark_torn_faces, override_coefficients
+from .tethers import apply_tethers
 from .wind import WindField
 
 
@@ -59,6 +60,10 @@ def step(
     Wind, tearing and self-collision follow `params`; the tears live in `state`.
     """
     params.validated()
+    held = Grab.from_any(grab)
+    torn = state.broken is not None and bool(state.broken.any())
+    if held is not None or params.tear_factor > 0 or torn:
+        model = model.coloured
     substeps, iterations = int(params.substeps), int(params.iterations)
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):
@@ -87,7 +92,6 @@ def step(
     lambdas = None
 
     inv_mass = model.inv_mass
-    held = Grab.from_any(grab)
     if held is not None:
         held_index, held_start, held_end = held.resolved(x)
         inv_mass = inv_mass.copy()
@@ -125,9 +129,11 @@ def step(
             x[held_index] = held_start + (held_end - held_start) * t1
 
         if iterations > 1:
-            lambdas = [np.zeros(len(b.rest_length)) for b in model.batches]
+            lambdas = new_lambdas(coefficients)
         for _ in range(iterations):
             project(flat, model, coefficients, lambdas)
+        if model.tethers is not None:
+            apply_tethers(x, model.tethers, params.stretch_limit)
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass)

@@ -14,6 +14,8 @@ import dataclasses
 
 import numpy as np
 
+from .constraints import StepCoefficients
+
 _MIN_REST = 1e-12  # constraints of zero rest length (coincident vertices) never tear
 
 
@@ -27,7 +29,7 @@ def ensure_tear_state(state, model) -> tuple[np.ndarray, np.ndarray]:
     return state.broken, state.face_torn_frame
 
 
-def override_coefficients(model, coefficients, inv_mass=None, broken=None, only=None) -> list:
+def override_coefficients(model, coefficients, inv_mass=None, broken=None, only=None) -> StepCoefficients:
     """New per-batch coefficients where broken constraints do nothing and/or vertices have other inverse masses.
 
     inv_mass: (N,) inverse masses to use instead of the model's (0 holds a vertex still).
@@ -48,7 +50,7 @@ def override_coefficients(model, coefficients, inv_mass=None, broken=None, only=
         if broken is not None:
             inv = np.where(broken[batch.constraints], 0.0, inv)
         out[k] = dataclasses.replace(co, scale_i=wi * inv, scale_j=wj * inv, inv_denominator=inv)
-    return out
+    return StepCoefficients(out, None, None)  # the coloured path (step uses Model.coloured here)
 
 
 class TearCheck:
@@ -71,8 +73,8 @@ class TearCheck:
         """Mark newly over-stretched constraints in `broken`; returns the batches they belong to."""
         touched = []
         for k, batch in enumerate(self.model.batches):
-            d = (np.take(flat_positions, batch.i3) - np.take(flat_positions, batch.j3)).reshape(-1, 3)
-            over = np.flatnonzero(np.einsum("ij,ij->i", d, d) > self.limit_sq[k])
+            d = np.take(flat_positions, batch.i3) - np.take(flat_positions, batch.j3)  # (3, n) coordinate-major
+            over = np.flatnonzero(np.einsum("kn,kn->n", d, d) > self.limit_sq[k])
             if len(over):
                 self.broken[batch.constraints[over]] = True
                 self.limit_sq[k][over] = np.inf

@@ -10,6 +10,7 @@ PRESET_DIR = ROOT / "ui" / "presets" / "verlet_cloth"
 NAMES = ("cotton", "silk", "denim", "leather", "rubber")
 PROPERTIES = (
     "mass_mode",
+    "limit_stretch",
     "density",
     "stretch_stiffness",
     "shear_stiffness",
@@ -35,7 +36,8 @@ def test_preset_sets_every_material_property(name):
     values = _expected(name)
     assert set(values) == set(PROPERTIES)
     assert values["mass_mode"] == "DENSITY"
-    assert all(values[p] > 0 for p in PROPERTIES if p != "mass_mode")
+    assert all(values[p] > 0 for p in PROPERTIES if p not in {"mass_mode", "limit_stretch"})
+    assert values["limit_stretch"] == (name != "rubber")  # only rubber's stretch comes from its stiffness
     assert 0 <= values["damping"] <= 1
 
 

@@ -63,6 +63,10 @@ class VIEW3D_PT_verlet_cloth_settings(bpy.types.Panel):
         col.prop(settings, "shear_stiffness")
         col.prop(settings, "bend_stiffness")
         col.prop(settings, "stretch_only")
+        col.prop(settings, "limit_stretch")
+        sub = col.row()
+        sub.active = settings.limit_stretch
+        sub.prop(settings, "stretch_limit")
         col = layout.column(align=True)
         col.prop(settings, "mass_mode")
         col.prop(settings, "density" if settings.mass_mode == "DENSITY" else "mass")

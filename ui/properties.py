@@ -82,7 +82,7 @@ class VerletClothSettings(bpy.types.PropertyGroup):
     substeps: IntProperty(  # type: ignore[valid-type]
         name="Substeps",
         description="Verlet steps per frame; more removes stretch and makes collisions more reliable",
-        default=16,
+        default=10,
         min=1,
         soft_max=64,
         max=1000,
@@ -123,6 +123,22 @@ class VerletClothSettings(bpy.types.PropertyGroup):
         name="Stretch Only",
         description="Mesh edges resist stretching only, so the cloth may compress and wrinkle freely",
         default=False,
+    )
+    limit_stretch: BoolProperty(  # type: ignore[valid-type]
+        name="Limit Stretch",
+        description=(
+            "Keep the cloth from stretching beyond Max Stretch through long-range limits (tethers to pins, "
+            "long spans on grids). Turn off for stretchy materials, whose stretch should come from Stretch alone"
+        ),
+        default=True,
+    )
+    stretch_limit: FloatProperty(  # type: ignore[valid-type]
+        name="Max Stretch",
+        description="Largest stretch the long-range limits allow, as a fraction of the rest length (0.05 = 5%)",
+        default=0.0,
+        min=0.0,
+        soft_max=0.5,
+        subtype="FACTOR",
     )
     mass_mode: EnumProperty(  # type: ignore[valid-type]
         name="Mass",

@@ -16,3 +16,4 @@ cloth.bend_stiffness = 2.0
 cloth.damping = 0.1
 cloth.friction = 0.4
 cloth.thickness = 0.004
+cloth.limit_stretch = True

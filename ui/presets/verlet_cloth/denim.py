@@ -16,3 +16,4 @@ cloth.bend_stiffness = 20.0
 cloth.damping = 0.15
 cloth.friction = 0.5
 cloth.thickness = 0.006
+cloth.limit_stretch = True

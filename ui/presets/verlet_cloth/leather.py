@@ -16,3 +16,4 @@ cloth.bend_stiffness = 150.0
 cloth.damping = 0.25
 cloth.friction = 0.6
 cloth.thickness = 0.01
+cloth.limit_stretch = True

@@ -16,3 +16,4 @@ cloth.bend_stiffness = 10.0
 cloth.damping = 0.05
 cloth.friction = 0.9
 cloth.thickness = 0.008
+cloth.limit_stretch = False

@@ -16,3 +16,4 @@ cloth.bend_stiffness = 0.2
 cloth.damping = 0.05
 cloth.friction = 0.2
 cloth.thickness = 0.002
+cloth.limit_stretch = True

@@ -1,0 +1,197 @@
+"""The strided grid path and the coloured general path, and tethers for pinned cloth."""
+
+import numpy as np
+import pytest
+
+import solver
+from solver.gridpath import detect_grid
+from solver.topology import build_constraints
+
+FRAME = 1 / 24
+
+
+def _scrambled(vertices, faces, seed=3):
+    """The same mesh with its vertices stored in a random order, as a subdivided plane is."""
+    order = np.random.default_rng(seed).permutation(len(vertices))
+    where = np.argsort(order)  # new index of every old vertex
+    return vertices[order], where[faces], order
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(2, 2), (3, 5), (7, 4), (16, 16), (33, 20), (10, 11)])
+def test_grid_topology_is_found_in_any_vertex_order(cols, rows):
+    vertices, faces = solver.grid(cols, rows)
+    model = solver.build_model(vertices, faces)
+    assert model.grid is not None and model.grid.identity
+    assert (model.grid.rows, model.grid.columns) == (rows, cols)
+    used = np.concatenate([c.constraint.ravel() for c in model.grid.colours])
+    assert np.array_equal(np.sort(used), np.arange(len(model.constraints.pairs)))  # each constraint once
+
+    v2, f2, order = _scrambled(vertices, faces)
+    scrambled = solver.build_model(v2, f2)
+    grid = scrambled.grid
+    assert grid is not None
+    assert not grid.identity or rows * cols == 4  # a shuffled single quad may come out row-major again
+    # Neighbouring grid slots hold neighbouring vertices of the original grid (up to a flip/transpose).
+    slots = order[grid.order].reshape(grid.rows, grid.columns)
+    r, c = np.divmod(slots, cols)
+    steps = np.abs(np.diff(r, axis=1)) + np.abs(np.diff(c, axis=1))
+    assert (steps == 1).all()
+
+
+def test_colours_are_independent_sets():
+    vertices, faces = solver.grid(13, 9)
+    model = solver.build_model(*_scrambled(vertices, faces)[:2])
+    pairs = model.constraints.pairs
+    for colour in model.grid.colours:
+        ends = pairs[colour.constraint.ravel()].ravel()
+        assert len(np.unique(ends)) == len(ends)
+
+
+def test_meshes_that_are_not_plain_grids_use_the_general_path():
+    vertices, faces = solver.grid(6, 6)
+    assert detect_grid(len(vertices), build_constraints(vertices, faces=faces)) is not None
+    extra_edge = build_constraints(vertices, edges=[(0, 35)], faces=faces)
+    assert detect_grid(len(vertices), extra_edge) is None
+    triangles = np.concatenate([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]])
+    assert solver.build_model(vertices, triangles).grid is None
+    torn = solver.build_model(vertices, faces[1:])  # a missing quad
+    assert torn.grid is None
+    assert solver.build_model(vertices, faces, grid_fast_path=False).grid is None
+
+
+def _drape(model, frames=48, params=None):
+    sphere = solver.Sphere(center=(0, 0, 0.5), radius=0.5)
+    floor = solver.Plane(point=(0, 0, 0))
+    state = model.initial_state()
+    params = params or solver.Params()
+    for _ in range(frames):
+        solver.step(model, state, params, FRAME, colliders=[sphere, floor])
+    return state.positions
+
+
+@pytest.mark.parametrize("scramble", [False, True])
+def test_grid_and_general_paths_agree_on_the_physics(scramble):
+    vertices, faces = solver.grid(24, 24, size=2.0, height=1.5)
+    if scramble:
+        vertices, faces, _ = _scrambled(vertices, faces)
+    fast = solver.build_model(vertices, faces)
+    general = solver.build_model(vertices, faces, grid_fast_path=False)
+    assert fast.grid is not None and general.grid is None
+    # The grid's long-range spans off, so both paths project the same constraints.
+    same = solver.Params(stretch_limit=float("inf"), substeps=16)
+    x_fast, x_general = _drape(fast, params=same), _drape(general, params=same)
+    for model, x in ((fast, x_fast), (general, x_general)):
+        mean, worst = solver.stretch_summary(model, x)
+        assert mean < 0.01 and worst < 0.15
+        assert solver.sphere_penetration(x, (0, 0, 0.5), 0.5 + 0.005) < 1e-9
+        assert solver.plane_penetration(x, (0, 0, 0.005), (0, 0, 1)) < 1e-9
+    # The same drape: the paths only differ in the Gauss-Seidel order, which changes the folds, not the shape.
+    assert x_fast[:, 2].mean() == pytest.approx(x_general[:, 2].mean(), abs=0.01)
+    assert np.mean(x_fast[:, 2] < 0.02) == pytest.approx(np.mean(x_general[:, 2] < 0.02), abs=0.03)
+    centre = int(np.argmin(np.linalg.norm(vertices[:, :2], axis=1)))
+    assert x_fast[centre, 2] == pytest.approx(x_general[centre, 2], abs=0.01)
+
+
+def test_grid_path_keeps_xpbd_stiffness_and_stretch_only():
+    vertices, faces = solver.grid(4, 4, size=0.3)
+    vertices = vertices[:, [0, 2, 1]]  # hanging in the XZ plane
+    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
+    params = solver.Params(stretch_stiffness=50.0, shear_stiffness=5.0, damping=0.9, stretch_limit=float("inf"))
+    sag = {}
+    for fast in (True, False):
+        model = solver.build_model(vertices, faces, pin_weight=top.astype(float), mass=0.5, grid_fast_path=fast)
+        state = model.initial_state()
+        for _ in range(24 * 6):
+            solver.step(model, state, params, FRAME)
+        sag[fast] = model.rest_positions[:, 2].min() - state.positions[:, 2].min()
+    assert sag[True] > 0.01  # soft: it visibly stretches
+    assert sag[True] == pytest.approx(sag[False], rel=0.05)
+
+    for fast in (True, False):
+        model = solver.build_model(vertices, faces, grid_fast_path=fast)
+        state = model.initial_state()
+        state.positions[:, 0] *= 0.5
+        state.previous[:] = state.positions
+        solver.step(
+            model,
+            state,
+            solver.Params(gravity=(0, 0, 0), stretch_only=True, shear_stiffness=0, bend_stiffness=0),
+            FRAME,
+        )
+        assert np.allclose(state.positions[:, 0], model.rest_positions[:, 0] * 0.5)  # squeezed, not pushed back
+
+
+def _hang(n, **params):
+    vertices, faces = solver.grid(n, n, size=1.0)
+    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]
+    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
+    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
+    model = solver.build_model(vertices, faces, pin_weight=corners.astype(float))
+    state = model.initial_state()
+    for _ in range(72):
+        solver.step(model, state, solver.Params(**params), FRAME)
+    return model, state
+
+
+def test_tethers_remove_the_stretch_near_the_pins():
+    model, state = _hang(20)
+    assert model.tethers is not None
+    mean, worst = solver.stretch_summary(model, state.positions)
+    assert mean < 0.002 and worst < 0.02
+    loose_model, loose_state = _hang(20, stretch_limit=float("inf"))
+    _, loose = solver.stretch_summary(loose_model, loose_state.positions)
+    assert loose > 5 * worst  # without them the corners overstretch
+    # No vertex is farther from a pin than its tether allows.
+    t = model.tethers
+    distance = np.linalg.norm(state.positions[t.vertex][None] - state.positions[t.anchor], axis=2)
+    assert (distance <= t.rest * 1.001).all()
+
+
+def test_tether_rest_lengths_follow_a_curved_rest_shape():
+    """A half-cylinder pinned along one straight edge may unroll: its tethers must allow that."""
+    n = 16
+    angle = np.linspace(0, np.pi, n)
+    along = np.linspace(0, 1, n)
+    a, z = np.meshgrid(angle, along)
+    vertices = np.stack([np.cos(a).ravel() * 0.3, np.sin(a).ravel() * 0.3, z.ravel()], 1)
+    _, faces = solver.grid(n, n)
+    pins = np.isclose(angle[np.arange(n * n) % n], 0.0).astype(float)
+    model = solver.build_model(vertices, faces, pin_weight=pins)
+    t = model.tethers
+    far = np.isclose(angle[t.vertex % n], np.pi)  # the opposite edge of the half-cylinder
+    straight = np.linalg.norm(vertices[t.vertex][None] - vertices[t.anchor], axis=2)
+    assert (t.rest[:, far] > 1.4 * straight[:, far]).all()  # arc length (0.3π) rather than chord (0.6)
+
+
+def test_long_range_spans_cut_the_stretch_of_a_fine_grid():
+    vertices, faces = solver.grid(48, 48, size=2.0, height=1.5)
+    model = solver.build_model(vertices, faces)
+    assert model.grid.spans  # 4-edge spans along rows and columns (and 16-edge ones on larger grids)
+    with_spans = _drape(model, frames=36)
+    without = _drape(model, frames=36, params=solver.Params(stretch_limit=float("inf")))
+    mean_with, _ = solver.stretch_summary(model, with_spans)
+    mean_without, _ = solver.stretch_summary(model, without)
+    assert mean_with < 0.8 * mean_without
+    assert mean_with < 0.01
+    # One-sided: a span never ends longer than its rest length along the cloth by more than the solver's slack.
+    g = model.grid
+    x = with_spans[g.order].reshape(g.rows, g.columns, 3)
+    for colour, rest in g.spans:
+        a, b = colour.views(np.moveaxis(x, 2, 0))
+        assert (np.linalg.norm(a - b, axis=0) <= rest * 1.05).all()
+
+
+def test_vertices_squeezed_under_a_resting_sphere_slide_out_along_the_floor():
+    """Where a sphere rests on the floor, neither push alone can free a vertex: the floor lifts it into
+    the sphere and the sphere pushes it into the floor. It must end outside both."""
+    sphere = solver.Sphere(center=(0, 0, 0.5), radius=0.5)
+    floor = solver.Plane(point=(0, 0, 0))
+    points = np.array([[0.0, 0.0, 0.001], [0.003, -0.002, 0.002], [0.01, 0.0, 0.004]])
+    model = solver.build_model(points, mass=0.01)  # loose vertices: nothing but the colliders moves them
+    state = model.initial_state()
+    params = solver.Params(gravity=(0, 0, 0))
+    solver.step(model, state, params, FRAME, colliders=[sphere, floor])
+    x = state.positions
+    assert solver.sphere_penetration(x, (0, 0, 0.5), 0.5 + params.thickness) < 1e-6
+    assert solver.plane_penetration(x, (0, 0, params.thickness), (0, 0, 1)) < 1e-9
+    assert np.isfinite(x).all()
