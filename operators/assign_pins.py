@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from . import simulation
+from . import checks, simulation
 
 DEFAULT_GROUP = "Pins"
 NOT_EDIT_MODE = "Enter Edit Mode (Tab) on the cloth and select the vertices to pin, then try again."
@@ -20,28 +20,18 @@ class VERLET_CLOTH_OT_assign_pins(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj = getattr(context, "active_object", None)
-        if obj is None:
-            problem: str | None = simulation.NO_OBJECT
-        elif obj.type != "MESH":
-            problem = simulation.NOT_MESH
-        elif obj.mode != "EDIT":
-            problem = NOT_EDIT_MODE
-        elif len(obj.data.edges) == 0:
+        obj, problem = checks.active(context, lambda obj: checks.mesh_problem(obj, edit_mode_needed=NOT_EDIT_MODE))
+        if problem is None and len(obj.data.edges) == 0:
             problem = simulation.NO_EDGES
-        else:
-            problem = None
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         obj.update_from_editmode()
         mesh = obj.data
         selected = np.zeros(len(mesh.vertices), dtype=bool)
         mesh.vertices.foreach_get("select", selected)
         indices = np.flatnonzero(selected).tolist()
         if not indices:
-            self.report({"ERROR"}, NOTHING_SELECTED)
-            return {"CANCELLED"}
+            return checks.cancel(self, NOTHING_SELECTED)
         settings = obj.verlet_cloth
         name = settings.pin_group
         if not name or obj.vertex_groups.get(name) is None:

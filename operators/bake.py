@@ -8,13 +8,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import baking, geometry, simulation
-
-
-def _target(context):
-    obj = getattr(context, "active_object", None)
-    problem = simulation.cloth_problem(obj)
-    return obj, problem
+from . import baking, checks, geometry, simulation
 
 
 class VERLET_CLOTH_OT_bake(bpy.types.Operator):
@@ -29,10 +23,9 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
     _last_percent = -1
 
     def execute(self, context):
-        obj, problem = _target(context)
+        obj, problem = checks.active(context, simulation.cloth_problem)
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         scene = context.scene
         start, end = simulation.frame_range(scene, obj.verlet_cloth)
         wm = context.window_manager
@@ -44,8 +37,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         try:
             count = baking.bake_object(scene, obj, start, end, progress=progress)
         except baking.BakeError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+            return checks.cancel(self, str(error))
         finally:
             wm.progress_end()
         self.report({"INFO"}, f"Baked {count} frames of '{obj.name}' to shape keys.")
@@ -54,16 +46,14 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        obj, problem = _target(context)
+        obj, problem = checks.active(context, simulation.cloth_problem)
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         start, end = simulation.frame_range(context.scene, obj.verlet_cloth)
         try:
             self._baker = baking.Baker(context.scene, obj, start, end)
         except baking.BakeError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+            return checks.cancel(self, str(error))
         self._last_percent = -1
         wm = context.window_manager
         wm.progress_begin(0, 100)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import simulation
+from . import checks, simulation
 
 BAKED = "This cloth is baked: press Free Bake first, then Make Cloth again."
 
@@ -17,13 +17,11 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj = getattr(context, "active_object", None)
-        problem = simulation.object_problem(obj)
+        obj, problem = checks.active(context, simulation.object_problem)
         if problem is None and obj.verlet_cloth.baked:
             problem = BAKED
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         simulation.capture_rest(obj)
         obj.verlet_cloth.enabled = True
         simulation.reset(context.scene, obj)

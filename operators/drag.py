@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import dragging, simulation
+from . import checks, dragging, simulation
 
 PICK_RADIUS = 30.0  # pixels
 BAKED = "This cloth is baked: press Free Bake first to drag the live cloth."
@@ -88,16 +88,14 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
     # ------------------------------------------------------------ the operator
 
     def invoke(self, context, event):
-        obj = getattr(context, "active_object", None)
-        problem = simulation.cloth_problem(obj)
+        obj, problem = checks.active(context, simulation.cloth_problem)
         if problem is None and obj.verlet_cloth.baked:
             problem = BAKED
         region, rv3d = _view(context)
         if problem is None and (region is None or rv3d is None or context.window is None):
             problem = NO_VIEW
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         self._object_name = obj.name
         run = simulation.cached(obj)
         self._saved = (None if run is None else run.state.copy(), simulation.read_shape(obj))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import baking, simulation
+from . import baking, checks
 
 NOT_BAKED = "This object has no Verlet Cloth bake to free: bake it first."
 
@@ -17,19 +17,10 @@ class VERLET_CLOTH_OT_free_bake(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj = getattr(context, "active_object", None)
-        if obj is None:
-            problem: str | None = simulation.NO_OBJECT
-        elif obj.type != "MESH":
-            problem = simulation.NOT_MESH
-        elif obj.mode == "EDIT":
-            problem = simulation.EDIT_MODE
-        elif not obj.verlet_cloth.baked:
+        obj, problem = checks.active(context, checks.mesh_problem)
+        if problem is None and not obj.verlet_cloth.baked:
             problem = NOT_BAKED
-        else:
-            problem = None
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         baking.free_bake(obj)
         return {"FINISHED"}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import bpy
 from bpy.props import EnumProperty
 
+from . import checks
+
 NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to make colliders."
 
 
@@ -35,8 +37,7 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
             if o.type == "EMPTY" or (o.type == "MESH" and not o.verlet_cloth.enabled and len(o.data.vertices))
         ]
         if not targets:
-            self.report({"ERROR"}, NOTHING_SELECTED)
-            return {"CANCELLED"}
+            return checks.cancel(self, NOTHING_SELECTED)
         for obj in targets:
             obj.verlet_cloth_collider.kind = self.kind
         self.report({"INFO"}, f"{len(targets)} collider(s): {', '.join(o.name for o in targets)}")

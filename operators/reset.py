@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import simulation
+from . import checks, simulation
 
 
 class VERLET_CLOTH_OT_reset(bpy.types.Operator):
@@ -15,10 +15,8 @@ class VERLET_CLOTH_OT_reset(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj = getattr(context, "active_object", None)
-        problem = simulation.cloth_problem(obj)
+        obj, problem = checks.active(context, simulation.cloth_problem)
         if problem:
-            self.report({"ERROR"}, problem)
-            return {"CANCELLED"}
+            return checks.cancel(self, problem)
         simulation.reset(context.scene, obj)
         return {"FINISHED"}
