@@ -10,10 +10,37 @@ def _cloth(context):
     return obj if obj is not None and obj.type == "MESH" else None
 
 
-class VIEW3D_PT_verlet_cloth(bpy.types.Panel):
+def _split(layout):
+    """`layout` with labels beside the fields and no animate buttons, the settings sub-panels' look."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    return layout
+
+
+class _SidebarPanel:
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = "Cloth"
+
+
+class _ChildPanel(_SidebarPanel):
+    bl_parent_id = "VIEW3D_PT_verlet_cloth"
+
+
+class _ClothPanel(_ChildPanel):
+    """A sub-panel shown only while the active object is a cloth."""
+
+    @classmethod
+    def poll(cls, context):
+        obj = _cloth(context)
+        return obj is not None and obj.verlet_cloth.enabled
+
+
+class _ClothSubPanel(_ClothPanel):
+    bl_options = {"DEFAULT_CLOSED"}
+
+
+class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
     bl_label = "Verlet Cloth"
 
     def draw(self, context):
@@ -37,22 +64,11 @@ class VIEW3D_PT_verlet_cloth(bpy.types.Panel):
         layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
 
 
-class VIEW3D_PT_verlet_cloth_settings(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Cloth"
+class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
     bl_label = "Settings"
-    bl_parent_id = "VIEW3D_PT_verlet_cloth"
-
-    @classmethod
-    def poll(cls, context):
-        obj = _cloth(context)
-        return obj is not None and obj.verlet_cloth.enabled
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split(self.layout)
         settings = context.active_object.verlet_cloth
         col = layout.column(align=True)
         col.prop(settings, "substeps")
@@ -84,26 +100,11 @@ class VIEW3D_PT_verlet_cloth_settings(bpy.types.Panel):
         sub.prop(settings, "frame_end")
 
 
-class _ClothSubPanel:
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Cloth"
-    bl_parent_id = "VIEW3D_PT_verlet_cloth"
-    bl_options = {"DEFAULT_CLOSED"}
-
-    @classmethod
-    def poll(cls, context):
-        obj = _cloth(context)
-        return obj is not None and obj.verlet_cloth.enabled
-
-
 class VIEW3D_PT_verlet_cloth_wind(_ClothSubPanel, bpy.types.Panel):
     bl_label = "Wind"
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split(self.layout)
         settings = context.active_object.verlet_cloth
         col = layout.column(align=True)
         col.prop(settings, "wind_direction")
@@ -122,9 +123,7 @@ class VIEW3D_PT_verlet_cloth_tearing(_ClothSubPanel, bpy.types.Panel):
     bl_label = "Tearing"
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split(self.layout)
         settings = context.active_object.verlet_cloth
         layout.prop(settings, "tear_factor")
         if 0 < settings.tear_factor <= 1:
@@ -138,20 +137,14 @@ class VIEW3D_PT_verlet_cloth_self_collision(_ClothSubPanel, bpy.types.Panel):
         self.layout.prop(context.active_object.verlet_cloth, "self_collision", text="")
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split(self.layout)
         settings = context.active_object.verlet_cloth
         layout.active = settings.self_collision
         layout.prop(settings, "self_collision_distance", text="Distance (0 = Auto)")
 
 
-class VIEW3D_PT_verlet_cloth_colliders(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Cloth"
+class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
     bl_label = "Collider"
-    bl_parent_id = "VIEW3D_PT_verlet_cloth"
 
     @classmethod
     def poll(cls, context):
@@ -161,9 +154,7 @@ class VIEW3D_PT_verlet_cloth_colliders(bpy.types.Panel):
         return not (obj.type == "MESH" and obj.verlet_cloth.enabled)
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
+        layout = _split(self.layout)
         settings = context.active_object.verlet_cloth_collider
         layout.prop(settings, "kind")
         if settings.kind != "NONE":
@@ -173,17 +164,8 @@ class VIEW3D_PT_verlet_cloth_colliders(bpy.types.Panel):
             layout.prop(settings, "bounded")
 
 
-class VIEW3D_PT_verlet_cloth_bake(bpy.types.Panel):
-    bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = "Cloth"
+class VIEW3D_PT_verlet_cloth_bake(_ClothPanel, bpy.types.Panel):
     bl_label = "Bake"
-    bl_parent_id = "VIEW3D_PT_verlet_cloth"
-
-    @classmethod
-    def poll(cls, context):
-        obj = _cloth(context)
-        return obj is not None and obj.verlet_cloth.enabled
 
     def draw(self, context):
         layout = self.layout
