@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from vc_helpers import activate, grid_vertices, mesh_object, setup_scene
 
 N = 7  # grid vertices per side: small keeps the suite fast
 FRAMES = 16
@@ -11,35 +12,9 @@ SPHERE_RADIUS = 0.4
 
 
 def _grid(bpy, name="Cloth", n=N, *, size=1.2, height=1.2, location=(0.0, 0.0, 0.0)):
-    xs = np.linspace(-size / 2, size / 2, n)
-    gx, gy = np.meshgrid(xs, xs)
-    vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
-    index = np.arange(n * n).reshape(n, n)
-    corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
-    faces = np.stack([c.ravel() for c in corners], 1)
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
+    obj = mesh_object(bpy, name, grid_vertices(n, size, height), n)
     obj.location = location
-    bpy.context.scene.collection.objects.link(obj)
     return obj
-
-
-def _activate(bpy, obj, *others):
-    for o in bpy.context.scene.objects:
-        o.select_set(False)
-    for o in (obj, *others):
-        o.select_set(True)
-    bpy.context.view_layer.objects.active = obj
-
-
-def _scene(bpy, frames=FRAMES):
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, frames
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-    scene.frame_set(1)
-    return scene
 
 
 def _sphere(bpy, radius=SPHERE_RADIUS, location=(0.0, 0.0, 0.4)):
@@ -53,14 +28,14 @@ def _floor(bpy, size=6.0):
 
 
 def _drape(bpy, frames=FRAMES):
-    scene = _scene(bpy, frames)
+    scene = setup_scene(bpy, frames)
     ball, ground = _sphere(bpy), _floor(bpy)
-    _activate(bpy, ball)
+    activate(bpy, ball)
     assert bpy.ops.verlet_cloth.make_collider(kind="SPHERE") == {"FINISHED"}
-    _activate(bpy, ground)
+    activate(bpy, ground)
     assert bpy.ops.verlet_cloth.make_collider(kind="PLANE") == {"FINISHED"}
     cloth = _grid(bpy)
-    _activate(bpy, cloth)
+    activate(bpy, cloth)
     return scene, cloth, ball, ground
 
 
@@ -100,9 +75,9 @@ def test_settings_defaults_equal_solver_params(blender):
 
 
 def test_convert_makes_the_active_mesh_cloth_without_moving_it(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     before = _evaluated(blender, cloth)
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
     assert cloth.verlet_cloth.enabled
@@ -136,14 +111,14 @@ def test_bake_makes_one_key_per_frame_and_drapes_over_sphere_and_floor(blender):
 
 
 def test_pinned_vertices_stay_put_and_partial_pins_lag(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
     group = cloth.vertex_groups.new(name="Hold")
     group.add([0, N - 1], 1.0, "REPLACE")
     partial, free = N * N - 1, N * (N - 1)  # mirror-image far corners
     group.add([partial], 0.5, "REPLACE")
     cloth.verlet_cloth.pin_group = "Hold"
-    _activate(blender, cloth)
+    activate(blender, cloth)
     rest = _evaluated(blender, cloth)
     blender.ops.verlet_cloth.convert()
     blender.ops.verlet_cloth.bake()
@@ -167,9 +142,9 @@ def test_live_preview_matches_the_bake(blender):
 
 
 def test_preview_jumps_hold_and_start_frame_resets(blender):
-    scene = _scene(blender)
+    scene = setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     rest = _evaluated(blender, cloth)
     for f in range(2, 6):
@@ -187,16 +162,16 @@ def test_preview_jumps_hold_and_start_frame_resets(blender):
 
 def test_moving_world_matrix_and_animated_collider(blender):
     """The solver runs in world space: a translated cloth object falls the same, a rising floor pushes it."""
-    _scene(blender, 12)
+    setup_scene(blender, 12)
     ground = _floor(blender)
     ground.location.z = 0.0
     ground.keyframe_insert("location", frame=1)
     ground.location.z = 1.0
     ground.keyframe_insert("location", frame=12)
-    _activate(blender, ground)
+    activate(blender, ground)
     blender.ops.verlet_cloth.make_collider(kind="PLANE")
     cloth = _grid(blender, height=0.05, location=(3.0, 0.0, 0.0))
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     blender.ops.verlet_cloth.bake()
     co = _evaluated(blender, cloth, 12)
@@ -205,7 +180,7 @@ def test_moving_world_matrix_and_animated_collider(blender):
 
 
 def test_user_shape_keys_survive_convert_bake_and_free(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
     basis = cloth.shape_key_add(name="Basis", from_mix=False)
     smile = cloth.shape_key_add(name="Smile", from_mix=False)
@@ -215,7 +190,7 @@ def test_user_shape_keys_survive_convert_bake_and_free(blender):
     smile.data.foreach_set("co", data)
     smile.value = 0.25
     smile.keyframe_insert("value", frame=1)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     rest_shown = _evaluated(blender, cloth)
     basis_before = np.empty_like(data)
     basis.data.foreach_get("co", basis_before)
@@ -245,9 +220,9 @@ def test_user_shape_keys_survive_convert_bake_and_free(blender):
 
 
 def test_free_bake_removes_exactly_what_the_bake_added(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     co = np.empty(N * N * 3, dtype=np.float32)
     cloth.data.vertices.foreach_get("co", co)
     actions_before = set(blender.data.actions.keys())
@@ -264,9 +239,9 @@ def test_free_bake_removes_exactly_what_the_bake_added(blender):
 
 
 def test_rebake_replaces_the_old_bake(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     blender.ops.verlet_cloth.bake()
     cloth.verlet_cloth.use_scene_frame_range = False
@@ -292,21 +267,21 @@ def test_settings_and_bake_survive_save_and_reload(blender, tmp_path):
     assert blender.data.objects["Sphere"].verlet_cloth_collider.kind == "SPHERE"
     assert len(_keys(cloth)) == 1 + FRAMES
     np.testing.assert_allclose(_evaluated(blender, cloth, 10), expected, atol=1e-6)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
     assert cloth.data.shape_keys is None
 
 
 def test_make_collider_and_assign_pins(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     ball = _sphere(blender)
     empty = blender.data.objects.new("Empty", None)
     blender.context.scene.collection.objects.link(empty)
-    _activate(blender, ball, empty)
+    activate(blender, ball, empty)
     assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
     assert ball.verlet_cloth_collider.kind == "SPHERE" and empty.verlet_cloth_collider.kind == "SPHERE"
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.object.mode_set(mode="EDIT")
     blender.ops.mesh.select_all(action="DESELECT")
     blender.ops.object.mode_set(mode="OBJECT")
@@ -328,14 +303,14 @@ def _refused(bpy, op, match):
 
 
 def test_bad_input_is_refused_with_a_message(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     ops = blender.ops.verlet_cloth
     blender.context.view_layer.objects.active = None
     for op in (ops.convert, ops.bake, ops.reset, ops.free_bake, ops.assign_pins):
         _refused(blender, op, "Select a mesh")
     empty = blender.data.objects.new("Empty", None)
     blender.context.scene.collection.objects.link(empty)
-    _activate(blender, empty)
+    activate(blender, empty)
     for op in (ops.convert, ops.bake, ops.reset, ops.free_bake):
         _refused(blender, op, "not a mesh")
     blender.data.objects.remove(empty)
@@ -343,7 +318,7 @@ def test_bad_input_is_refused_with_a_message(blender):
     mesh.from_pydata([(0, 0, 0), (1, 0, 0)], [], [])
     points = blender.data.objects.new("Points", mesh)
     blender.context.scene.collection.objects.link(points)
-    _activate(blender, points)
+    activate(blender, points)
     for op in (ops.convert, ops.bake):
         _refused(blender, op, "no edges")
     for o in blender.context.scene.objects:
@@ -351,7 +326,7 @@ def test_bad_input_is_refused_with_a_message(blender):
     blender.context.view_layer.objects.active = None
     _refused(blender, ops.make_collider, "Select one or more")
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     _refused(blender, ops.bake, "Make Cloth first")
     _refused(blender, ops.free_bake, "no Verlet Cloth bake")
     cloth.verlet_cloth.pin_group = "Nowhere"
@@ -368,9 +343,9 @@ def test_bad_input_is_refused_with_a_message(blender):
 def test_topology_change_is_refused_until_make_cloth_again(blender):
     import bmesh
 
-    scene = _scene(blender)
+    scene = setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     bm = bmesh.new()
     bm.from_mesh(cloth.data)
@@ -396,7 +371,7 @@ def test_topology_change_is_refused_until_make_cloth_again(blender):
 def test_bake_object_and_free_bake_work_without_operators(blender):
     from bl_ext.vc_test.verlet_cloth.operators import baking
 
-    scene = _scene(blender)
+    scene = setup_scene(blender, FRAMES)
     cloth = _grid(blender)
     cloth.verlet_cloth.enabled = True
     seen = []
@@ -415,9 +390,9 @@ def test_bake_object_and_free_bake_work_without_operators(blender):
 def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
     from bl_ext.vc_test.verlet_cloth.operators import handler
 
-    scene = _scene(blender)
+    scene = setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     rest = _evaluated(blender, cloth)
     handler.on_render_start()
@@ -430,9 +405,9 @@ def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
 
 
 def test_switching_cloth_off_restores_the_rest_shape(blender):
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     rest = _evaluated(blender, cloth)
     for frame in range(2, 6):
@@ -478,9 +453,9 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
 
     from bl_ext.vc_test.verlet_cloth import ui
 
-    _scene(blender)
+    setup_scene(blender, FRAMES)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     ball = _sphere(blender)
     ball.verlet_cloth_collider.kind = "PLANE"
@@ -525,9 +500,9 @@ def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
     from bl_ext.vc_test.verlet_cloth.operators import baking
     from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
 
-    scene = _scene(blender, 6)
+    scene = setup_scene(blender, 6)
     cloth = _grid(blender)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     blender.ops.verlet_cloth.convert()
     scene.frame_set(3)
     shown = _evaluated(blender, cloth)
@@ -547,7 +522,7 @@ def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
 
 
 def test_bounded_plane_empty_sphere_and_collider_offset(blender):
-    _scene(blender, 20)
+    setup_scene(blender, 20)
     bpy = blender
     bpy.ops.mesh.primitive_plane_add(size=0.6, location=(0.0, 0.0, 0.0))
     table = bpy.context.active_object
@@ -563,7 +538,7 @@ def test_bounded_plane_empty_sphere_and_collider_offset(blender):
     on_table = _grid(bpy, "OnTable", height=0.3)
     on_ball = _grid(bpy, "OnBall", height=0.6, location=(3.0, 0.0, 0.0))
     for cloth in (on_table, on_ball):
-        _activate(bpy, cloth)
+        activate(bpy, cloth)
         bpy.ops.verlet_cloth.convert()
         bpy.ops.verlet_cloth.bake()
     co = _evaluated(bpy, on_table, 20)
@@ -577,7 +552,7 @@ def test_bounded_plane_empty_sphere_and_collider_offset(blender):
 
 
 def test_animated_object_drags_its_pinned_vertices(blender):
-    scene = _scene(blender, 10)
+    scene = setup_scene(blender, 10)
     cloth = _grid(blender)
     group = cloth.vertex_groups.new(name="Pins")
     group.add([0, N - 1], 1.0, "REPLACE")
@@ -586,7 +561,7 @@ def test_animated_object_drags_its_pinned_vertices(blender):
     cloth.location.x = 1.0
     cloth.keyframe_insert("location", frame=10)
     scene.frame_set(1)
-    _activate(blender, cloth)
+    activate(blender, cloth)
     rest = _evaluated(blender, cloth)
     blender.ops.verlet_cloth.convert()
     preview = [_evaluated(blender, cloth, f) for f in range(1, 11)]
@@ -598,7 +573,7 @@ def test_animated_object_drags_its_pinned_vertices(blender):
 
 
 def test_preview_starts_from_enabling_and_after_reopening_a_file(blender, tmp_path):
-    scene = _scene(blender)
+    scene = setup_scene(blender, FRAMES)
     cloth = _grid(blender)
     cloth.verlet_cloth.enabled = True  # without Make Cloth
     rest = _evaluated(blender, cloth)

@@ -7,35 +7,14 @@ import types
 
 import numpy as np
 import pytest
+from vc_helpers import activate, mesh_object, setup_scene
 
 N = 7
 
 
-def _scene(bpy, frames):
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, frames
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-    scene.frame_set(1)
-    return scene
-
-
-def _activate(bpy, obj):
-    for o in bpy.context.scene.objects:
-        o.select_set(False)
-    obj.select_set(True)
-    bpy.context.view_layer.objects.active = obj
-
-
 def _mesh_object(bpy, name, vertices, n):
-    index = np.arange(n * n).reshape(n, n)
-    corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
-    faces = np.stack([c.ravel() for c in corners], 1)
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    _activate(bpy, obj)
+    obj = mesh_object(bpy, name, vertices, n)
+    activate(bpy, obj)
     return obj
 
 
@@ -107,7 +86,7 @@ def _mean_y_after_bake(bpy, frames=10):
 
 
 def test_wind_along_y_blows_a_hanging_cloth_along_y_in_the_bake(blender):
-    _scene(blender, 10)
+    setup_scene(blender, 10)
     calm = _curtain(blender)
     still = _mean_y_after_bake(blender)
     blender.data.objects.remove(calm)
@@ -122,7 +101,7 @@ def test_wind_along_y_blows_a_hanging_cloth_along_y_in_the_bake(blender):
 def test_a_wind_force_field_alone_pushes_the_cloth_live_and_baked(blender):
     from bl_ext.vc_test.verlet_cloth.operators import simulation
 
-    scene = _scene(blender, 10)
+    scene = setup_scene(blender, 10)
     field = _wind_field(blender, 8.0)
     cloth = _curtain(blender)
     np.testing.assert_allclose(simulation.wind_of(scene, cloth.verlet_cloth), (0, 8, 0), atol=1e-6)
@@ -141,7 +120,7 @@ def test_a_wind_force_field_alone_pushes_the_cloth_live_and_baked(blender):
 def test_turbulence_seed_and_air_drag_reach_the_solver(blender):
     from bl_ext.vc_test.verlet_cloth.operators import simulation
 
-    scene = _scene(blender, 4)
+    scene = setup_scene(blender, 4)
     s = _curtain(blender).verlet_cloth
     s.turbulence, s.turbulence_scale, s.wind_seed, s.air_drag = 0.5, 2.0, 7, 1.5
     p = simulation.params_of(scene, s)
@@ -152,7 +131,7 @@ def test_turbulence_seed_and_air_drag_reach_the_solver(blender):
 
 
 def _tearing_sheet(bpy, tear_factor, frames=16):
-    scene = _scene(bpy, frames)
+    scene = setup_scene(bpy, frames)
     scene.gravity = (0.0, 0.0, -60.0)
     user = None
     cloth = _sheet(bpy)
@@ -234,13 +213,13 @@ def _two_layers(bpy, n=6, size=0.5, gap=0.3):
     mesh.update()
     obj = bpy.data.objects.new("Layers", mesh)
     bpy.context.scene.collection.objects.link(obj)
-    _activate(bpy, obj)
+    activate(bpy, obj)
     return obj
 
 
 @pytest.mark.parametrize("on", [False, True])
 def test_self_collision_keeps_a_falling_layer_off_the_one_below(blender, on):
-    scene = _scene(blender, 16)
+    scene = setup_scene(blender, 16)
     blender.ops.mesh.primitive_plane_add(size=6.0)
     blender.ops.verlet_cloth.make_collider(kind="PLANE")
     cloth = _two_layers(blender)
@@ -263,7 +242,7 @@ def test_self_collision_keeps_a_falling_layer_off_the_one_below(blender, on):
 def test_automatic_self_collision_distance(blender):
     from bl_ext.vc_test.verlet_cloth.operators import simulation
 
-    scene = _scene(blender, 2)
+    scene = setup_scene(blender, 2)
     s = _curtain(blender, n=5, size=0.4).verlet_cloth  # 0.1 m edges
     assert simulation.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.07)
     assert simulation.start(scene, s.id_data).mean_edge == pytest.approx(0.1)
@@ -280,7 +259,7 @@ def test_advance_with_a_grab_makes_the_vertex_follow(blender):
     from bl_ext.vc_test.verlet_cloth import solver
     from bl_ext.vc_test.verlet_cloth.operators import simulation
 
-    scene = _scene(blender, 8)
+    scene = setup_scene(blender, 8)
     cloth = _curtain(blender)
     blender.ops.verlet_cloth.convert()
     run = simulation.cached(cloth)
@@ -304,7 +283,7 @@ def _drag_stand_in(name):
 def test_drag_operator_grabs_the_vertex_under_the_mouse_and_pulls_it(blender):
     from bl_ext.vc_test.verlet_cloth.operators import dragging, simulation
 
-    scene = _scene(blender, 8)
+    scene = setup_scene(blender, 8)
     cloth = _curtain(blender)
     blender.ops.verlet_cloth.convert()
     run = simulation.cached(cloth)
@@ -337,7 +316,7 @@ def test_drag_operator_grabs_the_vertex_under_the_mouse_and_pulls_it(blender):
 
 
 def test_drag_refuses_a_baked_cloth_and_a_missing_viewport(blender):
-    scene = _scene(blender, 3)
+    scene = setup_scene(blender, 3)
     cloth = _curtain(blender)
     blender.ops.verlet_cloth.convert()
     stand_in, operator = _drag_stand_in(cloth.name)
@@ -374,7 +353,7 @@ def _event(kind, value="NOTHING", at=(0.0, 0.0), region=None):
 def test_drag_modal_press_move_release_and_enter_keeps_a_torn_result(blender):
     from bl_ext.vc_test.verlet_cloth.operators import dragging, simulation
 
-    scene = _scene(blender, 8)
+    scene = setup_scene(blender, 8)
     cloth = _curtain(blender)
     cloth.verlet_cloth.tear_factor = 1.3
     blender.ops.verlet_cloth.convert()

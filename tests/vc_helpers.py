@@ -9,22 +9,49 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def grid_object(bpy, name: str = "Cloth", n: int = 6, size: float = 1.0, height: float = 1.0):
-    """An n×n quad grid in the XY plane at z = height, linked to the scene and made active."""
+def grid_vertices(n: int, size: float, height: float) -> np.ndarray:
+    """(n*n, 3) vertices of an n×n grid of side `size`, centred in the XY plane at z = height."""
     xs = np.linspace(-size / 2, size / 2, n)
     gx, gy = np.meshgrid(xs, xs)
-    vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
+    return np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
+
+
+def mesh_object(bpy, name: str, vertices: np.ndarray, n: int):
+    """A mesh object of the n×n grid of quads over `vertices` (row-major), linked to the scene."""
     index = np.arange(n * n).reshape(n, n)
-    faces = np.stack(
-        [index[:-1, :-1].ravel(), index[:-1, 1:].ravel(), index[1:, 1:].ravel(), index[1:, :-1].ravel()], 1
-    )
+    corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
+    faces = np.stack([c.ravel() for c in corners], 1)
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata(vertices.tolist(), [], faces.tolist())
     mesh.update()
     obj = bpy.data.objects.new(name, mesh)
     bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def grid_object(bpy, name: str = "Cloth", n: int = 6, size: float = 1.0, height: float = 1.0):
+    """An n×n quad grid in the XY plane at z = height, linked to the scene and made active."""
+    obj = mesh_object(bpy, name, grid_vertices(n, size, height), n)
     bpy.context.view_layer.objects.active = obj
     return obj
+
+
+def activate(bpy, obj, *others):
+    """Select only `obj` and `others`, and make `obj` the active object."""
+    for o in bpy.context.scene.objects:
+        o.select_set(False)
+    for o in (obj, *others):
+        o.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+
+
+def setup_scene(bpy, frames: int):
+    """The scene's frame range 1..frames at 24 fps, at frame 1."""
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.render.fps, scene.render.fps_base = 24, 1.0
+    scene.frame_set(1)
+    return scene
 
 
 def evaluated_positions(bpy, obj) -> np.ndarray:
