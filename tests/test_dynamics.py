@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from solver_scenes import hanging_grid
 
 import solver
 
@@ -106,10 +107,7 @@ def test_stretch_only_lets_structural_edges_compress():
 
 
 def _hanging_cloth(n=20):
-    vertices, faces = solver.grid(n, n, size=1.0)
-    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]  # vertical, in the XZ plane
-    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
-    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
+    vertices, faces, corners = hanging_grid(n)
     return solver.build_model(vertices, faces, pin_weight=corners.astype(float)), corners
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from solver_scenes import hanging_cloth, run
 
 import solver
 from solver.gridpath import detect_grid
@@ -122,15 +123,8 @@ def test_grid_path_keeps_xpbd_stiffness_and_stretch_only():
 
 
 def _hang(n, **params):
-    vertices, faces = solver.grid(n, n, size=1.0)
-    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]
-    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
-    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
-    model = solver.build_model(vertices, faces, pin_weight=corners.astype(float))
-    state = model.initial_state()
-    for _ in range(72):
-        solver.step(model, state, solver.Params(**params), FRAME)
-    return model, state
+    model = hanging_cloth(n)
+    return model, run(model, solver.Params(**params), frames=72)
 
 
 def test_tethers_remove_the_stretch_near_the_pins():

@@ -2,22 +2,13 @@
 
 import numpy as np
 import pytest
+from solver_scenes import FRAME, hanging_cloth
 
 import solver
 
-FRAME = 1 / 24
-
-
-def _hanging_cloth(n=12):
-    vertices, faces = solver.grid(n, n, size=1.0)
-    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]
-    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
-    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
-    return solver.build_model(vertices, faces, pin_weight=corners.astype(float))
-
 
 def test_grabbed_vertex_follows_its_target_and_the_cloth_follows_it():
-    model = _hanging_cloth()
+    model = hanging_cloth(12)
     state = model.initial_state()
     params = solver.Params()
     corner = 0  # bottom-left corner, free

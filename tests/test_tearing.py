@@ -2,34 +2,17 @@
 
 import numpy as np
 import pytest
+from solver_scenes import FRAME, hanging_cloth, run
 
 import solver
 from solver.topology import STRUCTURAL
 
-FRAME = 1 / 24
-
-
-def _loaded_cloth(n=12):
-    vertices, faces = solver.grid(n, n, size=1.0)
-    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]
-    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
-    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
-    return solver.build_model(vertices, faces, pin_weight=corners.astype(float))
-
-
 HEAVY = {"gravity": (0.0, 0.0, -9.81 * 40), "stretch_stiffness": 2e3, "substeps": 8}
 
 
-def _run(model, params, frames):
-    state = model.initial_state()
-    for _ in range(frames):
-        solver.step(model, state, params, FRAME)
-    return state
-
-
 def test_heavy_load_tears_the_cloth_and_reports_torn_faces():
-    model = _loaded_cloth()
-    state = _run(model, solver.Params(tear_factor=1.5, **HEAVY), frames=24)
+    model = hanging_cloth(12)
+    state = run(model, solver.Params(tear_factor=1.5, **HEAVY), frames=24)
     assert np.isfinite(state.positions).all()
     broken = state.broken
     assert broken.any() and not broken.all()
@@ -52,7 +35,7 @@ def test_heavy_load_tears_the_cloth_and_reports_torn_faces():
 
 
 def test_tears_are_stamped_with_the_frame_they_happened():
-    model = _loaded_cloth()
+    model = hanging_cloth(12)
     state = model.initial_state()
     first = None
     for frame in range(24):
@@ -70,9 +53,9 @@ def test_tears_are_stamped_with_the_frame_they_happened():
 
 
 def test_tear_factor_zero_never_tears():
-    model = _loaded_cloth()
+    model = hanging_cloth(12)
     # Without strain limiting (which tearing switches off too), the same load stretches past the tear length.
-    state = _run(model, solver.Params(tear_factor=0.0, stretch_limit=float("inf"), **HEAVY), frames=24)
+    state = run(model, solver.Params(tear_factor=0.0, stretch_limit=float("inf"), **HEAVY), frames=24)
     assert not state.broken.any()
     assert (state.face_torn_frame == -1).all()
     pairs, rest = model.constraints.pairs, model.constraints.rest_length
@@ -81,8 +64,8 @@ def test_tear_factor_zero_never_tears():
 
 
 def test_torn_state_survives_copy_and_turning_tearing_off():
-    model = _loaded_cloth()
-    state = _run(model, solver.Params(tear_factor=1.5, **HEAVY), frames=12)
+    model = hanging_cloth(12)
+    state = run(model, solver.Params(tear_factor=1.5, **HEAVY), frames=12)
     assert state.broken.any()
     saved = state.copy()
     assert np.array_equal(saved.broken, state.broken) and saved.broken is not state.broken
@@ -92,7 +75,7 @@ def test_torn_state_survives_copy_and_turning_tearing_off():
 
 
 def test_a_state_made_by_hand_gets_tear_arrays():
-    model = _loaded_cloth(4)
+    model = hanging_cloth(4)
     state = solver.State(model.rest_positions.copy(), model.rest_positions.copy())
     assert state.broken is None and state.time == 0.0
     solver.step(model, state, solver.Params(tear_factor=2.0), FRAME)

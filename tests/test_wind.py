@@ -2,32 +2,16 @@
 
 import numpy as np
 import pytest
+from solver_scenes import FRAME, hanging_cloth, run
 
 import solver
 from solver.wind import turbulence_noise
 
-FRAME = 1 / 24
-
-
-def _hanging_cloth(n=16):
-    vertices, faces = solver.grid(n, n, size=1.0)
-    vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 1.5]  # vertical, in the XZ plane: normal along Y
-    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
-    corners = top & np.isclose(np.abs(vertices[:, 0]), 0.5)
-    return solver.build_model(vertices, faces, pin_weight=corners.astype(float))
-
-
-def _run(model, params, frames=24):
-    state = model.initial_state()
-    for _ in range(frames):
-        solver.step(model, state, params, FRAME)
-    return state
-
 
 def test_wind_blows_a_hanging_cloth_downwind():
-    model = _hanging_cloth()
-    calm = _run(model, solver.Params(substeps=8))
-    windy = _run(model, solver.Params(substeps=8, wind=(0.0, 6.0, 0.0)))
+    model = hanging_cloth(16)
+    calm = run(model, solver.Params(substeps=8))
+    windy = run(model, solver.Params(substeps=8, wind=(0.0, 6.0, 0.0)))
     assert abs(calm.positions[:, 1].mean()) < 1e-9  # no wind: it stays in its plane
     assert windy.positions[:, 1].mean() > 0.1  # blown along +Y
     assert np.isfinite(windy.positions).all()
@@ -83,11 +67,11 @@ def test_air_drag_brings_a_particle_to_the_wind_speed_exponentially():
 
 
 def test_turbulence_is_deterministic_per_seed():
-    model = _hanging_cloth()
-    a = _run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), turbulence=0.6, seed=1), frames=12)
-    b = _run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), turbulence=0.6, seed=1), frames=12)
-    c = _run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), turbulence=0.6, seed=2), frames=12)
-    steady = _run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), seed=1), frames=12)
+    model = hanging_cloth(16)
+    a = run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), turbulence=0.6, seed=1), frames=12)
+    b = run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), turbulence=0.6, seed=1), frames=12)
+    c = run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), turbulence=0.6, seed=2), frames=12)
+    steady = run(model, solver.Params(substeps=4, wind=(0, 5.0, 0), seed=1), frames=12)
     assert np.array_equal(a.positions, b.positions) and np.array_equal(a.previous, b.previous)
     assert np.abs(a.positions - c.positions).max() > 1e-3
     assert np.abs(a.positions - steady.positions).max() > 1e-3
