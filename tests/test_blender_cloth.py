@@ -39,6 +39,14 @@ def _drape(bpy, frames=FRAMES):
     return scene, cloth, ball, ground
 
 
+def _cloth(bpy):
+    """The default grid, made active and turned into cloth by Make Cloth."""
+    obj = _grid(bpy)
+    activate(bpy, obj)
+    bpy.ops.verlet_cloth.convert()
+    return obj
+
+
 def _evaluated(bpy, obj, frame=None):
     """World-space positions of the evaluated mesh (after frame_set(frame) if given)."""
     if frame is not None:
@@ -143,9 +151,7 @@ def test_live_preview_matches_the_bake(blender):
 
 def test_preview_jumps_hold_and_start_frame_resets(blender):
     scene = setup_scene(blender, FRAMES)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     rest = _evaluated(blender, cloth)
     for f in range(2, 6):
         scene.frame_set(f)
@@ -240,9 +246,7 @@ def test_free_bake_removes_exactly_what_the_bake_added(blender):
 
 def test_rebake_replaces_the_old_bake(blender):
     setup_scene(blender, FRAMES)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     blender.ops.verlet_cloth.bake()
     cloth.verlet_cloth.use_scene_frame_range = False
     cloth.verlet_cloth.frame_start, cloth.verlet_cloth.frame_end = 1, 5
@@ -344,9 +348,7 @@ def test_topology_change_is_refused_until_make_cloth_again(blender):
     import bmesh
 
     scene = setup_scene(blender, FRAMES)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     bm = bmesh.new()
     bm.from_mesh(cloth.data)
     bm.verts.ensure_lookup_table()
@@ -391,9 +393,7 @@ def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
     from bl_ext.vc_test.verlet_cloth.operators import handler
 
     scene = setup_scene(blender, FRAMES)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     rest = _evaluated(blender, cloth)
     handler.on_render_start()
     try:
@@ -406,9 +406,7 @@ def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
 
 def test_switching_cloth_off_restores_the_rest_shape(blender):
     setup_scene(blender, FRAMES)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     rest = _evaluated(blender, cloth)
     for frame in range(2, 6):
         blender.context.scene.frame_set(frame)
@@ -454,9 +452,7 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
     from bl_ext.vc_test.verlet_cloth import ui
 
     setup_scene(blender, FRAMES)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     ball = _sphere(blender)
     ball.verlet_cloth_collider.kind = "PLANE"
     panels = [c for c in ui.CLASSES if issubclass(c, blender.types.Panel)]
@@ -501,9 +497,7 @@ def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
     from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
 
     scene = setup_scene(blender, 6)
-    cloth = _grid(blender)
-    activate(blender, cloth)
-    blender.ops.verlet_cloth.convert()
+    cloth = _cloth(blender)
     scene.frame_set(3)
     shown = _evaluated(blender, cloth)
     timer, esc = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
