@@ -31,7 +31,8 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier (wraps m
 
 def _cell_keys(positions: np.ndarray, cell: float) -> np.ndarray:
     """Exact key of every point's cell: three biased 21-bit integer coordinates packed in 64 bits."""
-    scaled = np.clip(np.nan_to_num(positions * (1.0 / cell)), -_LIMIT, _LIMIT)
+    with np.errstate(invalid="ignore", over="ignore"):  # extreme input: nan_to_num and clip below handle it
+        scaled = np.clip(np.nan_to_num(positions * (1.0 / cell)), -_LIMIT, _LIMIT)
     c = np.floor(scaled).astype(np.int64) + _BIAS
     return ((c[:, 0] << (2 * _BITS)) | (c[:, 1] << _BITS) | c[:, 2]).view(np.uint64)
 
