@@ -296,13 +296,22 @@ def collider_poses(scene, skip=None) -> dict[str, tuple]:
     return poses
 
 
+def _same_pose(a: tuple, b: tuple) -> bool:
+    """Whether two poses of one collider kind have the same shape and place (friction aside)."""
+    shape_a, shape_b = a[1:-2], b[1:-2]
+    for x, y in zip(shape_a, shape_b, strict=True):
+        if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
+            return False
+    return True
+
+
 def colliders_between(previous: dict[str, tuple], current: dict[str, tuple]) -> list:
     """Solver colliders at `current`, starting the frame at `previous` (same object and kind)."""
     out: list = []
     for name, pose in current.items():
         start = previous.get(name)
-        if start is not None and start[0] != pose[0]:
-            start = None
+        if start is not None and (start[0] != pose[0] or _same_pose(start, pose)):
+            start = None  # a collider that did not move takes the solver's cheaper still path
         if pose[0] == "SPHERE":
             _, centre, radius, friction, offset = pose
             out.append(
