@@ -27,7 +27,9 @@ def to_local(matrix, world) -> np.ndarray:
     """
     m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
     a = m[:3, :3]
-    adjugate_t = np.stack([np.cross(a[1], a[2]), np.cross(a[2], a[0]), np.cross(a[0], a[1])])
+    # Row k is cross(a[k + 1], a[k + 2]) (indices mod 3); np.cross costs ~15 µs a call.
+    u, v = a[[1, 2, 0]], a[[2, 0, 1]]
+    adjugate_t = u[:, [1, 2, 0]] * v[:, [2, 0, 1]] - u[:, [2, 0, 1]] * v[:, [1, 2, 0]]
     det = float(a[0] @ adjugate_t[0])
     if not (np.isfinite(det) and abs(det) > 1e-30):
         raise ValueError("the object's matrix cannot be inverted (zero scale?)")

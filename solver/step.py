@@ -120,9 +120,12 @@ def step(
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
+    displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
-        displacement = (x - previous) * keep + kick
+        np.subtract(x, previous, out=displacement)
+        displacement *= keep
+        displacement += kick
         wind.apply(displacement, x, previous, dt)
         _limit_displacement(displacement, max_step)
         if self_collision is not None:
