@@ -138,14 +138,26 @@ def pin_weights(obj, group_name: str) -> np.ndarray:
 # ---------------------------------------------------------------- checks shared by the operators
 
 
-def object_problem(obj) -> str | None:
-    """Why `obj` cannot be (or become) a cloth, or None."""
+def mesh_problem(obj, edit_mode_needed: str | None = None) -> str | None:
+    """Why `obj` is not a mesh in the mode the operator needs, or None.
+
+    By default the mesh must be in Object Mode; with `edit_mode_needed` it must be in Edit Mode,
+    and that sentence is the problem when it is not.
+    """
     if obj is None:
         return NO_OBJECT
     if obj.type != "MESH":
         return NOT_MESH
-    if obj.mode == "EDIT":
-        return EDIT_MODE
+    if edit_mode_needed is not None:
+        return edit_mode_needed if obj.mode != "EDIT" else None
+    return EDIT_MODE if obj.mode == "EDIT" else None
+
+
+def object_problem(obj) -> str | None:
+    """Why `obj` cannot be (or become) a cloth, or None."""
+    problem = mesh_problem(obj)
+    if problem:
+        return problem
     if len(obj.data.edges) == 0:
         return NO_EDGES
     group = obj.verlet_cloth.pin_group
