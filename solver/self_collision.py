@@ -5,11 +5,12 @@ coordinates are hashed into a table, vertices are sorted by hash, counts and pre
 each bucket's range, and the 27 cells around every vertex are queried at once with NumPy.
 Hash collisions are filtered by comparing exact cell coordinates, so each pair is found once.
 
-Pairs are gathered within gap + skin (a "Verlet list") and reused across substeps until some
-vertex has moved more than skin / 2 since the query, relative to the cloth's mean motion (pair
-distances do not change when the whole cloth translates), so no pair closer than the gap is
-missed, and a cloth falling as a whole never needs a new query. The skin adapts between gap / 4
-and the gap to how long each list lasts.
+Pairs are gathered within gap + skin (a "Verlet list"), each vertex remembering where it was
+(relative to the cloth's mean, on which pair distances do not depend) when its pairs were last
+found. Only vertices that have since moved more than skin / 2 have their pairs found again, so
+no pair closer than the gap is missed, a cloth falling as a whole never needs a query, and a
+settling cloth re-queries just its few moving vertices. When much of the cloth moves, one full
+query is cheaper; the skin then adapts between gap / 4 and the gap to how long full lists last.
 Each substep then pushes every candidate pair closer than the gap apart, mass-weighted and equal
 and opposite, accumulating the corrections with np.bincount and averaging by contact count.
 """
@@ -26,6 +27,8 @@ _TABLE = 8  # hash table buckets per point: few false hits from collisions
 _OFFSETS = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 3)[13:]
 _STENCIL = len(_OFFSETS)
 _OFFSET_KEYS = ((_OFFSETS[:, 0] << (2 * _BITS)) + (_OFFSETS[:, 1] << _BITS) + _OFFSETS[:, 2]).view(np.uint64)
+_ALL = np.stack(np.meshgrid([-1, 0, 1], [-1, 0, 1], [-1, 0, 1], indexing="ij"), -1).reshape(-1, 3)
+_ALL_KEYS = ((_ALL[:, 0] << (2 * _BITS)) + (_ALL[:, 1] << _BITS) + _ALL[:, 2]).view(np.uint64)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing multiplier (wraps modulo 2^64)
 
 
@@ -79,21 +82,48 @@ def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.nd
     return low[order], high[order]
 
 
+def _near(points: np.ndarray, query: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (q, v), q in `query`, v any other point, closer than `radius` (27 cells per query point)."""
+    n = len(points)
+    keys = _cell_keys(points, radius)
+    shift = np.uint64(64 - max(int(_TABLE * n - 1).bit_length(), 1))
+    bucket_of = ((keys * _GOLDEN) >> shift).view(np.int64)
+    order = np.argsort(bucket_of, kind="stable")
+    sorted_keys = keys[order]
+    counts = np.bincount(bucket_of, minlength=1 << (64 - int(shift)))
+    ends = np.cumsum(counts)
+    wanted = (keys[query][:, None] + _ALL_KEYS).reshape(-1)
+    bucket = ((wanted * _GOLDEN) >> shift).view(np.int64)
+    start = np.take(ends - counts, bucket)
+    size = np.take(ends, bucket) - start
+    used = np.flatnonzero(size > 0)
+    size, start = size[used], start[used]
+    first = np.cumsum(size) - size
+    total = int(first[-1] + size[-1]) if len(size) else 0
+    slot = np.repeat(start - first, size) + np.arange(total)
+    q = np.repeat(query[used // len(_ALL_KEYS)], size)
+    keep = np.take(sorted_keys, slot) == np.repeat(wanted[used], size)
+    q, v = q[keep], np.take(order, slot[keep])
+    d = np.take(points, q, axis=0) - np.take(points, v, axis=0)
+    close = (np.einsum("ij,ij->i", d, d) < radius * radius) & (q != v)
+    return q[close], v[close]
+
+
 class SelfCollision:
-    """Candidate pairs for one frame, refreshed when vertices have moved too far since the query."""
+    """Candidate pairs for one frame, refreshed where vertices have moved too far since the query."""
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
         self.gap = float(gap)
         self.adaptive = skin is None
         self.skin = self.gap if skin is None else float(skin)
-        self.age = 0  # substeps since the last query
-        self.anchor: np.ndarray | None = None  # positions at the last query
+        self.age = 0  # substeps since the last full query
+        self.anchor: np.ndarray | None = None  # positions (less their mean) at each vertex's last query
         self.i = self.j = np.zeros(0, dtype=np.int64)
         self.rebuilds = 0
 
-    def _query(self, x: np.ndarray) -> None:
-        i, j = close_pairs(x, self.gap + self.skin)
+    def _filter(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Drop topological neighbours and pairs already closer than the gap at rest (i < j)."""
         n = self.model.vertex_count
         keys = self.model.neighbour_keys
         if len(keys) and len(i):
@@ -103,26 +133,61 @@ class SelfCollision:
         rest = self.model.rest_positions
         d = rest[i] - rest[j]
         keep = np.einsum("ij,ij->i", d, d) >= self.gap * self.gap  # not already this close at rest
-        self.i, self.j = i[keep], j[keep]
-        self.anchor = x.copy()
+        return i[keep], j[keep]
+
+    def _query(self, y: np.ndarray, moved: np.ndarray | None = None) -> None:
+        """All pairs (moved is None), or re-query only the pairs of the `moved` vertices."""
         self.rebuilds += 1
-        self.age = 0
+        radius = self.gap + self.skin
+        if moved is None:
+            self.anchor = y.copy()
+            self.i, self.j = self._filter(*close_pairs(y, radius))
+            return
+        assert self.anchor is not None
+        index = np.flatnonzero(moved)
+        self.anchor[index] = y[index]
+        q, v = _near(self.anchor, index, radius)
+        keep = ~moved[v] | (q < v)  # both ends moved: found from both sides, keep one
+        q, v = q[keep], v[keep]
+        i, j = self._filter(np.minimum(q, v), np.maximum(q, v))
+        stay = ~(moved[self.i] | moved[self.j])
+        i, j = np.concatenate([self.i[stay], i]), np.concatenate([self.j[stay], j])
+        n = len(y)
+        order = np.argsort(i * n + j)  # unique keys: deterministic
+        self.i, self.j = i[order], j[order]
+
+    def refresh(self, x: np.ndarray) -> None:
+        """Re-query the pairs of vertices that moved more than skin / 2 since their last query.
+
+        Distances are compared relative to the cloth's mean position, which they do not depend
+        on. A pair left out had anchors at least gap + skin apart, so while both its vertices
+        stay within skin / 2 of their anchors it cannot come closer than the gap.
+        """
+        self.age += 1
+        y = x - x.mean(axis=0)
+        if self.anchor is None or len(self.anchor) != len(y):
+            self._query(y)
+            return
+        moved = y - self.anchor
+        moved = np.einsum("ij,ij->i", moved, moved) > 0.25 * self.skin * self.skin
+        count = int(np.count_nonzero(moved))
+        if count == 0:
+            return
+        calm = self.adaptive and self.age >= 8 and self.skin < self.gap  # widen the skin again
+        if calm or 4 * count > len(y):  # much of the cloth: one full query is cheaper
+            if self.adaptive:
+                # Violent motion: full queries come every substep anyway, so make them cheap (a
+                # small radius); calm motion: a wide skin lets one query last many substeps.
+                factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
+                self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
+            self.age = 0
+            self._query(y)
+        else:
+            self._query(y, moved)
 
     def resolve(self, x: np.ndarray, inv_mass: np.ndarray) -> int:
         """Push apart, in place, candidate pairs closer than the gap; returns how many were."""
-        self.age += 1
-        if self.anchor is None:
-            self._query(x)
-        else:
-            moved = x - self.anchor
-            moved -= moved.mean(axis=0)
-            if np.einsum("ij,ij->i", moved, moved).max(initial=0.0) > 0.25 * self.skin * self.skin:
-                if self.adaptive:
-                    # Violent motion: queries come every substep anyway, so make them cheap (a
-                    # small radius); calm motion: a wide skin lets one query last many substeps.
-                    factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
-                    self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
-                self._query(x)
+        self.refresh(x)
         if len(self.i) == 0:
             return 0
         i, j = self.i, self.j
