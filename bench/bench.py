@@ -430,6 +430,24 @@ def profile_addon(n: int, frames: int = 24) -> str:
 # ---------------------------------------------------------------------------------------- report
 
 
+def time_self_collision(n: int = 128, frames: int = FRAMES, runs: int = 2) -> tuple[float, float]:
+    """CPU ms per frame of the N² drape, solver only, without and with self-collision (best of `runs`)."""
+
+    def run(params: solver.Params) -> float:
+        vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+        model = solver.build_model(vertices, faces)
+        state = model.initial_state()
+        colliders = [solver.Sphere(center=SPHERE[0], radius=SPHERE[1]), solver.Plane(point=(0, 0, 0))]
+        start = time.process_time()
+        for _ in range(frames):
+            solver.step(model, state, params, 1 / FPS, colliders)
+        return 1000 * (time.process_time() - start) / frames
+
+    plain = min(run(solver.Params()) for _ in range(runs))
+    self_collision = min(run(solver.Params(self_collision=True)) for _ in range(runs))
+    return plain, self_collision
+
+
 def _fmt(value, digits=1, scale=1.0, suffix=""):
     if value is None:
         return "–"
@@ -584,6 +602,16 @@ def main() -> None:
             )
         print(table(results[-3:]), flush=True)
 
+    self_collision_note = ""
+    if not args.quick:
+        print("self-collision at 128² ...", flush=True)
+        plain, with_self = time_self_collision(128)
+        self_collision_note = (
+            f"Self-collision at 128² drape: {with_self:.1f} ms/frame vs {plain:.1f} ms/frame without "
+            f"(×{with_self / plain:.2f}; solver only, CPU time, {FRAMES} frames, best of 2)."
+        )
+        print(self_collision_note, flush=True)
+
     profile = profile_addon(64)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "profile.txt").write_text(profile)
@@ -604,6 +632,8 @@ def main() -> None:
         )
     if preview_note:
         lines.append(f"- {preview_note}")
+    if self_collision_note:
+        lines.append(f"- {self_collision_note}")
     summary = "\n".join(lines)
     phase = profile.split("\n\n")[0]
     markdown = (
