@@ -40,18 +40,6 @@ def _cell_keys(positions: np.ndarray, cell: float) -> np.ndarray:
     return ((c[:, 0] << (2 * _BITS)) | (c[:, 1] << _BITS) | c[:, 2]).view(np.uint64)
 
 
-def _squared_distances(x: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """|x[i] - x[j]|² by coordinate columns (quicker than gathering rows of 3)."""
-    columns = x.T.copy()
-    d = columns[0][i] - columns[0][j]
-    total = d * d
-    for axis in (1, 2):
-        np.subtract(columns[axis][i], columns[axis][j], out=d)
-        d *= d
-        total += d
-    return total
-
-
 def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
     """All pairs of points closer than `radius`, found by spatial hashing with cells of that size.
 
@@ -68,17 +56,15 @@ def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.nd
     bucket_of = ((keys * _GOLDEN) >> shift).view(np.int64)
     order = np.argsort(bucket_of)  # any order within a bucket will do: the output is sorted at the end
     sorted_keys = keys[order]
-    counts = np.bincount(bucket_of, minlength=1 << (64 - int(shift))).astype(np.int32)
-    ends = np.cumsum(counts, dtype=np.int32)  # int32 tables: quicker random gathers
+    counts = np.bincount(bucket_of, minlength=1 << (64 - int(shift)))
+    ends = np.cumsum(counts)
 
     # Look up the own cell and 13 forward neighbours of every point at once; skip empty buckets.
     # In its own bucket a point only looks at those sorted after it, so each pair shows up once.
     wanted = (keys[:, None] + _OFFSET_KEYS).reshape(-1)  # modular: negative offsets wrap back
     bucket = ((wanted * _GOLDEN) >> shift).view(np.int64)
     start = np.take(ends - counts, bucket)
-    rank = np.empty(n, dtype=np.int32)
-    rank[order] = np.arange(1, n + 1, dtype=np.int32)
-    start[::_STENCIL] = rank  # own bucket: from just after the point's rank
+    start[::_STENCIL] = np.argsort(order) + 1  # own bucket: from just after the point's rank
     size = np.take(ends, bucket) - start
     used = np.flatnonzero(size > 0)
     size, start = size[used], start[used]
@@ -89,46 +75,38 @@ def close_pairs(positions: np.ndarray, radius: float) -> tuple[np.ndarray, np.nd
     # Exact cell match drops hash collisions (other cells sharing a bucket).
     keep = np.take(sorted_keys, slot) == np.repeat(wanted[used], size)
     i, j = i[keep], np.take(order, slot[keep])
-    close = _squared_distances(x, i, j) < radius * radius
+    d = np.take(x, i, axis=0) - np.take(x, j, axis=0)
+    close = np.einsum("ij,ij->i", d, d) < radius * radius
     low, high = np.minimum(i[close], j[close]), np.maximum(i[close], j[close])
     order = np.argsort(low * n + high)  # unique keys: the same order whatever the sort algorithm
     return low[order], high[order]
 
 
-class _Table:
-    """A spatial hash of points in cells of a given size, for looking up the 27 cells around others."""
-
-    def __init__(self, points: np.ndarray, cell: float):
-        n = len(points)
-        self.cell = cell
-        keys = _cell_keys(points, cell)
-        self.shift = np.uint64(64 - max(int(_TABLE * n - 1).bit_length(), 1))
-        bucket_of = ((keys * _GOLDEN) >> self.shift).view(np.int64)
-        self.order = np.argsort(bucket_of, kind="stable")
-        self.sorted_keys = keys[self.order]
-        counts = np.bincount(bucket_of, minlength=1 << (64 - int(self.shift))).astype(np.int32)
-        self.ends = np.cumsum(counts, dtype=np.int32)
-        self.starts = self.ends - counts
-
-    def around(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(row of `where`, hashed point) for every hashed point in the 27 cells around each row."""
-        wanted = (_cell_keys(where, self.cell)[:, None] + _ALL_KEYS).reshape(-1)
-        bucket = ((wanted * _GOLDEN) >> self.shift).view(np.int64)
-        start = np.take(self.starts, bucket)
-        size = np.take(self.ends, bucket) - start
-        used = np.flatnonzero(size > 0)
-        size, start = size[used], start[used]
-        first = np.cumsum(size) - size
-        total = int(first[-1] + size[-1]) if len(size) else 0
-        slot = np.repeat(start - first, size) + np.arange(total)
-        row = np.repeat(used // len(_ALL_KEYS), size)
-        keep = np.take(self.sorted_keys, slot) == np.repeat(wanted[used], size)  # drop hash collisions
-        return row[keep], np.take(self.order, slot[keep])
-
-
-def _close(points: np.ndarray, q: np.ndarray, v: np.ndarray, radius: float) -> np.ndarray:
-    """Mask of the pairs (q, v) of distinct points closer than `radius`."""
-    return (_squared_distances(points, q, v) < radius * radius) & (q != v)
+def _near(points: np.ndarray, query: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (q, v), q in `query`, v any other point, closer than `radius` (27 cells per query point)."""
+    n = len(points)
+    keys = _cell_keys(points, radius)
+    shift = np.uint64(64 - max(int(_TABLE * n - 1).bit_length(), 1))
+    bucket_of = ((keys * _GOLDEN) >> shift).view(np.int64)
+    order = np.argsort(bucket_of, kind="stable")
+    sorted_keys = keys[order]
+    counts = np.bincount(bucket_of, minlength=1 << (64 - int(shift)))
+    ends = np.cumsum(counts)
+    wanted = (keys[query][:, None] + _ALL_KEYS).reshape(-1)
+    bucket = ((wanted * _GOLDEN) >> shift).view(np.int64)
+    start = np.take(ends - counts, bucket)
+    size = np.take(ends, bucket) - start
+    used = np.flatnonzero(size > 0)
+    size, start = size[used], start[used]
+    first = np.cumsum(size) - size
+    total = int(first[-1] + size[-1]) if len(size) else 0
+    slot = np.repeat(start - first, size) + np.arange(total)
+    q = np.repeat(query[used // len(_ALL_KEYS)], size)
+    keep = np.take(sorted_keys, slot) == np.repeat(wanted[used], size)
+    q, v = q[keep], np.take(order, slot[keep])
+    d = np.take(points, q, axis=0) - np.take(points, v, axis=0)
+    close = (np.einsum("ij,ij->i", d, d) < radius * radius) & (q != v)
+    return q[close], v[close]
 
 
 class SelfCollision:
@@ -142,8 +120,6 @@ class SelfCollision:
         self.age = 0  # substeps since the last full query
         self.anchor: np.ndarray | None = None  # positions (less their mean) at each vertex's last query
         self.i = self.j = np.zeros(0, dtype=np.int64)
-        self.table: _Table | None = None  # anchors hashed at the last full query
-        self.stale = np.zeros(0, dtype=bool)  # vertices re-anchored since: not where the table has them
         self.rebuilds = 0
 
     def _filter(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -166,25 +142,12 @@ class SelfCollision:
         if moved is None:
             self.anchor = y.copy()
             self.i, self.j = self._filter(*close_pairs(y, radius))
-            self.table = None
-            self.stale = np.zeros(len(y), dtype=bool)
             return
         assert self.anchor is not None
-        if self.table is None:
-            self.table = _Table(self.anchor, radius)
         index = np.flatnonzero(moved)
-        anchor = self.anchor
-        anchor[index] = y[index]
-        self.stale |= moved
-        # Fresh vertices from the table; stale ones (moved since it was built) from a small table.
-        row, v = self.table.around(anchor[index])
-        q = index[row]
-        keep = ~self.stale[v]
-        q, v = q[keep], v[keep]
-        stale = np.flatnonzero(self.stale)
-        row, w = _Table(anchor[stale], radius).around(anchor[index])
-        q, v = np.concatenate([q, index[row]]), np.concatenate([v, stale[w]])
-        keep = _close(anchor, q, v, radius) & (~moved[v] | (q < v))  # both moved: found twice, keep one
+        self.anchor[index] = y[index]
+        q, v = _near(self.anchor, index, radius)
+        keep = ~moved[v] | (q < v)  # both ends moved: found from both sides, keep one
         q, v = q[keep], v[keep]
         i, j = self._filter(np.minimum(q, v), np.maximum(q, v))
         stay = ~(moved[self.i] | moved[self.j])
@@ -207,11 +170,11 @@ class SelfCollision:
             return
         moved = y - self.anchor
         moved = np.einsum("ij,ij->i", moved, moved) > 0.25 * self.skin * self.skin
-        if not moved.any():
+        count = int(np.count_nonzero(moved))
+        if count == 0:
             return
         calm = self.adaptive and self.age >= 8 and self.skin < self.gap  # widen the skin again
-        # Much of the cloth re-anchored since the last full query: a new one is cheaper.
-        if calm or 2 * np.count_nonzero(self.stale | moved) > len(y):
+        if calm or 4 * count > len(y):  # much of the cloth: one full query is cheaper
             if self.adaptive:
                 # Violent motion: full queries come every substep anyway, so make them cheap (a
                 # small radius); calm motion: a wide skin lets one query last many substeps.
