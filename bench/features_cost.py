@@ -76,7 +76,7 @@ def main() -> None:
         },
     }
     base = None
-    print(f"{n}×{n} grid, {frames} frames, 16 substeps")
+    print(f"{n}×{n} grid, {frames} frames, {solver.Params().substeps} substeps")
     for name, extra in variants.items():
         cpu, wall, rebuilds = run(n, frames, **extra)
         base = cpu if base is None else base
