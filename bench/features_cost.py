@@ -28,10 +28,10 @@ def run(n: int, frames: int, **extra) -> tuple[float, float, int]:
     rebuilds = 0
     original = sc.SelfCollision._query
 
-    def counting(self, x):
+    def counting(self, *args):
         nonlocal rebuilds
         rebuilds += 1
-        original(self, x)
+        original(self, *args)
 
     sc.SelfCollision._query = counting
     try:
@@ -80,7 +80,11 @@ def main() -> None:
     for name, extra in variants.items():
         cpu, wall, rebuilds = run(n, frames, **extra)
         base = cpu if base is None else base
-        note = f", {rebuilds} hash queries ({rebuilds / frames:.1f}/frame)" if extra.get("self_collision") else ""
+        note = (
+            f", {rebuilds} queries, full or partial ({rebuilds / frames:.1f}/frame)"
+            if extra.get("self_collision")
+            else ""
+        )
         print(f"{name:44s} {cpu:7.1f} ms/frame CPU ({wall:6.1f} wall)  ×{cpu / base:.2f}  (+{cpu - base:.1f} ms){note}")
     print("\nby phase (ms/frame, wall): frames 0-7 free fall | 8-35 impact, folding | 36-95 settling")
     plain = phases(n, 96)
