@@ -38,8 +38,6 @@ import solver  # noqa: E402
 FPS = 24
 FRAMES = 48
 SPHERE = ((0.0, 0.0, 0.5), 0.5)
-REPO_NAME = "vc_bench"
-ADDON_MODULE = f"bl_ext.{REPO_NAME}.verlet_cloth"
 
 
 # ------------------------------------------------------------------------------------------ scenes
@@ -169,35 +167,6 @@ def measure(spec: SceneSpec, solver_name: str, mesh, positions, *, ms, frames_ti
 # ------------------------------------------------------------------------------------ this add-on
 
 
-def enable_addon() -> bool:
-    """Load this checkout as the extension `verlet_cloth` (as tests/conftest.py does)."""
-    import addon_utils  # noqa: PLC0415 - must follow bpy
-
-    repo_dir = Path(tempfile.mkdtemp(prefix="vc_bench_repo_"))
-    (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-    preferences = bpy.context.preferences
-    assert preferences is not None
-    repos = preferences.extensions.repos
-    if REPO_NAME not in {r.module for r in repos}:
-        repos.new(name=REPO_NAME, module=REPO_NAME, custom_directory=str(repo_dir), source="USER")
-    try:
-        addon_utils.enable(ADDON_MODULE, default_set=True, handle_error=None)
-    except Exception as exc:  # noqa: BLE001 - the bench still times the solver directly
-        print(f"note: could not enable the add-on ({exc}); timing the solver directly")
-        return False
-    return True
-
-
-def has_operators() -> bool:
-    """The add-on's bake operator is registered (bpy.ops attribute lookups always succeed, so ask RNA)."""
-    try:
-        _ops().bake.get_rna_type()
-        _ops().convert.get_rna_type()
-    except (AttributeError, KeyError):
-        return False
-    return True
-
-
 def _select_only(obj) -> None:
     for other in _scene().objects:
         other.select_set(False)
@@ -214,78 +183,47 @@ def _solver_setup(spec: SceneSpec, cloth, ball, ground):
     return model, colliders
 
 
-def time_addon(spec: SceneSpec) -> tuple[float, np.ndarray, int, str]:
-    """Bake `spec` with this add-on, shape-key writes included: (seconds, final positions, constraints/frame, how).
+def _make_cloth(spec: SceneSpec, cloth, ball, ground) -> None:
+    """What an artist does: Make Cloth, sphere and floor colliders, the pin group for the hang."""
+    _select_only(cloth)
+    _ops().convert()
+    if ball is not None:
+        ball.verlet_cloth_collider.kind = "SPHERE"
+    ground.verlet_cloth_collider.kind = "PLANE"
+    if spec.kind == "hang":
+        cloth.verlet_cloth.pin_group = "Pins"
+    _scene().frame_set(_scene().frame_start)
 
-    Uses bpy.ops.verlet_cloth.bake() once the operators exist; until then the solver directly, plus a
-    foreach_set of the positions into a new shape key per frame (what a bake writes).
+
+def time_addon(spec: SceneSpec) -> tuple[float, np.ndarray, int, str]:
+    """Bake `spec` through bpy.ops.verlet_cloth.bake(), shape-key writes included.
+
+    Returns (seconds, final positions, constraint projections per frame, how it was timed).
     """
     cloth, ball, ground = build_scene(spec)
-    model, colliders = _solver_setup(spec, cloth, ball, ground)
+    model, _ = _solver_setup(spec, cloth, ball, ground)  # for the projection count only
     params = solver.Params()
     per_frame = len(model.constraints.pairs) * params.substeps * params.iterations
-    scene = _scene()
-    if has_operators():
-        _select_only(cloth)
-        _ops().convert()
-        if ball is not None:
-            ball.verlet_cloth_collider.kind = "SPHERE"
-        ground.verlet_cloth_collider.kind = "PLANE"
-        if spec.kind == "hang":
-            cloth.verlet_cloth.pin_group = "Pins"
-        scene.frame_set(scene.frame_start)
-        _select_only(cloth)
-        started = time.perf_counter()
-        _ops().bake()
-        elapsed = time.perf_counter() - started
-        scene.frame_set(scene.frame_end)
-        return elapsed, evaluated_positions(cloth), per_frame, "bpy.ops.verlet_cloth.bake()"
-
+    _make_cloth(spec, cloth, ball, ground)
+    _select_only(cloth)
     started = time.perf_counter()
-    model, colliders = _solver_setup(spec, cloth, ball, ground)  # the bake builds its model too
-    state = model.initial_state()
-    cloth.shape_key_add(name="Basis", from_mix=False)
-    buffer = np.empty(model.vertex_count * 3, dtype=np.float32)
-    for frame in range(spec.frames):
-        solver.step(model, state, params, 1 / FPS, colliders=colliders)
-        key = cloth.shape_key_add(name=f"frame {frame + 2}", from_mix=False)
-        buffer[:] = state.positions.reshape(-1)
-        key.data.foreach_set("co", buffer)
+    _ops().bake()
     elapsed = time.perf_counter() - started
-    return elapsed, state.positions.copy(), per_frame, "solver.step + shape-key foreach_set"
+    _scene().frame_set(_scene().frame_end)
+    return elapsed, evaluated_positions(cloth), per_frame, "bpy.ops.verlet_cloth.bake()"
 
 
 def time_preview(spec: SceneSpec) -> tuple[list[float], str]:
     """Per-frame seconds of live preview playback (frame by frame from the start), mesh write included."""
     cloth, ball, ground = build_scene(spec)
+    _make_cloth(spec, cloth, ball, ground)
     scene = _scene()
     samples = []
-    if has_operators():
-        _select_only(cloth)
-        _ops().convert()
-        if ball is not None:
-            ball.verlet_cloth_collider.kind = "SPHERE"
-        ground.verlet_cloth_collider.kind = "PLANE"
-        cloth.verlet_cloth.enabled = True  # convert() switches the preview on; make sure
-        scene.frame_set(scene.frame_start)
-        for frame in range(scene.frame_start + 1, scene.frame_end + 1):
-            started = time.perf_counter()
-            scene.frame_set(frame)
-            samples.append(time.perf_counter() - started)
-        return samples, "frame_set with the preview handler"
-    model, colliders = _solver_setup(spec, cloth, ball, ground)
-    state = model.initial_state()
-    params = solver.Params()
-    vertices = cloth.data.vertices
-    buffer = np.empty(model.vertex_count * 3, dtype=np.float32)
-    for _ in range(spec.frames):
+    for frame in range(scene.frame_start + 1, scene.frame_end + 1):
         started = time.perf_counter()
-        solver.step(model, state, params, 1 / FPS, colliders=colliders)
-        buffer[:] = state.positions.reshape(-1)
-        vertices.foreach_set("co", buffer)
-        cloth.data.update()
+        scene.frame_set(frame)
         samples.append(time.perf_counter() - started)
-    return samples, "solver.step + vertices.foreach_set + mesh.update"
+    return samples, "frame_set with the preview handler"
 
 
 # ------------------------------------------------------------------------------ Blender's modifier
@@ -526,9 +464,8 @@ def main() -> None:
     repeats = {32: 3, 64: 3, 128: 2, 256: 1}  # add-on bakes per scene; the best is reported
 
     started = time.perf_counter()
-    operators = enable_addon() and has_operators()
+    scenes.enable_checkout("vc_bench")
     print(f"machine: {machine()}")
-    print(f"add-on operators registered: {operators}")
     specs = [SceneSpec("drape", n) for n in sizes] + [SceneSpec("hang", 32), SceneSpec("hang", 64)]
     results: list[Result] = []
     preview_note = ""

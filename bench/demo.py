@@ -25,25 +25,6 @@ import scenes  # noqa: E402
 
 import solver  # noqa: E402
 
-REPO = "vc_demo"
-ADDON = f"bl_ext.{REPO}.verlet_cloth"
-
-
-def enable_extension() -> None:
-    """Load this checkout as an extension, the way Blender loads an installed one."""
-    import addon_utils  # noqa: PLC0415 - must follow bpy
-
-    repo_dir = Path(tempfile.mkdtemp(prefix="vc_demo_repo_"))
-    (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-    repos = bpy.context.preferences.extensions.repos
-    if REPO not in {r.module for r in repos}:
-        repos.new(name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER")
-    addon_utils.enable(ADDON, default_set=True, handle_error=_raise)
-
-
-def _raise(exc: BaseException) -> None:
-    raise exc
-
 
 def _select(*objects) -> None:
     for obj in bpy.context.scene.objects:
@@ -61,7 +42,7 @@ def _world_positions(obj) -> np.ndarray:
 
 def main(out_dir: Path = ROOT / "out", n: int = 64, frames: int = 48) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    enable_extension()
+    scenes.enable_checkout("vc_demo")
     cloth, ball, ground = scenes.drape_scene(n, frames)
     scene = bpy.context.scene
     scene.frame_set(scene.frame_start)

@@ -23,21 +23,7 @@ os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_gall
 import bpy  # noqa: E402
 import scenes  # noqa: E402
 
-import addon_utils  # noqa: E402
-
-REPO = "vc_gallery"
-MODULE = f"bl_ext.{REPO}.verlet_cloth"
-
-
-def enable_checkout() -> None:
-    repo_dir = Path(tempfile.mkdtemp(prefix="vc_gallery_repo_"))
-    (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-    bpy.context.preferences.extensions.repos.new(name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER")
-    addon_utils.enable(MODULE, default_set=True, handle_error=_raise)
-
-
-def _raise(exc: BaseException) -> None:
-    raise exc
+MODULE = "bl_ext.vc_gallery.verlet_cloth"
 
 
 def render_preset(preset: Path, still: Path, n: int, frames: int) -> None:
@@ -82,7 +68,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=40, help="grid resolution of each cloth")
     parser.add_argument("--frames", type=int, default=60)
     args = parser.parse_args()
-    enable_checkout()
+    assert scenes.enable_checkout("vc_gallery") == MODULE
     preset_menu = sys.modules[MODULE + ".ui.preset_menu"]
     work = Path(tempfile.mkdtemp(prefix="vc_gallery_"))
     stills = []

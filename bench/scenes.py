@@ -6,9 +6,36 @@ Drape: an N×N grid, 2 m square, 1.5 m up, falls onto a 0.5 m sphere resting on 
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
 
 import bpy
 import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def enable_checkout(repo: str) -> str:
+    """Load this checkout as the extension `verlet_cloth` in a temporary repository named `repo`.
+
+    This is how Blender loads an installed extension; returns the add-on's module name. Errors raise.
+    """
+    import addon_utils  # noqa: PLC0415 - must follow bpy
+
+    module = f"bl_ext.{repo}.verlet_cloth"
+    preferences = bpy.context.preferences
+    assert preferences is not None
+    repos = preferences.extensions.repos
+    if repo not in {r.module for r in repos}:
+        repo_dir = Path(tempfile.mkdtemp(prefix=f"{repo}_"))
+        (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
+        repos.new(name=repo, module=repo, custom_directory=str(repo_dir), source="USER")
+    addon_utils.enable(module, default_set=True, handle_error=_raise)
+    return module
+
+
+def _raise(exc: BaseException) -> None:
+    raise exc
 
 
 def _quad_faces(index: np.ndarray) -> np.ndarray:
