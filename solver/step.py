@@ -13,6 +13,7 @@ from .self_collision import SelfCollision
 from .state import State
 from .tearing import TearCheck, ensure_tear_state, mark_torn_faces, override_coefficients
 from .tethers import apply_tethers
+from .vectors import column_mean
 from .wind import WindField
 
 
@@ -22,26 +23,25 @@ def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarr
     return 1.0 - (1.0 - partial) ** (1.0 / substeps)
 
 
-def _limit_displacement(displacement: np.ndarray, limit: float) -> None:
-    """Scale down, in place, displacements longer than `limit` (a speed clamp)."""
-    # Column by column: ~2.5x quicker than einsum over rows of 3 (it ran every substep).
-    length = displacement[:, 0] * displacement[:, 0]
-    square = displacement[:, 1] * displacement[:, 1]
-    length += square
-    np.multiply(displacement[:, 2], displacement[:, 2], out=square)
-    length += square
-    np.sqrt(length, out=length)
-    too_fast = length > limit
-    if too_fast.any():
-        displacement[too_fast] *= (limit / length[too_fast])[:, None]
+def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> None:
+    """Scale down, in place, displacements longer than `limit` (a speed clamp).
 
-
-def _limit_relative_displacement(displacement: np.ndarray, limit: float) -> None:
-    """Clamp, in place, each displacement relative to the mean one (the self-collision tunnelling guard)."""
-    mean = displacement.mean(axis=0)
-    relative = displacement - mean
-    _limit_displacement(relative, limit)
-    np.add(relative, mean, out=displacement)
+    With `origin` (3,), the length limited is that of displacement - origin.
+    """
+    # Column by column: ~2.5x quicker than einsum over rows of 3 (it runs every substep).
+    columns = [displacement[:, k] if origin is None else displacement[:, k] - origin[k] for k in range(3)]
+    length = columns[0] * columns[0]
+    square = columns[1] * columns[1]
+    length += square
+    np.multiply(columns[2], columns[2], out=square)
+    length += square
+    too_fast = np.flatnonzero(length > limit * limit)
+    if len(too_fast):
+        scale = (limit / np.sqrt(length[too_fast]))[:, None]
+        if origin is None:
+            displacement[too_fast] *= scale
+        else:
+            displacement[too_fast] = origin + (displacement[too_fast] - origin) * scale
 
 
 def step(
@@ -129,7 +129,8 @@ def step(
         wind.apply(displacement, x, previous, dt)
         _limit_displacement(displacement, max_step)
         if self_collision is not None:
-            _limit_relative_displacement(displacement, 0.5 * self_collision.gap)
+            # The tunnelling guard: no vertex moves more than half the gap relative to the cloth.
+            _limit_displacement(displacement, 0.5 * self_collision.gap, column_mean(displacement))
         previous[...] = x
         x += displacement
         if any_pinned:
