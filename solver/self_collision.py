@@ -6,7 +6,8 @@ pair distances do not depend) when its pairs were last found. Only vertices that
 more than skin / 2 have their pairs found again, so no pair closer than the gap is missed, a cloth
 falling as a whole never needs a query, and a settling cloth re-queries just its few moving
 vertices. When much of the cloth moves, one full query is cheaper; the skin then adapts between
-gap / 4 and the gap to how long full lists last. Each substep then pushes every candidate pair
+gap / 4 and the gap to how long full lists last, and drops to none while every substep needs a
+full query anyway. Each substep then pushes every candidate pair
 closer than the gap apart, mass-weighted and equal and opposite, accumulating the corrections
 with np.bincount and averaging by contact count.
 """
@@ -81,7 +82,16 @@ class SelfCollision:
             return
         moved = x - self.anchor
         moved -= mean
-        moved = np.einsum("ij,ij->i", moved, moved) > 0.25 * self.skin * self.skin
+        distance2 = np.einsum("ij,ij->i", moved, moved)
+        if self.adaptive and self.skin == 0.0:
+            # Violent motion, no skin: a full query every substep, until a quarter-gap skin would
+            # have lasted this one (at most a quarter of the vertices moved more than gap / 8).
+            if 4 * np.count_nonzero(distance2 > (self.gap / 8) ** 2) <= len(x):
+                self.skin = 0.25 * self.gap
+            self.age = 0
+            self._query(x - mean)
+            return
+        moved = distance2 > 0.25 * self.skin * self.skin
         count = int(np.count_nonzero(moved))
         if count == 0:
             return
@@ -92,6 +102,8 @@ class SelfCollision:
                 # small radius); calm motion: a wide skin lets one query last many substeps.
                 factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
                 self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
+                if self.age <= 1 and self.skin == 0.25 * self.gap:
+                    self.skin = 0.0  # queries every substep: radius = gap is ~20% cheaper
             self.age = 0
             self._query(x - mean)
         else:

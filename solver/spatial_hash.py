@@ -80,7 +80,8 @@ class SpatialHash:
         rank = np.empty(n, dtype=np.intp)
         rank[self._order] = everyone
         # Own cell: the points sorted after this one in its bucket (a run ends where the next starts).
-        after = np.take(self._starts, self._bucket) + np.take(self._sizes, self._bucket) - rank - 1
+        ranges = np.take(self._ranges, self._bucket, axis=0)
+        after = ranges[:, 0] + ranges[:, 1] - rank - 1
         some = np.flatnonzero(after)
         found = [self._within(some, np.take(rank, some) + 1, np.take(after, some), np.take(self._hashes, some), radius)]
         found += self._lookup(everyone, _FORWARD, radius)
@@ -109,8 +110,8 @@ class SpatialHash:
         if self._capacity != 1 << bits:
             self._capacity = 1 << bits
             self._occupied = np.zeros(1 << bits, dtype=bool)  # reset after each query
-            self._sizes = np.zeros(1 << bits, dtype=np.int32)  # points per bucket (where occupied)
-            self._starts = np.zeros(1 << bits, dtype=np.int32)  # first slot per bucket (where size > 0)
+            self._ranges = np.zeros((1 << bits, 2), dtype=np.int32)  # first slot, points (where occupied)
+            self._starts, self._sizes = self._ranges[:, 0], self._ranges[:, 1]  # views: one gather fetches both
             self._wanted = np.empty(_BATCH, dtype=np.uint64)
             self._bucket_buffer = np.empty(_BATCH, dtype=np.uint64)
             self._hit_buffer = np.empty(_BATCH, dtype=bool)
@@ -134,8 +135,8 @@ class SpatialHash:
     def _lookup(self, who: np.ndarray, offsets: np.ndarray, radius: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """Close pairs (w, p) of each point w in `who` and the points p in its cells at `offsets`."""
         hashes = np.take(self._hashes, who)
-        per_pass = max(1, _BATCH // len(who))  # offsets per pass
-        rows = min(len(who), _BATCH)  # points per pass
+        per_pass = max(1, len(self._wanted) // len(who))  # offsets per pass
+        rows = min(len(who), len(self._wanted))  # points per pass
         return [
             self._cells(who[s : s + rows], hashes[s : s + rows], offsets[k : k + per_pass], radius)
             for k in range(0, len(offsets), per_pass)
@@ -152,7 +153,8 @@ class SpatialHash:
         np.take(self._occupied, bucket_index, out=hit)
         used = np.flatnonzero(hit)
         bucket_index = np.take(bucket_index, used)
-        start, size = np.take(self._starts, bucket_index), np.take(self._sizes, bucket_index)
+        ranges = np.take(self._ranges, bucket_index, axis=0)
+        start, size = ranges[:, 0], ranges[:, 1]
         return self._within(np.take(who, used // len(offsets)), start, size, np.take(wanted, used), radius)
 
     def _within(self, who, start, size, wanted, radius):
