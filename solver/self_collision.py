@@ -7,9 +7,9 @@ more than skin / 2 have their pairs found again, so no pair closer than the gap 
 falling as a whole never needs a query, and a settling cloth re-queries just its few moving
 vertices. When much of the cloth moves, one full query is cheaper; the skin then adapts between
 gap / 4 and the gap to how long full lists last, and drops to none while every substep needs a
-full query anyway. Each substep then pushes every candidate pair
-closer than the gap apart, mass-weighted and equal and opposite, accumulating the corrections
-with np.bincount and averaging by contact count.
+full query anyway. Each substep then pushes every candidate pair closer than the gap apart,
+mass-weighted and equal and opposite, accumulating the corrections with np.bincount and
+averaging by contact count.
 """
 
 from __future__ import annotations
