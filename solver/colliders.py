@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .vectors import squared_distances
+
 _EPS = 1e-12
 
 
@@ -99,26 +101,6 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return p[0] + p[1] + p[2]
 
 
-def _column_distance2(x: np.ndarray, y) -> np.ndarray:
-    """Squared distances between the rows of (n, 3) x and y, an (n, 3) array or one point."""
-    y = np.asarray(y)
-    if y.ndim == 1:
-        d = x[:, 0] - y[0]
-        total = d * d
-        for k in (1, 2):
-            np.subtract(x[:, k], y[k], out=d)
-            d *= d
-            total += d
-        return total
-    d = x[:, 0] - y[:, 0]
-    total = d * d
-    for k in (1, 2):
-        np.subtract(x[:, k], y[:, k], out=d)
-        d *= d
-        total += d
-    return total
-
-
 def _apply_friction(rel_new, rel_old, normal, depth, mu):
     """Coulomb friction on the relative motion over the substep: stick, or slide less.
 
@@ -143,8 +125,8 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     c1, r1 = sphere.at(t1)
     reach1 = r1 + thickness + sphere.offset
     # Column by column: NumPy is much slower on (n, 3) rows broadcast against a 3-vector.
-    d_new = _column_distance2(x, c1)
-    path_bound = np.sqrt(_column_distance2(x, x_start))
+    d_new = squared_distances(x, c1)
+    path_bound = np.sqrt(squared_distances(x, x_start))
     path_bound += float(np.linalg.norm(c1 - c0)) + abs(r1 - r0) + reach1
     near = active & (d_new < path_bound * path_bound)
     if not near.any():

@@ -47,12 +47,15 @@ class SelfCollision:
         keep = np.einsum("ij,ij->i", d, d) >= self.gap * self.gap  # not already this close at rest
         return i[keep], j[keep]
 
-    def _query(self, y: np.ndarray, moved: np.ndarray | None = None) -> None:
-        """All pairs (moved is None), or re-query only the pairs of the `moved` vertices."""
+    def _query(self, x: np.ndarray, mean: np.ndarray, moved: np.ndarray | None = None) -> None:
+        """All pairs (moved is None), or re-query only the pairs of the `moved` vertices.
+
+        Anchors are positions less the cloth's `mean`."""
         self.rebuilds += 1
+        y = translated(x, mean)
         radius = self.gap + self.skin
         if moved is None:
-            self.anchor = y  # a fresh array from refresh
+            self.anchor = y  # a fresh array
             self.i, self.j = self._filter(*self.hash.pairs(y, radius))
             return
         assert self.anchor is not None
@@ -78,7 +81,7 @@ class SelfCollision:
         self.age += 1
         mean = column_mean(x)
         if self.anchor is None or len(self.anchor) != len(x):
-            self._query(translated(x, mean))
+            self._query(x, mean)
             return
         distance2 = squared_distances(x, self.anchor, mean)  # how far each moved since its query
         if self.adaptive and self.skin == 0.0:
@@ -87,7 +90,7 @@ class SelfCollision:
             if 4 * np.count_nonzero(distance2 > (self.gap / 8) ** 2) <= len(x):
                 self.skin = 0.25 * self.gap
             self.age = 0
-            self._query(translated(x, mean))
+            self._query(x, mean)
             return
         moved = distance2 > 0.25 * self.skin * self.skin
         count = int(np.count_nonzero(moved))
@@ -103,9 +106,9 @@ class SelfCollision:
                 if self.age <= 1 and self.skin == 0.25 * self.gap:
                     self.skin = 0.0  # queries every substep: radius = gap is ~20% cheaper
             self.age = 0
-            self._query(translated(x, mean))
+            self._query(x, mean)
         else:
-            self._query(translated(x, mean), moved)
+            self._query(x, mean, moved)
 
     def resolve(self, x: np.ndarray, inv_mass: np.ndarray) -> int:
         """Push apart, in place, candidate pairs closer than the gap; returns how many were."""

@@ -13,7 +13,7 @@ from .self_collision import SelfCollision
 from .state import State
 from .tearing import TearCheck, ensure_tear_state, mark_torn_faces, override_coefficients
 from .tethers import apply_tethers
-from .vectors import column_mean
+from .vectors import column_mean, squared_distances
 from .wind import WindField
 
 
@@ -23,25 +23,21 @@ def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarr
     return 1.0 - (1.0 - partial) ** (1.0 / substeps)
 
 
+_ORIGIN = np.zeros(3)
+
+
 def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> None:
     """Scale down, in place, displacements longer than `limit` (a speed clamp).
 
     With `origin` (3,), the length limited is that of displacement - origin.
     """
     # Column by column: ~2.5x quicker than einsum over rows of 3 (it runs every substep).
-    columns = [displacement[:, k] if origin is None else displacement[:, k] - origin[k] for k in range(3)]
-    length = columns[0] * columns[0]
-    square = columns[1] * columns[1]
-    length += square
-    np.multiply(columns[2], columns[2], out=square)
-    length += square
+    origin = _ORIGIN if origin is None else origin
+    length = squared_distances(displacement, origin)
     too_fast = np.flatnonzero(length > limit * limit)
     if len(too_fast):
         scale = (limit / np.sqrt(length[too_fast]))[:, None]
-        if origin is None:
-            displacement[too_fast] *= scale
-        else:
-            displacement[too_fast] = origin + (displacement[too_fast] - origin) * scale
+        displacement[too_fast] = origin + (displacement[too_fast] - origin) * scale
 
 
 def step(

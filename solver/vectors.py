@@ -23,14 +23,18 @@ def translated(rows: np.ndarray, offset: np.ndarray) -> np.ndarray:
     return out
 
 
-def squared_distances(a: np.ndarray, b: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """|a - b - offset|² for each row of the (N, 3) arrays a and b."""
-    total = a[:, 0] - b[:, 0]
-    total -= offset[0]
-    total *= total
-    for k in (1, 2):
-        column = a[:, k] - b[:, k]
-        column -= offset[k]
+def squared_distances(rows: np.ndarray, other, offset=None) -> np.ndarray:
+    """|rows - other - offset|² for each row of the (N, 3) array `rows`; `other` is an (N, 3)
+    array or one point, `offset` one point or None."""
+    other = np.asarray(other)
+    columns = []
+    for k in range(3):
+        column = rows[:, k] - (other[k] if other.ndim == 1 else other[:, k])
+        if offset is not None:
+            column -= offset[k]
         column *= column
-        total += column
+        columns.append(column)
+    total = columns[0]
+    total += columns[1]
+    total += columns[2]
     return total
