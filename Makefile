@@ -28,7 +28,7 @@ lint: venv
 	$(BIN)/ruff format --check .
 	@mkdir -p out/mypy && ln -sfn ../.. out/mypy/verlet_cloth
 	cd out/mypy && ../../$(BIN)/mypy --config-file ../../pyproject.toml \
-		-m verlet_cloth -p verlet_cloth.solver -p verlet_cloth.operators -p verlet_cloth.ui
+		-m verlet_cloth -p verlet_cloth.solver -p verlet_cloth.operators -p verlet_cloth.services -p verlet_cloth.ui
 
 test: lint
 	$(BIN)/python -m pytest

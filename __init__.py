@@ -6,7 +6,7 @@ if __package__:
     import bpy
 
     from . import operators, ui
-    from .operators import cli, handler
+    from .services import cli, preview
     from .ui import preset_menu
 
     # Every Blender class, registered in this order and unregistered in reverse.
@@ -16,14 +16,14 @@ if __package__:
         for cls in CLASSES:
             bpy.utils.register_class(cls)
         ui.register_properties()
-        handler.register_handlers()
+        preview.register_handlers()
         preset_menu.register()
         cli.register_command()
 
     def unregister() -> None:
         cli.unregister_command()
         preset_menu.unregister()
-        handler.unregister_handlers()
+        preview.unregister_handlers()
         ui.unregister_properties()
         for cls in reversed(CLASSES):
             bpy.utils.unregister_class(cls)

@@ -4,7 +4,7 @@
 
 Loads this checkout as an extension in headless Blender, and for each preset (cotton, silk, denim,
 leather, rubber) builds the drape scene of `make demo`, applies the preset through Blender's
-preset operator, bakes with `operators.baking.bake_object`, renders the last frame with Workbench,
+preset operator, bakes with `services.baking.bake_object`, renders the last frame with Workbench,
 and joins the stills into one labelled image. Needs issue 3's properties and baking.
 """
 
@@ -27,7 +27,7 @@ MODULE = "bl_ext.vc_gallery.verlet_cloth"
 
 
 def render_preset(preset: Path, still: Path, n: int, frames: int) -> None:
-    baking = sys.modules[MODULE + ".operators.baking"]
+    baking = sys.modules[MODULE + ".services.baking"]
     cloth, ball, ground = scenes.drape_scene(n, frames)
     ball.verlet_cloth_collider.kind = "SPHERE"
     ground.verlet_cloth_collider.kind = "PLANE"

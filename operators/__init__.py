@@ -1,8 +1,4 @@
-"""Blender operators, the frame handler, scene readers and shape-key writers.
-
-One operator per module; pure helpers live in `geometry` (no bpy) and the shared simulation path
-in `simulation`; `baking` holds the bake core usable without an operator.
-"""
+"""Blender operators, one per module, registered through `CLASSES`; the work they do lives in `services`."""
 
 from .assign_pins import VERLET_CLOTH_OT_assign_pins
 from .bake import VERLET_CLOTH_OT_bake

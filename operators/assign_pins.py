@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from . import checks, simulation
+from ..services import checks
 
 DEFAULT_GROUP = "Pins"
 NOT_EDIT_MODE = "Enter Edit Mode (Tab) on the cloth and select the vertices to pin, then try again."
@@ -22,7 +22,7 @@ class VERLET_CLOTH_OT_assign_pins(bpy.types.Operator):
     def execute(self, context):
         obj, problem = checks.active(context, lambda obj: checks.mesh_problem(obj, edit_mode_needed=NOT_EDIT_MODE))
         if problem is None and len(obj.data.edges) == 0:
-            problem = simulation.NO_EDGES
+            problem = checks.NO_EDGES
         if problem:
             return checks.cancel(self, problem)
         obj.update_from_editmode()

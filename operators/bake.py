@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import baking, checks, geometry, simulation
+from ..services import baking, checks, geometry, solver_params
 
 
 class VERLET_CLOTH_OT_bake(bpy.types.Operator):
@@ -23,11 +23,11 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
     _last_percent = -1
 
     def execute(self, context):
-        obj, problem = checks.active(context, simulation.cloth_problem)
+        obj, problem = checks.active(context, checks.cloth_problem)
         if problem:
             return checks.cancel(self, problem)
         scene = context.scene
-        start, end = simulation.frame_range(scene, obj.verlet_cloth)
+        start, end = solver_params.frame_range(scene, obj.verlet_cloth)
         wm = context.window_manager
 
         def progress(done: int, total: int) -> None:
@@ -46,10 +46,10 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        obj, problem = checks.active(context, simulation.cloth_problem)
+        obj, problem = checks.active(context, checks.cloth_problem)
         if problem:
             return checks.cancel(self, problem)
-        start, end = simulation.frame_range(context.scene, obj.verlet_cloth)
+        start, end = solver_params.frame_range(context.scene, obj.verlet_cloth)
         try:
             self._baker = baking.Baker(context.scene, obj, start, end)
         except baking.BakeError as error:

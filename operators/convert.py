@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import checks, simulation
+from ..services import checks, rest, runs
 
 BAKED = "This cloth is baked: press Free Bake first, then Make Cloth again."
 
@@ -17,12 +17,12 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj, problem = checks.active(context, simulation.object_problem)
+        obj, problem = checks.active(context, checks.object_problem)
         if problem is None and obj.verlet_cloth.baked:
             problem = BAKED
         if problem:
             return checks.cancel(self, problem)
-        simulation.capture_rest(obj)
+        rest.capture_rest(obj)
         obj.verlet_cloth.enabled = True
-        simulation.reset(context.scene, obj)
+        runs.reset(context.scene, obj)
         return {"FINISHED"}

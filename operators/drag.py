@@ -3,7 +3,7 @@
 A modal mode: left-press near the cloth grabs the vertex drawn nearest the mouse (within
 PICK_RADIUS pixels), moving drags it across the plane through it that faces the view, release
 lets go, and the cloth keeps simulating all along (a window timer steps it through the same
-simulation path as playback, `simulation.drag_step`; while the timeline plays, the frame handler
+simulation path as playback, `preview.drag_step`; while the timeline plays, the frame handler
 steps it instead and applies the same grab). Enter ends the mode keeping the result; Esc or
 right-click ends it and puts the cloth back as it was when the mode started. Other events pass
 through, so the view can still be orbited and zoomed.
@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import checks, dragging, simulation
+from ..services import checks, display, dragging, holding, preview, runs, scene_reading
 
 PICK_RADIUS = 30.0  # pixels
 BAKED = "This cloth is baked: press Free Bake first to drag the live cloth."
@@ -52,28 +52,28 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
     def grab_at(self, context, region, rv3d, mouse) -> bool:
         """Grab the vertex nearest `mouse` (region pixels); False if none is within PICK_RADIUS."""
         obj: Any = bpy.data.objects.get(self._object_name)
-        run = simulation.cached(obj) if obj is not None else None
+        run = runs.cached(obj) if obj is not None else None
         if run is None:
-            run = simulation.reset(context.scene, obj)
+            run = runs.reset(context.scene, obj)
         matrix = np.array(rv3d.perspective_matrix)
         index = dragging.nearest_vertex(run.state.positions, matrix, region.width, region.height, mouse, PICK_RADIUS)
         if index < 0:
             return False
         self._anchor = run.state.positions[index].copy()
-        simulation.hold(obj, index, self._anchor)
+        holding.hold(obj, index, self._anchor)
         return True
 
     def move_to(self, region, rv3d, mouse) -> None:
         """Move the held vertex's target under `mouse` (region pixels)."""
         obj: Any = bpy.data.objects.get(self._object_name)
-        grip = None if obj is None else simulation.held(obj)
+        grip = None if obj is None else holding.held(obj)
         if grip is None or self._anchor is None:
             return
         target = dragging.drag_target(
             np.array(rv3d.perspective_matrix), region.width, region.height, mouse, self._anchor
         )
         if target is not None and np.isfinite(target).all():
-            simulation.hold(obj, grip.index, target)
+            holding.hold(obj, grip.index, target)
 
     def tick(self, context) -> None:
         """One simulation step with the held vertex, unless playback is stepping the cloth already."""
@@ -83,12 +83,12 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
         screen = getattr(context, "screen", None)
         if screen is not None and screen.is_animation_playing:
             return
-        simulation.drag_step(context.scene, obj)
+        preview.drag_step(context.scene, obj)
 
     # ------------------------------------------------------------ the operator
 
     def invoke(self, context, event):
-        obj, problem = checks.active(context, simulation.cloth_problem)
+        obj, problem = checks.active(context, checks.cloth_problem)
         if problem is None and obj.verlet_cloth.baked:
             problem = BAKED
         region, rv3d = _view(context)
@@ -97,9 +97,9 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
         if problem:
             return checks.cancel(self, problem)
         self._object_name = obj.name
-        run = simulation.cached(obj)
-        self._saved = (None if run is None else run.state.copy(), simulation.read_shape(obj))
-        simulation.release(obj)
+        run = runs.cached(obj)
+        self._saved = (None if run is None else run.state.copy(), scene_reading.read_shape(obj))
+        holding.release(obj)
         fps = context.scene.render.fps / context.scene.render.fps_base
         self._timer = context.window_manager.event_timer_add(1.0 / max(fps, 1.0), window=context.window)
         context.window_manager.modal_handler_add(self)
@@ -112,7 +112,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
 
     def modal(self, context, event):
         obj: Any = bpy.data.objects.get(self._object_name)
-        if obj is None or simulation.cloth_problem(obj, quick=True) is not None:
+        if obj is None or checks.cloth_problem(obj, quick=True) is not None:
             return self._end(context, {"CANCELLED"}, restore=False)
         region, rv3d = _view(context)
         if event.type in {"ESC", "RIGHTMOUSE"} and event.value == "PRESS":
@@ -130,10 +130,10 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
                 self.report({"INFO"}, "No cloth vertex near the mouse: press closer to the cloth.")
             return {"RUNNING_MODAL"}
         if event.type == "LEFTMOUSE" and event.value == "RELEASE":
-            simulation.release(obj)
+            holding.release(obj)
             self._anchor = None
             return {"RUNNING_MODAL"}
-        if event.type in {"MOUSEMOVE", "INBETWEEN_MOUSEMOVE"} and simulation.held(obj) is not None:
+        if event.type in {"MOUSEMOVE", "INBETWEEN_MOUSEMOVE"} and holding.held(obj) is not None:
             self.move_to(region, rv3d, (event.mouse_x - region.x, event.mouse_y - region.y))
             return {"RUNNING_MODAL"}
         return {"PASS_THROUGH"}
@@ -141,17 +141,17 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
     def _end(self, context, result, restore: bool):
         obj: Any = bpy.data.objects.get(self._object_name)
         if obj is not None:
-            simulation.release(obj)
+            holding.release(obj)
             if restore and self._saved is not None:
                 state, shape = self._saved
-                run = simulation.cached(obj)
+                run = runs.cached(obj)
                 if state is None:
-                    simulation.forget(obj)  # no live state before the drag: none after it
+                    runs.forget(obj)  # no live state before the drag: none after it
                 elif run is not None and len(state.positions) == len(run.state.positions):
                     run.state = state
-                    simulation.show_tears(run, obj)
+                    runs.show_tears(run, obj)
                 if len(shape) == len(obj.data.vertices):
-                    simulation.write_shape(obj, shape)
+                    display.write_shape(obj, shape)
         if self._timer is not None:
             context.window_manager.event_timer_remove(self._timer)
             self._timer = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import baking, checks
+from ..services import baking, checks
 
 NOT_BAKED = "This object has no Verlet Cloth bake to free: bake it first."
 

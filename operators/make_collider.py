@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import EnumProperty
 
-from . import checks
+from ..services import checks
 
 NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to make colliders."
 

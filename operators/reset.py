@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bpy
 
-from . import checks, simulation
+from ..services import checks, runs
 
 
 class VERLET_CLOTH_OT_reset(bpy.types.Operator):
@@ -15,8 +15,8 @@ class VERLET_CLOTH_OT_reset(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj, problem = checks.active(context, simulation.cloth_problem)
+        obj, problem = checks.active(context, checks.cloth_problem)
         if problem:
             return checks.cancel(self, problem)
-        simulation.reset(context.scene, obj)
+        runs.reset(context.scene, obj)
         return {"FINISHED"}

@@ -73,11 +73,11 @@ def test_baked_cloth_round_trips(blender, tmp_path):
 
     from conftest import ADDON_MODULE
 
-    baking = sys.modules.get(ADDON_MODULE + ".operators.baking")
+    baking = sys.modules.get(ADDON_MODULE + ".services.baking")
     if baking is None:
         import importlib
 
-        baking = importlib.import_module(ADDON_MODULE + ".operators.baking")
+        baking = importlib.import_module(ADDON_MODULE + ".services.baking")
     obj = grid_object(blender, "Cloth", n=8, size=1.0, height=1.0)
     obj.verlet_cloth.enabled = True
     scene = blender.context.scene

@@ -218,7 +218,7 @@ def test_user_shape_keys_survive_convert_bake_and_free(blender):
     np.testing.assert_array_equal(after, basis_before)
     action = key.animation_data.action
     assert action is not None and action.name in blender.data.actions
-    from bl_ext.vc_test.verlet_cloth.operators import baking
+    from bl_ext.vc_test.verlet_cloth.services import baking
 
     paths = [c.data_path for c in baking._fcurves(key.animation_data)]
     assert paths == ['key_blocks["Smile"].value']
@@ -371,7 +371,7 @@ def test_topology_change_is_refused_until_make_cloth_again(blender):
 
 
 def test_bake_object_and_free_bake_work_without_operators(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import baking
+    from bl_ext.vc_test.verlet_cloth.services import baking
 
     scene = setup_scene(blender, FRAMES)
     cloth = _grid(blender)
@@ -390,16 +390,16 @@ def test_bake_object_and_free_bake_work_without_operators(blender):
 
 
 def test_preview_does_not_simulate_during_render_or_for_baked_cloth(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import handler
+    from bl_ext.vc_test.verlet_cloth.services import preview
 
     scene = setup_scene(blender, FRAMES)
     cloth = _cloth(blender)
     rest = _evaluated(blender, cloth)
-    handler.on_render_start()
+    preview.on_render_start()
     try:
         assert np.abs(_evaluated(blender, cloth, 2) - rest).max() < 1e-9
     finally:
-        handler.on_render_end()
+        preview.on_render_end()
     scene.frame_set(1)
     assert np.abs(_evaluated(blender, cloth, 2) - rest).max() > 1e-4
 
@@ -493,8 +493,8 @@ def _modal_self(bpy, baker):
 def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
     import types
 
-    from bl_ext.vc_test.verlet_cloth.operators import baking
     from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
+    from bl_ext.vc_test.verlet_cloth.services import baking
 
     scene = setup_scene(blender, 6)
     cloth = _cloth(blender)

@@ -99,31 +99,31 @@ def test_wind_along_y_blows_a_hanging_cloth_along_y_in_the_bake(blender):
 
 
 def test_a_wind_force_field_alone_pushes_the_cloth_live_and_baked(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import simulation
+    from bl_ext.vc_test.verlet_cloth.services import solver_params
 
     scene = setup_scene(blender, 10)
     field = _wind_field(blender, 8.0)
     cloth = _curtain(blender)
-    np.testing.assert_allclose(simulation.wind_of(scene, cloth.verlet_cloth), (0, 8, 0), atol=1e-6)
+    np.testing.assert_allclose(solver_params.wind_of(scene, cloth.verlet_cloth), (0, 8, 0), atol=1e-6)
     blender.ops.verlet_cloth.convert()
     for frame in range(1, 11):  # live preview
         live = _evaluated(blender, cloth, frame)
     assert live[:, 1].mean() > 0.05
     assert _mean_y_after_bake(blender) > 0.05
     field.hide_viewport = True  # a disabled field does not blow
-    assert simulation.wind_of(scene, cloth.verlet_cloth) == (0.0, 0.0, 0.0)
+    assert solver_params.wind_of(scene, cloth.verlet_cloth) == (0.0, 0.0, 0.0)
     field.hide_viewport = False
     cloth.verlet_cloth.use_force_fields = False
-    assert simulation.wind_of(scene, cloth.verlet_cloth) == (0.0, 0.0, 0.0)
+    assert solver_params.wind_of(scene, cloth.verlet_cloth) == (0.0, 0.0, 0.0)
 
 
 def test_turbulence_seed_and_air_drag_reach_the_solver(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import simulation
+    from bl_ext.vc_test.verlet_cloth.services import solver_params
 
     scene = setup_scene(blender, 4)
     s = _curtain(blender).verlet_cloth
     s.turbulence, s.turbulence_scale, s.wind_seed, s.air_drag = 0.5, 2.0, 7, 1.5
-    p = simulation.params_of(scene, s)
+    p = solver_params.params_of(scene, s)
     assert (p.turbulence, p.turbulence_scale, p.seed, p.air_drag) == (0.5, 2.0, 7, 1.5)
 
 
@@ -144,7 +144,7 @@ def _tearing_sheet(bpy, tear_factor, frames=16):
 
 
 def test_a_heavy_cloth_tears_visibly_in_the_bake_from_its_tear_frame(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import tears
+    from bl_ext.vc_test.verlet_cloth.services import tears
 
     scene, cloth, user = _tearing_sheet(blender, 1.2)
     modifier = cloth.modifiers.get(cloth.verlet_cloth.tear_modifier)
@@ -240,16 +240,16 @@ def test_self_collision_keeps_a_falling_layer_off_the_one_below(blender, on):
 
 
 def test_automatic_self_collision_distance(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import simulation
+    from bl_ext.vc_test.verlet_cloth.services import runs, solver_params
 
     scene = setup_scene(blender, 2)
     s = _curtain(blender, n=5, size=0.4).verlet_cloth  # 0.1 m edges
-    assert simulation.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.07)
-    assert simulation.start(scene, s.id_data).mean_edge == pytest.approx(0.1)
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.07)
+    assert runs.start(scene, s.id_data).mean_edge == pytest.approx(0.1)
     s.thickness = 0.05
-    assert simulation.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
     s.self_collision_distance = 0.02
-    assert simulation.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.02)
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.02)
 
 
 # ---------------------------------------------------------------- dragging
@@ -257,15 +257,15 @@ def test_automatic_self_collision_distance(blender):
 
 def test_advance_with_a_grab_makes_the_vertex_follow(blender):
     from bl_ext.vc_test.verlet_cloth import solver
-    from bl_ext.vc_test.verlet_cloth.operators import simulation
+    from bl_ext.vc_test.verlet_cloth.services import runs
 
     scene = setup_scene(blender, 8)
     cloth = _curtain(blender)
     blender.ops.verlet_cloth.convert()
-    run = simulation.cached(cloth)
+    run = runs.cached(cloth)
     corner = 0  # bottom-left, free
     target = run.state.positions[corner] + (0.0, 0.4, 0.0)
-    simulation.advance(run, scene, cloth, grab=solver.Grab([corner], target[None]))
+    runs.advance(run, scene, cloth, grab=solver.Grab([corner], target[None]))
     np.testing.assert_allclose(run.state.positions[corner], target, atol=1e-9)
     assert run.state.positions[1, 1] > 0.01, "the neighbour is pulled along"
 
@@ -281,12 +281,12 @@ def _drag_stand_in(name):
 
 
 def test_drag_operator_grabs_the_vertex_under_the_mouse_and_pulls_it(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import dragging, simulation
+    from bl_ext.vc_test.verlet_cloth.services import dragging, holding, runs, scene_reading
 
     scene = setup_scene(blender, 8)
     cloth = _curtain(blender)
     blender.ops.verlet_cloth.convert()
-    run = simulation.cached(cloth)
+    run = runs.cached(cloth)
     rest = run.state.positions.copy()
     # A camera 5 m in front (−Y) looking along +Y, as in test_dragging.py.
     view = np.array([[1, 0, 0, 0], [0, 0, 1, -5], [0, -1, 0, 0], [0, 0, 0, 1]], dtype=float)
@@ -296,22 +296,22 @@ def test_drag_operator_grabs_the_vertex_under_the_mouse_and_pulls_it(blender):
     region = types.SimpleNamespace(width=400, height=400, x=0, y=0)
     context = types.SimpleNamespace(scene=scene, screen=None)
     stand_in, operator = _drag_stand_in(cloth.name)
-    stand_in._saved = (run.state.copy(), simulation.read_shape(cloth))
+    stand_in._saved = (run.state.copy(), scene_reading.read_shape(cloth))
     pixels, _ = dragging.project(rest, rv3d.perspective_matrix, 400, 400)
     assert not stand_in.grab_at(context, region, rv3d, (0.0, 0.0))  # nowhere near the cloth
     assert stand_in.grab_at(context, region, rv3d, pixels[0] + (3.0, -2.0))
-    assert simulation.held(cloth).index == 0
+    assert holding.held(cloth).index == 0
     stand_in.move_to(region, rv3d, pixels[0] + (0.0, -60.0))  # drag the corner down on screen
     for _ in range(4):
         stand_in.tick(context)
-    moved = simulation.cached(cloth).state.positions[0]
+    moved = runs.cached(cloth).state.positions[0]
     assert moved[2] < rest[0, 2] - 0.2 and abs(moved[1]) < 1e-6  # down, on the plane facing the view
     shown = _evaluated(blender, cloth)
     np.testing.assert_allclose(shown[0], moved, atol=1e-5)  # the live mesh shows it
     # Esc cancels: lets go and restores the cloth as it was when the drag started.
     esc = types.SimpleNamespace(type="ESC", value="PRESS")
     assert operator.modal(stand_in, types.SimpleNamespace(scene=scene, area=None), esc) == {"CANCELLED"}
-    assert simulation.held(cloth) is None
+    assert holding.held(cloth) is None
     np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-5)
 
 
@@ -351,7 +351,7 @@ def _event(kind, value="NOTHING", at=(0.0, 0.0), region=None):
 
 
 def test_drag_modal_press_move_release_and_enter_keeps_a_torn_result(blender):
-    from bl_ext.vc_test.verlet_cloth.operators import dragging, simulation
+    from bl_ext.vc_test.verlet_cloth.services import dragging, holding, runs
 
     scene = setup_scene(blender, 8)
     cloth = _curtain(blender)
@@ -360,16 +360,16 @@ def test_drag_modal_press_move_release_and_enter_keeps_a_torn_result(blender):
     whole = len(cloth.data.polygons)
     context, region, rv3d = _view_stand_ins(scene)
     stand_in, operator = _drag_stand_in(cloth.name)
-    rest = simulation.cached(cloth).state.positions.copy()
+    rest = runs.cached(cloth).state.positions.copy()
     corner = dragging.project(rest[0], rv3d.perspective_matrix, 400, 400)[0][0]
     assert operator.modal(stand_in, context, _event("LEFTMOUSE", "PRESS", corner, region)) == {"RUNNING_MODAL"}
-    assert simulation.held(cloth).index == 0
+    assert holding.held(cloth).index == 0
     far = corner + (0.0, -60.0)  # 1.5 m down: far beyond what the cloth can stretch
     assert operator.modal(stand_in, context, _event("MOUSEMOVE", at=far, region=region)) == {"RUNNING_MODAL"}
     for _ in range(6):
         assert operator.modal(stand_in, context, _event("TIMER")) == {"RUNNING_MODAL"}
     assert operator.modal(stand_in, context, _event("LEFTMOUSE", "RELEASE", far, region)) == {"RUNNING_MODAL"}
-    assert simulation.held(cloth) is None
+    assert holding.held(cloth) is None
     assert operator.modal(stand_in, context, _event("MIDDLEMOUSE", "PRESS")) == {"PASS_THROUGH"}
     assert operator.modal(stand_in, context, _event("RET", "PRESS")) == {"FINISHED"}
     assert scene.frame_current == 1  # dragging steps the cloth without moving the timeline

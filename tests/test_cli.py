@@ -1,8 +1,8 @@
-"""`blender -c verlet_cloth bake ...`: the command-line entry `operators.cli.main(argv)`.
+"""`blender -c verlet_cloth bake ...`: the command-line entry `services.cli.main(argv)`.
 
 There is no Blender binary here (bpy is a module), so the tests call `main` from Python, which is
 what Blender calls for `-c verlet_cloth`. Checks that need no bake run now; the bake tests need
-issue 3's `operators/baking.py` and skip only while it is absent.
+issue 3's `services/baking.py` and skip only while it is absent.
 """
 
 import sys
@@ -15,7 +15,7 @@ from vc_helpers import evaluated_positions, grid_object
 
 @pytest.fixture
 def cli(blender):
-    return sys.modules[ADDON_MODULE + ".operators.cli"]
+    return sys.modules[ADDON_MODULE + ".services.cli"]
 
 
 def _save(bpy, path) -> str:
@@ -152,13 +152,13 @@ def test_disabling_the_add_on_unregisters_the_command_and_presets(blender):
     preset_dir = sys.modules[ADDON_MODULE + ".ui.preset_menu"].BUNDLED_DIR
     addon_utils.disable(ADDON_MODULE, default_set=True)
     try:
-        cli_module = sys.modules.get(ADDON_MODULE + ".operators.cli")
+        cli_module = sys.modules.get(ADDON_MODULE + ".services.cli")
         assert cli_module is None or cli_module._handle is None
         assert preset_dir not in blender.utils.preset_paths("verlet_cloth")
         assert not hasattr(blender.types, "VERLET_CLOTH_MT_presets")
     finally:
         addon_utils.enable(ADDON_MODULE, default_set=True)
-    assert sys.modules[ADDON_MODULE + ".operators.cli"]._handle is not None
+    assert sys.modules[ADDON_MODULE + ".services.cli"]._handle is not None
     assert preset_dir in blender.utils.preset_paths("verlet_cloth")
 
 

@@ -1,4 +1,4 @@
-"""Pure screen-space math of the drag operator (operators/dragging.py), loaded without bpy."""
+"""Pure screen-space math of the drag operator (services/dragging.py), loaded without bpy."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-_spec = importlib.util.spec_from_file_location("vc_dragging", ROOT / "operators" / "dragging.py")
+_spec = importlib.util.spec_from_file_location("vc_dragging", ROOT / "services" / "dragging.py")
 assert _spec is not None and _spec.loader is not None
 dragging = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(dragging)

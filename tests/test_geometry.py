@@ -1,4 +1,4 @@
-"""Pure helpers of the Blender side (operators/geometry.py), loaded without bpy."""
+"""Pure helpers of the Blender side (services/geometry.py), loaded without bpy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
-_spec = importlib.util.spec_from_file_location("vc_geometry", ROOT / "operators" / "geometry.py")
+_spec = importlib.util.spec_from_file_location("vc_geometry", ROOT / "services" / "geometry.py")
 assert _spec is not None and _spec.loader is not None
 geometry = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(geometry)
@@ -17,7 +17,7 @@ _spec.loader.exec_module(geometry)
 
 def test_geometry_does_not_import_bpy():
     assert "bpy" not in geometry.__dict__
-    source = (ROOT / "operators" / "geometry.py").read_text()
+    source = (ROOT / "services" / "geometry.py").read_text()
     assert "import bpy" not in source and "from .." not in source
     assert "vc_geometry" not in sys.modules  # loaded standalone, not registered globally
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import require_bpy
 
 ROOT = Path(__file__).resolve().parent.parent
-ADDON_DIRS = ("operators/", "ui/", "solver/")
+ADDON_DIRS = ("operators/", "services/", "ui/", "solver/")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +37,7 @@ def test_zip_holds_only_the_add_on(built_zip):
         assert name in {"blender_manifest.toml", "__init__.py"} or name.startswith(ADDON_DIRS), name
         assert name.endswith((".py", ".toml")), name
         assert "__pycache__" not in name, name
-    for required in ("blender_manifest.toml", "__init__.py", "operators/cli.py", "solver/step.py"):
+    for required in ("blender_manifest.toml", "__init__.py", "services/cli.py", "solver/step.py"):
         assert required in names
     presets = sorted(Path(n).stem for n in names if n.startswith("ui/presets/verlet_cloth/"))
     assert presets == ["cotton", "denim", "leather", "rubber", "silk"]

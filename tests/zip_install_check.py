@@ -40,7 +40,7 @@ def main(zip_path: str, work: str) -> int:
     check(installed.is_relative_to(Path(user).resolve()), f"installed under the user folder: {installed}")
     check(not (installed / "tests").exists() and (installed / "blender_manifest.toml").is_file(), "only the add-on")
 
-    cli = sys.modules[module + ".operators.cli"]
+    cli = sys.modules[module + ".services.cli"]
     check(cli._handle is not None, "the `verlet_cloth` command-line command is registered")
     presets = sys.modules[module + ".ui.preset_menu"]
     check(presets.BUNDLED_DIR in bpy.utils.preset_paths("verlet_cloth"), "bundled presets are on the preset path")

@@ -4,7 +4,7 @@
 
 The arguments are those of `blender -b -c verlet_cloth ...`; this script loads the add-on from this
 checkout (as the extension `bl_ext.vc_cli.verlet_cloth`, through a temporary extension repository)
-and runs the same entry point, `operators.cli.main`. Blender's user folder is a temporary one unless
+and runs the same entry point, `services.cli.main`. Blender's user folder is a temporary one unless
 BLENDER_USER_RESOURCES is set, so the user's preferences are never touched.
 """
 
@@ -30,7 +30,7 @@ def main(argv: list[str]) -> int:
     bpy.context.preferences.extensions.repos.new(name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER")
     module = f"bl_ext.{REPO}.verlet_cloth"
     addon_utils.enable(module, default_set=True, handle_error=_raise)
-    cli = sys.modules[module + ".operators.cli"]
+    cli = sys.modules[module + ".services.cli"]
     return cli.main(argv)
 
 

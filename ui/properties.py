@@ -20,34 +20,33 @@ from bpy.props import (
 
 
 def _enabled_changed(self, context) -> None:
-    from ..operators import simulation
+    from ..services import checks, rest, runs, tears
 
     obj = self.id_data
-    simulation.forget(obj)
-    from ..operators import tears
+    runs.forget(obj)
 
     if obj.type == "MESH":
         tears.sync_modifier(obj)
     if self.enabled:
-        simulation.ensure_rest(obj)
+        rest.ensure_rest(obj)
         scene = getattr(context, "scene", None)
-        if scene is not None and not self.baked and simulation.cloth_problem(obj) is None:
-            simulation.reset(scene, obj)  # the preview starts from here, as after Make Cloth
+        if scene is not None and not self.baked and checks.cloth_problem(obj) is None:
+            runs.reset(scene, obj)  # the preview starts from here, as after Make Cloth
     elif obj.type == "MESH" and obj.mode != "EDIT" and not self.baked:
-        simulation.restore_rest(obj)  # a cloth switched off goes back to its rest shape (and whole)
+        runs.restore_rest(obj)  # a cloth switched off goes back to its rest shape (and whole)
 
 
 def _tearing_changed(self, context) -> None:
-    from ..operators import tears
+    from ..services import tears
 
     tears.sync_modifier(self.id_data)
 
 
 def _settings_changed(self, context) -> None:
     # Mass and pin changes rebuild the cached model (cheap: Model.with_pins) at the next frame.
-    from ..operators import simulation
+    from ..services import runs
 
-    simulation.mark_dirty(self.id_data)
+    runs.mark_dirty(self.id_data)
 
 
 class VerletClothBakeKey(bpy.types.PropertyGroup):

@@ -6,7 +6,7 @@ With a Blender binary (the add-on registers the command when it is enabled)::
 
 With Blender-as-a-module (`pip install bpy`), the same entry point from Python::
 
-    from bl_ext.user_default.verlet_cloth.operators import cli
+    from bl_ext.user_default.verlet_cloth.services import cli
     raise SystemExit(cli.main(["bake", "shot.blend", "--frames", "1:120"]))
 
 `main` opens the file, bakes the named cloth objects (by default every object with Verlet Cloth

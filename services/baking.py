@@ -15,7 +15,7 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 
-from . import geometry, handler, simulation, tears
+from . import checks, display, geometry, preview, runs, scene_reading, tears
 
 KEY_PREFIX = "VerletCloth"
 
@@ -49,26 +49,26 @@ class Baker:
     """A bake in steps: `step()` simulates one frame (False when done), then `finish()` or `abort()`."""
 
     def __init__(self, scene, obj, frame_start: int, frame_end: int) -> None:
-        problem = simulation.cloth_problem(obj)
+        problem = checks.cloth_problem(obj)
         if problem:
             raise BakeError(problem)
         key = obj.data.shape_keys
         if key is not None and len(key.key_blocks) and not key.use_relative:
-            raise BakeError(simulation.ABSOLUTE_KEYS)
+            raise BakeError(checks.ABSOLUTE_KEYS)
         if frame_end < frame_start:
             raise BakeError("The bake's end frame is before its start frame: set a frame range with End ≥ Start.")
         self.scene, self.obj = scene, obj
         self.frame_start, self.frame_end = int(frame_start), int(frame_end)
         self.original_frame = (scene.frame_current, scene.frame_subframe)
-        self.original_shape = simulation.read_shape(obj)
-        self._suspend = handler.suspended()
+        self.original_shape = scene_reading.read_shape(obj)
+        self._suspend = preview.suspended()
         self._suspend.__enter__()
         self._open = True
         try:
             own = {k.name for k in obj.verlet_cloth.bake_keys} if obj.verlet_cloth.baked else set()
             scene.frame_set(self.frame_start)
-            self.run = simulation.start(scene, obj)
-            simulation.write_shape(obj, self.run.rest_local)
+            self.run = runs.start(scene, obj)
+            display.write_shape(obj, self.run.rest_local)
             self.user_keys = self._user_keys(own)
             self.positions = [self.run.rest_local.astype(np.float32)]
             self.mixes = [self._mix()]
@@ -97,7 +97,7 @@ class Baker:
             relative = block.relative_key
             for b in (block, relative):
                 if b.name not in data:
-                    data[b.name] = simulation.read_vectors(b.data)
+                    data[b.name] = scene_reading.read_vectors(b.data)
             out.append((block, data[block.name], data[relative.name]))
         return out
 
@@ -113,7 +113,7 @@ class Baker:
         if self.done >= self.total:
             return False
         self.scene.frame_set(self.frame_start + self.done)
-        simulation.advance(self.run, self.scene, self.obj)
+        runs.advance(self.run, self.scene, self.obj)
         self.positions.append(self.run.local_positions(self.obj).astype(np.float32))
         self.mixes.append(self._mix())
         return self.done < self.total
@@ -124,7 +124,7 @@ class Baker:
             return
         self._open = False
         try:
-            simulation.write_shape(self.obj, self.original_shape)
+            display.write_shape(self.obj, self.original_shape)
             self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
         finally:
             self._suspend.__exit__(None, None, None)
@@ -138,13 +138,13 @@ class Baker:
             settings = obj.verlet_cloth
             if settings.baked:
                 free_bake(obj)
-            simulation.write_shape(obj, self.run.rest_local)
+            display.write_shape(obj, self.run.rest_local)
             created_basis = obj.data.shape_keys is None or not len(obj.data.shape_keys.key_blocks)
             if created_basis:
                 obj.shape_key_add(name="Basis", from_mix=False)
             key = obj.data.shape_keys
             reference = key.reference_key
-            basis = simulation.read_vectors(reference.data)
+            basis = scene_reading.read_vectors(reference.data)
             had_anim = key.animation_data is not None
             had_action = had_anim and key.animation_data.action is not None
             settings.bake_keys.clear()
@@ -173,12 +173,12 @@ class Baker:
             settings.baked = True
             settings.bake_start, settings.bake_end = self.frame_start, self.frame_end
             tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
-            tears.write(obj, simulation.torn_frames(self.run))
+            tears.write(obj, runs.torn_frames(self.run))
             tears.sync_modifier(obj)
             settings.bake_created_basis = created_basis
             settings.bake_created_animation_data = not had_anim
             settings.bake_created_action = "" if had_action else key.animation_data.action.name
-            simulation.forget(obj)
+            runs.forget(obj)
             self._open = False
             self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
             return len(names)
@@ -267,4 +267,4 @@ def free_bake(obj) -> None:
     if obj.type == "MESH":
         tears.clear(obj)  # the bake's tears go with it, and the modifier the bake used
         tears.remove_modifier(obj)  # (the live preview adds it again when the cloth tears)
-    simulation.forget(obj)
+    runs.forget(obj)

@@ -11,7 +11,11 @@ from __future__ import annotations
 import bpy
 from bpy.app.handlers import persistent
 
-from . import simulation
+from . import geometry, holding, tears
+from .checks import cloth_problem
+from .display import write_shape
+from .runs import Run, advance, cached, forget, remember, reset, show_tears, start
+from .solver_params import frame_range
 
 _suspended = 0  # > 0 while a bake drives the frames
 _rendering = False
@@ -36,6 +40,55 @@ def is_rendering() -> bool:
     return bool(job_running and job_running("RENDER"))
 
 
+def drag_step(scene, obj) -> Run:
+    """One live step at the current frame with the held vertex (the drag operator's timer)."""
+    run = cached(obj)
+    if run is None or len(run.rest_local) != len(obj.data.vertices):
+        run = reset(scene, obj)
+    grip = holding.held(obj)
+    advance(run, scene, obj, grab=None if grip is None else grip.grab())
+    write_shape(obj, run.local_positions(obj))
+    show_tears(run, obj)
+    return run
+
+
+def resume(scenes) -> None:
+    """After a file loads: cloths whose scene is at (or before) its start frame restart from rest there."""
+    for scene in scenes:
+        for obj in scene.objects:
+            if obj.type != "MESH" or not obj.verlet_cloth.enabled or obj.verlet_cloth.baked:
+                continue
+            if cloth_problem(obj) is None and scene.frame_current <= frame_range(scene, obj.verlet_cloth)[0]:
+                reset(scene, obj)
+
+
+def preview(scene, obj) -> str:
+    """The live preview at the scene's current frame; returns what it did (geometry.RESET/STEP/HOLD)."""
+    settings = obj.verlet_cloth
+    first, last = frame_range(scene, settings)
+    run = cached(obj)
+    frame = int(scene.frame_current)
+    action = geometry.frame_action(None if run is None else run.frame, frame, first, last)
+    if run is not None and (len(run.rest_local) != len(obj.data.vertices) or run.name != obj.name):
+        action = geometry.RESET if action == geometry.RESET else geometry.HOLD
+        forget(obj)
+        run = None
+    if action == geometry.RESET:
+        run = start(scene, obj)
+        if settings.topology and run.topology != settings.topology:
+            forget(obj)  # rewired with the same counts: left alone until Make Cloth again
+            return geometry.HOLD
+        write_shape(obj, run.rest_local)
+        tears.clear(obj)
+        remember(run)
+    elif action == geometry.STEP and run is not None:
+        grip = holding.held(obj)
+        advance(run, scene, obj, grab=None if grip is None else grip.grab())
+        write_shape(obj, run.local_positions(obj))
+        show_tears(run, obj)
+    return action
+
+
 @persistent
 def on_frame_change(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
@@ -46,13 +99,13 @@ def on_frame_change(scene, depsgraph=None) -> None:
         settings = obj.verlet_cloth
         if not settings.enabled or settings.baked or obj.mode == "EDIT":
             continue
-        if simulation.cloth_problem(obj, quick=True) is not None:
+        if cloth_problem(obj, quick=True) is not None:
             continue  # e.g. topology changed since Make Cloth: left alone until Make Cloth again
         try:
-            simulation.preview(scene, obj)
+            preview(scene, obj)
         except (ValueError, FloatingPointError) as error:  # never break playback
             print(f"Verlet Cloth: {obj.name}: {error}")
-            simulation.forget(obj)
+            forget(obj)
 
 
 @persistent
@@ -71,9 +124,9 @@ def on_render_end(*_args) -> None:
 def on_load(*_args) -> None:
     global _suspended, _rendering  # noqa: PLW0603
     _suspended, _rendering = 0, False  # a bake interrupted by loading a file must not block the preview
-    simulation.forget()
+    forget()
     try:
-        simulation.resume(bpy.data.scenes)
+        resume(bpy.data.scenes)
     except (ValueError, FloatingPointError) as error:
         print(f"Verlet Cloth: could not resume the live preview: {error}")
 
@@ -103,4 +156,4 @@ def unregister_handlers() -> None:
                 and getattr(existing, "__module__", "") == function.__module__
             ):
                 handlers.remove(existing)
-    simulation.forget()
+    forget()

@@ -1,0 +1,86 @@
+"""What operators check first: the active object, whether it can be (or is) a cloth, and the sentence to report."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .scene_reading import topology_of
+
+# Messages for bad input, shared by every operator.
+NO_OBJECT = "Select a mesh object first: make it the active object, then try again."
+NOT_MESH = "The active object is not a mesh: select a mesh object to use as cloth."
+NO_EDGES = "The mesh has no edges: cloth needs a mesh with edges or faces, such as a subdivided plane."
+NOT_CLOTH = "This object is not a cloth yet: press Make Cloth first."
+TOPOLOGY_CHANGED = (
+    "The mesh's vertices, edges or faces changed since Make Cloth: press Make Cloth again to use the new mesh."
+)
+EDIT_MODE = "Leave Edit Mode first (Tab), then try again."
+ABSOLUTE_KEYS = "The mesh's shape keys are absolute: enable Relative in the Shape Keys panel, then bake again."
+
+
+def missing_pin_group(name: str) -> str:
+    return f"The pin group '{name}' does not exist: pick an existing vertex group or clear the Pin Group field."
+
+
+def mesh_problem(obj, edit_mode_needed: str | None = None) -> str | None:
+    """Why `obj` is not a mesh in the mode the operator needs, or None.
+
+    By default the mesh must be in Object Mode; with `edit_mode_needed` it must be in Edit Mode,
+    and that sentence is the problem when it is not.
+    """
+    if obj is None:
+        return NO_OBJECT
+    if obj.type != "MESH":
+        return NOT_MESH
+    if edit_mode_needed is not None:
+        return edit_mode_needed if obj.mode != "EDIT" else None
+    return EDIT_MODE if obj.mode == "EDIT" else None
+
+
+def object_problem(obj) -> str | None:
+    """Why `obj` cannot be (or become) a cloth, or None."""
+    problem = mesh_problem(obj)
+    if problem:
+        return problem
+    if len(obj.data.edges) == 0:
+        return NO_EDGES
+    group = obj.verlet_cloth.pin_group
+    if group and obj.vertex_groups.get(group) is None:
+        return missing_pin_group(group)
+    return None
+
+
+def cloth_problem(obj, quick: bool = False) -> str | None:
+    """Why `obj` cannot be simulated or baked as it is, or None.
+
+    quick compares only the element counts of the topology (the live preview's per-frame check;
+    the full signature is compared whenever a run starts).
+    """
+    problem = object_problem(obj)
+    if problem:
+        return problem
+    settings = obj.verlet_cloth
+    if not settings.enabled:
+        return NOT_CLOTH
+    if settings.topology:
+        mesh = obj.data
+        if quick:
+            counts = f"{len(mesh.vertices)}:{len(mesh.edges)}:{len(mesh.loops)}:"
+            if not settings.topology.startswith(counts):
+                return TOPOLOGY_CHANGED
+        elif settings.topology != topology_of(mesh)[0]:
+            return TOPOLOGY_CHANGED
+    return None
+
+
+def active(context, problem_of: Callable[[Any], str | None]) -> tuple[Any, str | None]:
+    """(the context's active object or None, `problem_of` it: the sentence to report, or None)."""
+    obj = getattr(context, "active_object", None)
+    return obj, problem_of(obj)
+
+
+def cancel(operator, problem: str) -> set[str]:
+    """Report `problem` as the operator's error and cancel it."""
+    operator.report({"ERROR"}, problem)
+    return {"CANCELLED"}

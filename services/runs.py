@@ -1,0 +1,181 @@
+"""The per-cloth run shared by the live preview and the bake: its model cache, `start` and `advance`.
+
+The solver works in world space: rest positions are the object's world matrix applied to the
+rest shape (see `rest`), and results go back through the inverse matrix. Colliders and pin
+targets are read from the scene at every frame, with the previous frame's pose as the `*_start`
+values, so moving things push.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import solver
+from ..solver.model import vertex_masses
+from . import geometry, holding, tears
+from .display import write_shape
+from .rest import REST_ATTRIBUTE, rest_shape
+from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
+from .solver_params import frame_time, mean_edge_length, params_of
+
+
+@dataclass
+class Run:
+    """One cloth being simulated: its model, state and the scene as it was at `frame`."""
+
+    name: str
+    topology: str
+    model: solver.Model
+    state: solver.State
+    frame: int
+    rest_local: np.ndarray
+    pins_world: np.ndarray
+    colliders: dict[str, tuple] = field(default_factory=dict)
+    dirty: bool = False
+    first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
+    mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)
+    torn_shown: int = 0  # torn faces already written to the mesh's tear attribute
+
+    def local_positions(self, obj) -> np.ndarray:
+        return geometry.to_local(world_matrix(obj), self.state.positions)
+
+
+_models: dict[str, tuple[tuple, solver.Model]] = {}
+
+
+def _model_for(obj, rest_world: np.ndarray, faces, edges, topology: str) -> solver.Model:
+    """The cloth's model; the colouring is reused while topology, rest shape and mass settings stay."""
+    settings = obj.verlet_cloth
+    weights = pin_weights(obj, settings.pin_group)
+    key = (topology, hash(rest_world.tobytes()), settings.mass_mode, float(settings.density), float(settings.mass))
+    known = _models.get(obj.name)
+    if known is not None and known[0] == key:
+        return known[1].with_pins(weights)
+    if settings.mass_mode == "TOTAL":
+        model = solver.build_model(rest_world, faces, edges, mass=float(settings.mass), pin_weight=weights)
+    else:
+        model = solver.build_model(rest_world, faces, edges, density=float(settings.density), pin_weight=weights)
+    _models[obj.name] = (key, model)
+    return model
+
+
+def _masses(obj, model: solver.Model) -> np.ndarray:
+    """Per-vertex masses of `model`'s rest shape under the current mass settings."""
+    settings = obj.verlet_cloth
+    structural = model.constraints.pairs[model.constraints.kind == solver.STRUCTURAL]
+    if settings.mass_mode == "TOTAL":
+        return vertex_masses(model.rest_positions, model.faces, structural, mass=float(settings.mass))
+    return vertex_masses(model.rest_positions, model.faces, structural, density=float(settings.density))
+
+
+def start(scene, obj) -> Run:
+    """A run at rest at the scene's current frame (the object's current world matrix)."""
+    topology, faces, edges = topology_of(obj.data)
+    rest_local = rest_shape(obj)
+    rest_world = geometry.to_world(world_matrix(obj), rest_local)
+    model = _model_for(obj, rest_world, faces, edges, topology)
+    return Run(
+        name=obj.name,
+        topology=topology,
+        model=model,
+        state=model.initial_state(),
+        frame=int(scene.frame_current),
+        rest_local=rest_local,
+        pins_world=rest_world,
+        colliders=collider_poses(scene, skip=obj),
+        first_frame=int(scene.frame_current),
+        mean_edge=mean_edge_length(model),
+    )
+
+
+def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
+    """Step `run` by one frame to the scene's current frame, with colliders and pins read now.
+
+    grab: vertices held at world-space targets for this frame (dragging with the mouse).
+    """
+    settings = obj.verlet_cloth
+    if run.dirty:
+        run.model = run.model.with_pins(pin_weights(obj, settings.pin_group), _masses(obj, run.model))
+        run.dirty = False
+    current = collider_poses(scene, skip=obj)
+    pins_now = geometry.to_world(world_matrix(obj), run.rest_local)
+    solver.step(
+        run.model,
+        run.state,
+        params_of(scene, settings, run.mean_edge),
+        frame_time(scene),
+        colliders=colliders_between(run.colliders, current),
+        pin_targets=pins_now,
+        pin_targets_start=run.pins_world,
+        grab=grab,
+    )
+    run.colliders, run.pins_world = current, pins_now
+    run.frame = int(scene.frame_current)
+    # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they
+    # make show at the current frame; playback and bakes step one frame at a time and keep it.
+    run.first_frame = run.frame - int(run.state.frame)
+
+
+def torn_frames(run: Run) -> np.ndarray:
+    """(F,) scene frame each face tore at (tears.INTACT while whole)."""
+    torn = run.state.face_torn_frame
+    if torn is None:
+        torn = np.full(len(run.model.faces), -1, dtype=np.int64)
+    return tears.scene_frames(torn, run.first_frame)
+
+
+def show_tears(run: Run, obj) -> None:
+    """Write the run's torn faces to the mesh's tear attribute when there are new ones."""
+    torn = run.state.face_torn_frame
+    count = 0 if torn is None else int(np.count_nonzero(torn >= 0))
+    if count != run.torn_shown:
+        if tears.own_modifier(obj) is None:
+            tears.sync_modifier(obj)
+        tears.write(obj, torn_frames(run))
+        run.torn_shown = count
+
+
+_runs: dict[str, Run] = {}
+
+
+def cached(obj) -> Run | None:
+    return _runs.get(obj.name)
+
+
+def remember(run: Run) -> None:
+    _runs[run.name] = run
+
+
+def forget(obj=None) -> None:
+    """Drop the cached live state of `obj` (or of every object)."""
+    if obj is None:
+        _runs.clear()
+        _models.clear()
+        holding.release()
+    else:
+        _runs.pop(obj.name, None)
+
+
+def mark_dirty(obj) -> None:
+    run = _runs.get(obj.name)
+    if run is not None:
+        run.dirty = True
+
+
+def restore_rest(obj) -> None:
+    """Put the stored rest shape back where the evaluated mesh reads (if it still fits the mesh)."""
+    attribute = obj.data.attributes.get(REST_ATTRIBUTE)
+    if attribute is not None and len(attribute.data) == len(obj.data.vertices):
+        write_shape(obj, rest_shape(obj))
+    tears.clear(obj)
+
+
+def reset(scene, obj) -> Run:
+    """Show the rest shape and cache a fresh run at the current frame."""
+    run = start(scene, obj)
+    write_shape(obj, run.rest_local)
+    tears.clear(obj)
+    remember(run)
+    return run

@@ -1,0 +1,164 @@
+"""Reading the scene in bulk: mesh shapes and topology, pin weights, Wind force fields, colliders.
+
+Colliders are read as poses (plain tuples keyed by object name) at every frame; the solver's
+colliders are built from two poses, the previous frame's as the `*_start` values, so moving
+things push.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import solver
+from . import geometry
+
+
+def read_vectors(collection, attribute: str = "co") -> np.ndarray:
+    """(N, 3) float64 from a Blender collection of vectors, in one foreach_get."""
+    flat = np.empty(len(collection) * 3, dtype=np.float32)
+    collection.foreach_get(attribute, flat)
+    return flat.reshape(-1, 3).astype(np.float64)
+
+
+def deform_target(mesh):
+    """Where the evaluated mesh reads positions: the reference shape key if any, else the vertices."""
+    key = mesh.shape_keys
+    if key is not None and len(key.key_blocks):
+        return key.reference_key.data
+    return mesh.vertices
+
+
+def read_shape(obj) -> np.ndarray:
+    """(N, 3) local positions the evaluated mesh starts from (before modifiers)."""
+    return read_vectors(deform_target(obj.data))
+
+
+def topology_of(mesh) -> tuple[str, solver.Faces, np.ndarray]:
+    """(signature, faces, edges) of a mesh, read in bulk."""
+    n_edges = len(mesh.edges)
+    edges = np.empty(n_edges * 2, dtype=np.int32)
+    mesh.edges.foreach_get("vertices", edges)
+    corners = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    n_faces = len(mesh.polygons)
+    starts = np.empty(n_faces, dtype=np.int32)
+    sizes = np.empty(n_faces, dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    mesh.polygons.foreach_get("loop_total", sizes)
+    signature = geometry.topology_signature(len(mesh.vertices), edges, corners)
+    faces = solver.Faces(corners.astype(np.int64), starts.astype(np.int64), sizes.astype(np.int64))
+    return signature, faces, edges.reshape(-1, 2).astype(np.int64)
+
+
+def pin_weights(obj, group_name: str) -> np.ndarray:
+    """(N,) weights of the pin group (0 where unassigned). Runs once per model build, not per frame."""
+    n = len(obj.data.vertices)
+    weights = np.zeros(n)
+    group = obj.vertex_groups.get(group_name) if group_name else None
+    if group is None:
+        return weights
+    index = group.index
+    for vertex in obj.data.vertices:
+        for element in vertex.groups:
+            if element.group == index:
+                weights[vertex.index] = element.weight
+    return weights
+
+
+def world_matrix(obj) -> np.ndarray:
+    """The object's 4×4 world matrix as float64."""
+    return np.array(obj.matrix_world, dtype=np.float64)
+
+
+def force_field_wind(scene) -> np.ndarray:
+    """(3,) m/s: the sum of the scene's Wind force fields, each Strength m/s along its object's world +Z.
+
+    Uniform in space: falloff, shape, noise and flow are ignored. Objects disabled in viewports
+    (the monitor icon) do not blow.
+    """
+    total = np.zeros(3)
+    for obj in scene.objects:
+        field = getattr(obj, "field", None)
+        if field is None or field.type != "WIND" or obj.hide_viewport or not field.strength:
+            continue
+        axis = world_matrix(obj)[:3, 2]
+        length = float(np.linalg.norm(axis))
+        if length > 0 and np.isfinite(length):
+            total += axis / length * float(field.strength)
+    return total
+
+
+def collider_poses(scene, skip=None) -> dict[str, tuple]:
+    """Every collider's shape at the scene's current frame, keyed by object name."""
+    poses: dict[str, tuple] = {}
+    for obj in scene.objects:
+        kind = obj.verlet_cloth_collider.kind
+        if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"}:
+            continue
+        if obj.type == "MESH" and obj.verlet_cloth.enabled:
+            continue
+        settings = obj.verlet_cloth_collider
+        matrix = world_matrix(obj)
+        local = read_vectors(obj.data.vertices) if obj.type == "MESH" else None
+        if kind == "SPHERE":
+            centre = matrix[:3, 3].copy()
+            if local is not None:
+                radius = geometry.sphere_radius(geometry.to_world(matrix, local), centre)
+            else:
+                radius = float(obj.empty_display_size) * float(max(abs(s) for s in obj.matrix_world.to_scale()))
+            poses[obj.name] = ("SPHERE", centre, radius, settings.friction, settings.offset)
+        else:
+            half = None
+            if local is None:
+                half = float(obj.empty_display_size)
+            point, normal, extent = geometry.plane_frame(matrix, local, half, settings.bounded)
+            poses[obj.name] = ("PLANE", point, normal, extent, settings.friction, settings.offset)
+    return poses
+
+
+def _same_pose(a: tuple, b: tuple) -> bool:
+    """Whether two poses of one collider kind have the same shape and place (friction aside)."""
+    shape_a, shape_b = a[1:-2], b[1:-2]
+    for x, y in zip(shape_a, shape_b, strict=True):
+        if (x is None) != (y is None) or (x is not None and not np.array_equal(x, y)):
+            return False
+    return True
+
+
+def colliders_between(previous: dict[str, tuple], current: dict[str, tuple]) -> list:
+    """Solver colliders at `current`, starting the frame at `previous` (same object and kind)."""
+    out: list = []
+    for name, pose in current.items():
+        start = previous.get(name)
+        if start is not None and (start[0] != pose[0] or _same_pose(start, pose)):
+            start = None  # a collider that did not move takes the solver's cheaper still path
+        if pose[0] == "SPHERE":
+            _, centre, radius, friction, offset = pose
+            out.append(
+                solver.Sphere(
+                    center=centre,
+                    radius=radius,
+                    center_start=None if start is None else start[1],
+                    radius_start=None if start is None else start[2],
+                    friction=friction,
+                    offset=offset,
+                )
+            )
+        else:
+            _, point, normal, extent, friction, offset = pose
+            start_extent = None if start is None else start[3]
+            if (extent is None) != (start_extent is None):
+                start_extent = None
+            out.append(
+                solver.Plane(
+                    point=point,
+                    normal=normal,
+                    point_start=None if start is None else start[1],
+                    normal_start=None if start is None else start[2],
+                    extent=extent,
+                    extent_start=start_extent,
+                    friction=friction,
+                    offset=offset,
+                )
+            )
+    return out
