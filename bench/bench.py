@@ -325,7 +325,7 @@ def profile_addon(n: int, frames: int = 24) -> str:
 
     step_module = importlib.import_module("solver.step")
     spent: dict[str, float] = {}
-    originals = {name: getattr(step_module, name) for name in ("project", "collide", "apply_tethers")}
+    originals = {name: getattr(step_module, name) for name in ("project", "collide")}
 
     def timed(name, fn):
         def wrapper(*args, **kwargs):
@@ -357,7 +357,7 @@ def profile_addon(n: int, frames: int = 24) -> str:
     lines = [
         f"Phase split of solver.step, {n}² drape, {frames} frames, best of 3 ({1000 * total / frames:.1f} ms/frame):"
     ]
-    for name in ("project", "collide", "apply_tethers"):
+    for name in ("project", "collide"):
         share = spent.get(name, 0.0)
         lines.append(f"  {name:14s} {1000 * share / frames:6.2f} ms/frame  {100 * share / total:5.1f}%")
     rest = total - sum(spent.values())

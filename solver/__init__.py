@@ -14,6 +14,7 @@ Pure NumPy; usable without Blender::
 
 from .colliders import Plane, Sphere
 from .grab import Grab
+from .inputs import StepInputs
 from .meshes import grid
 from .metrics import edge_strain, plane_penetration, sphere_penetration, stretch_summary
 from .model import Model, build_model
@@ -33,6 +34,7 @@ __all__ = [
     "Plane",
     "Sphere",
     "State",
+    "StepInputs",
     "build_constraints",
     "build_model",
     "edge_strain",

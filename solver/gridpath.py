@@ -3,7 +3,9 @@
 Many cloth meshes are R×C quad grids. Their vertex order may be anything (a subdivided plane is
 scrambled), so the grid is found from the TOPOLOGY: graph distances from two neighbouring corners
 give every vertex its (row, column). The solver then projects each independent constraint set as
-two strided views of an (R, C, 3) array, which NumPy processes 3–4× faster than gathers.
+two strided views of the (3, R, C) workspace, which NumPy processes ~3× faster than gathers. The
+grid is only a storage order: the constraints are those of any other mesh (see distance.py,
+long_range.py).
 
 A mesh is only accepted when its constraint set is exactly the grid's (structural, both quad
 diagonals, skip-one bends); anything else (a curved mesh whose bends were not all kept, extra
@@ -83,9 +85,6 @@ def _colour_specs(rows: int, cols: int):
         yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols), (2, 1), (1, 0))
 
 
-SPANS = (16, 4)  # edges per long-range span, coarse to fine; a level is used on grids longer than 4 spans
-
-
 @dataclass(frozen=True)
 class GridLayout:
     rows: int
@@ -93,12 +92,9 @@ class GridLayout:
     order: np.ndarray  # (R*C,) original vertex index at each row-major grid slot
     identity: bool  # the mesh is already row-major: no gather/scatter needed
     colours: tuple[GridColour, ...]
-    # Long-range spans: pairs SPAN edges apart along a row or column, as independent sets, with their
-    # rest length along the cloth (the sum of the edges' rest lengths) in place of constraint indices.
-    spans: tuple[tuple[GridColour, np.ndarray], ...] = ()
 
 
-def _span_specs(rows: int, cols: int, k: int):
+def span_specs(rows: int, cols: int, k: int):
     """(start, shape, steps, offset) of independent sets of pairs k apart along rows, then columns.
 
     Anchors c = p0 + 2k·m + j (j < k) pair with c + k, so blocks of 2k never share a vertex; the
@@ -120,26 +116,6 @@ def _span_specs(rows: int, cols: int, k: int):
                     yield (p0, 0), (k, full, other), ((1, 0), (2 * k, 0), (0, 1)), (k, 0)
                 if tail > 0:
                     yield (tail_start, 0), (tail, other), ((1, 0), (0, 1)), (k, 0)
-
-
-def grid_spans(layout: GridLayout, rest_positions: np.ndarray, levels: tuple[int, ...] = SPANS) -> GridLayout:
-    """`layout` with its long-range spans and their rest lengths along the cloth."""
-    rows, cols = layout.rows, layout.columns
-    p = rest_positions[layout.order].reshape(rows, cols, 3)
-    along_row = np.zeros((rows, cols))
-    along_row[:, 1:] = np.cumsum(np.linalg.norm(np.diff(p, axis=1), axis=2), axis=1)
-    along_col = np.zeros((rows, cols))
-    along_col[1:, :] = np.cumsum(np.linalg.norm(np.diff(p, axis=0), axis=2), axis=0)
-    spans = []
-    specs = [spec for k in levels if max(rows, cols) > 4 * k for spec in _span_specs(rows, cols, k)]
-    for start, shape, steps, offset in specs:
-        if min(shape) <= 0:
-            continue
-        colour = GridColour(start, shape, steps, offset, np.empty(0, dtype=np.int64))
-        distance = along_row if offset[1] else along_col
-        a, b = colour.views(distance)
-        spans.append((colour, np.asarray(b - a, dtype=np.float64)))
-    return GridLayout(rows, cols, layout.order, layout.identity, layout.colours, tuple(spans))
 
 
 def _bfs(start: int, indptr: np.ndarray, neighbours: np.ndarray, n: int) -> np.ndarray:

@@ -1,32 +1,25 @@
-"""The immutable cloth model: topology, rest lengths, masses, pins and colour batches."""
+"""The immutable cloth model: topology, rest shape, masses, pins and the constraint families.
+
+`build_model` is the builder. Nothing here changes while a cloth simulates: per-run data
+(coefficients, scratch buffers, the workspace) lives beside the State (solver/run.py).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
-from .coloring import color_constraints
+from .distance import DistanceFamily, StructuralAgain
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
-from .gridpath import GridLayout, detect_grid, grid_spans
-from .tethers import Tethers, build_tethers
+from .gridpath import GridLayout, detect_grid
+from .long_range import LongRangeFamily
+from .pairs import Layout
+from .tethers import TetherFamily, Tethers, build_tethers
 from .topology import SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
 DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
-
-
-@dataclass(frozen=True)
-class Batch:
-    """One independent set of constraints, ready for a single vectorised projection."""
-
-    constraints: np.ndarray  # (n,) indices into Model.constraints
-    i3: np.ndarray  # (3, n) flat position indices of the first vertex: x row, y row, z row
-    j3: np.ndarray  # (3, n) same for the second vertex
-    rest_length: np.ndarray  # (n,)
-    kind: np.ndarray  # (n,)
-    inv_mass_i: np.ndarray  # (n,)
-    inv_mass_j: np.ndarray  # (n,)
 
 
 @dataclass(frozen=True)
@@ -34,20 +27,17 @@ class Model:
     """Everything about a cloth that does not change while it simulates.
 
     Build it with `build_model`; simulate a `State` made by `Model.initial_state()`.
+    `families` are the constraint families (solver/family.py) in sweep order.
     """
 
     rest_positions: np.ndarray  # (N, 3) float64
     faces: Faces
-    constraints: Constraints
+    constraints: Constraints  # the mesh's distance constraints (structural, shear, bend)
     mass: np.ndarray  # (N,) kg
     inv_mass: np.ndarray  # (N,) 1/kg; 0 = fully pinned
-    pin_weight: np.ndarray  # (N,) 0..1; 1 = pinned, between = pulled partway to its target
-    batches: tuple[Batch, ...] = field(repr=False)
-    grid: GridLayout | None = field(default=None, repr=False)  # set when the strided grid fast path applies
-    tethers: Tethers | None = field(default=None, repr=False)  # long-range attachments to the pins
-    # Per-step solver constants and scratch buffers, reused while (params, substep length) repeat.
-    # Models are cheap to share, but two threads must not step states of the same model at once.
-    cache: dict = field(default_factory=dict, repr=False, compare=False)
+    pin_weight: np.ndarray  # (N,) 0..1; 1 = pinned, between = pulled towards its target
+    layout: Layout = field(repr=False)  # where each vertex lives in the workspace (a grid's slots, or as stored)
+    families: tuple = field(repr=False)
 
     @property
     def vertex_count(self) -> int:
@@ -57,34 +47,30 @@ class Model:
     def pinned(self) -> np.ndarray:
         return self.pin_weight >= 1.0
 
+    @property
+    def grid(self) -> GridLayout | None:
+        """The quad-grid storage layout, when the mesh is one (a storage order only: same physics)."""
+        return self.layout.grid
+
+    def family(self, name: str):
+        """The constraint family called `name`, or None."""
+        return next((f for f in self.families if f.name == name), None)
+
+    @property
+    def tethers(self) -> Tethers | None:
+        found = self.family("tethers")
+        return None if found is None else found.tethers
+
     def initial_state(self):
         from .state import State
 
         return State.at_rest(self)
 
     def with_pins(self, pin_weight, masses=None) -> Model:
-        """The same topology with other pin weights (and optionally masses); no recolouring."""
+        """The same topology and batches with other pin weights (and optionally masses)."""
         masses = self.mass if masses is None else masses
-        model = _assemble(self.rest_positions, self.faces, self.constraints, self.batch_members, masses, pin_weight)
-        return replace(model, grid=self.grid, cache={})
-
-    @property
-    def coloured(self) -> Model:
-        """This model on the general coloured path, without grid spans or tethers.
-
-        Tearing and grabbing change single constraints and masses within a step, which only the
-        coloured batches express; and long-range limits would hold torn-off pieces to the pins.
-        """
-        if self.grid is None and self.tethers is None:
-            return self
-        found = self.cache.get("coloured")
-        if found is None:
-            found = self.cache["coloured"] = replace(self, grid=None, tethers=None, cache={})
-        return found
-
-    @property
-    def batch_members(self) -> list[np.ndarray]:
-        return [b.constraints for b in self.batches]
+        kept = tuple(f for f in self.families if f.name != "tethers")
+        return _assemble(self.rest_positions, self.faces, self.constraints, masses, pin_weight, self.layout, kept)
 
     # Derived lookups for wind, tearing and self-collision: computed once per model, on first use.
     @cached_property
@@ -132,32 +118,19 @@ def vertex_masses(positions: np.ndarray, faces: Faces, n_edges_fallback: np.ndar
     return share * density
 
 
-def _assemble(positions, faces, constraints, members, masses, pin_weight) -> Model:
+def _assemble(positions, faces, constraints, masses, pin_weight, layout, families) -> Model:
     pin_weight = np.clip(np.nan_to_num(np.asarray(pin_weight, dtype=np.float64)), 0.0, 1.0)
     masses = np.array(masses, dtype=np.float64)
     if masses.shape != (len(positions),) or not (np.isfinite(masses) & (masses > 0)).all():
         raise ValueError("masses must be positive and finite, one per vertex")
     inv_mass = np.where(pin_weight >= 1.0, 0.0, 1.0 / masses)
-    batches = []
-    xyz = np.arange(3)
-    for m in members:
-        i, j = constraints.pairs[m, 0], constraints.pairs[m, 1]
-        batches.append(
-            Batch(
-                constraints=m,
-                i3=3 * i + xyz[:, None],
-                j3=3 * j + xyz[:, None],
-                rest_length=constraints.rest_length[m],
-                kind=constraints.kind[m],
-                inv_mass_i=inv_mass[i],
-                inv_mass_j=inv_mass[j],
-            )
-        )
     for a in (positions, masses, inv_mass, pin_weight):
         a.setflags(write=False)
     graph = constraints.pairs[(constraints.kind == STRUCTURAL) | (constraints.kind == SHEAR)]
     tethers = build_tethers(positions, graph, pin_weight >= 1.0, inv_mass > 0)
-    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, tuple(batches), tethers=tethers)
+    if tethers is not None:
+        families = (*families, TetherFamily(tethers))
+    return Model(positions, faces, constraints, masses, inv_mass, pin_weight, layout, families)
 
 
 def build_model(
@@ -177,9 +150,10 @@ def build_model(
     faces: polygons as vertex-index sequences, an (F, k) array, or a `Faces`.
     edges: (E, 2) extra edges (loose edges become structural constraints too).
     mass: total mass in kg; or density: kg per m² of face area (default 0.15).
-    pin_weight: (N,) in 0..1; 1 pins a vertex to its target, in between pulls it partway.
-    grid_fast_path: project a mesh whose topology is a regular quad grid (in any vertex order) with
-    strided slices instead of index arrays; False forces the general coloured path.
+    pin_weight: (N,) in 0..1; 1 pins a vertex to its target, in between pulls it towards it.
+    grid_fast_path: store a mesh whose topology is a regular quad grid (in any vertex order) as a
+    grid, projected with strided slices instead of index arrays (the same physics, faster);
+    False stores it like any other mesh.
     """
     positions = np.array(vertices, dtype=np.float64, order="C").reshape(-1, 3)
     if not np.isfinite(positions).all():
@@ -188,14 +162,14 @@ def build_model(
     constraints = build_constraints(positions, edges, faces)
     structural = constraints.pairs[constraints.kind == 0]
     masses = vertex_masses(positions, faces, structural, mass=mass, density=density)
-    pins = np.zeros(len(positions)) if pin_weight is None else np.asarray(pin_weight, dtype=np.float64)
-    if pins.shape != (len(positions),):
-        raise ValueError(f"pin_weight needs one value per vertex ({len(positions)}), got shape {pins.shape}")
-    members = color_constraints(constraints.pairs, len(positions), seed=seed)
-    model = _assemble(positions, faces, constraints, members, masses, pins)
-    if grid_fast_path:
-        layout = detect_grid(len(positions), constraints)
-        if layout is not None:
-            layout = grid_spans(layout, positions)
-        model = replace(model, grid=layout, cache={})
-    return model
+    n = len(positions)
+    pins = np.zeros(n) if pin_weight is None else np.asarray(pin_weight, dtype=np.float64)
+    if pins.shape != (n,):
+        raise ValueError(f"pin_weight needs one value per vertex ({n}), got shape {pins.shape}")
+    grid = detect_grid(n, constraints) if grid_fast_path else None
+    layout = Layout.identity(n) if grid is None else Layout.of_grid(grid)
+    families: tuple = (DistanceFamily.build(constraints, layout, n, seed=seed),)
+    long_range = LongRangeFamily.build(positions, faces, constraints, layout, n, seed=seed)
+    if long_range is not None:
+        families = (*families, long_range, StructuralAgain(constraints.kind))
+    return _assemble(positions, faces, constraints, masses, pins, layout, families)

@@ -45,9 +45,11 @@ class Params:
     self_collision: bool = False
     self_collision_distance: float = 0.0  # m, kept between non-neighbour vertices; 0 = 2 × thickness
     # Strain limiting (Provot 1995) through long-range constraints: no vertex gets farther than
-    # (1 + stretch_limit) × its rest distance along the cloth from a pin (tethers), and on grids no
-    # span of 4 edges along a row or column gets longer than (1 + stretch_limit) × its rest length.
-    # They only remove solver error from near-inextensible cloth; inf turns them off (stretchy cloth).
+    # (1 + stretch_limit) × its rest distance along the cloth from a pin (tethers), and no two vertices
+    # 4 or 16 edges apart along a straight edge path (long_range.py) farther than (1 + stretch_limit) ×
+    # their rest distance along the cloth, on any mesh. They only remove solver error from
+    # near-inextensible cloth; inf turns them off (stretchy cloth). With tearing on they allow
+    # stretch up to the tear length.
     stretch_limit: float = 0.0
 
     def compliance_by_kind(self) -> np.ndarray:
@@ -80,6 +82,15 @@ class Params:
         if not (self.tear_factor == 0.0 or self.tear_factor > 1.0):
             raise ValueError("tear_factor is 0 (off) or a stretch ratio above 1")
         return self
+
+    @property
+    def limit_slack(self) -> float:
+        """Stretch the long-range limits allow: stretch_limit, or up to the tear length when tearing is on
+        (limits that held every edge shorter than the tear length would keep the cloth from ever tearing)."""
+        limit = float(self.stretch_limit)
+        if self.tear_factor > 0:
+            limit = max(limit, float(self.tear_factor) - 1.0)
+        return limit
 
     @property
     def self_collision_gap(self) -> float:

@@ -5,22 +5,30 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
-from .constraints import batch_coefficients, new_lambdas, project
 from .grab import Grab
+from .inputs import StepInputs
 from .model import Model
 from .params import Params
+from .run import run_cache
 from .self_collision import SelfCollision
 from .state import State
-from .tearing import TearCheck, ensure_tear_state, mark_torn_faces, override_coefficients
-from .tethers import apply_tethers
+from .tearing import TearCheck, ensure_tear_state, mark_torn_faces
 from .vectors import column_mean, squared_distances
 from .wind import WindField
 
+# A partial pin of weight w pulls its vertex towards its target like a spring whose stiffness per
+# kilogram is -ln(1 - w) × PIN_STIFFNESS (1/s²): the same sag at any frame rate and substep count.
+# 5760 = 24 fps × 240 substeps per second: what weights meant before at the defaults (w of the way
+# per frame at 24 fps, 10 substeps), so scenes made then keep their look at 24 fps.
+PIN_STIFFNESS = 5760.0
 
-def _pin_fraction_per_substep(pin_weight: np.ndarray, substeps: int) -> np.ndarray:
-    """A partial pin moves a vertex the fraction w of the way to its target each frame."""
-    partial = np.clip(pin_weight, 0.0, 1.0)
-    return 1.0 - (1.0 - partial) ** (1.0 / substeps)
+
+def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
+    """Fraction of the way to its target a partially pinned vertex moves in a substep of dt seconds."""
+    weight = np.clip(pin_weight, 0.0, 1.0)
+    with np.errstate(divide="ignore"):
+        k = -np.log1p(-weight) * PIN_STIFFNESS * (dt * dt)
+    return np.where(np.isfinite(k), k / (1.0 + k), 1.0)
 
 
 _ORIGIN = np.zeros(3)
@@ -50,9 +58,12 @@ def step(
     pin_targets_start=None,
     acceleration=None,
     grab=None,
+    *,
+    inputs: StepInputs | None = None,
 ) -> State:
     """Advance `state` by `frame_time` seconds in place and return it.
 
+    The per-step inputs come as `inputs` (a StepInputs) or as the keywords of the same names:
     pin_targets: (N, 3) where pinned vertices should be at the end of the frame (default: rest
     positions); pin_targets_start: where they were at the start (default: the same), so moving
     pins are interpolated across substeps.
@@ -61,11 +72,9 @@ def step(
     this frame only (drag with the mouse).
     Wind, tearing and self-collision follow `params`; the tears live in `state`.
     """
+    if inputs is None:
+        inputs = StepInputs(colliders, pin_targets, pin_targets_start, acceleration, grab)
     params.validated()
-    held = Grab.from_any(grab)
-    torn = state.broken is not None and bool(state.broken.any())
-    if held is not None or params.tear_factor > 0 or torn:
-        model = model.coloured
     substeps, iterations = int(params.substeps), int(params.iterations)
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):
@@ -75,36 +84,35 @@ def step(
     x, previous = state.positions, state.previous
     if len(x) != model.vertex_count:
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
-    flat = x.reshape(-1)  # a view: C-contiguity is guaranteed by State
-    target_end = model.rest_positions if pin_targets is None else np.asarray(pin_targets, dtype=np.float64)
-    target_start = target_end if pin_targets_start is None else np.asarray(pin_targets_start, dtype=np.float64)
+    target_start, target_end = inputs.pin_path(model.rest_positions)
     pinned = model.pinned
     any_pinned = bool(pinned.any())
-    partial = (model.pin_weight > 0) & ~pinned
-    partial_fraction = _pin_fraction_per_substep(model.pin_weight[partial], substeps)[:, None]
     free = model.inv_mass > 0
+    partial = (model.pin_weight > 0) & ~pinned
 
     accel = np.asarray(params.gravity, dtype=np.float64)
-    if acceleration is not None:
-        accel = accel + np.nan_to_num(np.asarray(acceleration, dtype=np.float64))
+    extra = inputs.extra_acceleration()
+    if extra is not None:
+        accel = accel + extra
     kick = accel * (dt * dt)
     keep = (1.0 - float(params.damping)) ** dt  # velocity kept per substep
     max_step = float(params.max_speed) * dt
-    coefficients = batch_coefficients(model, params, dt)
-    lambdas = None
 
+    run = run_cache(state, model, params, dt)
+    work = run.workspace
+    families = run.families
     inv_mass = model.inv_mass
+    held = Grab.from_any(inputs.grab)
     if held is not None:
         held_index, held_start, held_end = held.resolved(x)
         inv_mass = inv_mass.copy()
         inv_mass[held_index] = 0.0
         free, partial = free.copy(), partial.copy()
         free[held_index] = partial[held_index] = False
-        partial_fraction = _pin_fraction_per_substep(model.pin_weight[partial], substeps)[:, None]
+    partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None]
     broken, face_torn_frame = ensure_tear_state(state, model)
-    mass_override = None if held is None else inv_mass
     if held is not None or broken.any():
-        coefficients = override_coefficients(model, coefficients, mass_override, broken)
+        families = _overridden(run.families, inv_mass, broken)
     intact = None if (face_torn_frame < 0).all() else face_torn_frame < 0
     wind = WindField(model, params, x, state.time + 0.5 * float(frame_time), intact)
     gap = params.self_collision_gap
@@ -134,32 +142,44 @@ def step(
         if held is not None:
             x[held_index] = held_start + (held_end - held_start) * t1
 
-        if iterations > 1:
-            lambdas = new_lambdas(coefficients)
-        for _ in range(iterations):
-            project(flat, model, coefficients, lambdas)
-        if model.tethers is not None:
-            apply_tethers(x, model.tethers, params.stretch_limit)
+        project(x, work, families, iterations)
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass)
-        collide(x, previous, free, colliders, t0, t1, params.thickness, params.friction)
+        collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
 
         if partial.any():
             target = (target_start + (target_end - target_start) * t1)[partial]
             x[partial] += (target - x[partial]) * partial_fraction
 
-        if tear is not None:
-            touched = tear(flat)
-            if touched:
-                tore = True
-                coefficients = override_coefficients(model, coefficients, mass_override, broken, touched)
+        if tear is not None and tear(x):
+            tore = True
+            families = _overridden(run.families, inv_mass, broken)
 
     state.frame += 1
     state.time += float(frame_time)
     if tore:
         mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
+
+
+def project(x: np.ndarray, work, families, iterations: int) -> None:
+    """`iterations` Gauss-Seidel sweeps of every constraint family, in place on the (N, 3) positions."""
+    if not families:
+        return
+    work.load(x)
+    if iterations > 1:
+        for family in families:
+            family.begin_substep()
+    for _ in range(iterations):
+        for family in families:
+            family.project(work.buffer)
+    work.store(x)
+
+
+def _overridden(families, inv_mass, broken):
+    out = (f.overridden(inv_mass, broken if broken.any() else None) for f in families)
+    return [f for f in out if f is not None]
 
 
 def simulate(model: Model, params: Params, frames: int, frame_time: float, colliders=(), state: State | None = None):

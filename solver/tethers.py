@@ -18,8 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .colliders import gather_columns
-
 _FLAT = 1.1  # graph / straight-line distance below which the rest shape counts as flat between them
 _MAX_ANCHORS = 8  # pins measured from (farthest-point sample of all pins)
 _PER_VERTEX = 2  # tethers per free vertex: to its nearest anchors
@@ -96,23 +94,62 @@ def build_tethers(rest_positions: np.ndarray, pairs: np.ndarray, pinned: np.ndar
     return Tethers(vertex, anchor, tether_rest)
 
 
-def apply_tethers(x: np.ndarray, tethers: Tethers, slack: float) -> None:
-    """Pull every tethered vertex back to within (1 + slack) × rest of each of its pins, in place."""
-    if not np.isfinite(slack) or slack < 0:
-        return
-    v = tethers.vertex
-    p = gather_columns(x, v)  # coordinate-major (3, n): NumPy is far quicker on long rows than on rows of 3
-    moved = False
-    for anchor, rest in zip(tethers.anchor, tethers.rest, strict=True):
-        a = gather_columns(x, anchor)
-        offset = p - a
-        squared = offset * offset
-        distance = np.sqrt(squared[0] + squared[1] + squared[2])
-        limit = rest * (1.0 + slack)
-        over = distance > limit
-        if over.any():
-            offset *= np.where(over, limit / np.maximum(distance, _EPS), 1.0)
-            np.add(a, offset, out=p)
-            moved = True
-    if moved:
-        x[v] = p.T
+class PreparedTethers:
+    """Tethers on one workspace: each sweep pulls every tethered vertex back within (1 + slack) × rest of its pins."""
+
+    def __init__(self, tethers: Tethers, slot_of: np.ndarray, slack: float, keep: np.ndarray | None = None):
+        vertex, anchor, rest = tethers.vertex, tethers.anchor, tethers.rest
+        if keep is not None:
+            vertex, anchor, rest = vertex[keep], anchor[:, keep], rest[:, keep]
+        self.tethers, self.slot_of, self.slack = tethers, slot_of, slack
+        self.vertex = slot_of[vertex]
+        self.anchor = [slot_of[a] for a in anchor]
+        self.limit = [(r * (1.0 + slack)).astype(np.float32) for r in rest]
+        self.p = np.empty((3, len(vertex)), np.float32)
+        self.a = np.empty_like(self.p)
+
+    def begin_substep(self) -> None:
+        pass
+
+    def overridden(self, inv_mass: np.ndarray, broken: np.ndarray | None):
+        """Held vertices are left to their holder; once the cloth has torn, tethers (which would hold torn-off
+        pieces to the pins) are off."""
+        if broken is not None and broken.any():
+            return None
+        return PreparedTethers(self.tethers, self.slot_of, self.slack, inv_mass[self.tethers.vertex] > 0)
+
+    def project(self, buffer: np.ndarray) -> None:
+        p, a = self.p, self.a
+        if p.shape[1] == 0:
+            return
+        for r in range(3):
+            np.take(buffer[r], self.vertex, out=p[r])
+        moved = False
+        for anchor, limit in zip(self.anchor, self.limit, strict=True):
+            for r in range(3):
+                np.take(buffer[r], anchor, out=a[r])
+            offset = p - a
+            squared = offset * offset
+            distance = np.sqrt(squared[0] + squared[1] + squared[2])
+            over = distance > limit
+            if over.any():
+                offset *= np.where(over, limit / np.maximum(distance, _EPS), 1.0)
+                np.add(a, offset, out=p)
+                moved = True
+        if moved:
+            for r in range(3):
+                buffer[r][self.vertex] = p[r]
+
+
+@dataclass(frozen=True)
+class TetherFamily:
+    """Tethers as a constraint family (solver/family.py)."""
+
+    tethers: Tethers
+    name: str = "tethers"
+
+    def prepare(self, model, params, dt: float, workspace, earlier=None) -> PreparedTethers | None:
+        slack = params.limit_slack
+        if not np.isfinite(slack) or slack < 0:
+            return None
+        return PreparedTethers(self.tethers, model.layout.slot_of, slack)

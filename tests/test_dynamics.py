@@ -62,15 +62,43 @@ def test_moving_pin_targets_carry_the_pinned_vertices():
     assert state.positions[0] == pytest.approx([0.5, 0, 0])
 
 
-def test_partial_pin_pulls_partway_each_frame():
-    model = solver.build_model([[0.0, 0.0, 0.0]], mass=1.0, pin_weight=[0.5])
+def _partial_pin_sag(weight, fps, substeps):
+    """How far a free-hanging vertex on a partial pin sags under gravity after 2 s."""
+    model = solver.build_model([[0.0, 0.0, 0.0]], mass=1.0, pin_weight=[weight])
     state = model.initial_state()
-    state.positions[0] = state.previous[0] = [1.0, 0.0, 0.0]
-    params = solver.Params(gravity=(0, 0, 0), damping=1.0)
-    solver.step(model, state, params, FRAME)
-    assert state.positions[0, 0] == pytest.approx(0.5)
-    solver.step(model, state, params, FRAME)
-    assert state.positions[0, 0] == pytest.approx(0.25)
+    params = solver.Params(substeps=substeps, damping=0.9)
+    for _ in range(2 * fps):
+        solver.step(model, state, params, 1.0 / fps)
+    return -state.positions[0, 2]
+
+
+def test_partial_pins_act_per_second_not_per_frame():
+    """Weight 0.5 used to sag 4.7 cm at 24 fps and 0.7 cm at 60 fps; the pull is a rate in time now."""
+    sag = {(fps, sub): _partial_pin_sag(0.5, fps, sub) for fps in (24, 60) for sub in (5, 10, 20)}
+    reference = sag[(24, 10)]
+    assert reference > 1e-3  # it does sag
+    for value in sag.values():
+        assert value == pytest.approx(reference, rel=0.05)
+    # A weight is a spring: the sag is g over its stiffness per kilogram, -ln(1 - w) * PIN_STIFFNESS.
+    from solver.step import PIN_STIFFNESS
+
+    assert reference == pytest.approx(9.81 / (np.log(2.0) * PIN_STIFFNESS), rel=0.05)
+    assert _partial_pin_sag(0.9, 24, 10) < 0.5 * reference  # heavier weights hold tighter
+    assert _partial_pin_sag(1.0, 60, 10) == 0.0
+
+
+def test_a_cloth_on_partial_pins_sags_the_same_at_24_and_60_fps():
+    vertices, faces, corners = hanging_grid(10)
+    top = np.isclose(vertices[:, 2], vertices[:, 2].max())
+    model = solver.build_model(vertices, faces, pin_weight=np.where(top, 0.5, 0.0))
+    sag = {}
+    for fps in (24, 60):
+        state = model.initial_state()
+        for _ in range(2 * fps):
+            solver.step(model, state, solver.Params(damping=0.5), 1.0 / fps)
+        sag[fps] = float(np.mean(model.rest_positions[top, 2] - state.positions[top, 2]))
+    assert sag[24] > 1e-3
+    assert sag[60] == pytest.approx(sag[24], rel=0.1)
 
 
 @pytest.mark.parametrize("substeps", [8, 32])

@@ -1,0 +1,295 @@
+"""Independent batches of vertex pairs and their XPBD projection: the kernel pair families share.
+
+A pair family (mesh distances, long-range limits, and later seams) lists its pairs once; this
+module splits them into batches in which no vertex appears twice, so each batch is one
+vectorised Gauss-Seidel step. On a grid layout a batch may be a pair of strided views of the
+(3, R, C) workspace (no index arrays, ~3x faster); otherwise it is gathered by layout slot.
+
+High-valence vertices (hubs: a fan's centre, a UV sphere's pole) would force one batch per
+incident pair. Instead, all the pairs at hubs are projected in a few batches of their own, in
+which a hub may appear many times: each copy acts with its inverse mass times its count in the
+batch (mass splitting) and the hub moves by the mean of its copies' corrections.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .coloring import color_constraints
+from .gridpath import GridColour, GridLayout
+
+_HARD = 1e-30  # compliance of an infinitely stiff constraint
+_EPS = 1e-12
+HUB_VALENCE = 24  # a vertex in more pairs than this is a hub
+_NO_SLOTS = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where each vertex lives in the workspace: slot_of[v]; a grid's strided layout when there is one."""
+
+    order: np.ndarray | None  # (N,) vertex at each slot; None: identity
+    slot_of: np.ndarray  # (N,) slot of each vertex
+    grid: GridLayout | None = None
+
+    @staticmethod
+    def identity(n: int) -> Layout:
+        return Layout(None, np.arange(n))
+
+    @staticmethod
+    def of_grid(grid) -> Layout:
+        slot_of = np.empty(len(grid.order), dtype=np.int64)
+        slot_of[grid.order] = np.arange(len(grid.order))
+        return Layout(None if grid.identity else grid.order, slot_of, grid)
+
+
+@dataclass(frozen=True)
+class PairBatch:
+    """One batch: pairs (vertex_a[k], vertex_b[k]); only a hub batch may repeat vertex_a."""
+
+    member: np.ndarray  # batch-shaped indices into the family's pair list
+    vertex_a: np.ndarray  # batch-shaped vertex indices
+    vertex_b: np.ndarray
+    view: GridColour | None = None  # strided form on the grid workspace; else gathered by slot
+    slot_a: np.ndarray = field(default_factory=lambda: _NO_SLOTS)  # (n,) workspace slots (gathered batches)
+    slot_b: np.ndarray = field(default_factory=lambda: _NO_SLOTS)
+    hub: bool = False
+
+
+def strided_batch(colour: GridColour, member: np.ndarray, grid) -> PairBatch:
+    slots = grid.order.reshape(grid.rows, grid.columns)
+    a, b = colour.views(slots)
+    return PairBatch(member, np.array(a), np.array(b), view=colour)
+
+
+def gathered_batches(pairs: np.ndarray, members: np.ndarray, layout: Layout, n: int, seed: int = 0) -> list[PairBatch]:
+    """Batches of the pairs `pairs[members]`: hubs' pairs in hub batches, the rest coloured (Luby)."""
+    if len(members) == 0:
+        return []
+    chosen = pairs[members]
+    valence = np.bincount(chosen.reshape(-1), minlength=n)
+    hub = valence > HUB_VALENCE
+    at_hub = hub[chosen[:, 0]] ^ hub[chosen[:, 1]]  # pairs between two hubs are coloured normally
+    out = []
+    for group in color_constraints(chosen[~at_hub], n, seed=seed):
+        out.append(_gathered(members[~at_hub][group], pairs, layout, hub=False))
+    if at_hub.any():
+        hub_members = members[at_hub]
+        ends = pairs[hub_members]
+        flip = hub[ends[:, 1]]
+        a = np.where(flip, ends[:, 1], ends[:, 0])
+        b = np.where(flip, ends[:, 0], ends[:, 1])
+        # Colour by the non-hub end only: rank of each pair among those sharing its b.
+        order = np.argsort(b, kind="stable")
+        sorted_b = b[order]
+        first = np.r_[True, sorted_b[1:] != sorted_b[:-1]]
+        start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order)) - start
+        for r in range(int(rank.max()) + 1):
+            k = rank == r
+            out.append(_gathered(hub_members[k], pairs, layout, hub=True, ends=(a[k], b[k])))
+    return out
+
+
+def _gathered(members, pairs, layout: Layout, *, hub: bool, ends=None) -> PairBatch:
+    a, b = (pairs[members, 0], pairs[members, 1]) if ends is None else ends
+    order = np.argsort(layout.slot_of[a], kind="stable")  # slot order: friendlier to the cache
+    members, a, b = members[order], a[order], b[order]
+    return PairBatch(members, a, b, slot_a=layout.slot_of[a], slot_b=layout.slot_of[b], hub=hub)
+
+
+@dataclass
+class _Coefficients:
+    """Per-run constants of one batch (substep length, stiffness, masses) and its scratch buffers."""
+
+    batch: PairBatch
+    scale_a: np.ndarray  # float32 w_a / (w_a + w_b + alpha~), batch-shaped
+    scale_b: np.ndarray
+    inv_denominator: np.ndarray  # float64 1 / (w_a + w_b + alpha~), 0 where nothing can move
+    compliance: np.ndarray  # alpha~ = alpha / dt²
+    rest: np.ndarray  # float32
+    floor: np.ndarray | None  # lowest allowed C/L (0: one-sided), None: two-sided everywhere
+    d: np.ndarray
+    ratio: np.ndarray
+    tmp: np.ndarray
+    pa: np.ndarray  # gathered positions or strided views of the workspace
+    pb: np.ndarray
+    lam: np.ndarray | None = None  # XPBD multipliers (only with several iterations per substep)
+    # A batch projected twice in one sweep stays XPBD: the first pass records alpha~ * lambda, the
+    # second adds it to C (i.e. uses the rest length minus it).
+    alpha_inv: np.ndarray | None = None  # alpha~ / (w_a + w_b + alpha~)
+    record: np.ndarray | None = None
+    replay: np.ndarray | None = None
+    hub: _Hub | None = None
+
+
+@dataclass
+class _Hub:
+    """A hub batch's accumulation: each distinct hub slot, which of them each pair has, copies per hub."""
+
+    slots: np.ndarray
+    index: np.ndarray
+    count: np.ndarray
+    before: np.ndarray  # scratch: the a-ends before the projection
+
+
+class PreparedPairs:
+    """A pair family ready to project on one workspace, for one (params, substep length)."""
+
+    def __init__(self, batches, rest, compliance, floor, inv_mass, buffer, grid, iterations: int, broken_of=None):
+        self.batches = tuple(batches)
+        self.rest, self.compliance, self.floor = rest, compliance, floor
+        self.iterations = iterations
+        self.broken_of = broken_of  # model constraints' broken mask -> this family's pairs' (None: the same)
+        self.coefficients = [self._coefficients(b, inv_mass, buffer, grid) for b in self.batches]
+
+    def _coefficients(self, batch: PairBatch, inv_mass, buffer, grid) -> _Coefficients:
+        shape = batch.member.shape
+        shape3 = (3, *shape)
+        if batch.view is not None:
+            pa, pb = batch.view.views(buffer.reshape(3, grid.rows, grid.columns))
+        else:
+            pa, pb = np.empty(shape3, np.float32), np.empty(shape3, np.float32)
+        scale_a, scale_b, inv, compliance = self._scales(batch, inv_mass, None)
+        co = _Coefficients(
+            batch,
+            scale_a,
+            scale_b,
+            inv,
+            compliance,
+            rest=self.rest[batch.member].astype(np.float32),
+            floor=None if self.floor is None else self.floor[batch.member].astype(np.float32),
+            d=np.empty(shape3, np.float32),
+            ratio=np.empty(shape, np.float32),
+            tmp=np.empty(shape3, np.float32),
+            pa=pa,
+            pb=pb,
+            lam=np.zeros(shape) if self.iterations > 1 else None,
+        )
+        if batch.hub:
+            slots, index = np.unique(batch.slot_a, return_inverse=True)
+            co.hub = _Hub(slots, index, np.bincount(index).astype(np.float64), np.empty_like(pa))
+        return co
+
+    def _scales(self, batch: PairBatch, inv_mass, broken):
+        w_a, w_b = inv_mass[batch.vertex_a], inv_mass[batch.vertex_b]
+        if batch.hub:  # mass splitting: each copy of a hub carries 1/count of its mass
+            _, index = np.unique(batch.vertex_a, return_inverse=True)
+            w_a = w_a * np.bincount(index)[index]
+        compliance = self.compliance[batch.member]
+        denominator = w_a + w_b + compliance
+        inv = np.where(denominator > 0, 1.0 / np.where(denominator > 0, denominator, 1.0), 0.0)
+        if broken is not None:
+            inv = np.where(broken[batch.member], 0.0, inv)
+        return (w_a * inv).astype(np.float32), (w_b * inv).astype(np.float32), inv, compliance
+
+    def overridden(self, inv_mass: np.ndarray, broken: np.ndarray | None) -> PreparedPairs:
+        """The same batches and scratch with other inverse masses and/or pairs switched off (`broken`)."""
+        out = object.__new__(PreparedPairs)
+        out.batches, out.rest, out.compliance, out.floor = self.batches, self.rest, self.compliance, self.floor
+        out.iterations, out.broken_of = self.iterations, self.broken_of
+        if broken is not None and self.broken_of is not None:
+            broken = self.broken_of(broken)
+        out.coefficients = []
+        for co in self.coefficients:
+            scale_a, scale_b, inv, compliance = self._scales(co.batch, inv_mass, broken)
+            alpha_inv = None if co.alpha_inv is None else (compliance * inv).astype(np.float32)
+            out.coefficients.append(
+                replace(
+                    co,
+                    scale_a=scale_a,
+                    scale_b=scale_b,
+                    inv_denominator=inv,
+                    compliance=compliance,
+                    alpha_inv=alpha_inv,
+                )
+            )
+        return out
+
+    def repeated(self, which) -> PreparedPairs:
+        """A second pass over the batches `which(batch)` selects, later in the same sweep (XPBD-consistent).
+
+        This pass then records its multipliers for the second one; they share scratch and multipliers.
+        """
+        out = object.__new__(PreparedPairs)
+        out.batches, out.rest, out.compliance, out.floor = self.batches, self.rest, self.compliance, self.floor
+        out.iterations, out.broken_of = self.iterations, self.broken_of
+        out.coefficients = []
+        for co in self.coefficients:
+            if which(co.batch):
+                co.alpha_inv = (co.compliance * co.inv_denominator).astype(np.float32)
+                co.record = np.zeros(co.rest.shape, np.float32)
+                out.coefficients.append(replace(co, record=None, replay=co.record))
+        return out
+
+    def begin_substep(self) -> None:
+        for co in self.coefficients:
+            if co.lam is not None:
+                co.lam[...] = 0.0
+
+    def project(self, buffer: np.ndarray) -> None:
+        for co in self.coefficients:
+            batch = co.batch
+            if batch.view is not None:
+                _project(co.pa, co.pb, co)
+                continue
+            rows_a, rows_b = co.pa, co.pb
+            for r in range(3):
+                np.take(buffer[r], batch.slot_a, out=rows_a[r])
+                np.take(buffer[r], batch.slot_b, out=rows_b[r])
+            hub = co.hub
+            if hub is not None:
+                np.copyto(hub.before, rows_a)
+            _project(rows_a, rows_b, co)
+            for r in range(3):
+                buffer[r][batch.slot_b] = rows_b[r]
+            if hub is not None:
+                rows_a -= hub.before
+                for r in range(3):
+                    moved = np.bincount(hub.index, weights=rows_a[r], minlength=len(hub.slots))
+                    buffer[r][hub.slots] += moved / hub.count
+            else:
+                for r in range(3):
+                    buffer[r][batch.slot_a] = rows_a[r]
+
+
+def _project(pa: np.ndarray, pb: np.ndarray, co: _Coefficients) -> None:
+    """Project the pairs (pa[:, k], pb[:, k]) in place."""
+    d, ratio, tmp = co.d, co.ratio, co.tmp
+    np.subtract(pa, pb, out=d)
+    np.einsum("k...,k...->...", d, d, out=ratio)
+    np.sqrt(ratio, out=ratio)
+    if co.lam is None:
+        # One iteration: the multiplier starts at 0, so ratio = C / L = 1 - L0 / L.
+        np.maximum(ratio, _EPS, out=ratio)
+        if co.record is not None:  # alpha~ * lambda = alpha_inv * (L0 - L)
+            np.subtract(co.rest, ratio, out=co.record)
+            co.record *= co.alpha_inv
+        if co.replay is not None:  # C + alpha~ * lambda = L - (L0 - alpha~ * lambda)
+            np.divide(co.rest - co.replay, ratio, out=ratio)
+        else:
+            np.divide(co.rest, ratio, out=ratio)
+        np.subtract(1.0, ratio, out=ratio)
+        if co.floor is not None:
+            np.maximum(ratio, co.floor, out=ratio)
+    else:
+        length = ratio.astype(np.float64)
+        c = length - co.rest
+        if co.floor is not None:
+            c = np.maximum(c, co.floor)
+        dlambda = -(c + co.compliance * co.lam) * co.inv_denominator
+        co.lam += dlambda
+        correction = np.where(co.inv_denominator > 0, -dlambda / np.maximum(co.inv_denominator, _EPS), 0.0)
+        np.divide(correction, np.maximum(length, _EPS), out=ratio, casting="unsafe")
+    d *= ratio
+    np.multiply(d, co.scale_a, out=tmp)
+    pa -= tmp
+    np.multiply(d, co.scale_b, out=tmp)
+    pb += tmp
+
+
+def hard_compliance() -> float:
+    return _HARD

@@ -1,0 +1,39 @@
+"""The positions every constraint family projects: float32, coordinate-major, in layout order.
+
+A sweep copies the float64 state into a (3, N) float32 buffer, relative to one vertex (so its
+precision does not depend on where the cloth is in the world), in the model's layout order (a
+grid's row-major slots, so grid batches are strided views with no index arrays); the families
+project on it in place, and only the corrections are added back to the float64 state, so float32
+rounding never enters Verlet's implicit velocity x - x_prev. float32 sweeps are ~1.5x faster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Workspace:
+    def __init__(self, order: np.ndarray | None, n: int):
+        self.order = order  # (N,) vertex at each layout slot; None: the vertex order itself
+        self.buffer = np.empty((3, n), np.float32)
+        self.start = np.empty_like(self.buffer)
+        self._reference = 0 if order is None or n == 0 else int(order[0])
+
+    def load(self, x: np.ndarray) -> None:
+        """Copy the (N, 3) float64 positions in."""
+        if len(x) == 0:
+            return
+        origin = x[self._reference].copy()[:, None]
+        source = x.T if self.order is None else x.T[:, self.order]
+        np.subtract(source, origin, out=self.buffer, casting="same_kind")
+        np.copyto(self.start, self.buffer)
+
+    def store(self, x: np.ndarray) -> None:
+        """Add the corrections made since `load` to the (N, 3) float64 positions."""
+        if len(x) == 0:
+            return
+        self.buffer -= self.start
+        if self.order is None:
+            x += self.buffer.T
+        else:
+            x[self.order] += self.buffer.T
