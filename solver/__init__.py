@@ -14,6 +14,7 @@ Pure NumPy; usable without Blender::
 
 from .colliders import Plane, Sphere
 from .grab import Grab
+from .mesh_collider import MeshCollider, TriangleMesh
 from .meshes import grid
 from .metrics import edge_strain, plane_penetration, sphere_penetration, stretch_summary
 from .model import Model, build_model
@@ -28,11 +29,13 @@ __all__ = [
     "STRUCTURAL",
     "Faces",
     "Grab",
+    "MeshCollider",
     "Model",
     "Params",
     "Plane",
     "Sphere",
     "State",
+    "TriangleMesh",
     "build_constraints",
     "build_model",
     "edge_strain",

@@ -56,6 +56,7 @@ class TriangleGrid:
         self._runs = _EMPTY
         self.triangle_count = 0
         self.levels: list[tuple[int, float]] = []  # (level, cell size) of every occupied level
+        self.low = self.high = np.zeros((3, 0))  # each triangle's box (margin included)
         self.lower = np.zeros(3)  # bounds of every triangle box (margin included)
         self.upper = np.zeros(3)
 
@@ -76,7 +77,7 @@ class TriangleGrid:
         high = np.maximum(np.maximum(corners[0], corners[1]), corners[2])
         low -= margin
         high += margin
-        self._low, self._high = low, high  # (3, T): exact overlap tests per pair
+        self.low, self.high = low, high  # (3, T) triangle boxes, margin included
         self.lower, self.upper = low.min(axis=1), high.max(axis=1)
         size = np.max(high - low, axis=0)
         base = float(cell) if cell else float(np.median(size))
@@ -186,7 +187,7 @@ class TriangleGrid:
         keep = np.ones(len(q), dtype=bool)
         for axis in range(3):
             q_lo, q_hi = np.take(lo[axis], q), np.take(hi[axis], q)
-            t_lo, t_hi = np.take(self._low[axis], t), np.take(self._high[axis], t)
+            t_lo, t_hi = np.take(self.low[axis], t), np.take(self.high[axis], t)
             keep &= (q_lo <= t_hi) & (t_lo <= q_hi)
             corner = np.fmax(q_lo, t_lo) * inv
             np.fmax(corner, -_CLIP, out=corner)
