@@ -15,6 +15,7 @@ Pure NumPy; usable without Blender::
 from .colliders import Plane, Sphere
 from .grab import Grab
 from .inputs import StepInputs
+from .mesh_collider import MeshCollider, TriangleMesh
 from .meshes import grid
 from .metrics import edge_strain, plane_penetration, sphere_penetration, stretch_summary
 from .model import Model, build_model
@@ -29,12 +30,14 @@ __all__ = [
     "STRUCTURAL",
     "Faces",
     "Grab",
+    "MeshCollider",
     "Model",
     "Params",
     "Plane",
     "Sphere",
     "State",
     "StepInputs",
+    "TriangleMesh",
     "build_constraints",
     "build_model",
     "edge_strain",

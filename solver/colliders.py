@@ -1,4 +1,4 @@
-"""Sphere and plane colliders that may move during a frame.
+"""Sphere and plane colliders that may move during a frame, and the dispatch to mesh colliders.
 
 Each collider is given where it is at the end of the frame and, optionally, where it was at the
 start. Every substep sees it interpolated, and contacts are found on the vertex's motion
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .mesh_collider import MeshCollider
 from .vectors import squared_distances
 
 _EPS = 1e-12
@@ -260,5 +261,7 @@ def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
             on_plane = collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
             if spheres and on_plane is not None and collider.extent is None:
                 _slide_out_of_spheres(x, on_plane, collider, spheres, t1=t1, thickness=thickness)
+        elif isinstance(collider, MeshCollider):
+            collider.collide(x, x_start, active, t0, t1, thickness, friction)
         else:
-            raise TypeError(f"unknown collider {collider!r}; use solver.Sphere or solver.Plane")
+            raise TypeError(f"unknown collider {collider!r}; use solver.Sphere, solver.Plane or solver.MeshCollider")

@@ -1,0 +1,369 @@
+"""Triangle-mesh colliders: rigid (a fixed shape with a pose at the frame's start and end) or
+deforming (its vertices at the frame's start and end).
+
+Each substep, a vertex's path from its start to its end (relative to the collider) is tested
+against the triangles near it (`TriangleGrid`, built once in the shape's own frame for a rigid
+collider, once per frame for a deforming one):
+
+- **Which side** comes from where the vertex was at the start of the substep, triangle by
+  triangle, so zero-thickness sheets, thin walls and open meshes are never crossed. (Like
+  Blender's cloth, a vertex that starts inside a closed mesh is kept on that side.)
+- **Crossing** (continuous): a path that passes through a triangle is stopped at its first
+  crossing and put back at the gap on the side it came from. A rigid collider's triangles are
+  still in its own frame, so this is exact; a deforming triangle is tested in its own motion,
+  exact for translation and first order over a substep otherwise.
+- **Proximity**: a vertex ending closer than the gap (cloth thickness + offset) to a triangle's
+  face, edge or corner is pushed out along the face normal or away from the edge or corner.
+
+One contact per vertex and pass (the first crossing, else the deepest), two passes so concave
+creases settle, then Coulomb friction on the motion relative to the surface.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .spatial_hash import _argsort_below
+from .triangle_grid import TriangleGrid
+from .triangles import FACE, closest_points, cross, dot, segment_crossings
+
+_EPS = 1e-12
+_PASSES = 2
+
+
+def _columns(rows: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(rows, dtype=np.float64).T)
+
+
+class TriangleMesh:
+    """A triangle soup with its broad phase (built on first use, once). Degenerate triangles are dropped."""
+
+    def __init__(self, vertices, triangles, drop_degenerate: bool = True):
+        v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+        tris = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+        if len(tris) and (tris.min() < 0 or tris.max() >= len(v)):
+            raise ValueError("triangle indices out of range")
+        self.vertices = v
+        a, b, c = (_columns(np.take(v, tris[:, k], axis=0)) for k in range(3))
+        n = cross(b - a, c - a)
+        area2 = np.sqrt(dot(n, n))
+        scale = max(float(np.ptp(v, axis=0).max()) if len(v) else 0.0, 1e-9)
+        keep = np.flatnonzero(np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate))
+        self.triangles = tris[keep]
+        self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
+        self.normals = n[:, keep] / np.maximum(area2[keep], 1e-300)
+        self._grid: TriangleGrid | None = None
+        self._grid_margin = 0.0
+        self.candidates: list[_Candidates] = []  # per cloth size and gap (see MeshCollider._candidates)
+
+    def __len__(self) -> int:
+        return len(self.triangles)
+
+    def grid(self, margin: float = 0.0) -> TriangleGrid:
+        """The broad phase, boxes grown by `margin` (rebuilt only if a larger margin is asked for)."""
+        if self._grid is None or margin > self._grid_margin:
+            self._grid = TriangleGrid().build(self.vertices, self.triangles, margin)
+            self._grid_margin = margin
+        return self._grid
+
+
+class _Candidates:
+    """A Verlet list: each vertex's candidate triangles, found for its path's box grown by a skin
+    and reused while its path stays inside that box (so a resting cloth queries nothing)."""
+
+    def __init__(self, vertex_count: int, gap: float, skin: float):
+        self.vertex_count, self.gap, self.skin = vertex_count, gap, skin
+        self.low = np.full((3, vertex_count), np.inf)  # each vertex's box (empty: never queried)
+        self.high = np.full((3, vertex_count), -np.inf)
+        self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
+        self.t = np.zeros(0, dtype=np.int64)
+        self._slot = np.full(vertex_count, -1, dtype=np.int64)
+        self.queries = 0
+
+    def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray):
+        """Candidate pairs (column of p0/p1, triangle), sorted by column, for vertices idx moving p0 -> p1."""
+        low, high = np.minimum(p0, p1), np.maximum(p0, p1)
+        inside = (low >= np.take(self.low, idx, axis=1)) & (high <= np.take(self.high, idx, axis=1))
+        stale = np.flatnonzero(~(inside[0] & inside[1] & inside[2]))
+        if len(stale):
+            self.queries += 1
+            who = np.take(idx, stale)
+            box_low, box_high = np.take(low, stale, axis=1) - self.skin, np.take(high, stale, axis=1) + self.skin
+            self.low[:, who], self.high[:, who] = box_low, box_high
+            q, t = grid.query_boxes((box_low - self.gap).T, (box_high + self.gap).T)
+            requeried = np.zeros(self.vertex_count, dtype=bool)
+            requeried[who] = True
+            keep = np.flatnonzero(~np.take(requeried, self.v))
+            v = np.concatenate([np.take(self.v, keep), np.take(who, q)])
+            t = np.concatenate([np.take(self.t, keep), t])
+            order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
+            self.v, self.t = np.take(v, order), np.take(t, order)
+        self._slot[idx] = np.arange(len(idx))
+        column = np.take(self._slot, self.v)
+        self._slot[idx] = -1
+        use = np.flatnonzero(column >= 0)
+        return np.take(column, use), np.take(self.t, use)
+
+
+def _rotation_between(r0: np.ndarray, r1: np.ndarray, t: float) -> np.ndarray:
+    """r0 rotated towards r1 by the fraction t (about the axis of r0ᵀ r1)."""
+    relative = r0.T @ r1
+    cos = max(-1.0, min(1.0, (float(np.trace(relative)) - 1.0) / 2.0))
+    angle = math.acos(cos)
+    if angle < 1e-9:
+        return r0 + (r1 - r0) * t
+    axis = np.array([relative[2, 1] - relative[1, 2], relative[0, 2] - relative[2, 0], relative[1, 0] - relative[0, 1]])
+    norm = float(np.linalg.norm(axis))
+    if norm < 1e-9:  # a half turn: fall back to interpolating the matrices
+        return r0 + (r1 - r0) * t
+    k = axis / norm
+    skew = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    a = angle * t
+    step = np.eye(3) + math.sin(a) * skew + (1 - math.cos(a)) * (skew @ skew)
+    return r0 @ step
+
+
+def _rigid(matrix) -> tuple[np.ndarray, np.ndarray]:
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.shape != (4, 4):
+        raise ValueError("a pose is a 4x4 matrix (own frame to world)")
+    rotation = m[:3, :3]
+    if not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-5):
+        raise ValueError("a mesh collider's pose must be a rotation and translation (no scale)")
+    return rotation.copy(), m[:3, 3].copy()
+
+
+def _to_frame(rows: np.ndarray, rotation: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """(3, k) columns of rotationᵀ (rows - origin) for (k, 3) rows, without BLAS."""
+    d = [rows[:, j] - origin[j] for j in range(3)]
+    out = np.empty((3, len(rows)))
+    for i in range(3):
+        np.multiply(d[0], rotation[0, i], out=out[i])
+        out[i] += d[1] * rotation[1, i]
+        out[i] += d[2] * rotation[2, i]
+    return out
+
+
+def _from_frame(columns: np.ndarray, rotation: np.ndarray, origin: np.ndarray) -> np.ndarray:
+    """(k, 3) rows of rotation columns + origin."""
+    out = np.empty((columns.shape[1], 3))
+    for i in range(3):
+        column = columns[0] * rotation[i, 0]
+        column += columns[1] * rotation[i, 1]
+        column += columns[2] * rotation[i, 2]
+        column += origin[i]
+        out[:, i] = column
+    return out
+
+
+class MeshCollider:
+    """A triangle mesh that keeps cloth on the side each vertex comes from.
+
+    Rigid: `mesh` is the shape in its own frame and `pose` (4x4, own frame to world, rotation and
+    translation only) places it at the frame's end, `pose_start` at its start (default: `pose`);
+    no pose means the shape is in world space and still. The broad phase is built once per mesh,
+    so reuse one `TriangleMesh` across frames.
+    Deforming: `mesh` is the world-space shape at the frame's end and `mesh_start` (same
+    triangles) at its start.
+    `offset` (m) is kept in addition to the cloth's thickness; `friction` None means the cloth's alone.
+    """
+
+    def __init__(self, mesh, triangles=None, *, mesh_start=None, pose=None, pose_start=None, friction=None, offset=0.0):
+        self.mesh = mesh if isinstance(mesh, TriangleMesh) else TriangleMesh(mesh, triangles)
+        if mesh_start is not None and not isinstance(mesh_start, TriangleMesh):
+            mesh_start = np.asarray(mesh_start, dtype=np.float64).reshape(-1, 3)
+            if mesh_start.shape != self.mesh.vertices.shape:
+                raise ValueError("mesh_start must have the same vertices as mesh")
+            mesh_start = TriangleMesh(mesh_start, self.mesh.triangles, drop_degenerate=False)
+        if mesh_start is not None and pose is not None:
+            raise ValueError("give a deforming collider's shapes in world space, without a pose")
+        self.mesh_start = mesh_start
+        self.pose: tuple[np.ndarray, np.ndarray] | None = None if pose is None else _rigid(pose)
+        self.pose_start: tuple[np.ndarray, np.ndarray] | None = self.pose if pose_start is None else _rigid(pose_start)
+        if pose is None and pose_start is not None:
+            raise ValueError("pose_start needs a pose")
+        self.friction = friction
+        self.offset = float(offset)
+        self._deform_grid: TriangleGrid | None = None
+
+    # ------------------------------------------------------------------ frames and triangles
+
+    def _pose_at(self, t: float):
+        if self.pose is None or self.pose_start is None:
+            return None
+        (r0, o0), (r1, o1) = self.pose_start, self.pose
+        if self.pose_start is self.pose:
+            return r1, o1
+        return _rotation_between(r0, r1, t), o0 + (o1 - o0) * t
+
+    def _grid(self, gap: float) -> TriangleGrid:
+        if self.mesh_start is None:
+            return self.mesh.grid()
+        if self._deform_grid is None:  # once per frame: the end shape grown by the largest motion
+            motion = self.mesh.vertices - self.mesh_start.vertices
+            reach = float(np.sqrt((motion * motion).sum(axis=1).max())) if len(motion) else 0.0
+            self._deform_grid = TriangleGrid().build(self.mesh.vertices, self.mesh.triangles, reach)
+        return self._deform_grid
+
+    def _corners(self, tri: np.ndarray, t: float):
+        """Triangle corners (three (3, P)) at time t, and (for deforming meshes) their motion per unit time."""
+        end = [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)]
+        if self.mesh_start is None:
+            return end, None
+        start = [np.take(m, tri, axis=1) for m in (self.mesh_start.a, self.mesh_start.b, self.mesh_start.c)]
+        velocity = [e - s for e, s in zip(end, start, strict=True)]
+        return [s + v * t for s, v in zip(start, velocity, strict=True)], velocity
+
+    # ------------------------------------------------------------------ the substep
+
+    def collide(self, x, x_start, active, t0: float, t1: float, thickness: float, cloth_friction: float) -> None:
+        """Resolve contacts of vertices (rows of x where `active`) moving from x_start, for t0 -> t1."""
+        if len(self.mesh) == 0:
+            return
+        gap = float(thickness) + self.offset
+        grid = self._grid(gap)
+        pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
+        idx = self._near(x, x_start, active, grid.lower - gap, grid.upper + gap, pose0, pose1)
+        if len(idx) == 0:
+            return
+        rows1, rows0 = np.take(x, idx, axis=0), np.take(x_start, idx, axis=0)
+        if pose1 is None:
+            p1, p0 = _columns(rows1), _columns(rows0)
+        else:
+            p1, p0 = _to_frame(rows1, *pose1), _to_frame(rows0, *pose0)
+        q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1)
+        if len(q) == 0:
+            return
+        moved = self._resolve(grid, p0, p1, q, tri, t0, t1, gap, cloth_friction)
+        if len(moved) == 0:
+            return
+        new = p1[:, moved]
+        x[idx[moved]] = new.T if pose1 is None else _from_frame(new, *pose1)
+
+    def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
+        """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
+        for cache in self.mesh.candidates:
+            if cache.vertex_count == n and cache.gap == gap:
+                return cache
+        cache = _Candidates(n, gap, 0.25 * grid.levels[0][1])
+        self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
+        return cache
+
+    @staticmethod
+    def _near(x, x_start, active, lower, upper, pose0, pose1) -> np.ndarray:
+        """Active vertices whose path's box meets the collider's box (in world space, both poses)."""
+        if pose1 is not None:  # the world box around the own-frame box at both ends of the substep
+            box = np.stack(np.meshgrid(*zip(lower, upper, strict=True), indexing="ij"), -1).reshape(-1, 3)
+            world = np.concatenate([box @ r.T + o for r, o in (pose0, pose1)])
+            lower, upper = world.min(axis=0), world.max(axis=0)
+        near = active.copy()
+        for j in range(3):
+            near &= (np.maximum(x[:, j], x_start[:, j]) >= lower[j]) & (np.minimum(x[:, j], x_start[:, j]) <= upper[j])
+        return np.flatnonzero(near)
+
+    def _resolve(self, grid, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> np.ndarray:
+        """Move p1's columns (in place) out of the candidate triangles; returns the columns moved.
+
+        (q, tri): candidate pairs, q sorted.
+        """
+        mu = _mu(cloth_friction, self.friction)
+        moved_any = np.zeros(p1.shape[1], dtype=bool)
+        dt = t1 - t0
+        # The cached pairs were found for boxes grown by a skin: keep those whose boxes meet this path's.
+        near = np.ones(len(q), dtype=bool)
+        for j in range(3):
+            start, end = np.take(p0[j], q), np.take(p1[j], q)
+            near &= np.minimum(start, end) <= np.take(grid.high[j], tri) + gap
+            near &= np.maximum(start, end) >= np.take(grid.low[j], tri) - gap
+        near = np.flatnonzero(near)
+        q, tri = np.take(q, near), np.take(tri, near)
+        for _ in range(_PASSES):
+            (a, b, c), velocity = self._corners(tri, t1)
+            if velocity is None:
+                n = np.take(self.mesh.normals, tri, axis=1)
+                slack = gap
+            else:
+                n = cross(b - a, c - a)
+                n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
+                fastest = np.maximum(
+                    np.maximum(dot(velocity[0], velocity[0]), dot(velocity[1], velocity[1])),
+                    dot(velocity[2], velocity[2]),
+                )
+                slack = gap + np.sqrt(fastest) * dt
+            # Cheap rejection first: the path must come within the gap of the triangle's plane.
+            start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+            h0, h1 = dot(n, start - a), dot(n, end - a)
+            maybe = np.flatnonzero((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack))
+            if len(maybe) == 0:
+                break
+            q, tri = np.take(q, maybe), np.take(tri, maybe)
+            a, b, c, n, start, end = (np.take(m, maybe, axis=1) for m in (a, b, c, n, start, end))
+            if velocity is not None:
+                velocity = [np.take(m, maybe, axis=1) for m in velocity]
+            hit = self._contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu)
+            if hit is None:
+                break
+            who, target, crowded = hit
+            p1[:, who] = target
+            moved_any[who] = True
+            # The next pass re-checks only vertices that touched more than one triangle (creases, corners).
+            again = np.zeros(p1.shape[1], dtype=bool)
+            again[crowded] = True
+            keep = np.flatnonzero(np.take(again, q))
+            if len(keep) == 0:
+                break
+            q, tri = np.take(q, keep), np.take(tri, keep)
+        return np.flatnonzero(moved_any)
+
+    @staticmethod
+    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu):
+        """(vertices, their new positions (3, k)) for one pass over candidate pairs, or None."""
+        closest, v, w, region = closest_points(end, a, b, c)
+        if velocity is not None:  # follow the triangle's motion at the contact over the substep
+            u = 1.0 - v - w
+            start = start + (velocity[0] * u + velocity[1] * v + velocity[2] * w) * dt
+        h0 = dot(n, start - a)
+        side = np.where(h0 >= 0.0, 1.0, -1.0)
+        flat = np.abs(h0) < 1e-12  # on the plane at the start: the side it moves away from
+        if flat.any():
+            side = np.where(flat, np.where(dot(n, end - start) <= 0.0, 1.0, -1.0), side)
+        crossed, s = segment_crossings(start, end, a, b, c)
+        h1 = dot(n, end - a) * side
+        away = end - closest
+        dist = np.sqrt(dot(away, away))
+        use_normal = crossed | (region == FACE) | (dist < 1e-9)
+        push = np.where(use_normal, gap - h1, gap - dist)
+        contact = crossed | ((push > 0) & (dist < gap))
+        if not contact.any():
+            return None
+        # One contact per vertex: the first crossing, else the deepest push.
+        score = np.where(contact, np.where(crossed, 4.0 - s, np.minimum(push, 1.0)), -np.inf)
+        first = np.flatnonzero(np.diff(q, prepend=-1))
+        best = np.maximum.reduceat(score, first)
+        group = np.repeat(np.arange(len(first)), np.diff(first, append=len(q)))
+        pick = np.flatnonzero(contact & (score == np.take(best, group)))
+        pick = pick[np.flatnonzero(np.diff(np.take(q, pick), prepend=-1))]  # the first such pair of each vertex
+        crowded = np.take(q, first[np.add.reduceat(contact.astype(np.int32), first) > 1])
+        normal = np.where(
+            np.take(use_normal, pick), np.take(n, pick, axis=1) * np.take(side, pick), np.take(away, pick, axis=1)
+        )
+        normal /= np.maximum(np.sqrt(dot(normal, normal)), _EPS)
+        depth = np.take(push, pick)
+        target = np.take(end, pick, axis=1) + normal * depth
+        return np.take(q, pick), _friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
+
+
+def _mu(cloth: float, collider: float | None) -> float:
+    return cloth if collider is None else math.sqrt(max(cloth, 0.0) * max(collider, 0.0))
+
+
+def _friction(new, old, normal, depth, mu):
+    """Coulomb friction on the motion relative to the surface: stick, or slide by less."""
+    moved = new - old
+    tangential = moved - normal * dot(moved, normal)
+    slide = np.sqrt(dot(tangential, tangential))
+    limit = mu * depth
+    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
+    return new - tangential

@@ -1,0 +1,197 @@
+"""Broad phase for triangles: which triangles' boxes does each query box (or ball) touch?
+
+A hierarchical hashed grid. Each triangle's bounding box (plus a margin) goes to the level whose
+cells are at least as large as the box, so it lands in at most 2 x 2 x 2 cells whatever its size:
+a 20 m floor of two triangles sits a few levels above a detailed object's 2 cm triangles, and
+neither fills the other's cells. Levels double in size from a base cell near the median triangle.
+A query box visits the cells it overlaps on every occupied level (usually one to eight).
+
+Cells are hashed (Fibonacci hashing of the packed level and cell coordinates) into a table of
+buckets; entries are sorted by bucket with a radix sort, each bucket a range of that order, and
+exact keys filter hash collisions. A (query, triangle) pair is reported once: in the cell holding
+the lowest corner of the two boxes' overlap, and only if the boxes overlap at all.
+
+Built once for a rigid collider (queried in its own frame), or rebuilt each frame or step for a
+deforming collider or a cloth's own triangles; the table and its buffers are kept between builds.
+Not thread-safe: one instance per user.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .spatial_hash import _GOLDEN, _argsort_below
+
+_BITS = 18  # bits per cell coordinate; the level goes above the three
+_BIAS = 1 << (_BITS - 1)
+_CLIP = float((1 << (_BITS - 2)) - 1)  # cell coordinates are clipped to ±2^16 (far cells share a key)
+_TABLE = 4  # hash buckets per entry
+_ROWS = 8192  # query boxes per pass: bounds the temporaries
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def _corner_cells(low: np.ndarray, inv_cell: float) -> np.ndarray:
+    """floor(low * inv_cell) as int64 cell coordinates, clipped; low is (3, n)."""
+    scaled = low * inv_cell
+    np.fmax(scaled, -_CLIP, out=scaled)  # also turns NaN into a number
+    np.fmin(scaled, _CLIP, out=scaled)
+    np.floor(scaled, out=scaled)
+    return scaled.astype(np.int64)
+
+
+def _keys(level: int, cells: np.ndarray) -> np.ndarray:
+    """Packed (level, x, y, z) keys of (3, n) int64 cell coordinates, as uint64."""
+    key = (cells[0] + (_BIAS + (level << _BITS))) << _BITS
+    key += cells[1] + _BIAS
+    key <<= _BITS
+    key += cells[2] + _BIAS
+    return key.view(np.uint64)
+
+
+class TriangleGrid:
+    """Candidate (query, triangle) pairs for query boxes or balls against a triangle set."""
+
+    def __init__(self) -> None:
+        self._capacity = -1
+        self._runs = _EMPTY
+        self.triangle_count = 0
+        self.levels: list[tuple[int, float]] = []  # (level, cell size) of every occupied level
+        self.low = self.high = np.zeros((3, 0))  # each triangle's box (margin included)
+        self.lower = np.zeros(3)  # bounds of every triangle box (margin included)
+        self.upper = np.zeros(3)
+
+    def build(self, vertices: np.ndarray, triangles: np.ndarray, margin: float = 0.0, cell: float | None = None):
+        """Bin `triangles` (T, 3) indices into `vertices` (V, 3), boxes grown by `margin`.
+
+        `cell`: the finest cell size (default: the median triangle box). Returns self.
+        """
+        v = np.asarray(vertices, dtype=np.float64)
+        tris = np.asarray(triangles, dtype=np.int64).reshape(-1, 3)
+        count = self.triangle_count = len(tris)
+        self._release()
+        if count == 0:
+            self.levels = []
+            return self
+        corners = [np.take(v, tris[:, k], axis=0).T for k in range(3)]  # three (3, T)
+        low = np.minimum(np.minimum(corners[0], corners[1]), corners[2])
+        high = np.maximum(np.maximum(corners[0], corners[1]), corners[2])
+        low -= margin
+        high += margin
+        self.low, self.high = low, high  # (3, T) triangle boxes, margin included
+        self.lower, self.upper = low.min(axis=1), high.max(axis=1)
+        size = np.max(high - low, axis=0)
+        base = float(cell) if cell else float(np.median(size))
+        base = max(base, 1e-6, 1e-9 * float(np.max(self.upper - self.lower)))
+        level = np.maximum(np.ceil(np.log2(np.maximum(size, 1e-300) / base)), 0).astype(np.int64)
+        level = np.minimum(level, 60)
+        keys, owners = [], []
+        self.levels = []
+        for lv in np.unique(level).tolist():
+            which = np.flatnonzero(level == lv)
+            width = base * 2.0**lv
+            first = _corner_cells(low[:, which], 1.0 / width)
+            span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
+            for corner in range(8):
+                step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
+                inside = np.flatnonzero((step <= span).all(axis=0))
+                keys.append(_keys(lv, first[:, inside] + step))
+                owners.append(which[inside])
+            self.levels.append((lv, width))
+        self._fill(np.concatenate(keys), np.concatenate(owners))
+        return self
+
+    def _fill(self, keys: np.ndarray, owners: np.ndarray) -> None:
+        """The hash table of (key, triangle) entries, reusing the table arrays when they fit."""
+        n = len(keys)
+        bits = max(int(_TABLE * n - 1).bit_length(), 1)
+        if self._capacity != 1 << bits:
+            self._capacity = 1 << bits
+            self._occupied = np.zeros(1 << bits, dtype=bool)
+            self._ranges = np.zeros((1 << bits, 2), dtype=np.int64)  # first slot, entries
+        self._shift = np.uint64(64 - bits)
+        hashes = keys * _GOLDEN
+        bucket = (hashes >> self._shift).view(np.int64)
+        order = _argsort_below(bucket, bits)
+        sorted_bucket = np.take(bucket, order)
+        self._entry_keys = np.take(keys, order)
+        self._entry_triangles = np.take(owners, order)
+        first = np.flatnonzero(np.diff(sorted_bucket, prepend=-1))
+        self._runs = np.take(sorted_bucket, first)
+        self._occupied[self._runs] = True
+        self._ranges[self._runs, 0] = first
+        self._ranges[self._runs, 1] = np.diff(first, append=n)
+
+    def _release(self) -> None:
+        if self._capacity > 0 and len(self._runs):
+            self._occupied[self._runs] = False
+        self._runs = _EMPTY
+
+    def query_points(self, points: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (q, t): triangle t's box (with margin) comes within `radius` of point q's box.
+
+        points: (Q, 3) rows. Returns int64 arrays, each overlapping pair once, grouped by level.
+        """
+        p = np.asarray(points, dtype=np.float64)
+        return self.query_boxes(p - radius, p + radius)
+
+    def query_boxes(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (q, t) whose boxes overlap: query box q is lower[q]..upper[q] ((Q, 3) rows)."""
+        if self.triangle_count == 0 or len(lower) == 0:
+            return _EMPTY, _EMPTY
+        lo = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)  # (3, Q) coordinate-major
+        hi = np.ascontiguousarray(np.asarray(upper, dtype=np.float64).T)
+        found_q, found_t = [], []
+        for start in range(0, lo.shape[1], _ROWS):
+            part_lo, part_hi = lo[:, start : start + _ROWS], hi[:, start : start + _ROWS]
+            for lv, width in self.levels:
+                q, t = self._level_pairs(lv, width, part_lo, part_hi)
+                found_q.append(q + start)
+                found_t.append(t)
+        if len(found_q) == 1:
+            return found_q[0], found_t[0]
+        return np.concatenate(found_q), np.concatenate(found_t)
+
+    def _level_pairs(self, lv: int, width: float, lo: np.ndarray, hi: np.ndarray):
+        inv = 1.0 / width
+        first = _corner_cells(lo, inv)
+        span = _corner_cells(hi, inv) - first + 1  # cells per axis, >= 1
+        count = span[0] * span[1] * span[2]
+        if (count == 1).all():  # the usual case: each box inside one cell of this level
+            who = np.arange(lo.shape[1])
+            cells = first
+        else:
+            who = np.repeat(np.arange(lo.shape[1]), count)
+            k = np.arange(len(who)) - np.repeat(np.cumsum(count) - count, count)
+            sy, sz = np.take(span[1], who), np.take(span[2], who)
+            cells = np.take(first, who, axis=1)
+            cells[2] += k % sz
+            k //= sz
+            cells[1] += k % sy
+            cells[0] += k // sy
+        keys = _keys(lv, cells)
+        bucket = ((keys * _GOLDEN) >> self._shift).view(np.int64)
+        used = np.flatnonzero(np.take(self._occupied, bucket))
+        if len(used) == 0:
+            return _EMPTY, _EMPTY
+        ranges = np.take(self._ranges, np.take(bucket, used), axis=0)
+        start, size = ranges[:, 0], ranges[:, 1]
+        # Expand each bucket into its entries (most hold one or two).
+        total = int(size.sum())
+        origin = np.repeat(used, size)
+        slot = np.arange(total) - np.repeat(np.cumsum(size) - size - start, size)
+        same = np.flatnonzero(np.take(self._entry_keys, slot) == np.take(keys, origin))
+        origin, slot = np.take(origin, same), np.take(slot, same)
+        q = np.take(who, origin)
+        t = np.take(self._entry_triangles, slot)
+        # Overlap, and report only from the cell holding the overlap's lowest corner.
+        keep = np.ones(len(q), dtype=bool)
+        for axis in range(3):
+            q_lo, q_hi = np.take(lo[axis], q), np.take(hi[axis], q)
+            t_lo, t_hi = np.take(self.low[axis], t), np.take(self.high[axis], t)
+            keep &= (q_lo <= t_hi) & (t_lo <= q_hi)
+            corner = np.fmax(q_lo, t_lo) * inv
+            np.fmax(corner, -_CLIP, out=corner)
+            np.fmin(corner, _CLIP, out=corner)
+            keep &= np.floor(corner).astype(np.int64) == np.take(cells[axis], origin)
+        keep = np.flatnonzero(keep)
+        return np.take(q, keep), np.take(t, keep)

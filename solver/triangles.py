@@ -1,0 +1,134 @@
+"""Vectorised triangle kernels on coordinate-major (3, n) arrays, one triangle per column.
+
+NumPy 1.26 is ~3x quicker on three long rows than on n rows of three, so every argument and
+result here is (3, n) (use `colliders.gather_columns` to gather rows into that layout).
+
+- `closest_points`: the closest point on each triangle to each point, with its barycentric
+  coordinates and region (face, edge or vertex: Ericson, *Real-Time Collision Detection* 5.1.5).
+- `segment_crossings`: where each segment p0 -> p1 passes through its triangle's interior.
+- `segment_closest`: the closest points of two segments (edge-edge proximity).
+
+A continuous test against a MOVING triangle is done by the caller in the triangle's frame: move
+the segment's start by the triangle's motion at the contact (exact for a translating triangle,
+first order for a rotating or deforming one over a small substep) and test the static triangle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_EPS = 1e-30
+
+FACE = 0  # region codes of `closest_points`
+VERTEX_A, VERTEX_B, VERTEX_C = 1, 2, 3
+EDGE_AB, EDGE_AC, EDGE_BC = 4, 5, 6
+
+
+def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Column-wise dot products of two (3, n) arrays."""
+    p = a * b
+    return p[0] + p[1] + p[2]
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Column-wise cross products of two (3, n) arrays (np.cross is slow on this layout)."""
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    np.subtract(a[1] * b[2], a[2] * b[1], out=out[0])
+    np.subtract(a[2] * b[0], a[0] * b[2], out=out[1])
+    np.subtract(a[0] * b[1], a[1] * b[0], out=out[2])
+    return out
+
+
+def closest_points(p, a, b, c):
+    """Closest points on triangles (a, b, c) to points p, all (3, n).
+
+    Returns (closest (3, n), v (n,), w (n,), region (n,) int8): closest = a + v (b - a) + w (c - a),
+    region one of FACE, VERTEX_*, EDGE_*. Degenerate triangles give a point on one of their edges.
+    """
+    ab, ac, ap = b - a, c - a, p - a
+    d1, d2 = dot(ab, ap), dot(ac, ap)
+    bp = p - b
+    d3, d4 = dot(ab, bp), dot(ac, bp)
+    cp = p - c
+    d5, d6 = dot(ab, cp), dot(ac, cp)
+    va = d3 * d6 - d5 * d4
+    vb = d5 * d2 - d1 * d6
+    vc = d1 * d4 - d3 * d2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # Face region first, then overridden region by region, highest priority last (as Ericson tests them).
+        denominator = va + vb + vc
+        denominator = np.where(np.abs(denominator) > _EPS, denominator, _EPS)
+        v = vb / denominator
+        w = vc / denominator
+        region = np.zeros(p.shape[1], dtype=np.int8)
+
+        e43, e56 = d4 - d3, d5 - d6
+        on = (va <= 0) & (e43 >= 0) & (e56 >= 0)
+        t = e43 / np.where(e43 + e56 > _EPS, e43 + e56, 1.0)
+        v, w, region = np.where(on, 1.0 - t, v), np.where(on, t, w), np.where(on, EDGE_BC, region)
+
+        on = (vb <= 0) & (d2 >= 0) & (d6 <= 0)
+        t = d2 / np.where(d2 - d6 > _EPS, d2 - d6, 1.0)
+        v, w, region = np.where(on, 0.0, v), np.where(on, t, w), np.where(on, EDGE_AC, region)
+
+        on = (d6 >= 0) & (d5 <= d6)
+        v, w, region = np.where(on, 0.0, v), np.where(on, 1.0, w), np.where(on, VERTEX_C, region)
+
+        on = (vc <= 0) & (d1 >= 0) & (d3 <= 0)
+        t = d1 / np.where(d1 - d3 > _EPS, d1 - d3, 1.0)
+        v, w, region = np.where(on, t, v), np.where(on, 0.0, w), np.where(on, EDGE_AB, region)
+
+        on = (d3 >= 0) & (d4 <= d3)
+        v, w, region = np.where(on, 1.0, v), np.where(on, 0.0, w), np.where(on, VERTEX_B, region)
+
+        on = (d1 <= 0) & (d2 <= 0)
+        v, w, region = np.where(on, 0.0, v), np.where(on, 0.0, w), np.where(on, VERTEX_A, region)
+    closest = a + ab * v + ac * w
+    return closest, v, w, region.astype(np.int8, copy=False)
+
+
+def segment_crossings(p0, p1, a, b, c):
+    """Where segments p0 -> p1 cross the interiors of triangles (a, b, c), all (3, n).
+
+    Returns (hit (n,) bool, s (n,)): hit where the segment passes through (or ends on) the
+    triangle, at p0 + s (p1 - p0), s in [0, 1]. A segment lying in the triangle's plane never hits.
+    """
+    ab, ac = b - a, c - a
+    n = cross(ab, ac)
+    h0 = dot(n, p0 - a)
+    h1 = dot(n, p1 - a)
+    crosses = ((h0 > 0) & (h1 <= 0)) | ((h0 < 0) & (h1 >= 0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(crosses, h0 / np.where(crosses, h0 - h1, 1.0), 0.0)
+    q = p0 + (p1 - p0) * s
+    e = q - a
+    nn = np.maximum(dot(n, n), _EPS)
+    # Barycentrics of the crossing point: (e x ac).n = v |n|^2, (ab x e).n = w |n|^2.
+    v = dot(cross(e, ac), n)
+    w = dot(cross(ab, e), n)
+    hit = crosses & (v >= 0) & (w >= 0) & (v + w <= nn) & (nn > _EPS)
+    return hit, s
+
+
+def segment_closest(p0, p1, q0, q1):
+    """Closest points of segments p0 -> p1 and q0 -> q1, all (3, n).
+
+    Returns (s (n,), t (n,)): the closest points are p0 + s (p1 - p0) and q0 + t (q1 - q0), s, t in
+    [0, 1]. Parallel and degenerate segments get one of their closest pairs (Ericson 5.1.9).
+    """
+    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
+    a, e, f = dot(d1, d1), dot(d2, d2), dot(d2, r)
+    c, b = dot(d1, r), dot(d1, d2)
+    denominator = a * e - b * b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = np.where(denominator > 1e-12 * np.maximum(a * e, _EPS), (b * f - c * e) / denominator, 0.0)
+        s = np.clip(s, 0.0, 1.0)
+        t = np.where(e > _EPS, (b * s + f) / np.where(e > _EPS, e, 1.0), 0.0)
+        # t outside [0, 1]: clamp it and recompute s for the clamped t.
+        low, high = t < 0.0, t > 1.0
+        t = np.clip(t, 0.0, 1.0)
+        s_low = np.clip(-c / np.where(a > _EPS, a, 1.0), 0.0, 1.0)
+        s_high = np.clip((b - c) / np.where(a > _EPS, a, 1.0), 0.0, 1.0)
+        s = np.where(low, s_low, np.where(high, s_high, s))
+        s = np.where(a > _EPS, s, 0.0)
+    return s, t

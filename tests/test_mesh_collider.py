@@ -1,0 +1,156 @@
+"""Mesh colliders in the pure solver: penetration is measured against the actual triangles."""
+
+import numpy as np
+import pytest
+
+import solver
+from solver.triangles import closest_points
+
+FRAME = 1 / 24
+
+
+def _box(size=(1.0, 1.0, 1.0), center=(0.0, 0.0, 0.5)):
+    """A closed box of 12 triangles, normals outward."""
+    sx, sy, sz = (s / 2 for s in size)
+    v = np.array([[x, y, z] for x in (-sx, sx) for y in (-sy, sy) for z in (-sz, sz)]) + center
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    tris = [t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]
+    return v, np.array(tris)
+
+
+def _distances(points, vertices, triangles):
+    """Each point's distance to the nearest triangle (brute force)."""
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    best = np.full(len(points), np.inf)
+    for i, p in enumerate(points):
+        pc = np.repeat(p[:, None], len(triangles), axis=1)
+        closest, *_ = closest_points(pc, a.T.copy(), b.T.copy(), c.T.copy())
+        best[i] = np.sqrt(((closest - pc) ** 2).sum(axis=0)).min()
+    return best
+
+
+def _inside_box(points, lo, hi):
+    return ((points > lo) & (points < hi)).all(axis=1)
+
+
+def _run(model, colliders_per_frame, frames, params=None, state=None):
+    state = state or model.initial_state()
+    params = params or solver.Params()
+    for f in range(frames):
+        solver.step(model, state, params, FRAME, colliders=colliders_per_frame(f))
+        yield f, state
+
+
+def test_box_top_holds_the_cloth_and_its_edges_let_it_fall():
+    v, t = _box()
+    vertices, faces = solver.grid(24, 24, size=2.0, height=1.3)
+    model = solver.build_model(vertices, faces)
+    box = solver.MeshCollider(v, t)
+    floor = solver.Plane(point=(0, 0, 0))
+    params = solver.Params()
+    for _, state in _run(model, lambda f: [box, floor], 40, params):
+        x = state.positions
+        assert not _inside_box(x, (-0.5, -0.5, 0.0), (0.5, 0.5, 1.0)).any()
+    x = state.positions
+    centre = np.argmin(np.linalg.norm(vertices[:, :2], axis=1))
+    assert x[centre, 2] == pytest.approx(1.0 + params.thickness, abs=0.01)  # rests on the top face
+    corners = [0, 23, 552, 575]
+    assert (x[corners, 2] < 0.5).all()  # the skirt fell over the edges
+    top = _inside_box(x, (-0.45, -0.45, 0.9), (0.45, 0.45, 1.1))
+    assert _distances(x[top], v, t).min() >= params.thickness - 1e-6
+
+
+def test_zero_thickness_tilted_sheet_is_never_crossed():
+    angle = np.radians(25)
+    v = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0.0]])
+    rotation = np.array([[np.cos(angle), 0, -np.sin(angle)], [0, 1, 0], [np.sin(angle), 0, np.cos(angle)]])
+    v = v @ rotation.T + (0, 0, 0.5)
+    t = np.array([[0, 1, 2], [0, 2, 3]])
+    normal = rotation @ (0, 0, 1.0)
+    vertices, faces = solver.grid(16, 16, size=0.6, height=1.0)
+    model = solver.build_model(vertices, faces)
+    sheet = solver.MeshCollider(v, t, friction=0.0)
+    params = solver.Params(friction=0.05)
+    start_x = None
+    for f, state in _run(model, lambda f: [sheet], 30, params):
+        x = state.positions
+        height = (x - v[0]) @ normal
+        along = ((x - v[0]) @ (v[1] - v[0])) / 4
+        over = (along > 0.01) & (along < 0.99)  # over the sheet, not past its edges
+        assert (height[over] > params.thickness - 1e-6).all(), f
+        if f == 10:
+            start_x = x[:, 0].mean()
+    assert x[:, 0].mean() < start_x - 0.05  # it slides down the slope
+
+
+def test_fast_box_through_hanging_cloth_never_leaves_a_vertex_inside():
+    """A 0.4 m box keyframed at 6 m/s through a cloth pinned at two corners."""
+    v, t = _box((0.4, 0.4, 0.4), center=(0, 0, 0))
+    shape = solver.TriangleMesh(v, t)
+    vertices, faces = solver.grid(20, 20, size=1.0, height=0.0)
+    vertices = vertices[:, [0, 2, 1]]  # hang it in the xz plane
+    vertices[:, 2] += 1.0
+    pins = np.zeros(len(vertices))
+    pins[[380, 399]] = 1.0  # the top corners
+    model = solver.build_model(vertices, faces, pin_weight=pins)
+    speed = 6.0
+
+    def pose(f):
+        m = np.eye(4)
+        m[:3, 3] = (0, -0.6 + speed * FRAME * f, 0.6)
+        return m
+
+    for f, state in _run(model, lambda f: [solver.MeshCollider(shape, pose=pose(f + 1), pose_start=pose(f))], 12):
+        lo, hi = pose(f + 1)[:3, 3] - 0.2, pose(f + 1)[:3, 3] + 0.2
+        assert not _inside_box(state.positions, lo, hi).any(), f
+    assert state.positions[:, 1].max() > 0.5  # the cloth was carried along
+
+
+def test_rising_bump_lifts_resting_cloth():
+    n = 13  # a vertex at the bump's peak
+    xs = np.linspace(-1, 1, n)
+    gx, gy = np.meshgrid(xs, xs)
+    ground = np.stack([gx.ravel(), gy.ravel(), np.zeros(n * n)], 1)
+    quads = np.array(
+        [[i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j] for i in range(n - 1) for j in range(n - 1)]
+    )
+    tris = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])
+    bump = np.exp(-(gx**2 + gy**2).ravel() / 0.1)
+    vertices, faces = solver.grid(16, 16, size=1.0, height=0.02)
+    model = solver.build_model(vertices, faces)
+
+    def shape(f):
+        g = ground.copy()
+        g[:, 2] = 0.4 * bump * min(max(f - 10, 0) / 20, 1.0)
+        return g
+
+    def colliders(f):
+        return [solver.MeshCollider(shape(f + 1), tris, mesh_start=shape(f))]
+
+    for f, state in _run(model, colliders, 40):
+        assert _distances(state.positions[::7], shape(f + 1), tris).min() >= -1e-9
+    centre = np.argmin(np.linalg.norm(vertices[:, :2], axis=1))
+    assert state.positions[centre, 2] > 0.3  # lifted with the bump (0.4 m at its peak)
+
+
+def test_cloth_rests_on_a_lower_cloth_and_never_passes_through():
+    """The lower cloth's simulated shape is the upper cloth's (deforming) collider, one way."""
+    lower_v, faces = solver.grid(20, 20, size=1.6, height=0.6)
+    lower = solver.build_model(lower_v, faces)
+    upper_v, _ = solver.grid(20, 20, size=1.2, height=0.9)
+    upper = solver.build_model(upper_v, faces)
+    sphere = solver.Sphere(center=(0, 0, 0.25), radius=0.25)
+    floor = solver.Plane(point=(0, 0, 0))
+    lower_state, upper_state = lower.initial_state(), upper.initial_state()
+    tris = np.concatenate([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]]) if faces.shape[1] == 4 else faces
+    params = solver.Params()
+    for f in range(40):
+        before = lower_state.positions.copy()
+        solver.step(lower, lower_state, params, FRAME, colliders=[sphere, floor])
+        cloth = solver.MeshCollider(lower_state.positions.copy(), tris, mesh_start=before)
+        solver.step(upper, upper_state, params, FRAME, colliders=[cloth, sphere, floor])
+        # Never below the lower cloth where it lies under the upper one.
+        assert _distances(upper_state.positions[::5], lower_state.positions, tris).min() >= params.thickness - 1e-6, f
+    centre = np.argmin(np.linalg.norm(upper_v[:, :2], axis=1))
+    lower_centre = np.argmin(np.linalg.norm(lower_v[:, :2], axis=1))
+    assert upper_state.positions[centre, 2] > lower_state.positions[lower_centre, 2]

@@ -1,0 +1,154 @@
+"""Triangle kernels and the triangle broad phase, each against a brute-force reference."""
+
+import numpy as np
+import pytest
+
+from solver.triangle_grid import TriangleGrid
+from solver.triangles import FACE, closest_points, segment_closest, segment_crossings
+
+
+def _columns(*rows):
+    return [np.ascontiguousarray(r.T) for r in rows]
+
+
+def _brute_closest(p, a, b, c, samples=120):
+    """Closest point by dense barycentric sampling plus the exact edge projections."""
+    best = np.full(len(p), np.inf)
+    out = np.zeros_like(p)
+    # Edges exactly (the minimum is on an edge unless the projection falls inside).
+    for u, w in ((a, b), (a, c), (b, c)):
+        d = w - u
+        t = np.clip(np.einsum("ij,ij->i", p - u, d) / np.einsum("ij,ij->i", d, d), 0, 1)
+        q = u + d * t[:, None]
+        dist = np.linalg.norm(p - q, axis=1)
+        better = dist < best
+        best[better], out[better] = dist[better], q[better]
+    # Interior: the plane projection when its barycentrics are inside.
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    q = p - n * np.einsum("ij,ij->i", p - a, n)[:, None]
+    m = np.stack([b - a, c - a], axis=2)  # (n, 3, 2)
+    inside = []
+    for k in range(len(p)):
+        vw = np.linalg.lstsq(m[k], q[k] - a[k], rcond=None)[0]
+        inside.append(vw[0] >= 0 and vw[1] >= 0 and vw.sum() <= 1)
+    inside = np.array(inside)
+    dist = np.linalg.norm(p - q, axis=1)
+    better = inside & (dist < best)
+    best[better], out[better] = dist[better], q[better]
+    return out, best
+
+
+def test_closest_points_match_brute_force_in_every_region():
+    rng = np.random.default_rng(1)
+    n = 400
+    a, b, c = (rng.normal(size=(n, 3)) for _ in range(3))
+    p = rng.normal(size=(n, 3)) * 2
+    closest, v, w, region = closest_points(*_columns(p, a, b, c))
+    expected, dist = _brute_closest(p, a, b, c)
+    assert np.allclose(closest.T, expected, atol=1e-9)
+    # Barycentrics reproduce the point and are valid.
+    again = a + (b - a) * v[:, None] + (c - a) * w[:, None]
+    assert np.allclose(again, expected, atol=1e-9)
+    assert (v >= -1e-12).all() and (w >= -1e-12).all() and (v + w <= 1 + 1e-12).all()
+    assert set(np.unique(region)) == set(range(7))  # every region was exercised
+    face = region == FACE
+    assert ((v[face] > 0) & (w[face] > 0) & (v[face] + w[face] < 1)).all()
+
+
+def test_segment_crossings_match_brute_force():
+    rng = np.random.default_rng(2)
+    n = 2000
+    a, b, c = (rng.normal(size=(n, 3)) for _ in range(3))
+    p0, p1 = rng.normal(size=(n, 3)), rng.normal(size=(n, 3))
+    hit, s = segment_crossings(*_columns(p0, p1, a, b, c))
+    # Reference: solve p0 + s d = a + v ab + w ac.
+    for k in range(n):
+        m = np.stack([p1[k] - p0[k], a[k] - b[k], a[k] - c[k]], axis=1)
+        s_k, v_k, w_k = np.linalg.solve(m, a[k] - p0[k])
+        margin = 1e-9
+        inside = margin < s_k < 1 - margin and v_k > margin and w_k > margin and v_k + w_k < 1 - margin
+        outside = s_k < -margin or s_k > 1 + margin or v_k < -margin or w_k < -margin or v_k + w_k > 1 + margin
+        if inside:
+            assert hit[k]
+            assert s[k] == pytest.approx(s_k, abs=1e-9)
+        elif outside:
+            assert not hit[k]
+    assert 50 < hit.sum() < n - 50
+
+
+def test_segment_closest_matches_brute_force():
+    rng = np.random.default_rng(3)
+    n = 300
+    p0, p1, q0, q1 = (rng.normal(size=(n, 3)) for _ in range(4))
+    p1[:20] = p0[:20]  # degenerate segments
+    q1[20:40] = q0[20:40] + (p1[20:40] - p0[20:40]) * 0.5  # parallel ones
+    s, t = segment_closest(*_columns(p0, p1, q0, q1))
+    got = np.linalg.norm((p0 + (p1 - p0) * s[:, None]) - (q0 + (q1 - q0) * t[:, None]), axis=1)
+    grid = np.linspace(0, 1, 201)
+    for k in range(n):
+        pp = p0[k] + np.outer(grid, p1[k] - p0[k])
+        qq = q0[k] + np.outer(grid, q1[k] - q0[k])
+        best = np.min(np.linalg.norm(pp[:, None] - qq[None], axis=2))
+        assert got[k] <= best + 1e-12
+        assert got[k] >= best - 0.02 * (np.linalg.norm(p1[k] - p0[k]) + np.linalg.norm(q1[k] - q0[k]))
+
+
+def _brute_pairs(vertices, triangles, lower, upper, margin):
+    corners = vertices[triangles]
+    t_lo, t_hi = corners.min(axis=1) - margin, corners.max(axis=1) + margin
+    overlap = ((lower[:, None] <= t_hi[None]) & (t_lo[None] <= upper[:, None])).all(axis=2)
+    q, t = np.nonzero(overlap)
+    return set(zip(q.tolist(), t.tolist(), strict=True))
+
+
+def _mixed_mesh(rng):
+    """Small triangles around a detailed blob, two huge floor triangles and a few slivers."""
+    small = rng.normal(size=(600, 3)) * 0.3
+    tris = rng.integers(0, 600, size=(800, 3))
+    tris = tris[(tris[:, 0] != tris[:, 1]) & (tris[:, 1] != tris[:, 2]) & (tris[:, 0] != tris[:, 2])]
+    near = np.argsort(np.linalg.norm(small[tris[:, 1]] - small[tris[:, 0]], axis=1))[:400]
+    tris = tris[near]
+    floor = np.array([[-20, -20, -1], [20, -20, -1], [20, 20, -1], [-20, 20, -1.0]])
+    sliver = np.array([[-5, 0.5, 0.2], [5, 0.5, 0.2], [0, 0.51, 0.2]])
+    vertices = np.concatenate([small, floor, sliver])
+    extra = np.array([[600, 601, 602], [600, 602, 603], [604, 605, 606]])
+    return vertices, np.concatenate([tris, extra])
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.05])
+def test_grid_finds_exactly_the_overlapping_boxes(margin):
+    rng = np.random.default_rng(4)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid().build(vertices, triangles, margin=margin)
+    assert len(grid.levels) >= 3  # small, sliver and floor triangles sit on different levels
+    points = rng.normal(size=(500, 3)) * 0.6
+    points[:50, 2] = -1.0  # on the floor
+    lower = points - rng.uniform(0, 0.1, size=(500, 3))
+    upper = points + rng.uniform(0, 0.1, size=(500, 3))
+    upper[:10] += 1.5  # a few long boxes (fast vertices) span many cells
+    q, t = grid.query_boxes(lower, upper)
+    found = list(zip(q.tolist(), t.tolist(), strict=True))
+    assert len(found) == len(set(found))  # each pair once
+    assert set(found) == _brute_pairs(vertices, triangles, lower, upper, margin)
+    # Balls: a point and a radius.
+    q, t = grid.query_points(points, 0.04)
+    assert set(zip(q.tolist(), t.tolist(), strict=True)) == _brute_pairs(
+        vertices, triangles, points - 0.04, points + 0.04, margin
+    )
+
+
+def test_grid_rebuilds_in_place_for_moving_triangles():
+    rng = np.random.default_rng(5)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid()
+    for frame in range(4):
+        moved = vertices + rng.normal(size=vertices.shape) * 0.02 * frame
+        grid.build(moved, triangles[: 300 + 30 * frame])
+        points = rng.normal(size=(200, 3)) * 0.5
+        q, t = grid.query_points(points, 0.03)
+        expected = _brute_pairs(moved, triangles[: 300 + 30 * frame], points - 0.03, points + 0.03, 0.0)
+        assert set(zip(q.tolist(), t.tolist(), strict=True)) == expected
+    grid.build(vertices, np.zeros((0, 3), dtype=int))
+    q, t = grid.query_points(points, 0.03)
+    assert len(q) == len(t) == 0
