@@ -24,6 +24,7 @@ if __package__:
         cli.unregister_command()
         preset_menu.unregister()
         preview.unregister_handlers()
+        preview.remove_displays()
         ui.unregister_properties()
         for cls in reversed(CLASSES):
             bpy.utils.unregister_class(cls)

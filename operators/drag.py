@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from ..services import checks, display, dragging, holding, preview, runs, scene_reading
+from ..services import checks, display, dragging, holding, preview, runs
 
 PICK_RADIUS = 30.0  # pixels
 BAKED = "This cloth is baked: press Free Bake first to drag the live cloth."
@@ -98,7 +98,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
             return checks.cancel(self, problem)
         self._object_name = obj.name
         run = runs.cached(obj)
-        self._saved = (None if run is None else run.state.copy(), scene_reading.read_shape(obj))
+        self._saved = (None if run is None else run.state.copy(), display.shown(obj))
         holding.release(obj)
         fps = context.scene.render.fps / context.scene.render.fps_base
         self._timer = context.window_manager.event_timer_add(1.0 / max(fps, 1.0), window=context.window)
@@ -150,7 +150,9 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
                 elif run is not None and len(state.positions) == len(run.state.positions):
                     run.state = state
                     runs.show_tears(run, obj)
-                if len(shape) == len(obj.data.vertices):
+                if shape is None:
+                    display.clear(obj)
+                else:
                     display.write_shape(obj, shape)
         if self._timer is not None:
             context.window_manager.event_timer_remove(self._timer)

@@ -60,7 +60,6 @@ class Baker:
         self.scene, self.obj = scene, obj
         self.frame_start, self.frame_end = int(frame_start), int(frame_end)
         self.original_frame = (scene.frame_current, scene.frame_subframe)
-        self.original_shape = scene_reading.read_shape(obj)
         self._suspend = preview.suspended()
         self._suspend.__enter__()
         self._open = True
@@ -68,7 +67,6 @@ class Baker:
             own = {k.name for k in obj.verlet_cloth.bake_keys} if obj.verlet_cloth.baked else set()
             scene.frame_set(self.frame_start)
             self.run = runs.start(scene, obj)
-            display.write_shape(obj, self.run.rest_local)
             self.user_keys = self._user_keys(own)
             self.positions = [self.run.rest_local.astype(np.float32)]
             self.mixes = [self._mix()]
@@ -119,12 +117,11 @@ class Baker:
         return self.done < self.total
 
     def abort(self) -> None:
-        """Leave the object and the scene as they were."""
+        """Leave the object and the scene as they were (the bake never wrote the object before finish)."""
         if not self._open:
             return
         self._open = False
         try:
-            display.write_shape(self.obj, self.original_shape)
             self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
         finally:
             self._suspend.__exit__(None, None, None)
@@ -138,7 +135,7 @@ class Baker:
             settings = obj.verlet_cloth
             if settings.baked:
                 free_bake(obj)
-            display.write_shape(obj, self.run.rest_local)
+            display.remove(obj)  # the keys show the bake; the live preview's data goes
             created_basis = obj.data.shape_keys is None or not len(obj.data.shape_keys.key_blocks)
             if created_basis:
                 obj.shape_key_add(name="Basis", from_mix=False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import bpy
+
 from .scene_reading import topology_of
 
 # Messages for bad input, shared by every operator.
@@ -16,6 +18,10 @@ TOPOLOGY_CHANGED = (
     "The mesh's vertices, edges or faces changed since Make Cloth: press Make Cloth again to use the new mesh."
 )
 EDIT_MODE = "Leave Edit Mode first (Tab), then try again."
+SHARED_MESH = (
+    "This object shares its mesh with another object (a linked duplicate, Alt+D), so both would show one "
+    "simulation: use Object ▸ Relations ▸ Make Single User ▸ Object & Data, then try again."
+)
 ABSOLUTE_KEYS = "The mesh's shape keys are absolute: enable Relative in the Shape Keys panel, then bake again."
 
 
@@ -38,6 +44,14 @@ def mesh_problem(obj, edit_mode_needed: str | None = None) -> str | None:
     return EDIT_MODE if obj.mode == "EDIT" else None
 
 
+def shares_mesh(obj) -> bool:
+    """Whether another object uses `obj`'s mesh (Alt+D): the preview and a bake live on the mesh."""
+    mesh = obj.data
+    if mesh.users <= 1 + int(mesh.use_fake_user):
+        return False
+    return sum(1 for other in bpy.data.objects if other.data == mesh) > 1
+
+
 def object_problem(obj) -> str | None:
     """Why `obj` cannot be (or become) a cloth, or None."""
     problem = mesh_problem(obj)
@@ -45,6 +59,8 @@ def object_problem(obj) -> str | None:
         return problem
     if len(obj.data.edges) == 0:
         return NO_EDGES
+    if shares_mesh(obj):
+        return SHARED_MESH
     group = obj.verlet_cloth.pin_group
     if group and obj.vertex_groups.get(group) is None:
         return missing_pin_group(group)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import solver
+from . import identity
 
 
 @dataclass
@@ -31,9 +32,9 @@ _held: dict[str, Held] = {}
 def hold(obj, index: int, target) -> None:
     """Hold vertex `index` of `obj` at the world-space `target` from the next step on."""
     target = np.asarray(target, dtype=np.float64).reshape(3)
-    held = _held.get(obj.name)
+    held = _held.get(identity.key(obj))
     if held is None or held.index != int(index):
-        _held[obj.name] = Held(int(index), target)
+        _held[identity.key(obj)] = Held(int(index), target)
     else:
         held.target = target
 
@@ -43,8 +44,8 @@ def release(obj=None) -> None:
     if obj is None:
         _held.clear()
     else:
-        _held.pop(obj.name, None)
+        _held.pop(identity.key(obj), None)
 
 
 def held(obj) -> Held | None:
-    return _held.get(obj.name)
+    return _held.get(identity.key(obj))

@@ -4,6 +4,11 @@ Policy (see README, "Using it in Blender"): at or before the start frame the clo
 shape; one frame forward steps it; any other jump holds the last simulated state until playback
 comes back to the next frame or to the start. It never simulates while a render runs or a bake
 drives the frames; baked cloths play back their shape keys only.
+
+What the preview shows goes through `display` (an attribute and a modifier the add-on owns), so
+the user's vertices and shape keys are never written. Runs are keyed by the cloth's identity
+(`identity`), so renames keep simulating. Pin-weight edits are noticed from the depsgraph's updates
+(no per-frame read of the weights); after an undo the preview continues from the restored shape.
 """
 
 from __future__ import annotations
@@ -11,10 +16,12 @@ from __future__ import annotations
 import bpy
 from bpy.app.handlers import persistent
 
-from . import geometry, holding, tears
+from .. import solver
+from . import checks, display, geometry, holding, tears
 from .checks import cloth_problem
 from .display import write_shape
-from .runs import Run, advance, cached, forget, remember, reset, show_tears, start
+from .runs import Run, advance, cached, forget, mark_dirty, remember, reset, show_tears, start
+from .scene_reading import world_matrix
 from .solver_params import frame_range
 
 _suspended = 0  # > 0 while a bake drives the frames
@@ -52,14 +59,21 @@ def drag_step(scene, obj) -> Run:
     return run
 
 
+def _live_cloths(scene):
+    """The scene's enabled, unbaked cloth meshes outside Edit Mode."""
+    for obj in scene.objects:
+        if obj.type == "MESH" and obj.verlet_cloth.enabled and not obj.verlet_cloth.baked and obj.mode != "EDIT":
+            yield obj
+
+
 def resume(scenes) -> None:
     """After a file loads: cloths whose scene is at (or before) its start frame restart from rest there."""
     for scene in scenes:
-        for obj in scene.objects:
-            if obj.type != "MESH" or not obj.verlet_cloth.enabled or obj.verlet_cloth.baked:
-                continue
+        for obj in _live_cloths(scene):
             if cloth_problem(obj) is None and scene.frame_current <= frame_range(scene, obj.verlet_cloth)[0]:
                 reset(scene, obj)
+            else:
+                display.clear(obj)  # no simulated state to show: the user's own mesh
 
 
 def preview(scene, obj) -> str:
@@ -69,7 +83,7 @@ def preview(scene, obj) -> str:
     run = cached(obj)
     frame = int(scene.frame_current)
     action = geometry.frame_action(None if run is None else run.frame, frame, first, last)
-    if run is not None and (len(run.rest_local) != len(obj.data.vertices) or run.name != obj.name):
+    if run is not None and len(run.rest_local) != len(obj.data.vertices):
         action = geometry.RESET if action == geometry.RESET else geometry.HOLD
         forget(obj)
         run = None
@@ -77,6 +91,7 @@ def preview(scene, obj) -> str:
         run = start(scene, obj)
         if settings.topology and run.topology != settings.topology:
             forget(obj)  # rewired with the same counts: left alone until Make Cloth again
+            display.clear(obj)
             return geometry.HOLD
         write_shape(obj, run.rest_local)
         tears.clear(obj)
@@ -89,23 +104,87 @@ def preview(scene, obj) -> str:
     return action
 
 
+def _edited_meshes(depsgraph) -> set:
+    """Meshes whose data changed since the last evaluation (weight paint, Edit Mode, scripts)."""
+    if depsgraph is None:
+        return set()
+    return {u.id.original for u in depsgraph.updates if u.is_updated_geometry and isinstance(u.id, bpy.types.Mesh)}
+
+
 @persistent
 def on_frame_change(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
         return
-    for obj in scene.objects:
-        if obj.type != "MESH":
+    edited = _edited_meshes(depsgraph)
+    for obj in _live_cloths(scene):
+        problem = cloth_problem(obj, quick=True)
+        if problem is not None:
+            # The panel says why; a changed or shared mesh shows the user's own shape, not a wrong one.
+            if problem in {checks.TOPOLOGY_CHANGED, checks.SHARED_MESH}:
+                forget(obj)
+                display.clear(obj)
             continue
-        settings = obj.verlet_cloth
-        if not settings.enabled or settings.baked or obj.mode == "EDIT":
-            continue
-        if cloth_problem(obj, quick=True) is not None:
-            continue  # e.g. topology changed since Make Cloth: left alone until Make Cloth again
+        if obj.data in edited:
+            mark_dirty(obj)  # e.g. pin weights painted: read again before this step
         try:
             preview(scene, obj)
         except (ValueError, FloatingPointError) as error:  # never break playback
             print(f"Verlet Cloth: {obj.name}: {error}")
             forget(obj)
+
+
+def pick_up(scene, obj) -> None:
+    """Continue the preview from what the evaluated mesh shows now (after an undo), at rest there.
+
+    Undo restores the scene's frame and the mesh, with our attribute as it was; the velocities
+    are not stored, so the cloth continues from that shape at rest. Without a shown shape the
+    cloth restarts from its rest shape at this frame, as after Make Cloth.
+    """
+    shape = display.shown(obj)
+    run = cached(obj)
+    if shape is None or run is None or len(shape) != len(run.rest_local) or cloth_problem(obj) is not None:
+        forget(obj)
+        if cloth_problem(obj) is None:
+            reset(scene, obj)
+        return
+    world = geometry.to_world(world_matrix(obj), shape)
+    old = run.state
+    frame = int(scene.frame_current)
+    run.state = solver.State(world, world.copy(), frame - run.first_frame, old.time, old.broken, old.face_torn_frame)
+    run.frame = frame
+    run.dirty = True  # pins and masses as the undo left them
+
+
+@persistent
+def on_undo(scene, *_args) -> None:
+    """After undo or redo: every live cloth continues from its restored state (not only at the start frame)."""
+    if _suspended:
+        return
+    for each in bpy.data.scenes:
+        for obj in _live_cloths(each):
+            try:
+                pick_up(each, obj)
+            except (ValueError, FloatingPointError) as error:
+                print(f"Verlet Cloth: {obj.name}: {error}")
+                forget(obj)
+
+
+@persistent
+def on_save_pre(*_args) -> None:
+    """A saved file never stores a simulated shape: our attribute leaves every mesh while it is written."""
+    for obj in bpy.data.objects:
+        if obj.type == "MESH" and obj.library is None:
+            display.clear(obj)
+
+
+@persistent
+def on_save_post(*_args) -> None:
+    """Show the live cloths again after saving."""
+    for scene in bpy.data.scenes:
+        for obj in _live_cloths(scene):
+            run = cached(obj)
+            if run is not None and len(run.rest_local) == len(obj.data.vertices):
+                write_shape(obj, run.local_positions(obj))
 
 
 @persistent
@@ -137,6 +216,10 @@ _HANDLERS = (
     ("render_complete", on_render_end),
     ("render_cancel", on_render_end),
     ("load_post", on_load),
+    ("save_pre", on_save_pre),
+    ("save_post", on_save_post),
+    ("undo_post", on_undo),
+    ("redo_post", on_undo),
 )
 
 
@@ -157,3 +240,11 @@ def unregister_handlers() -> None:
             ):
                 handlers.remove(existing)
     forget()
+
+
+def remove_displays() -> None:
+    """Disabling the add-on: every cloth shows exactly what the user made (ours removed everywhere)."""
+    try:
+        display.remove_everywhere()
+    except (AttributeError, RuntimeError) as error:  # data not writable in this context
+        print(f"Verlet Cloth: could not remove the live preview's data: {error}")

@@ -14,9 +14,9 @@ import numpy as np
 
 from .. import solver
 from ..solver.model import vertex_masses
-from . import geometry, holding, tears
+from . import display, geometry, holding, identity, tears
 from .display import write_shape
-from .rest import REST_ATTRIBUTE, rest_shape
+from .rest import rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
 from .solver_params import frame_time, mean_edge_length, params_of
 
@@ -25,7 +25,7 @@ from .solver_params import frame_time, mean_edge_length, params_of
 class Run:
     """One cloth being simulated: its model, state and the scene as it was at `frame`."""
 
-    name: str
+    key: str  # the cloth's identity (services.identity), not its name
     topology: str
     model: solver.Model
     state: solver.State
@@ -42,22 +42,28 @@ class Run:
         return geometry.to_local(world_matrix(obj), self.state.positions)
 
 
-_models: dict[str, tuple[tuple, solver.Model]] = {}
+_models: dict[str, tuple[tuple, bytes, solver.Model]] = {}  # cloth id -> (shape key, pin weights, model)
 
 
 def _model_for(obj, rest_world: np.ndarray, faces, edges, topology: str) -> solver.Model:
-    """The cloth's model; the colouring is reused while topology, rest shape and mass settings stay."""
+    """The cloth's model, built once per topology, rest shape, mass settings and pin weights.
+
+    Models are immutable, so an unchanged cloth (every return to the start frame) reuses its
+    model as is; new pin weights alone keep the colouring (`Model.with_pins`).
+    """
     settings = obj.verlet_cloth
     weights = pin_weights(obj, settings.pin_group)
-    key = (topology, hash(rest_world.tobytes()), settings.mass_mode, float(settings.density), float(settings.mass))
-    known = _models.get(obj.name)
-    if known is not None and known[0] == key:
-        return known[1].with_pins(weights)
-    if settings.mass_mode == "TOTAL":
+    shape = (topology, hash(rest_world.tobytes()), settings.mass_mode, float(settings.density), float(settings.mass))
+    pins = weights.tobytes()
+    cloth = identity.key(obj)
+    known = _models.get(cloth)
+    if known is not None and known[0] == shape:
+        model = known[2] if known[1] == pins else known[2].with_pins(weights)
+    elif settings.mass_mode == "TOTAL":
         model = solver.build_model(rest_world, faces, edges, mass=float(settings.mass), pin_weight=weights)
     else:
         model = solver.build_model(rest_world, faces, edges, density=float(settings.density), pin_weight=weights)
-    _models[obj.name] = (key, model)
+    _models[cloth] = (shape, pins, model)
     return model
 
 
@@ -77,7 +83,7 @@ def start(scene, obj) -> Run:
     rest_world = geometry.to_world(world_matrix(obj), rest_local)
     model = _model_for(obj, rest_world, faces, edges, topology)
     return Run(
-        name=obj.name,
+        key=identity.key(obj),
         topology=topology,
         model=model,
         state=model.initial_state(),
@@ -141,11 +147,11 @@ _runs: dict[str, Run] = {}
 
 
 def cached(obj) -> Run | None:
-    return _runs.get(obj.name)
+    return _runs.get(identity.key(obj))
 
 
 def remember(run: Run) -> None:
-    _runs[run.name] = run
+    _runs[run.key] = run
 
 
 def forget(obj=None) -> None:
@@ -154,21 +160,21 @@ def forget(obj=None) -> None:
         _runs.clear()
         _models.clear()
         holding.release()
+        identity.forget()
     else:
-        _runs.pop(obj.name, None)
+        _runs.pop(identity.key(obj), None)
 
 
 def mark_dirty(obj) -> None:
-    run = _runs.get(obj.name)
+    """Read the pin weights and masses again at the next step (the pin group or its weights changed)."""
+    run = _runs.get(identity.key(obj))
     if run is not None:
         run.dirty = True
 
 
 def restore_rest(obj) -> None:
-    """Put the stored rest shape back where the evaluated mesh reads (if it still fits the mesh)."""
-    attribute = obj.data.attributes.get(REST_ATTRIBUTE)
-    if attribute is not None and len(attribute.data) == len(obj.data.vertices):
-        write_shape(obj, rest_shape(obj))
+    """Show exactly what the user made again: the preview's attribute and modifier go, and the tears."""
+    display.remove(obj)
     tears.clear(obj)
 
 

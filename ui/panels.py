@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import bpy
+
+from ..services import checks
 
 
 def _cloth(context):
     obj = context.active_object
     return obj if obj is not None and obj.type == "MESH" else None
+
+
+def _problem(layout, problem: str | None) -> None:
+    """Why the live preview is not simulating this cloth (e.g. its pin group was deleted), if it is not."""
+    if problem:
+        box = layout.box()
+        box.label(text="The live preview is paused:", icon="ERROR")
+        for line in textwrap.wrap(problem, 44):
+            box.label(text=line)
 
 
 def _split(layout):
@@ -60,6 +73,8 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
                 layout.prop(settings, "enabled")
                 if settings.baked:
                     layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
+                elif obj.mode != "EDIT":
+                    _problem(layout, checks.cloth_problem(obj, quick=True))
         layout.operator("verlet_cloth.make_collider", icon="SPHERE").kind = "SPHERE"
         layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
 

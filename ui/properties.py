@@ -32,8 +32,8 @@ def _enabled_changed(self, context) -> None:
         scene = getattr(context, "scene", None)
         if scene is not None and not self.baked and checks.cloth_problem(obj) is None:
             runs.reset(scene, obj)  # the preview starts from here, as after Make Cloth
-    elif obj.type == "MESH" and obj.mode != "EDIT" and not self.baked:
-        runs.restore_rest(obj)  # a cloth switched off goes back to its rest shape (and whole)
+    elif obj.type == "MESH" and not self.baked:
+        runs.restore_rest(obj)  # a cloth switched off shows exactly what the user made (and whole)
 
 
 def _tearing_changed(self, context) -> None:
@@ -290,6 +290,9 @@ class VerletClothSettings(bpy.types.PropertyGroup):
         default=250,
     )
     # Bookkeeping, not shown in the UI.
+    cloth_id: StringProperty(  # type: ignore[valid-type]
+        name="Cloth ID", description="Stable identity of this cloth (services.identity)", default="", options={"HIDDEN"}
+    )
     topology: StringProperty(  # type: ignore[valid-type]
         name="Topology", description="Topology signature at Make Cloth", default="", options={"HIDDEN"}
     )
