@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_bench_user_"))
 
+import blender_side  # noqa: E402
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 import scenes  # noqa: E402
@@ -549,6 +550,10 @@ def main() -> None:
         )
         print(self_collision_note, flush=True)
 
+    print("Blender side: big cloth and preview output ...", flush=True)
+    blender_side_lines = blender_side.run(448 if not args.quick else 128)
+    print("\n".join(blender_side_lines), flush=True)
+
     profile = profile_addon(64)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "profile.txt").write_text(profile)
@@ -571,6 +576,7 @@ def main() -> None:
         lines.append(f"- {preview_note}")
     if self_collision_note:
         lines.append(f"- {self_collision_note}")
+    lines.extend(blender_side_lines)
     summary = "\n".join(lines)
     phase = profile.split("\n\n")[0]
     markdown = (

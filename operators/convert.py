@@ -23,6 +23,8 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
         if problem:
             return checks.cancel(self, problem)
         rest.capture_rest(obj)
-        obj.verlet_cloth.enabled = True
-        runs.reset(context.scene, obj)
+        runs.forget(obj)
+        obj.verlet_cloth.enabled = True  # its update starts the preview here (runs.reset), once
+        if runs.cached(obj) is None:
+            runs.reset(context.scene, obj)
         return {"FINISHED"}
