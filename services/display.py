@@ -93,6 +93,11 @@ def write_shape(obj, local) -> None:
         attribute = mesh.attributes.new(ATTRIBUTE, "FLOAT_VECTOR", "POINT")
     attribute.data.foreach_set("vector", flat)
     mesh.update_tag()
+    written.add(mesh.session_uid if hasattr(mesh, "session_uid") else mesh.as_pointer())
+
+
+# Meshes written since the last depsgraph update: their next geometry update is ours, not an edit.
+written: set[int] = set()
 
 
 def shown(obj) -> np.ndarray | None:

@@ -111,6 +111,32 @@ def _edited_meshes(depsgraph) -> set:
     return {u.id.original for u in depsgraph.updates if u.is_updated_geometry and isinstance(u.id, bpy.types.Mesh)}
 
 
+def _uid(id_data) -> int:
+    return id_data.session_uid if hasattr(id_data, "session_uid") else id_data.as_pointer()
+
+
+@persistent
+def on_depsgraph_update(scene, depsgraph=None) -> None:
+    """Edits between frames: new pin weights are read at the next step; a changed or shared mesh
+    stops showing the simulation at once (not only at the next frame)."""
+    if _suspended or is_rendering():
+        return
+    edited = _edited_meshes(depsgraph)
+    ours = {mesh for mesh in edited if _uid(mesh) in display.written}
+    display.written.clear()
+    edited -= ours
+    if not edited:
+        return
+    for obj in _live_cloths(scene):
+        if obj.data not in edited:
+            continue
+        if cloth_problem(obj, quick=True) in {checks.TOPOLOGY_CHANGED, checks.SHARED_MESH}:
+            forget(obj)
+            display.clear(obj)
+        else:
+            mark_dirty(obj)
+
+
 @persistent
 def on_frame_change(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
@@ -124,13 +150,14 @@ def on_frame_change(scene, depsgraph=None) -> None:
                 forget(obj)
                 display.clear(obj)
             continue
-        if obj.data in edited:
+        if obj.data in edited and _uid(obj.data) not in display.written:
             mark_dirty(obj)  # e.g. pin weights painted: read again before this step
         try:
             preview(scene, obj)
         except (ValueError, FloatingPointError) as error:  # never break playback
             print(f"Verlet Cloth: {obj.name}: {error}")
             forget(obj)
+    display.written.clear()  # evaluated again right after this handler: not an edit
 
 
 def pick_up(scene, obj) -> None:
@@ -156,7 +183,7 @@ def pick_up(scene, obj) -> None:
 
 
 @persistent
-def on_undo(scene, *_args) -> None:
+def on_undo(*_args) -> None:
     """After undo or redo: every live cloth continues from its restored state (not only at the start frame)."""
     if _suspended:
         return
@@ -212,6 +239,7 @@ def on_load(*_args) -> None:
 
 _HANDLERS = (
     ("frame_change_post", on_frame_change),
+    ("depsgraph_update_post", on_depsgraph_update),
     ("render_init", on_render_start),
     ("render_complete", on_render_end),
     ("render_cancel", on_render_end),

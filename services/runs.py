@@ -103,7 +103,9 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
     """
     settings = obj.verlet_cloth
     if run.dirty:
-        run.model = run.model.with_pins(pin_weights(obj, settings.pin_group), _masses(obj, run.model))
+        weights, masses = pin_weights(obj, settings.pin_group), _masses(obj, run.model)
+        if not (np.array_equal(weights, run.model.pin_weight) and np.array_equal(masses, run.model.mass)):
+            run.model = run.model.with_pins(weights, masses)  # rebuilds the tethers: only on a real change
         run.dirty = False
     current = collider_poses(scene, skip=obj)
     pins_now = geometry.to_world(world_matrix(obj), run.rest_local)

@@ -258,7 +258,8 @@ def _pinned_cloth(bpy):
     return _make_cloth(bpy, cloth), group
 
 
-def test_pin_weight_edits_mid_preview_are_picked_up(blender):
+@pytest.mark.parametrize("paused", [False, True])
+def test_pin_weight_edits_mid_preview_are_picked_up(blender, paused):
     setup_scene(blender, FRAMES)
     cloth, group = _pinned_cloth(blender)
     rest = _at(blender, cloth, 1)
@@ -266,6 +267,8 @@ def test_pin_weight_edits_mid_preview_are_picked_up(blender):
     corner = N * N - 1  # the far corner, falling
     assert _at(blender, cloth)[corner, 2] < rest[corner, 2] - 0.01
     group.add([corner], 1.0, "REPLACE")  # painted as a pin mid-preview
+    if paused:  # painted while paused: the viewport evaluates the edit before the next frame
+        blender.context.view_layer.update()
     _play(blender, 5, FRAMES)
     held = _at(blender, cloth)[corner]
     np.testing.assert_allclose(held, rest[corner], atol=1e-4)  # a pin goes back to its target
@@ -330,3 +333,17 @@ def test_undo_after_bake_and_after_free_bake_leaves_a_consistent_cloth(blender):
     _play(blender, 2, FRAMES)
     np.testing.assert_allclose(_at(blender, cloth), baked_last, atol=1e-4)
     assert np.abs(_at(blender, cloth) - rest).max() > 0.1
+
+
+def test_a_topology_edit_mid_preview_shows_the_users_mesh_at_once(blender):
+    setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender))
+    _play(blender, 1, 6)
+    vertices = _vertices(cloth).copy()
+    cloth.data.vertices.add(1)  # a new vertex (as Edit Mode's extrude would add)
+    cloth.data.vertices[-1].co = (0.0, 0.0, 3.0)
+    cloth.data.update()
+    blender.context.view_layer.update()
+    shown = _at(blender, cloth)
+    expected = np.concatenate([vertices, [[0.0, 0.0, 3.0]]]) + np.array(cloth.location)
+    np.testing.assert_allclose(shown, expected, atol=1e-6)  # no stale simulated shape
