@@ -50,6 +50,14 @@ def _table():
     return sys.modules[ADDON_MODULE + ".solver.settings"]
 
 
+def _solver_params():
+    import sys
+
+    from conftest import ADDON_MODULE
+
+    return sys.modules[ADDON_MODULE + ".services.solver_params"]
+
+
 def test_public_names_and_defaults_are_unchanged(blender):
     obj = grid_object(blender)
     for group, expected in ((obj.verlet_cloth, CLOTH_NAMES), (obj.verlet_cloth_collider, COLLIDER_NAMES)):
@@ -105,3 +113,26 @@ def test_thickness_and_offset_at_their_maximum_bake_finite_keys(blender):
         assert np.isfinite(co).all(), key.name
     assert result == {"FINISHED"} and len(keys) > 1
     scene.frame_set(4)
+
+
+def test_out_of_range_values_from_an_older_file_are_clamped_before_the_solver(blender):
+    """Blender clamps what is assigned, not what a file holds: the solver gets the hard range anyway."""
+    setup_scene(blender, 4)
+    blender.ops.mesh.primitive_uv_sphere_add(radius=0.3, location=(0.0, 0.0, 0.3), segments=12, ring_count=6)
+    ball = blender.context.active_object
+    ball.verlet_cloth_collider.kind = "SPHERE"
+    ball.verlet_cloth_collider["offset"] = 3.4e38  # as an older file with no maximum stores it
+    cloth = grid_object(blender, n=5, height=0.8)
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    cloth.verlet_cloth["thickness"] = 3.4e38
+    assert cloth.verlet_cloth.thickness > 1e38  # stored as is
+    cloth.verlet_cloth["substeps"] = 10**6
+    params = _solver_params().params_of(blender.context.scene, cloth.verlet_cloth)
+    assert (params.substeps, params.thickness) == (100, 1.0)
+    cloth.verlet_cloth["substeps"] = 10
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    for key in cloth.data.shape_keys.key_blocks:
+        co = np.empty(len(key.data) * 3)
+        key.data.foreach_get("co", co)
+        assert np.isfinite(co).all(), key.name
