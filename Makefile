@@ -1,23 +1,44 @@
-# Everything runs in a local .venv with the pinned versions of requirements.txt.
+# Everything runs in local virtualenvs with pinned versions, one per requirements file:
+#   .venv            requirements.txt            bpy 5.0.1, NumPy 1.26 and the tools (lint, bench, demo)
+#   .venv-blender42  requirements-blender42.txt  Blender 4.2 LTS (bpy 4.2.23), NumPy 1.26: the Blender suite
+#   .venv-numpy2     requirements-numpy2.txt     NumPy 2.x without bpy: the pure solver suite
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt | cksum | cut -d' ' -f1)
+VENV_BLENDER42 := .venv-blender42
+VENV_NUMPY2 := .venv-numpy2
+# A stamp named after the requirements file's checksum: the venv is reinstalled when the file changes.
+stamp = $(1)/.installed-$(shell cksum < $(2) | cut -d' ' -f1)
+STAMP := $(call stamp,$(VENV),requirements.txt)
+STAMP_BLENDER42 := $(call stamp,$(VENV_BLENDER42),requirements-blender42.txt)
+STAMP_NUMPY2 := $(call stamp,$(VENV_NUMPY2),requirements-numpy2.txt)
 DIST ?= dist
 # Blender's extension builder ships inside the bpy wheel.
 BLENDER_EXT = $(BIN)/python -c "import importlib.util as u, pathlib as p, runpy, sys; \
 	f = sorted(p.Path(u.find_spec('bpy').origin).parent.glob('*/scripts/addons_core/bl_pkg/cli/blender_ext.py'))[-1]; \
 	sys.argv = [str(f), *sys.argv[1:]]; runpy.run_path(str(f), run_name='__main__')"
 
-.PHONY: venv demo test lint bench extension clean
+.PHONY: venv venvs demo test test-main test-blender42 test-numpy2 lint bench extension clean
+
+# $(call install,VENV,REQUIREMENTS): create the venv if needed, install the pins, stamp it.
+define install
+	@test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check -r $(2)
+	@rm -f $(1)/.installed-*
+	@touch $@
+endef
 
 venv: $(STAMP)
+venvs: $(STAMP) $(STAMP_BLENDER42) $(STAMP_NUMPY2)
 
 $(STAMP): requirements.txt
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
-	@rm -f $(VENV)/.installed-*
-	@touch $@
+	$(call install,$(VENV),requirements.txt)
+
+$(STAMP_BLENDER42): requirements-blender42.txt
+	$(call install,$(VENV_BLENDER42),requirements-blender42.txt)
+
+$(STAMP_NUMPY2): requirements-numpy2.txt
+	$(call install,$(VENV_NUMPY2),requirements-numpy2.txt)
 
 demo: venv
 	$(BIN)/python bench/demo.py
@@ -30,8 +51,31 @@ lint: venv
 	cd out/mypy && ../../$(BIN)/mypy --config-file ../../pyproject.toml \
 		-m verlet_cloth -p verlet_cloth.solver -p verlet_cloth.operators -p verlet_cloth.services -p verlet_cloth.ui
 
+# The whole suite on bpy 5.0.1 + NumPy 1.26, then the Blender suite (marker `blender`, see
+# tests/conftest.py) on Blender 4.2 LTS and the pure suite on NumPy 2.x. All three run even if one fails.
 test: lint
+	@status=0; \
+	$(MAKE) --no-print-directory test-main || status=1; \
+	$(MAKE) --no-print-directory test-blender42 || status=1; \
+	$(MAKE) --no-print-directory test-numpy2 || status=1; \
+	exit $$status
+
+# Which versions a run tests, printed before it.
+versions = $(1)/bin/python -c "from importlib.metadata import version as v, PackageNotFoundError as E; \
+	import sys; bpy = [f'bpy {v(\"bpy\")}'] if __import__('importlib.util').util.find_spec('bpy') else []; \
+	print('==', ', '.join([f'Python {sys.version.split()[0]}', f'numpy {v(\"numpy\")}', *bpy]), '==')"
+
+test-main: venv
+	@$(call versions,$(VENV))
 	$(BIN)/python -m pytest
+
+test-blender42: $(STAMP_BLENDER42)
+	@$(call versions,$(VENV_BLENDER42))
+	VC_SUITE=blender $(VENV_BLENDER42)/bin/python -m pytest -m blender
+
+test-numpy2: $(STAMP_NUMPY2)
+	@$(call versions,$(VENV_NUMPY2))
+	VC_SUITE=pure $(VENV_NUMPY2)/bin/python -m pytest -m "not blender"
 
 # Installable zip for Get Extensions → Install from Disk: $(DIST)/verlet_cloth-<version>.zip
 extension: venv

@@ -1,8 +1,11 @@
 """Verlet Cloth: fast Verlet cloth for Blender that drapes, previews live and bakes to shape keys."""
 
-# pytest imports this file as a bare module named "__init__" (no package), so only the add-on,
-# loaded by Blender as a package, imports the Blender side.
-if __package__:
+import importlib.util
+
+# pytest imports this file too: as a bare module named "__init__" (no package), or, when the
+# checkout's folder name is an identifier, as a package without bpy in the pure NumPy 2 suite. Only
+# the add-on, loaded by Blender as a package, imports the Blender side.
+if __package__ and importlib.util.find_spec("bpy") is not None:
     import bpy
 
     from . import operators, ui

@@ -12,17 +12,23 @@ With Blender-as-a-module (`pip install bpy`), the same entry point from Python::
 `main` opens the file, bakes the named cloth objects (by default every object with Verlet Cloth
 enabled in the scene), saves to `--output` or over the file, prints progress, and returns 0, or
 1 with a message on stderr when something is wrong. It checks everything it can (file, frame
-range, objects, output folder) before it bakes anything, so a farm job fails fast.
+range, objects, that the output folder is writable and has room) before it bakes anything, so a
+farm job fails fast. The output is written beside the target, checked to be whole, and only then
+renamed over it (services/blend_file.py): a full disk or a crash never leaves a truncated file,
+and the input survives any failure.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from . import blend_file
 
 COMMAND = "verlet_cloth"
 PROG = f"blender -b -c {COMMAND}"
@@ -89,9 +95,34 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     if not os.path.isfile(args.file):
         raise CliError(f"file not found: {args.file}")
     args.output = os.path.abspath(os.path.expanduser(args.output)) if args.output else args.file
-    if not os.path.isdir(os.path.dirname(args.output)):
-        raise CliError(f"output folder does not exist: {os.path.dirname(args.output)}")
+    if os.path.isdir(args.output):
+        raise CliError(f"--output is a folder: {args.output}; give a file name such as {args.output}/baked.blend")
+    try:
+        blend_file.check_writable(os.path.dirname(args.output))
+    except blend_file.SaveError as exc:
+        raise CliError(str(exc)) from None
     return args
+
+
+# A baked frame costs about 12.2 bytes per vertex in an uncompressed .blend (measured; see
+# BLENDER-NOTES): the output needs the input's size plus that, with a margin.
+BYTES_PER_VERTEX_FRAME = 12.2 * 1.25
+
+
+def needed_bytes(input_size: int, jobs: Sequence[tuple[Any, tuple[int, int]]]) -> int:
+    """A generous estimate of the baked file's size: the input plus every baked frame's keys."""
+    baked = sum(len(obj.data.vertices) * (end - start + 1) for obj, (start, end) in jobs)
+    return int(input_size + baked * BYTES_PER_VERTEX_FRAME)
+
+
+def check_room(folder: str, needed: int) -> None:
+    """Raise CliError if `folder`'s disk has less free space than `needed` bytes."""
+    free = shutil.disk_usage(folder).free
+    if free < needed:
+        raise CliError(
+            f"not enough free space in {folder}: the baked file needs about {needed / 1e6:.1f} MB, "
+            f"{free / 1e6:.1f} MB are free; free some space or pass --output on another disk"
+        )
 
 
 def is_cloth(obj: Any) -> bool:
@@ -172,6 +203,8 @@ def main(argv: Sequence[str]) -> int:
         return _bake(args)
     except CliError as exc:
         return _error(str(exc))
+    except Exception as exc:  # a farm job fails with a message and a non-zero exit, never silently
+        return _error(f"{type(exc).__name__}: {exc}")
 
 
 def _bake(args: argparse.Namespace) -> int:
@@ -195,6 +228,7 @@ def _bake(args: argparse.Namespace) -> int:
         if start > end:
             raise CliError(f"{obj.name}: its frame range {start}:{end} is empty; pass --frames START:END")
     bake_object: Callable[..., int] = _load_baking().bake_object
+    check_room(os.path.dirname(args.output), needed_bytes(os.path.getsize(args.file), jobs))
 
     for obj, (start, end) in jobs:
         _say(f"baking {obj.name}, frames {start}-{end}")
@@ -205,12 +239,25 @@ def _bake(args: argparse.Namespace) -> int:
             raise CliError(f"baking {obj.name} failed: {exc}") from exc
         _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s")
 
+    def save(path: str) -> None:
+        # A copy: the session keeps its file path; relative paths stay right (same folder).
+        bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False, copy=True)
+
+    versions = int(bpy.context.preferences.filepaths.save_version)
     try:
-        bpy.ops.wm.save_as_mainfile(filepath=args.output, check_existing=False)
-    except RuntimeError as exc:
-        raise CliError(f"cannot save {args.output}: {exc}") from None
-    _say(f"saved {args.output}")
+        size = blend_file.save_verified(args.output, save, versions)
+    except blend_file.SaveError as exc:
+        raise CliError(f"cannot save {args.output}: {exc}; {_untouched(args)}") from None
+    _say(f"saved {args.output} ({size / 1e6:.1f} MB, checked)")
     return 0
+
+
+def _untouched(args: argparse.Namespace) -> str:
+    if args.output == args.file:
+        return f"the input {args.file} is untouched"
+    return f"nothing was written to {args.output}" + (
+        " (the file there is untouched)" if os.path.exists(args.output) else ""
+    )
 
 
 def register_command() -> None:

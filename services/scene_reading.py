@@ -7,9 +7,12 @@ things push.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from .. import solver
+from ..solver import settings as table
 from . import geometry
 
 
@@ -97,7 +100,7 @@ def collider_poses(scene, skip=None) -> dict[str, tuple]:
             continue
         if obj.type == "MESH" and obj.verlet_cloth.enabled:
             continue
-        settings = obj.verlet_cloth_collider
+        settings = SimpleNamespace(**table.collider_values(obj.verlet_cloth_collider))  # clamped
         matrix = world_matrix(obj)
         local = read_vectors(obj.data.vertices) if obj.type == "MESH" else None
         if kind == "SPHERE":

@@ -3,6 +3,13 @@
 Pure solver tests import `solver` from the repo root and need numpy alone. Blender tests use
 the `blender` fixture, which loads this checkout as an extension in headless bpy and resets the
 file around each test.
+
+Two kinds of test, told apart by the marker `blender` (`make test` runs the Blender ones on each
+Blender version and the others on each NumPy version):
+- a test that uses the `blender` or `blender_session` fixture is marked `blender` automatically;
+- a test that needs bpy some other way (a subprocess, the extension validator) says
+  `@pytest.mark.blender` itself. In the pure suite (`VC_SUITE=pure`, no bpy installed) a test that
+  asks for bpy without the marker fails, so a missing marker cannot hide as a skip.
 """
 
 from __future__ import annotations
@@ -34,10 +41,18 @@ def bpy_available() -> bool:
 
 def require_bpy() -> None:
     """Skip without real bpy, except in CI, where a missing bpy is an install failure."""
+    if os.environ.get("VC_SUITE") == "pure":
+        pytest.fail("this test needs bpy: mark it `@pytest.mark.blender` (see tests/conftest.py)")
     if not bpy_available():
         if os.environ.get("CI"):
             pytest.fail("real bpy is not installed in CI: `make test` should have installed it")
         pytest.skip("real bpy is not installed (run `make test`)")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        if "blender_session" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.blender)
 
 
 @pytest.fixture(scope="session")

@@ -127,6 +127,7 @@ def test_bake_defaults_to_every_cloth_and_its_frame_range(cli, blender, shot, ca
     assert "baking Cloth, frames 1-12" in capsys.readouterr().out
 
 
+@pytest.mark.blender
 def test_the_pure_python_wrapper_runs_the_same_command(tmp_path):
     """tools/bake.py: the CLI with Blender-as-a-module, in a fresh interpreter."""
     import os

@@ -27,9 +27,15 @@ def test_required_fields():
     assert len(tagline) <= 64 and tagline[-1].isalnum()
 
 
+def test_file_permission_is_declared():
+    # Presets, the command-line bake and exports write files: Blender lists the reason to the user.
+    reason = _manifest()["permissions"]["files"]
+    assert 0 < len(reason) <= 64 and reason[-1].isalnum()
+
+
 def test_build_excludes_tooling():
     excluded = _manifest()["build"]["paths_exclude_pattern"]
-    for pattern in ("__pycache__/", ".*", "*.zip", "/tests/", "/bench/", "/Makefile", "/requirements.txt"):
+    for pattern in ("__pycache__/", ".*", "*.zip", "/tests/", "/bench/", "/Makefile", "/requirements*.txt"):
         assert pattern in excluded
 
 
@@ -47,6 +53,7 @@ def _blender_ext_cli() -> Path:
     return found[-1]
 
 
+@pytest.mark.blender
 def test_blender_validator_accepts_the_repo():
     result = subprocess.run(
         [sys.executable, str(_blender_ext_cli()), "validate", str(ROOT)], capture_output=True, text=True, check=False

@@ -12,6 +12,7 @@ from conftest import require_bpy
 
 ROOT = Path(__file__).resolve().parent.parent
 ADDON_DIRS = ("operators/", "services/", "ui/", "solver/")
+pytestmark = pytest.mark.blender
 
 
 @pytest.fixture(scope="module")

@@ -20,18 +20,21 @@ REPO = "vc_cli"
 
 
 def main(argv: list[str]) -> int:
-    os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_cli_user_"))
-    import bpy
+    with tempfile.TemporaryDirectory(prefix="vc_cli_") as scratch:
+        os.environ.setdefault("BLENDER_USER_RESOURCES", os.path.join(scratch, "user"))
+        import bpy
 
-    import addon_utils
+        import addon_utils
 
-    repo_dir = Path(tempfile.mkdtemp(prefix="vc_cli_repo_"))
-    (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-    bpy.context.preferences.extensions.repos.new(name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER")
-    module = f"bl_ext.{REPO}.verlet_cloth"
-    addon_utils.enable(module, default_set=True, handle_error=_raise)
-    cli = sys.modules[module + ".services.cli"]
-    return cli.main(argv)
+        repo_dir = Path(scratch) / "repo"
+        repo_dir.mkdir()
+        (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
+        bpy.context.preferences.extensions.repos.new(
+            name=REPO, module=REPO, custom_directory=str(repo_dir), source="USER"
+        )
+        module = f"bl_ext.{REPO}.verlet_cloth"
+        addon_utils.enable(module, default_set=True, handle_error=_raise)
+        return sys.modules[module + ".services.cli"].main(argv)
 
 
 def _raise(exc: BaseException) -> None:

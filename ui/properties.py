@@ -1,10 +1,13 @@
 """Per-object settings: `Object.verlet_cloth` (a cloth) and `Object.verlet_cloth_collider`.
 
-Defaults equal `solver.Params` defaults. Bake bookkeeping (which keys, action and Basis the bake
-created) is stored here too, so it survives save and reload and Free Bake removes only that.
+The settings themselves are declared once, in solver/settings.py; their properties are generated
+from that table here. Bake bookkeeping (which keys, action and Basis the bake created) is stored
+here too, so it survives save and reload and Free Bake removes only that.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import bpy
 from bpy.props import (
@@ -17,6 +20,8 @@ from bpy.props import (
     PointerProperty,
     StringProperty,
 )
+
+from ..solver import settings as table
 
 
 def _enabled_changed(self, context) -> None:
@@ -55,240 +60,59 @@ class VerletClothBakeKey(bpy.types.PropertyGroup):
     name: StringProperty(name="Name")  # type: ignore[valid-type]
 
 
+# What a change of a setting must do on the Blender side (Setting.update).
+_UPDATES = {"enabled": _enabled_changed, "model": _settings_changed, "tearing": _tearing_changed}
+# Blender's (subtype, unit) for a setting's SI unit.
+_UNITS = {"m": ("DISTANCE", "LENGTH"), "kg": ("NONE", "MASS"), "m/s": ("NONE", "VELOCITY")}
+
+
+def _property(setting: table.Setting):
+    """The bpy.props declaration of one setting of the table."""
+    options: dict[str, Any] = {"name": setting.label, "description": setting.description, "default": setting.default}
+    if setting.update:
+        options["update"] = _UPDATES[setting.update]
+    if setting.items:
+        return EnumProperty(items=setting.items, **options)
+    if isinstance(setting.default, bool):
+        return BoolProperty(**options)
+    if isinstance(setting.default, str):
+        return StringProperty(**options)
+    if isinstance(setting.default, tuple):
+        options["subtype"] = setting.subtype or "NONE"
+        return FloatVectorProperty(size=len(setting.default), **options)
+    for key in ("min", "max", "soft_min", "soft_max"):
+        if getattr(setting, key) is not None:
+            options[key] = getattr(setting, key)
+    if isinstance(setting.default, int):
+        return IntProperty(**options)
+    subtype, options["unit"] = _UNITS.get(setting.unit, ("NONE", "NONE"))
+    options["subtype"] = setting.subtype or subtype
+    if setting.precision is not None:
+        options["precision"] = setting.precision
+    return FloatProperty(**options)
+
+
+def _with_settings(name: str):
+    """Class decorator: a property per setting of the table `table.<name>`, before the class's own.
+
+    The annotations are strings, which Blender evaluates when it registers the class (as in any
+    module with postponed annotations). Built at import instead, properties with update callbacks
+    make bpy 4.2 (the module) crash with a segmentation fault when the process exits (measured).
+    """
+
+    def add(cls):
+        settings = getattr(table, name)
+        generated = {s.name: f"_property(table.{name}[{i}])" for i, s in enumerate(settings)}
+        cls.__annotations__ = {**generated, **cls.__dict__.get("__annotations__", {})}
+        return cls
+
+    return add
+
+
+@_with_settings("CLOTH")
 class VerletClothSettings(bpy.types.PropertyGroup):
     """Cloth settings of one mesh object."""
 
-    enabled: BoolProperty(  # type: ignore[valid-type]
-        name="Cloth",
-        description="Simulate this mesh as Verlet cloth in the live preview and bakes",
-        default=False,
-        update=_enabled_changed,
-    )
-    pin_group: StringProperty(  # type: ignore[valid-type]
-        name="Pin Group",
-        description="Vertex group of pinned vertices: weight 1 is fixed, between 0 and 1 is pulled partway",
-        default="",
-        update=_settings_changed,
-    )
-    iterations: IntProperty(  # type: ignore[valid-type]
-        name="Iterations",
-        description="Constraint sweeps after each substep (more = stiffer, slower)",
-        default=1,
-        min=1,
-        soft_max=20,
-        max=1000,
-    )
-    substeps: IntProperty(  # type: ignore[valid-type]
-        name="Substeps",
-        description="Verlet steps per frame; more removes stretch and makes collisions more reliable",
-        default=10,
-        min=1,
-        soft_max=64,
-        max=1000,
-    )
-    damping: FloatProperty(  # type: ignore[valid-type]
-        name="Damping",
-        description="Fraction of velocity lost per second (1/s): 0 = none, 1 = all",
-        default=0.1,
-        min=0.0,
-        max=1.0,
-        subtype="FACTOR",
-    )
-    stretch_stiffness: FloatProperty(  # type: ignore[valid-type]
-        name="Stretch",
-        description="Stiffness of mesh edges in N/m (XPBD); the cloth's resistance to stretching",
-        default=1e4,
-        min=0.0,
-        soft_max=1e6,
-        precision=1,
-    )
-    shear_stiffness: FloatProperty(  # type: ignore[valid-type]
-        name="Shear",
-        description="Stiffness of quad diagonals in N/m (XPBD)",
-        default=1e3,
-        min=0.0,
-        soft_max=1e6,
-        precision=1,
-    )
-    bend_stiffness: FloatProperty(  # type: ignore[valid-type]
-        name="Bend",
-        description="Stiffness of skip-one pairs in N/m (XPBD); low values fold easily",
-        default=2.0,
-        min=0.0,
-        soft_max=1e4,
-        precision=2,
-    )
-    stretch_only: BoolProperty(  # type: ignore[valid-type]
-        name="Stretch Only",
-        description="Mesh edges resist stretching only, so the cloth may compress and wrinkle freely",
-        default=False,
-    )
-    limit_stretch: BoolProperty(  # type: ignore[valid-type]
-        name="Limit Stretch",
-        description=(
-            "Keep the cloth from stretching beyond Max Stretch through long-range limits (tethers to pins, "
-            "long spans on grids). Turn off for stretchy materials, whose stretch should come from Stretch alone"
-        ),
-        default=True,
-    )
-    stretch_limit: FloatProperty(  # type: ignore[valid-type]
-        name="Max Stretch",
-        description="Largest stretch the long-range limits allow, as a fraction of the rest length (0.05 = 5%)",
-        default=0.0,
-        min=0.0,
-        soft_max=0.5,
-        subtype="FACTOR",
-    )
-    mass_mode: EnumProperty(  # type: ignore[valid-type]
-        name="Mass",
-        description="How the cloth's mass is given",
-        items=(
-            ("DENSITY", "Density", "Mass per square metre of face area (kg/m²)"),
-            ("TOTAL", "Total", "Total mass of the whole cloth (kg)"),
-        ),
-        default="DENSITY",
-        update=_settings_changed,
-    )
-    density: FloatProperty(  # type: ignore[valid-type]
-        name="Density",
-        description="Mass per square metre of cloth in kg/m² (0.15 is a light cotton)",
-        default=0.15,
-        min=1e-6,
-        soft_max=5.0,
-        precision=3,
-        update=_settings_changed,
-    )
-    mass: FloatProperty(  # type: ignore[valid-type]
-        name="Total Mass",
-        description="Mass of the whole cloth in kg",
-        default=1.0,
-        min=1e-6,
-        soft_max=100.0,
-        precision=3,
-        subtype="NONE",
-        unit="MASS",
-        update=_settings_changed,
-    )
-    thickness: FloatProperty(  # type: ignore[valid-type]
-        name="Thickness",
-        description="Distance in metres kept between the cloth and collider surfaces",
-        default=0.005,
-        min=0.0,
-        soft_max=0.1,
-        precision=4,
-        subtype="DISTANCE",
-        unit="LENGTH",
-    )
-    friction: FloatProperty(  # type: ignore[valid-type]
-        name="Friction",
-        description="Coulomb friction coefficient against colliders (0 = ice; unitless)",
-        default=0.3,
-        min=0.0,
-        soft_max=2.0,
-    )
-    wind_direction: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Wind Direction",
-        description="World-space direction the wind blows towards (unitless, normalised)",
-        size=3,
-        default=(1.0, 0.0, 0.0),
-        subtype="DIRECTION",
-    )
-    wind_strength: FloatProperty(  # type: ignore[valid-type]
-        name="Wind Speed",
-        description="Wind speed in m/s (0 = no wind)",
-        default=0.0,
-        min=0.0,
-        soft_max=30.0,
-        unit="VELOCITY",
-    )
-    use_force_fields: BoolProperty(  # type: ignore[valid-type]
-        name="Wind Force Fields",
-        description=(
-            "Also blow with the scene's Wind force fields: each blows along its object's +Z at "
-            "Strength m/s (uniform, falloff ignored), added to this cloth's own wind"
-        ),
-        default=True,
-    )
-    turbulence: FloatProperty(  # type: ignore[valid-type]
-        name="Turbulence",
-        description="Gusts, as a fraction of the wind speed (0..1, unitless; 0 = steady wind)",
-        default=0.0,
-        min=0.0,
-        max=1.0,
-        subtype="FACTOR",
-    )
-    turbulence_scale: FloatProperty(  # type: ignore[valid-type]
-        name="Gust Size",
-        description="Size (wavelength) in metres of the largest gusts",
-        default=1.0,
-        min=1e-3,
-        soft_max=20.0,
-        precision=3,
-        subtype="DISTANCE",
-        unit="LENGTH",
-    )
-    wind_seed: IntProperty(  # type: ignore[valid-type]
-        name="Seed",
-        description="Turbulence pattern (unitless); the same seed gives the same gusts every time",
-        default=0,
-        min=0,
-    )
-    air_drag: FloatProperty(  # type: ignore[valid-type]
-        name="Air Drag",
-        description=(
-            "Rate in 1/s at which each vertex's velocity relative to the air decays "
-            "(0 = none; 1 = about 63% lost per second), faces or not"
-        ),
-        default=0.0,
-        min=0.0,
-        soft_max=10.0,
-    )
-    tear_factor: FloatProperty(  # type: ignore[valid-type]
-        name="Tear Factor",
-        description=(
-            "Stretch ratio at which the cloth tears (unitless): 1.5 = an edge breaks at 150% of its "
-            "rest length; 0 (or anything up to 1) = never tears. Torn faces are hidden by the "
-            "'Verlet Cloth Tears' Geometry Nodes modifier from the frame they tore"
-        ),
-        default=0.0,
-        min=0.0,
-        soft_max=5.0,
-        precision=2,
-        update=_tearing_changed,
-    )
-    self_collision: BoolProperty(  # type: ignore[valid-type]
-        name="Self-Collision",
-        description="Keep the cloth's own non-neighbouring vertices apart, so folds do not pass through each other",
-        default=False,
-    )
-    self_collision_distance: FloatProperty(  # type: ignore[valid-type]
-        name="Distance",
-        description=(
-            "Distance in metres kept between non-neighbouring vertices; 0 = Auto: the larger of "
-            "2 × Thickness and 0.7 × the mean rest edge length"
-        ),
-        default=0.0,
-        min=0.0,
-        soft_max=0.2,
-        precision=4,
-        subtype="DISTANCE",
-        unit="LENGTH",
-    )
-    use_scene_frame_range: BoolProperty(  # type: ignore[valid-type]
-        name="Scene Frame Range",
-        description="Simulate and bake the scene's frame range instead of the cloth's own",
-        default=True,
-    )
-    frame_start: IntProperty(  # type: ignore[valid-type]
-        name="Start",
-        description="First frame (the rest state) when not using the scene's frame range",
-        default=1,
-    )
-    frame_end: IntProperty(  # type: ignore[valid-type]
-        name="End",
-        description="Last simulated frame when not using the scene's frame range",
-        default=250,
-    )
     # Bookkeeping, not shown in the UI.
     cloth_id: StringProperty(  # type: ignore[valid-type]
         name="Cloth ID", description="Stable identity of this cloth (services.identity)", default="", options={"HIDDEN"}
@@ -308,41 +132,9 @@ class VerletClothSettings(bpy.types.PropertyGroup):
     bake_created_animation_data: BoolProperty(default=False, options={"HIDDEN"})  # type: ignore[valid-type]
 
 
+@_with_settings("COLLIDER")
 class VerletClothColliderSettings(bpy.types.PropertyGroup):
     """How an object collides with Verlet cloth."""
-
-    kind: EnumProperty(  # type: ignore[valid-type]
-        name="Collider",
-        description="Shape this object has for Verlet cloth",
-        items=(
-            ("NONE", "None", "Cloth passes through this object"),
-            ("SPHERE", "Sphere", "Sphere around the object's origin, reaching its farthest vertex"),
-            ("PLANE", "Plane", "Plane through the object's origin facing its local +Z"),
-        ),
-        default="NONE",
-    )
-    friction: FloatProperty(  # type: ignore[valid-type]
-        name="Friction",
-        description="Coulomb coefficient of this surface (unitless); combined with the cloth's as a geometric mean",
-        default=0.3,
-        min=0.0,
-        soft_max=2.0,
-    )
-    offset: FloatProperty(  # type: ignore[valid-type]
-        name="Offset",
-        description="Extra distance in metres kept from this surface, added to the cloth's thickness",
-        default=0.0,
-        min=0.0,
-        soft_max=0.2,
-        precision=4,
-        subtype="DISTANCE",
-        unit="LENGTH",
-    )
-    bounded: BoolProperty(  # type: ignore[valid-type]
-        name="Bounded",
-        description="Limit a plane to the object's extent in its local XY instead of making it infinite",
-        default=False,
-    )
 
 
 CLASSES = (VerletClothBakeKey, VerletClothSettings, VerletClothColliderSettings)

@@ -1,0 +1,142 @@
+"""Farm bakes that cannot lose a shot: the command line writes a checked file beside the target and
+renames it over the target, refuses an unwritable or full output folder before baking, and leaves
+no temporary folders behind. Full disks are tiny tmpfs mounts (root only; skipped otherwise)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ADDON_MODULE, ROOT
+from vc_helpers import grid_object
+
+
+@pytest.fixture
+def cli(blender):
+    return sys.modules[ADDON_MODULE + ".services.cli"]
+
+
+@pytest.fixture
+def blend_file(blender):
+    return sys.modules[ADDON_MODULE + ".services.blend_file"]
+
+
+def _shot(bpy, path: Path, compress: bool = False) -> Path:
+    cloth = grid_object(bpy, "Cloth", n=8, size=1.0, height=1.0)
+    cloth.verlet_cloth.enabled = True
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 12
+    bpy.ops.wm.save_as_mainfile(filepath=str(path), check_existing=False, compress=compress)
+    return path
+
+
+@pytest.fixture
+def mount(tmp_path):
+    """mount(options) -> a fresh tmpfs folder mounted with those options (unmounted afterwards)."""
+    mounted: list[Path] = []
+
+    def make(options: str) -> Path:
+        if os.geteuid() != 0 or shutil.which("mount") is None:
+            pytest.skip("tiny disks need root and mount")
+        folder = tmp_path / f"disk{len(mounted)}"
+        folder.mkdir()
+        result = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], check=False, capture_output=True
+        )
+        if result.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode().strip()}")
+        mounted.append(folder)
+        return folder
+
+    yield make
+    for folder in mounted:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_truncated_blend_is_recognised(blender, blend_file, tmp_path, compress):
+    path = _shot(blender, tmp_path / "whole.blend", compress=compress)
+    assert blend_file.problem(str(path)) is None
+    data = path.read_bytes()
+    cut = tmp_path / "cut.blend"
+    for size in (0, 5, 12, 40, len(data) // 3, len(data) - 100, len(data) - 1):
+        cut.write_bytes(data[:size])
+        assert blend_file.problem(str(cut)) is not None, size
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_full_disk_in_place_bake_fails_and_leaves_the_input_untouched(
+    cli, blender, mount, monkeypatch, capsys, compress
+):
+    """A compressed save returns FINISHED on a full disk with a truncated file; the bake must fail
+    and leave the input as it was."""
+    source = _shot(blender, Path(mount("size=4m")) / "source.blend", compress=compress)
+    disk = mount(f"size={os.path.getsize(source) + 32 * 1024}")  # room for the input, not for a second copy
+    shot = disk / "shot.blend"
+    shutil.copy(source, shot)
+    before = shot.read_bytes()
+    monkeypatch.setattr(cli, "check_room", lambda folder, needed: None)  # reach the save itself
+    assert cli.main(["bake", str(shot)]) == 1
+    assert shot.read_bytes() == before
+    assert sorted(p.name for p in disk.iterdir()) == ["shot.blend"]  # no temporary or backup file left
+    err = capsys.readouterr().err
+    assert "cannot save" in err and "untouched" in err, err
+
+
+def test_a_full_output_disk_is_refused_before_baking(cli, blender, mount, tmp_path, capsys):
+    shot = _shot(blender, tmp_path / "shot.blend")
+    disk = mount("size=64k")
+    assert cli.main(["bake", str(shot), "--output", str(disk / "out.blend")]) == 1
+    captured = capsys.readouterr()
+    assert "not enough free space" in captured.err and "baking" not in captured.out
+    assert not list(disk.iterdir())
+
+
+def test_an_unwritable_output_folder_is_refused_before_baking(cli, blender, mount, tmp_path, capsys):
+    shot = _shot(blender, tmp_path / "shot.blend")
+    read_only = mount("ro,size=64k")
+    assert cli.main(["bake", str(shot), "--output", str(read_only / "out.blend")]) == 1
+    captured = capsys.readouterr()
+    assert "cannot write in the output folder" in captured.err and "opening" not in captured.out
+
+
+def test_output_that_is_a_folder_is_refused(cli, blender, tmp_path, capsys):
+    shot = _shot(blender, tmp_path / "shot.blend")
+    assert cli.main(["bake", str(shot), "--output", str(tmp_path)]) == 1
+    assert "--output is a folder" in capsys.readouterr().err
+
+
+def test_in_place_bake_keeps_blenders_save_versions(cli, blender, tmp_path, capsys):
+    shot = _shot(blender, tmp_path / "shot.blend")
+    before = shot.read_bytes()
+    blender.context.preferences.filepaths.save_version = 2
+    assert cli.main(["bake", str(shot)]) == 0, capsys.readouterr().err
+    assert (tmp_path / "shot.blend1").read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.blend", "shot.blend1"]
+    assert cli.main(["bake", str(shot)]) == 0
+    assert (tmp_path / "shot.blend2").read_bytes() == before
+    blender.ops.wm.open_mainfile(filepath=str(shot))
+    assert blender.data.objects["Cloth"].verlet_cloth.baked
+
+
+@pytest.mark.blender
+def test_the_wrapper_leaves_no_temporary_folders(tmp_path):
+    """tools/bake.py in a fresh interpreter: its temporary user and repository folders go away."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "BLENDER_USER_RESOURCES"}
+    env["TMPDIR"] = str(temp)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "bake.py"), "bake", str(tmp_path / "missing.blend")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "file not found" in result.stderr
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("vc_")]
