@@ -16,7 +16,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from ..services import checks, display, dragging, holding, preview, runs
+from ..services import checks, display, dragging, holding, identity, preview, runs
 
 PICK_RADIUS = 30.0  # pixels
 BAKED = "This cloth is baked: press Free Bake first to drag the live cloth."
@@ -43,7 +43,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     _timer = None
-    _object_name = ""
+    _cloth_id = ""  # the cloth being dragged (services.identity): renames do not lose it
     _saved = None  # (state copy, shape) to restore on cancel
     _anchor = None  # (3,) world point the grabbed vertex was at when grabbed
 
@@ -51,7 +51,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
 
     def grab_at(self, context, region, rv3d, mouse) -> bool:
         """Grab the vertex nearest `mouse` (region pixels); False if none is within PICK_RADIUS."""
-        obj: Any = bpy.data.objects.get(self._object_name)
+        obj: Any = identity.find(self._cloth_id)
         run = runs.cached(obj) if obj is not None else None
         if run is None:
             run = runs.reset(context.scene, obj)
@@ -65,7 +65,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
 
     def move_to(self, region, rv3d, mouse) -> None:
         """Move the held vertex's target under `mouse` (region pixels)."""
-        obj: Any = bpy.data.objects.get(self._object_name)
+        obj: Any = identity.find(self._cloth_id)
         grip = None if obj is None else holding.held(obj)
         if grip is None or self._anchor is None:
             return
@@ -77,7 +77,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
 
     def tick(self, context) -> None:
         """One simulation step with the held vertex, unless playback is stepping the cloth already."""
-        obj: Any = bpy.data.objects.get(self._object_name)
+        obj: Any = identity.find(self._cloth_id)
         if obj is None:
             return
         screen = getattr(context, "screen", None)
@@ -96,7 +96,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
             problem = NO_VIEW
         if problem:
             return checks.cancel(self, problem)
-        self._object_name = obj.name
+        self._cloth_id = identity.key(obj)
         run = runs.cached(obj)
         self._saved = (None if run is None else run.state.copy(), display.shown(obj))
         holding.release(obj)
@@ -111,7 +111,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
         return (x, y) if 0 <= x < region.width and 0 <= y < region.height else None
 
     def modal(self, context, event):
-        obj: Any = bpy.data.objects.get(self._object_name)
+        obj: Any = identity.find(self._cloth_id)
         if obj is None or checks.cloth_problem(obj, quick=True) is not None:
             return self._end(context, {"CANCELLED"}, restore=False)
         region, rv3d = _view(context)
@@ -139,7 +139,7 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
         return {"PASS_THROUGH"}
 
     def _end(self, context, result, restore: bool):
-        obj: Any = bpy.data.objects.get(self._object_name)
+        obj: Any = identity.find(self._cloth_id)
         if obj is not None:
             holding.release(obj)
             if restore and self._saved is not None:

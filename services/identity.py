@@ -48,6 +48,19 @@ def key(obj) -> str:
     return new
 
 
+def find(cloth_id: str):
+    """The object that has `cloth_id` (its owner first, if a copy still shares it), or None."""
+    owner = _owners.get(cloth_id)
+    found = None
+    for obj in bpy.data.objects:
+        settings = getattr(obj, "verlet_cloth", None)
+        if settings is not None and settings.cloth_id == cloth_id:
+            if owner is None or _uid(obj) == owner:
+                return obj
+            found = found or obj
+    return found
+
+
 def forget() -> None:
     """Drop the ownership table (a file was loaded: every object is new)."""
     _owners.clear()

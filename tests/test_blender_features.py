@@ -270,10 +270,12 @@ def test_advance_with_a_grab_makes_the_vertex_follow(blender):
     assert run.state.positions[1, 1] > 0.01, "the neighbour is pulled along"
 
 
-def _drag_stand_in(name):
+def _drag_stand_in(cloth):
     from bl_ext.vc_test.verlet_cloth.operators.drag import VERLET_CLOTH_OT_drag
 
-    stand_in = types.SimpleNamespace(_object_name=name, _anchor=None, _timer=None, _saved=None, reports=[])
+    stand_in = types.SimpleNamespace(
+        _cloth_id=cloth.verlet_cloth.cloth_id, _anchor=None, _timer=None, _saved=None, reports=[]
+    )
     stand_in.report = lambda kind, text: stand_in.reports.append((kind, text))
     for method in ("grab_at", "move_to", "tick", "_end", "_inside"):
         setattr(stand_in, method, getattr(VERLET_CLOTH_OT_drag, method).__get__(stand_in))
@@ -295,13 +297,14 @@ def test_drag_operator_grabs_the_vertex_under_the_mouse_and_pulls_it(blender):
     rv3d = types.SimpleNamespace(perspective_matrix=projection @ view)
     region = types.SimpleNamespace(width=400, height=400, x=0, y=0)
     context = types.SimpleNamespace(scene=scene, screen=None)
-    stand_in, operator = _drag_stand_in(cloth.name)
+    stand_in, operator = _drag_stand_in(cloth)
     stand_in._saved = (run.state.copy(), display.shown(cloth))
     pixels, _ = dragging.project(rest, rv3d.perspective_matrix, 400, 400)
     assert not stand_in.grab_at(context, region, rv3d, (0.0, 0.0))  # nowhere near the cloth
     assert stand_in.grab_at(context, region, rv3d, pixels[0] + (3.0, -2.0))
     assert holding.held(cloth).index == 0
     stand_in.move_to(region, rv3d, pixels[0] + (0.0, -60.0))  # drag the corner down on screen
+    cloth.name = "Renamed mid-drag"  # the drag follows the object, not its name
     for _ in range(4):
         stand_in.tick(context)
     moved = runs.cached(cloth).state.positions[0]
@@ -319,7 +322,7 @@ def test_drag_refuses_a_baked_cloth_and_a_missing_viewport(blender):
     scene = setup_scene(blender, 3)
     cloth = _curtain(blender)
     blender.ops.verlet_cloth.convert()
-    stand_in, operator = _drag_stand_in(cloth.name)
+    stand_in, operator = _drag_stand_in(cloth)
     context = types.SimpleNamespace(active_object=cloth, area=None, window=None, scene=scene)
     assert operator.invoke(stand_in, context, None) == {"CANCELLED"}
     assert "3D viewport" in stand_in.reports[-1][1]
@@ -359,7 +362,7 @@ def test_drag_modal_press_move_release_and_enter_keeps_a_torn_result(blender):
     blender.ops.verlet_cloth.convert()
     whole = len(cloth.data.polygons)
     context, region, rv3d = _view_stand_ins(scene)
-    stand_in, operator = _drag_stand_in(cloth.name)
+    stand_in, operator = _drag_stand_in(cloth)
     rest = runs.cached(cloth).state.positions.copy()
     corner = dragging.project(rest[0], rv3d.perspective_matrix, 400, 400)[0][0]
     assert operator.modal(stand_in, context, _event("LEFTMOUSE", "PRESS", corner, region)) == {"RUNNING_MODAL"}
