@@ -73,7 +73,8 @@ def resume(scenes) -> None:
             if cloth_problem(obj) is None and scene.frame_current <= frame_range(scene, obj.verlet_cloth)[0]:
                 reset(scene, obj)
             else:
-                display.clear(obj)  # no simulated state to show: the user's own mesh
+                display.clear(obj)  # no simulated state to show: the user's own mesh, whole
+                tears.clear(obj)
 
 
 def preview(scene, obj) -> str:
@@ -199,10 +200,12 @@ def on_undo(*_args) -> None:
 
 @persistent
 def on_save_pre(*_args) -> None:
-    """A saved file never stores a simulated shape: our attribute leaves every mesh while it is written."""
+    """A saved file never stores a simulated state: our attribute and a live cloth's tears leave while it is saved."""
     for obj in bpy.data.objects:
         if obj.type == "MESH" and obj.library is None:
             display.clear(obj)
+            if obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
+                tears.clear(obj)  # a bake's tears are part of the bake and stay
 
 
 @persistent
@@ -213,6 +216,8 @@ def on_save_post(*_args) -> None:
             run = cached(obj)
             if run is not None and len(run.rest_local) == len(obj.data.vertices):
                 write_shape(obj, run.local_positions(obj))
+                run.torn_shown = -1  # written again if any
+                show_tears(run, obj)
 
 
 @persistent
@@ -275,5 +280,9 @@ def remove_displays() -> None:
     """Disabling the add-on: every cloth shows exactly what the user made (ours removed everywhere)."""
     try:
         display.remove_everywhere()
+        for obj in bpy.data.objects:
+            if obj.type == "MESH" and obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
+                tears.clear(obj)  # a live cloth whole again, and without our tears modifier
+                tears.remove_modifier(obj)
     except (AttributeError, RuntimeError) as error:  # data not writable in this context
         print(f"Verlet Cloth: could not remove the live preview's data: {error}")

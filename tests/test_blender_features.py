@@ -379,3 +379,28 @@ def test_drag_modal_press_move_release_and_enter_keeps_a_torn_result(blender):
     assert _face_count(blender, cloth) < whole, "the tear made while dragging shows at the current frame"
     shown = _evaluated(blender, cloth)
     assert np.isfinite(shown).all() and shown[0, 2] < rest[0, 2] - 0.3
+
+
+def test_a_live_cloths_tears_are_preview_state_not_saved_nor_left_when_the_addon_is_disabled(blender, tmp_path):
+    from conftest import ADDON_MODULE
+
+    import addon_utils
+
+    scene, cloth, _ = _tearing_sheet(blender, 1.2)
+    whole = len(cloth.data.polygons)
+    for frame in range(1, scene.frame_end + 1):
+        scene.frame_set(frame)
+    torn = _face_count(blender, cloth)
+    assert torn < whole, "the cloth did not tear"
+    path = str(tmp_path / "torn.blend")
+    blender.ops.wm.save_as_mainfile(filepath=path)
+    assert _face_count(blender, cloth) == torn  # still torn in the live preview after saving
+    addon_utils.disable(ADDON_MODULE, default_set=True)
+    try:
+        assert _face_count(blender, cloth) == whole
+        assert [m.name for m in cloth.modifiers] == ["UserWeld"]
+    finally:
+        addon_utils.enable(ADDON_MODULE, default_set=True)
+    name = cloth.name
+    blender.ops.wm.open_mainfile(filepath=path)
+    assert _face_count(blender, blender.data.objects[name]) == whole
