@@ -14,6 +14,7 @@ the user's vertices and shape keys are never written. Runs are keyed by the clot
 from __future__ import annotations
 
 import bpy
+import numpy as np
 from bpy.app.handlers import persistent
 
 from .. import solver
@@ -22,7 +23,7 @@ from .checks import cloth_problem
 from .display import write_shape
 from .runs import Run, advance, cached, forget, mark_dirty, remember, reset, show_tears, start
 from .scene_reading import world_matrix
-from .solver_params import frame_range
+from .solver_params import frame_range, frame_time
 
 _suspended = 0  # > 0 while a bake drives the frames
 _rendering = False
@@ -176,12 +177,15 @@ def pick_up(scene, obj) -> None:
         if cloth_problem(obj) is None:
             reset(scene, obj)
         return
+    frame = int(scene.frame_current)
+    run.dirty = True  # pins and masses as the undo left them
+    if frame == run.frame and np.array_equal(shape.astype(np.float32), run.local_positions(obj).astype(np.float32)):
+        return  # this cloth is as it was (the undo was about something else): keep its velocities
     world = geometry.to_world(world_matrix(obj), shape)
     old = run.state
-    frame = int(scene.frame_current)
-    run.state = solver.State(world, world.copy(), frame - run.first_frame, old.time, old.broken, old.face_torn_frame)
+    steps = frame - run.first_frame
+    run.state = solver.State(world, world.copy(), steps, steps * frame_time(scene), old.broken, old.face_torn_frame)
     run.frame = frame
-    run.dirty = True  # pins and masses as the undo left them
 
 
 @persistent
