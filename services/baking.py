@@ -96,12 +96,19 @@ class Baker:
             for b in (block, relative):
                 if b.name not in data:
                     data[b.name] = scene_reading.read_vectors(b.data)
-            out.append((block, data[block.name], data[relative.name]))
+            out.append((block, data[block.name], data[relative.name], self._mask(block)))
         return out
+
+    def _mask(self, block) -> np.ndarray | None:
+        """(N,) weights of the key's vertex group (None: no group, or one that does not exist,
+        which Blender also treats as unmasked)."""
+        if not block.vertex_group or self.obj.vertex_groups.get(block.vertex_group) is None:
+            return None
+        return scene_reading.pin_weights(self.obj, block.vertex_group)
 
     def _mix(self) -> np.ndarray | None:
         """Where the user's shape keys take the basis at the current frame (None: nowhere)."""
-        live = [(b.value, d, r) for b, d, r in self.user_keys if b.value and not b.mute]
+        live = [(b.value, d, r, w) for b, d, r, w in self.user_keys if b.value and not b.mute]
         if not live:
             return None
         return geometry.user_mix(self.run.rest_local, live)
@@ -110,9 +117,19 @@ class Baker:
         """Simulate the next frame; False once every frame is simulated."""
         if self.done >= self.total:
             return False
-        self.scene.frame_set(self.frame_start + self.done)
-        runs.advance(self.run, self.scene, self.obj)
-        self.positions.append(self.run.local_positions(self.obj).astype(np.float32))
+        frame = self.frame_start + self.done
+        self.scene.frame_set(frame)
+        problem = checks.object_problem(self.obj)  # e.g. a scale animated to zero
+        if problem:
+            raise BakeError(f"At frame {frame}: {problem}")
+        try:
+            runs.advance(self.run, self.scene, self.obj)
+        except runs.Unstable as error:
+            raise BakeError(str(error)) from None
+        local = self.run.local_positions(self.obj).astype(np.float32)
+        if not np.isfinite(local).all():  # never a NaN in a key
+            raise BakeError(runs.unstable_message(self.obj, frame))
+        self.positions.append(local)
         self.mixes.append(self._mix())
         return self.done < self.total
 
@@ -133,6 +150,7 @@ class Baker:
                 pass
             obj = self.obj
             settings = obj.verlet_cloth
+            active = _active_key(obj)
             if settings.baked:
                 free_bake(obj)
             display.remove(obj)  # the keys show the bake; the live preview's data goes
@@ -176,6 +194,7 @@ class Baker:
             settings.bake_created_animation_data = not had_anim
             settings.bake_created_action = "" if had_action else key.animation_data.action.name
             runs.forget(obj)
+            _restore_active_key(obj, active)
             self._open = False
             self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
             return len(names)
@@ -184,6 +203,22 @@ class Baker:
                 self.abort()
             else:
                 self._suspend.__exit__(None, None, None)
+
+
+def _active_key(obj) -> tuple[str, int]:
+    """(name, index) of the active shape key, which adding and removing keys would change."""
+    block = obj.active_shape_key
+    return ("" if block is None else block.name), int(obj.active_shape_key_index)
+
+
+def _restore_active_key(obj, active: tuple[str, int]) -> None:
+    """Make the same key active again (by name; by index if it is gone, e.g. an old bake's key)."""
+    key = obj.data.shape_keys
+    if key is None or not len(key.key_blocks):
+        return
+    name, index = active
+    found = key.key_blocks.find(name) if name else -1
+    obj.active_shape_key_index = found if found >= 0 else min(index, len(key.key_blocks) - 1)
 
 
 def bake_object(  # noqa: PLR0917 - the farm bake calls it with these positions
@@ -225,6 +260,7 @@ def free_bake(obj) -> None:
     settings = obj.verlet_cloth
     names = [k.name for k in settings.bake_keys]
     key = obj.data.shape_keys if obj.type == "MESH" else None
+    active = _active_key(obj) if key is not None else ("", 0)
     if key is not None:
         anim = key.animation_data
         fcurves = _fcurves(anim)
@@ -262,6 +298,7 @@ def free_bake(obj) -> None:
     settings.bake_created_action = ""
     settings.bake_created_animation_data = False
     if obj.type == "MESH":
+        _restore_active_key(obj, active)
         tears.clear(obj)  # the bake's tears go with it, and the modifier the bake used
         tears.remove_modifier(obj)  # (the live preview adds it again when the cloth tears)
     runs.forget(obj)
