@@ -77,8 +77,10 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         if baker is None:
             return {"CANCELLED"}
         if event.type == "ESC":
-            baker.abort()
-            self._stop(context)
+            try:
+                baker.abort()
+            finally:
+                self._stop(context)
             self.report({"WARNING"}, "Bake cancelled: the object is as it was.")
             return {"CANCELLED"}
         if event.type != "TIMER":

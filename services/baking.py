@@ -15,6 +15,7 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 
+from ..solver.settings import MAX_FRAME, MIN_FRAME
 from . import checks, display, geometry, preview, runs, scene_reading, tears
 
 KEY_PREFIX = "VerletCloth"
@@ -57,6 +58,10 @@ class Baker:
             raise BakeError(checks.ABSOLUTE_KEYS)
         if frame_end < frame_start:
             raise BakeError("The bake's end frame is before its start frame: set a frame range with End ≥ Start.")
+        if frame_start < MIN_FRAME or frame_end > MAX_FRAME:
+            raise BakeError(
+                f"Blender shows frames {MIN_FRAME} to {MAX_FRAME} only: set a frame range within them, then bake again."
+            )
         self.scene, self.obj = scene, obj
         self.frame_start, self.frame_end = int(frame_start), int(frame_end)
         self.original_frame = (scene.frame_current, scene.frame_subframe)
@@ -143,6 +148,36 @@ class Baker:
         finally:
             self._suspend.__exit__(None, None, None)
 
+    def _write_keys(self, key, basis: np.ndarray, had_anim: bool, had_action: bool) -> list[str]:
+        """One relative key per simulated frame, keyed 0 / 1 / 0 with CONSTANT interpolation."""
+        obj, settings = self.obj, self.obj.verlet_cloth
+        reference = key.reference_key
+        names = []
+        for index, local in enumerate(self.positions):
+            frame = self.frame_start + index
+            block = obj.shape_key_add(name=f"{KEY_PREFIX} {frame:04d}", from_mix=False)
+            names.append(block.name)
+            settings.bake_keys.add().name = block.name
+            block.relative_key = reference
+            block.slider_min, block.slider_max = 0.0, 1.0
+            mix = self.mixes[index]
+            data = local if mix is None else geometry.compensated_key(basis, local, mix)
+            block.data.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
+            for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
+                block.value = value
+                block.keyframe_insert("value", frame=key_frame)
+                if not settings.bake_created_action and not had_action:  # the first keyframe made them
+                    settings.bake_created_animation_data = not had_anim
+                    settings.bake_created_action = key.animation_data.action.name
+            block.value = 0.0
+        paths = {_data_path(n) for n in names}
+        for curve in _fcurves(key.animation_data) or ():
+            if curve.data_path in paths:
+                for point in curve.keyframe_points:
+                    point.interpolation = "CONSTANT"
+                curve.update()
+        return names
+
     def finish(self) -> int:
         """Write the shape keys and their animation; returns the number of keys made."""
         try:
@@ -158,41 +193,23 @@ class Baker:
             if created_basis:
                 obj.shape_key_add(name="Basis", from_mix=False)
             key = obj.data.shape_keys
-            reference = key.reference_key
-            basis = scene_reading.read_vectors(reference.data)
+            basis = scene_reading.read_vectors(key.reference_key.data)
             had_anim = key.animation_data is not None
             had_action = had_anim and key.animation_data.action is not None
+            # Bookkeeping first, so that free_bake removes exactly what was added if writing fails.
             settings.bake_keys.clear()
-            names = []
-            for index, local in enumerate(self.positions):
-                frame = self.frame_start + index
-                block = obj.shape_key_add(name=f"{KEY_PREFIX} {frame:04d}", from_mix=False)
-                block.relative_key = reference
-                block.slider_min, block.slider_max = 0.0, 1.0
-                mix = self.mixes[index]
-                data = local if mix is None else geometry.compensated_key(basis, local, mix)
-                block.data.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
-                for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
-                    block.value = value
-                    block.keyframe_insert("value", frame=key_frame)
-                block.value = 0.0
-                names.append(block.name)
-                settings.bake_keys.add().name = block.name
-            paths = {_data_path(n) for n in names}
-            fcurves = _fcurves(key.animation_data)
-            for curve in fcurves or ():
-                if curve.data_path in paths:
-                    for point in curve.keyframe_points:
-                        point.interpolation = "CONSTANT"
-                    curve.update()
             settings.baked = True
             settings.bake_start, settings.bake_end = self.frame_start, self.frame_end
-            tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
-            tears.write(obj, runs.torn_frames(self.run))
-            tears.sync_modifier(obj)
             settings.bake_created_basis = created_basis
-            settings.bake_created_animation_data = not had_anim
-            settings.bake_created_action = "" if had_action else key.animation_data.action.name
+            try:
+                names = self._write_keys(key, basis, had_anim, had_action)
+                tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
+                tears.write(obj, runs.torn_frames(self.run))
+                tears.sync_modifier(obj)
+            except BaseException:
+                free_bake(obj)
+                _restore_active_key(obj, active)
+                raise
             runs.forget(obj)
             _restore_active_key(obj, active)
             self._open = False

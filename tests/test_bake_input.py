@@ -218,3 +218,29 @@ def test_the_modal_bake_cleans_up_after_any_error(blender, monkeypatch, error):
     assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
     assert scene.frame_current == 3
     np.testing.assert_allclose(evaluated_positions(blender, obj), shown, atol=1e-6)
+
+
+@pytest.mark.parametrize("user_keys", [False, True])
+def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monkeypatch, user_keys):
+    setup_scene(blender, 5)
+    obj = _cloth(blender)
+    if user_keys:
+        _user_key(obj, "Smile", 0.1)
+        obj.data.shape_keys.animation_data_create()
+    before = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
+    geometry = _module("services.geometry")
+    frames = geometry.bake_key_frames
+
+    def failing(frame, start, end):
+        if frame == 3:
+            raise OSError("out of memory, say")
+        return frames(frame, start, end)
+
+    monkeypatch.setattr(geometry, "bake_key_frames", failing)
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "OSError" in error
+    after = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
+    assert after == before and not obj.verlet_cloth.baked and not len(obj.verlet_cloth.bake_keys)
+    anim = obj.data.shape_keys.animation_data if obj.data.shape_keys else None
+    assert (anim is not None) == user_keys and (anim is None or anim.action is None)
+    assert not [a for a in blender.data.actions if a.users == 0]
