@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_bench_user_"))
+SCRATCH = tempfile.TemporaryDirectory(prefix="vc_bench_")  # removed when the script ends
+os.environ.setdefault("BLENDER_USER_RESOURCES", os.path.join(SCRATCH.name, "user"))
 
 import blender_side  # noqa: E402
 import bpy  # noqa: E402

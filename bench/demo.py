@@ -17,7 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_demo_user_"))
+SCRATCH = tempfile.TemporaryDirectory(prefix="vc_demo_")  # removed when the script ends
+os.environ.setdefault("BLENDER_USER_RESOURCES", os.path.join(SCRATCH.name, "user"))
 
 import bpy  # noqa: E402
 import numpy as np  # noqa: E402
@@ -88,7 +89,7 @@ def render_strip(out: Path, frames: int) -> None:
     render.resolution_x, render.resolution_y = 320, 240
     lens = scene.camera.data.lens
     scene.camera.data.lens = 45.0  # the flat sheet at frame 1 is wider than the drape
-    work = Path(tempfile.mkdtemp(prefix="vc_demo_strip_"))
+    work = Path(tempfile.mkdtemp(prefix="vc_demo_strip_", dir=SCRATCH.name))
     paths = []
     # Most of the motion is between the first contact (~frame 10) and frame 25: sample it more densely.
     steps = np.array([0.0, 0.2, 0.3, 0.42, 0.6, 1.0])

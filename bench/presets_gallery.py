@@ -18,7 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_gallery_user_"))
+SCRATCH = tempfile.TemporaryDirectory(prefix="vc_gallery_")  # removed when the script ends
+os.environ.setdefault("BLENDER_USER_RESOURCES", os.path.join(SCRATCH.name, "user"))
 
 import bpy  # noqa: E402
 import scenes  # noqa: E402
@@ -70,7 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     assert scenes.enable_checkout("vc_gallery") == MODULE
     preset_menu = sys.modules[MODULE + ".ui.preset_menu"]
-    work = Path(tempfile.mkdtemp(prefix="vc_gallery_"))
+    work = Path(tempfile.mkdtemp(prefix="vc_gallery_", dir=SCRATCH.name))
     stills = []
     for preset in map(Path, preset_menu.bundled_presets()):
         order = ["silk", "cotton", "denim", "leather", "rubber"]

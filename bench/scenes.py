@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+_SCRATCH = tempfile.TemporaryDirectory(prefix="vc_scenes_")  # extension repositories; removed at exit
 
 
 def enable_checkout(repo: str) -> str:
@@ -27,7 +28,8 @@ def enable_checkout(repo: str) -> str:
     assert preferences is not None
     repos = preferences.extensions.repos
     if repo not in {r.module for r in repos}:
-        repo_dir = Path(tempfile.mkdtemp(prefix=f"{repo}_"))
+        repo_dir = Path(_SCRATCH.name) / repo
+        repo_dir.mkdir()
         (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
         repos.new(name=repo, module=repo, custom_directory=str(repo_dir), source="USER")
     addon_utils.enable(module, default_set=True, handle_error=_raise)

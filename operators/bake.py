@@ -38,6 +38,8 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
             count = baking.bake_object(scene, obj, start, end, progress=progress)
         except baking.BakeError as error:
             return checks.cancel(self, str(error))
+        except Exception as error:  # the object is as it was (bake_object aborts); say what went wrong
+            return checks.cancel(self, failed(error))
         finally:
             wm.progress_end()
         self.report({"INFO"}, f"Baked {count} frames of '{obj.name}' to shape keys.")
@@ -54,6 +56,8 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
             self._baker = baking.Baker(context.scene, obj, start, end)
         except baking.BakeError as error:
             return checks.cancel(self, str(error))
+        except Exception as error:
+            return checks.cancel(self, failed(error))
         self._last_percent = -1
         wm = context.window_manager
         wm.progress_begin(0, 100)
@@ -73,18 +77,26 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         if baker is None:
             return {"CANCELLED"}
         if event.type == "ESC":
-            baker.abort()
-            self._stop(context)
+            try:
+                baker.abort()
+            finally:
+                self._stop(context)
             self.report({"WARNING"}, "Bake cancelled: the object is as it was.")
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
+        # Any error, not only bad input: the object goes back as it was, and the timer, the
+        # progress bar and the suspended preview never stay behind.
         try:
             more = baker.step()
-        except (ValueError, FloatingPointError) as error:
-            baker.abort()
-            self._stop(context)
-            self.report({"ERROR"}, f"Bake failed: {error}")
+            if not more:
+                count = baker.finish()
+        except Exception as error:
+            try:
+                baker.abort()
+            finally:
+                self._stop(context)
+            self.report({"ERROR"}, str(error) if isinstance(error, baking.BakeError) else failed(error))
             return {"CANCELLED"}
         context.window_manager.progress_update(int(100 * baker.done / max(baker.total, 1)))
         self._last_percent, line = geometry.percent_lines(baker.done, baker.total, self._last_percent)
@@ -92,7 +104,11 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
             print(line, flush=True)
         if more:
             return {"RUNNING_MODAL"}
-        count = baker.finish()
         self._stop(context)
         self.report({"INFO"}, f"Baked {count} frames of '{baker.obj.name}' to shape keys.")
         return {"FINISHED"}
+
+
+def failed(error: Exception) -> str:
+    """The report for an unexpected error: what happened, and that nothing was changed."""
+    return f"Bake failed ({type(error).__name__}: {error}); the object is as it was. Please report this."

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import bpy
 import numpy as np
 
+from ..solver.settings import MAX_FRAME, MIN_FRAME
 from . import checks, display, geometry, preview, runs, scene_reading, tears
 
 KEY_PREFIX = "VerletCloth"
@@ -57,6 +58,10 @@ class Baker:
             raise BakeError(checks.ABSOLUTE_KEYS)
         if frame_end < frame_start:
             raise BakeError("The bake's end frame is before its start frame: set a frame range with End ≥ Start.")
+        if frame_start < MIN_FRAME or frame_end > MAX_FRAME:
+            raise BakeError(
+                f"Blender shows frames {MIN_FRAME} to {MAX_FRAME} only: set a frame range within them, then bake again."
+            )
         self.scene, self.obj = scene, obj
         self.frame_start, self.frame_end = int(frame_start), int(frame_end)
         self.original_frame = (scene.frame_current, scene.frame_subframe)
@@ -96,12 +101,19 @@ class Baker:
             for b in (block, relative):
                 if b.name not in data:
                     data[b.name] = scene_reading.read_vectors(b.data)
-            out.append((block, data[block.name], data[relative.name]))
+            out.append((block, data[block.name], data[relative.name], self._mask(block)))
         return out
+
+    def _mask(self, block) -> np.ndarray | None:
+        """(N,) weights of the key's vertex group (None: no group, or one that does not exist,
+        which Blender also treats as unmasked)."""
+        if not block.vertex_group or self.obj.vertex_groups.get(block.vertex_group) is None:
+            return None
+        return scene_reading.pin_weights(self.obj, block.vertex_group)
 
     def _mix(self) -> np.ndarray | None:
         """Where the user's shape keys take the basis at the current frame (None: nowhere)."""
-        live = [(b.value, d, r) for b, d, r in self.user_keys if b.value and not b.mute]
+        live = [(b.value, d, r, w) for b, d, r, w in self.user_keys if b.value and not b.mute]
         if not live:
             return None
         return geometry.user_mix(self.run.rest_local, live)
@@ -110,9 +122,19 @@ class Baker:
         """Simulate the next frame; False once every frame is simulated."""
         if self.done >= self.total:
             return False
-        self.scene.frame_set(self.frame_start + self.done)
-        runs.advance(self.run, self.scene, self.obj)
-        self.positions.append(self.run.local_positions(self.obj).astype(np.float32))
+        frame = self.frame_start + self.done
+        self.scene.frame_set(frame)
+        problem = checks.object_problem(self.obj)  # e.g. a scale animated to zero
+        if problem:
+            raise BakeError(f"At frame {frame}: {problem}")
+        try:
+            runs.advance(self.run, self.scene, self.obj)
+        except runs.Unstable as error:
+            raise BakeError(str(error)) from None
+        local = self.run.local_positions(self.obj).astype(np.float32)
+        if not np.isfinite(local).all():  # never a NaN in a key
+            raise BakeError(runs.unstable_message(self.obj, frame))
+        self.positions.append(local)
         self.mixes.append(self._mix())
         return self.done < self.total
 
@@ -126,6 +148,36 @@ class Baker:
         finally:
             self._suspend.__exit__(None, None, None)
 
+    def _write_keys(self, key, basis: np.ndarray, had_anim: bool, had_action: bool) -> list[str]:
+        """One relative key per simulated frame, keyed 0 / 1 / 0 with CONSTANT interpolation."""
+        obj, settings = self.obj, self.obj.verlet_cloth
+        reference = key.reference_key
+        names = []
+        for index, local in enumerate(self.positions):
+            frame = self.frame_start + index
+            block = obj.shape_key_add(name=f"{KEY_PREFIX} {frame:04d}", from_mix=False)
+            names.append(block.name)
+            settings.bake_keys.add().name = block.name
+            block.relative_key = reference
+            block.slider_min, block.slider_max = 0.0, 1.0
+            mix = self.mixes[index]
+            data = local if mix is None else geometry.compensated_key(basis, local, mix)
+            block.data.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
+            for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
+                block.value = value
+                block.keyframe_insert("value", frame=key_frame)
+                if not settings.bake_created_action and not had_action:  # the first keyframe made them
+                    settings.bake_created_animation_data = not had_anim
+                    settings.bake_created_action = key.animation_data.action.name
+            block.value = 0.0
+        paths = {_data_path(n) for n in names}
+        for curve in _fcurves(key.animation_data) or ():
+            if curve.data_path in paths:
+                for point in curve.keyframe_points:
+                    point.interpolation = "CONSTANT"
+                curve.update()
+        return names
+
     def finish(self) -> int:
         """Write the shape keys and their animation; returns the number of keys made."""
         try:
@@ -133,6 +185,7 @@ class Baker:
                 pass
             obj = self.obj
             settings = obj.verlet_cloth
+            active = _active_key(obj)
             if settings.baked:
                 free_bake(obj)
             display.remove(obj)  # the keys show the bake; the live preview's data goes
@@ -140,42 +193,25 @@ class Baker:
             if created_basis:
                 obj.shape_key_add(name="Basis", from_mix=False)
             key = obj.data.shape_keys
-            reference = key.reference_key
-            basis = scene_reading.read_vectors(reference.data)
+            basis = scene_reading.read_vectors(key.reference_key.data)
             had_anim = key.animation_data is not None
             had_action = had_anim and key.animation_data.action is not None
+            # Bookkeeping first, so that free_bake removes exactly what was added if writing fails.
             settings.bake_keys.clear()
-            names = []
-            for index, local in enumerate(self.positions):
-                frame = self.frame_start + index
-                block = obj.shape_key_add(name=f"{KEY_PREFIX} {frame:04d}", from_mix=False)
-                block.relative_key = reference
-                block.slider_min, block.slider_max = 0.0, 1.0
-                mix = self.mixes[index]
-                data = local if mix is None else geometry.compensated_key(basis, local, mix)
-                block.data.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
-                for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
-                    block.value = value
-                    block.keyframe_insert("value", frame=key_frame)
-                block.value = 0.0
-                names.append(block.name)
-                settings.bake_keys.add().name = block.name
-            paths = {_data_path(n) for n in names}
-            fcurves = _fcurves(key.animation_data)
-            for curve in fcurves or ():
-                if curve.data_path in paths:
-                    for point in curve.keyframe_points:
-                        point.interpolation = "CONSTANT"
-                    curve.update()
             settings.baked = True
             settings.bake_start, settings.bake_end = self.frame_start, self.frame_end
-            tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
-            tears.write(obj, runs.torn_frames(self.run))
-            tears.sync_modifier(obj)
             settings.bake_created_basis = created_basis
-            settings.bake_created_animation_data = not had_anim
-            settings.bake_created_action = "" if had_action else key.animation_data.action.name
+            try:
+                names = self._write_keys(key, basis, had_anim, had_action)
+                tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
+                tears.write(obj, runs.torn_frames(self.run))
+                tears.sync_modifier(obj)
+            except BaseException:
+                free_bake(obj)
+                _restore_active_key(obj, active)
+                raise
             runs.forget(obj)
+            _restore_active_key(obj, active)
             self._open = False
             self.scene.frame_set(self.original_frame[0], subframe=self.original_frame[1])
             return len(names)
@@ -184,6 +220,22 @@ class Baker:
                 self.abort()
             else:
                 self._suspend.__exit__(None, None, None)
+
+
+def _active_key(obj) -> tuple[str, int]:
+    """(name, index) of the active shape key, which adding and removing keys would change."""
+    block = obj.active_shape_key
+    return ("" if block is None else block.name), int(obj.active_shape_key_index)
+
+
+def _restore_active_key(obj, active: tuple[str, int]) -> None:
+    """Make the same key active again (by name; by index if it is gone, e.g. an old bake's key)."""
+    key = obj.data.shape_keys
+    if key is None or not len(key.key_blocks):
+        return
+    name, index = active
+    found = key.key_blocks.find(name) if name else -1
+    obj.active_shape_key_index = found if found >= 0 else min(index, len(key.key_blocks) - 1)
 
 
 def bake_object(  # noqa: PLR0917 - the farm bake calls it with these positions
@@ -225,6 +277,7 @@ def free_bake(obj) -> None:
     settings = obj.verlet_cloth
     names = [k.name for k in settings.bake_keys]
     key = obj.data.shape_keys if obj.type == "MESH" else None
+    active = _active_key(obj) if key is not None else ("", 0)
     if key is not None:
         anim = key.animation_data
         fcurves = _fcurves(anim)
@@ -262,6 +315,7 @@ def free_bake(obj) -> None:
     settings.bake_created_action = ""
     settings.bake_created_animation_data = False
     if obj.type == "MESH":
+        _restore_active_key(obj, active)
         tears.clear(obj)  # the bake's tears go with it, and the modifier the bake used
         tears.remove_modifier(obj)  # (the live preview adds it again when the cloth tears)
     runs.forget(obj)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import bpy
+import numpy as np
 
 from .scene_reading import topology_of
 
@@ -21,6 +22,10 @@ EDIT_MODE = "Leave Edit Mode first (Tab), then try again."
 SHARED_MESH = (
     "This object shares its mesh with another object (a linked duplicate, Alt+D), so both would show one "
     "simulation: use Object ▸ Relations ▸ Make Single User ▸ Object & Data, then try again."
+)
+ZERO_SCALE = (
+    "The object's scale is zero on an axis (as after S Z 0), so the cloth has no size there: apply the "
+    "scale (Object ▸ Apply ▸ Scale) or give that axis a size, then try again."
 )
 ABSOLUTE_KEYS = "The mesh's shape keys are absolute: enable Relative in the Shape Keys panel, then bake again."
 
@@ -52,6 +57,19 @@ def shares_mesh(obj) -> bool:
     return sum(1 for other in bpy.data.objects if other.data == mesh) > 1
 
 
+def zero_scale(obj) -> bool:
+    """Whether the object's world transform flattens an axis (its scale, or a parent's, is zero there)."""
+    axes = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
+    if not np.isfinite(axes).all():
+        return True
+    lengths = np.linalg.norm(axes, axis=0)
+    largest = float(lengths.max())
+    if not largest > 0:
+        return True
+    # An axis under a millionth of the largest, or axes (sheared) into a plane.
+    return bool(lengths.min() <= 1e-6 * largest or abs(np.linalg.det(axes)) <= 1e-9 * float(np.prod(lengths)))
+
+
 def object_problem(obj) -> str | None:
     """Why `obj` cannot be (or become) a cloth, or None."""
     problem = mesh_problem(obj)
@@ -61,6 +79,8 @@ def object_problem(obj) -> str | None:
         return NO_EDGES
     if shares_mesh(obj):
         return SHARED_MESH
+    if zero_scale(obj):
+        return ZERO_SCALE
     group = obj.verlet_cloth.pin_group
     if group and obj.vertex_groups.get(group) is None:
         return missing_pin_group(group)

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..solver.settings import MAX_FRAME, MIN_FRAME
 from . import blend_file
 
 COMMAND = "verlet_cloth"
@@ -79,6 +80,8 @@ def parse_frames(text: str) -> tuple[int, int]:
         raise CliError(f"bad frame range {text!r}: START and END must be whole frame numbers") from None
     if start > end:
         raise CliError(f"bad frame range {text!r}: START ({start}) is after END ({end})")
+    if start < MIN_FRAME or end > MAX_FRAME:
+        raise CliError(f"bad frame range {text!r}: Blender shows frames {MIN_FRAME} to {MAX_FRAME} only")
     return start, end
 
 
@@ -205,6 +208,9 @@ def main(argv: Sequence[str]) -> int:
         return _error(str(exc))
     except Exception as exc:  # a farm job fails with a message and a non-zero exit, never silently
         return _error(f"{type(exc).__name__}: {exc}")
+    except KeyboardInterrupt:  # Ctrl+C: the bake stops; nothing was saved
+        _error(f"interrupted; {_untouched(args)}")
+        return 130
 
 
 def _bake(args: argparse.Namespace) -> int:

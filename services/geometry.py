@@ -106,14 +106,18 @@ def compensated_key(basis, simulated, user_mix) -> np.ndarray:
 
 
 def user_mix(basis, keys) -> np.ndarray:
-    """What relative shape keys evaluate to, without vertex-group masks.
+    """What relative shape keys evaluate to.
 
-    keys: iterable of (value, data, relative_data) arrays; returns basis + Σ value·(data − relative).
+    keys: iterable of (value, data, relative_data) or (value, data, relative_data, weights), where
+    weights (N,) is the key's vertex-group mask (None: unmasked), as Blender weighs each key by
+    its vertex group; returns basis + Σ value·weight·(data − relative).
     """
     mix = np.array(basis, dtype=np.float64, copy=True)
-    for value, data, relative in keys:
+    for value, data, relative, *mask in keys:
         if value:
-            mix += float(value) * (np.asarray(data, dtype=np.float64) - np.asarray(relative, dtype=np.float64))
+            delta = float(value) * (np.asarray(data, dtype=np.float64) - np.asarray(relative, dtype=np.float64))
+            weights = mask[0] if mask else None
+            mix += delta if weights is None else delta * np.asarray(weights, dtype=np.float64)[:, None]
     return mix
 
 

@@ -96,10 +96,23 @@ def start(scene, obj) -> Run:
     )
 
 
+class Unstable(ValueError):
+    """The simulation produced positions that are not numbers; nothing of this frame may be written."""
+
+
+def unstable_message(obj, frame: int) -> str:
+    return (
+        f"The simulation of '{obj.name}' became unstable at frame {frame} (positions that are not numbers), "
+        "so nothing was written: check the scene's gravity, animated scales and colliders, lower Wind Speed "
+        "or raise Substeps, then try again."
+    )
+
+
 def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
     """Step `run` by one frame to the scene's current frame, with colliders and pins read now.
 
     grab: vertices held at world-space targets for this frame (dragging with the mouse).
+    Raises Unstable (and the run must be forgotten) if the state stops being finite.
     """
     settings = obj.verlet_cloth
     if run.dirty:
@@ -119,6 +132,8 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
         pin_targets_start=run.pins_world,
         grab=grab,
     )
+    if not np.isfinite(run.state.positions).all():
+        raise Unstable(unstable_message(obj, int(scene.frame_current)))
     run.colliders, run.pins_world = current, pins_now
     run.frame = int(scene.frame_current)
     # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they

@@ -59,13 +59,14 @@ def pytest_collection_modifyitems(items) -> None:
 def blender_session():
     """Headless Blender with this checkout enabled as the extension `verlet_cloth`."""
     require_bpy()
-    user = tempfile.mkdtemp(prefix="vc_blender_user_")
-    os.environ["BLENDER_USER_RESOURCES"] = user
+    scratch = tempfile.TemporaryDirectory(prefix="vc_test_")  # Blender's user folder and the repository
+    os.environ["BLENDER_USER_RESOURCES"] = os.path.join(scratch.name, "user")
     import bpy  # noqa: PLC0415 - only Blender tests need it
 
     import addon_utils  # noqa: PLC0415 - must follow bpy
 
-    repo_dir = Path(tempfile.mkdtemp(prefix="vc_repo_"))
+    repo_dir = Path(scratch.name) / "repo"
+    repo_dir.mkdir()
     (repo_dir / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
     repos = bpy.context.preferences.extensions.repos
     if REPO_NAME not in {r.module for r in repos}:
@@ -73,6 +74,7 @@ def blender_session():
     addon_utils.enable(ADDON_MODULE, default_set=True, handle_error=_raise)
     yield bpy
     addon_utils.disable(ADDON_MODULE, default_set=True)
+    scratch.cleanup()
 
 
 def _raise(exc: BaseException) -> None:

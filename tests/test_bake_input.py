@@ -1,0 +1,246 @@
+"""Bad input and the bake, in real headless Blender: zero scale is refused with a sentence, no NaN is
+ever written, masked user shape keys bake exactly, the active shape key stays, and the modal bake
+cleans up after any error."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+from conftest import ADDON_MODULE
+from vc_helpers import activate, evaluated_positions, grid_object, setup_scene
+
+
+def _module(name: str):
+    return sys.modules[f"{ADDON_MODULE}.{name}"]
+
+
+def _cloth(bpy, name="Cloth", **kwargs):
+    obj = grid_object(bpy, name, **kwargs)
+    activate(bpy, obj)
+    assert bpy.ops.verlet_cloth.convert() == {"FINISHED"}
+    return obj
+
+
+def _run(bpy, operator, **kwargs):
+    """Call an operator from a script, as an acceptance script would: (result, error text or None)."""
+    try:
+        return operator(**kwargs), None
+    except RuntimeError as error:  # Blender raises reports of level ERROR as RuntimeError
+        return {"CANCELLED"}, str(error)
+
+
+def _keys_finite(obj) -> bool:
+    key = obj.data.shape_keys
+    for block in [] if key is None else key.key_blocks:
+        co = np.empty(len(block.data) * 3)
+        block.data.foreach_get("co", co)
+        if not np.isfinite(co).all():
+            return False
+    return True
+
+
+# ---------------------------------------------------------------- zero scale
+
+
+def test_make_cloth_refuses_a_zero_scale_with_what_to_do(blender):
+    setup_scene(blender, 4)
+    obj = grid_object(blender)
+    obj.scale = (1.0, 1.0, 0.0)  # S Z 0
+    activate(blender, obj)
+    result, error = _run(blender, blender.ops.verlet_cloth.convert)
+    assert result == {"CANCELLED"} and "scale is zero" in error and "Apply" in error
+    assert not obj.verlet_cloth.enabled
+
+
+def test_bake_refuses_a_zero_scale_without_a_traceback(blender):
+    scene = setup_scene(blender, 4)
+    obj = _cloth(blender)
+    obj.scale = (1.0, 0.0, 1.0)
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "scale is zero" in error
+    assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
+    scene.frame_set(2)  # the preview skips it quietly: no exception from the frame handler
+    scene.frame_set(3)
+
+
+def test_a_scale_animated_to_zero_stops_the_bake_and_leaves_the_object(blender):
+    scene = setup_scene(blender, 6)
+    obj = _cloth(blender)
+    obj.keyframe_insert("scale", frame=1)
+    obj.scale = (1.0, 1.0, 0.0)
+    obj.keyframe_insert("scale", frame=4)
+    scene.frame_set(1)
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "frame 4" in error and "scale is zero" in error
+    assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
+
+
+# ---------------------------------------------------------------- no NaN reaches the mesh
+
+
+@pytest.fixture
+def unstable(blender, monkeypatch):
+    """From frame 3 on, the solver's state holds a NaN, as an unstable simulation would."""
+    runs = _module("services.runs")
+    step = runs.solver.step
+
+    def broken(model, state, *args, **kwargs):
+        step(model, state, *args, **kwargs)
+        if blender.context.scene.frame_current >= 3:
+            state.positions[0] = np.nan
+
+    monkeypatch.setattr(runs.solver, "step", broken)
+
+
+def test_an_unstable_simulation_is_reported_and_never_written(blender, unstable):
+    scene = setup_scene(blender, 5)
+    obj = _cloth(blender)
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "unstable at frame 3" in error
+    assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
+    for frame in range(2, 6):  # the live preview stops too: what the mesh shows stays finite
+        scene.frame_set(frame)
+        assert np.isfinite(evaluated_positions(blender, obj)).all()
+
+
+def test_the_command_line_bake_reports_an_unstable_simulation(blender, unstable, tmp_path, capsys):
+    setup_scene(blender, 4)
+    obj = grid_object(blender)
+    obj.verlet_cloth.enabled = True
+    path = tmp_path / "shot.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(path))
+    before = path.read_bytes()
+    assert _module("services.cli").main(["bake", str(path)]) == 1
+    assert "unstable at frame 3" in capsys.readouterr().err
+    assert path.read_bytes() == before
+
+
+def test_make_cloth_refuses_vertices_that_are_not_numbers(blender):
+    obj = grid_object(blender)
+    obj.data.vertices[3].co = (float("nan"), 0.0, 1.0)
+    activate(blender, obj)
+    result, error = _run(blender, blender.ops.verlet_cloth.convert)
+    assert result == {"CANCELLED"} and "not numbers" in error
+    assert not obj.verlet_cloth.enabled
+
+
+# ---------------------------------------------------------------- user shape keys
+
+
+def _user_key(obj, name, lift, group=None, value=0.4):
+    if obj.data.shape_keys is None:
+        obj.shape_key_add(name="Basis", from_mix=False)
+    block = obj.shape_key_add(name=name, from_mix=False)
+    co = np.empty(len(block.data) * 3)
+    block.data.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    co[:, 2] += lift
+    block.data.foreach_set("co", co.ravel())
+    block.value = value
+    if group is not None:
+        block.vertex_group = group
+    return block
+
+
+def test_a_user_key_masked_by_a_vertex_group_bakes_exactly(blender):
+    """The evaluated mix weighs each key by its vertex group; the bake must compensate the same mix."""
+    scene = setup_scene(blender, 6)
+    plain = _cloth(blender, "Plain", n=6)
+    masked = _cloth(blender, "Masked", n=6)
+    half = masked.vertex_groups.new(name="Half")
+    half.add(list(range(18)), 1.0, "REPLACE")
+    half.add([18, 19, 20], 0.5, "REPLACE")
+    _user_key(masked, "Lift", 0.2, group="Half")
+    _user_key(masked, "Other", -0.1)  # an unmasked key alongside
+    for obj in (plain, masked):
+        activate(blender, obj)
+        assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    for frame in range(1, 7):
+        scene.frame_set(frame)
+        np.testing.assert_allclose(
+            evaluated_positions(blender, masked), evaluated_positions(blender, plain), atol=1e-5, err_msg=str(frame)
+        )
+
+
+def test_the_bake_keeps_the_active_shape_key(blender):
+    setup_scene(blender, 4)
+    obj = _cloth(blender)
+    _user_key(obj, "Smile", 0.0, value=0.0)
+    _user_key(obj, "Frown", 0.0, value=0.0)
+    obj.active_shape_key_index = 2
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert obj.active_shape_key_index == 2 and obj.active_shape_key.name == "Frown"
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}  # Bake Again
+    assert obj.active_shape_key.name == "Frown"
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert obj.active_shape_key.name == "Frown"
+
+
+# ---------------------------------------------------------------- the modal bake
+
+
+def _stand_in(baker):
+    """The operator instance Blender would make, to drive modal() by hand; records what it does."""
+    from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
+
+    calls: list = []
+    stand_in = types.SimpleNamespace(_baker=baker, _timer=object(), _last_percent=-1, reports=[])
+    stand_in.report = lambda kind, text: stand_in.reports.append((kind, text))
+    stand_in._stop = lambda context: calls.append("stop")
+    return stand_in, calls, VERLET_CLOTH_OT_bake
+
+
+# Exception types, not instances: a raised instance kept by the parametrization would hold its
+# traceback's Blender objects until exit, which crashes bpy 4.2 when Python shuts down.
+@pytest.mark.parametrize("error", [RuntimeError, KeyError, AttributeError])
+def test_the_modal_bake_cleans_up_after_any_error(blender, monkeypatch, error):
+    scene = setup_scene(blender, 6)
+    obj = _cloth(blender)
+    scene.frame_set(3)
+    shown = evaluated_positions(blender, obj)
+    baking, preview = _module("services.baking"), _module("services.preview")
+    baker = baking.Baker(scene, obj, 1, 6)
+    stand_in, calls, operator = _stand_in(baker)
+    assert operator.modal(stand_in, blender.context, types.SimpleNamespace(type="TIMER")) == {"RUNNING_MODAL"}
+    assert preview._suspended
+
+    def fail():
+        raise error("something unexpected")
+
+    monkeypatch.setattr(baker, "step", fail)
+    assert operator.modal(stand_in, blender.context, types.SimpleNamespace(type="TIMER")) == {"CANCELLED"}
+    assert calls == ["stop"]  # timer and progress bar gone
+    assert not preview._suspended  # the live preview is back
+    assert stand_in.reports and stand_in.reports[-1][0] == {"ERROR"} and error.__name__ in stand_in.reports[-1][1]
+    assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
+    assert scene.frame_current == 3
+    np.testing.assert_allclose(evaluated_positions(blender, obj), shown, atol=1e-6)
+
+
+@pytest.mark.parametrize("user_keys", [False, True])
+def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monkeypatch, user_keys):
+    setup_scene(blender, 5)
+    obj = _cloth(blender)
+    if user_keys:
+        _user_key(obj, "Smile", 0.1)
+        obj.data.shape_keys.animation_data_create()
+    before = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
+    geometry = _module("services.geometry")
+    frames = geometry.bake_key_frames
+
+    def failing(frame, start, end):
+        if frame == 3:
+            raise OSError("out of memory, say")
+        return frames(frame, start, end)
+
+    monkeypatch.setattr(geometry, "bake_key_frames", failing)
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "OSError" in error
+    after = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
+    assert after == before and not obj.verlet_cloth.baked and not len(obj.verlet_cloth.bake_keys)
+    anim = obj.data.shape_keys.animation_data if obj.data.shape_keys else None
+    assert (anim is not None) == user_keys and (anim is None or anim.action is None)
+    assert not [a for a in blender.data.actions if a.users == 0]
