@@ -31,6 +31,7 @@ from .triangles import FACE, closest_points, cross, dot, segment_crossings
 
 _EPS = 1e-12
 _PASSES = 2
+_SKIN = 0.1  # of the finest cell: Verlet-list skin
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -53,7 +54,20 @@ class TriangleMesh:
         keep = np.flatnonzero(np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate))
         self.triangles = tris[keep]
         self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
-        self.normals = n[:, keep] / np.maximum(area2[keep], 1e-300)
+        area2 = np.maximum(area2[keep], 1e-300)
+        n = n[:, keep]
+        self.normals = n / area2
+        ab, ac = self.b - self.a, self.c - self.a
+        # Barycentrics of a point's projection: v = (p - a).gv, w = (p - a).gw.
+        self.gv = cross(ac, n) / (area2 * area2)
+        self.gw = cross(n, ab) / (area2 * area2)
+        # Each corner's height above the opposite edge.
+        self.heights = area2 / np.sqrt(
+            np.maximum([dot(self.c - self.b, self.c - self.b), dot(ac, ac), dot(ab, ab)], 1e-300)
+        )
+        # Everything the rigid narrow phase needs per triangle, copied into each candidate pair once.
+        self.table = np.concatenate([self.a, self.normals, self.gv, self.gw, self.heights, ab, ac])
+        self.planes = self.table[:6]  # a and the normal: the first filter gathers only these
         self._grid: TriangleGrid | None = None
         self._grid_margin = 0.0
         self.candidates: list[_Candidates] = []  # per cloth size and gap (see MeshCollider._candidates)
@@ -73,8 +87,9 @@ class _Candidates:
     """A Verlet list: each vertex's candidate triangles, found for its path's box grown by a skin
     and reused while its path stays inside that box (so a resting cloth queries nothing)."""
 
-    def __init__(self, vertex_count: int, gap: float, skin: float):
+    def __init__(self, vertex_count: int, gap: float, skin: float, mesh: TriangleMesh | None = None):
         self.vertex_count, self.gap, self.skin = vertex_count, gap, skin
+        self.mesh = mesh  # still triangles: drop pairs that cannot touch anywhere in the box
         self.low = np.full((3, vertex_count), np.inf)  # each vertex's box (empty: never queried)
         self.high = np.full((3, vertex_count), -np.inf)
         self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
@@ -93,6 +108,8 @@ class _Candidates:
             box_low, box_high = np.take(low, stale, axis=1) - self.skin, np.take(high, stale, axis=1) + self.skin
             self.low[:, who], self.high[:, who] = box_low, box_high
             q, t = grid.query_boxes((box_low - self.gap).T, (box_high + self.gap).T)
+            if self.mesh is not None:
+                q, t = self._prune(q, t, box_low, box_high)
             requeried = np.zeros(self.vertex_count, dtype=bool)
             requeried[who] = True
             keep = np.flatnonzero(~np.take(requeried, self.v))
@@ -104,7 +121,35 @@ class _Candidates:
         column = np.take(self._slot, self.v)
         self._slot[idx] = -1
         use = np.flatnonzero(column >= 0)
+        if len(use) == len(column):
+            return column, self.t
         return np.take(column, use), np.take(self.t, use)
+
+    def _prune(self, q, t, box_low, box_high):
+        """Keep the pairs whose triangle comes within the gap of some point of the box (still triangles)."""
+        assert self.mesh is not None
+        centre = np.take(box_low + box_high, q, axis=1) * 0.5
+        half = np.take(box_high - box_low, q, axis=1) * 0.5
+        reach = np.sqrt(dot(half, half)) + self.gap
+        _, bound = _lower_bound(self.mesh, centre, t)
+        keep = np.flatnonzero(bound < reach)
+        return np.take(q, keep), np.take(t, keep)
+
+
+def _lower_bound(mesh: TriangleMesh, points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(|signed distance to the plane|, a lower bound of the distance to the triangle) for (3, P) points.
+
+    The in-plane part is the distance to the half-plane beyond the edge where a barycentric is
+    negative: (negative barycentric) x (that corner's height). Both are 1-Lipschitz in the point.
+    """
+    data = np.take(mesh.table[:15], tri, axis=1)
+    e = points - data[0:3]
+    h = np.abs(dot(data[3:6], e))
+    v, w = dot(data[6:9], e), dot(data[9:12], e)
+    heights = data[12:15]
+    in_plane = np.maximum(np.maximum(-(1.0 - v - w) * heights[0], -v * heights[1]), -w * heights[2])
+    np.maximum(in_plane, 0.0, out=in_plane)
+    return h, np.sqrt(in_plane * in_plane + h * h)
 
 
 def _rotation_between(r0: np.ndarray, r1: np.ndarray, t: float) -> np.ndarray:
@@ -236,7 +281,7 @@ class MeshCollider:
         q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1)
         if len(q) == 0:
             return
-        moved = self._resolve(grid, p0, p1, q, tri, t0, t1, gap, cloth_friction)
+        moved = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
         if len(moved) == 0:
             return
         new = p1[:, moved]
@@ -247,7 +292,7 @@ class MeshCollider:
         for cache in self.mesh.candidates:
             if cache.vertex_count == n and cache.gap == gap:
                 return cache
-        cache = _Candidates(n, gap, 0.25 * grid.levels[0][1])
+        cache = _Candidates(n, gap, _SKIN * grid.levels[0][1], self.mesh if self.mesh_start is None else None)
         self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
         return cache
 
@@ -263,7 +308,7 @@ class MeshCollider:
             near &= (np.maximum(x[:, j], x_start[:, j]) >= lower[j]) & (np.minimum(x[:, j], x_start[:, j]) <= upper[j])
         return np.flatnonzero(near)
 
-    def _resolve(self, grid, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> np.ndarray:
+    def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> np.ndarray:
         """Move p1's columns (in place) out of the candidate triangles; returns the columns moved.
 
         (q, tri): candidate pairs, q sorted.
@@ -271,38 +316,15 @@ class MeshCollider:
         mu = _mu(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
         dt = t1 - t0
-        # The cached pairs were found for boxes grown by a skin: keep those whose boxes meet this path's.
-        near = np.ones(len(q), dtype=bool)
-        for j in range(3):
-            start, end = np.take(p0[j], q), np.take(p1[j], q)
-            near &= np.minimum(start, end) <= np.take(grid.high[j], tri) + gap
-            near &= np.maximum(start, end) >= np.take(grid.low[j], tri) - gap
-        near = np.flatnonzero(near)
-        q, tri = np.take(q, near), np.take(tri, near)
         for _ in range(_PASSES):
-            (a, b, c), velocity = self._corners(tri, t1)
-            if velocity is None:
-                n = np.take(self.mesh.normals, tri, axis=1)
-                slack = gap
+            if self.mesh_start is None:
+                pairs = self._rigid_candidates(p0, p1, q, tri, self.mesh, gap)
             else:
-                n = cross(b - a, c - a)
-                n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
-                fastest = np.maximum(
-                    np.maximum(dot(velocity[0], velocity[0]), dot(velocity[1], velocity[1])),
-                    dot(velocity[2], velocity[2]),
-                )
-                slack = gap + np.sqrt(fastest) * dt
-            # Cheap rejection first: the path must come within the gap of the triangle's plane.
-            start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
-            h0, h1 = dot(n, start - a), dot(n, end - a)
-            maybe = np.flatnonzero((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack))
-            if len(maybe) == 0:
+                pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
+            if pairs is None:
                 break
-            q, tri = np.take(q, maybe), np.take(tri, maybe)
-            a, b, c, n, start, end = (np.take(m, maybe, axis=1) for m in (a, b, c, n, start, end))
-            if velocity is not None:
-                velocity = [np.take(m, maybe, axis=1) for m in velocity]
-            hit = self._contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu)
+            pair_q, a, b, c, n, start, end, velocity = pairs
+            hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu)
             if hit is None:
                 break
             who, target, crowded = hit
@@ -316,6 +338,51 @@ class MeshCollider:
                 break
             q, tri = np.take(q, keep), np.take(tri, keep)
         return np.flatnonzero(moved_any)
+
+    @staticmethod
+    def _rigid_candidates(p0, p1, q, tri, mesh, gap):
+        """Pairs that can touch, with their data, for still triangles: cheap rejections first."""
+        plane = np.take(mesh.planes, tri, axis=1)
+        a, n = plane[0:3], plane[3:6]
+        start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        h0, h1 = dot(n, start - a), dot(n, end - a)
+        # The path must come within the gap of the triangle's plane...
+        across = h0 * h1 <= 0.0
+        maybe = np.flatnonzero(across | (np.minimum(np.abs(h0), np.abs(h1)) < gap))
+        if len(maybe) == 0:
+            return None
+        q, tri, across = np.take(q, maybe), np.take(tri, maybe), np.take(across, maybe)
+        start, end = np.take(start, maybe, axis=1), np.take(end, maybe, axis=1)
+        # ...and, unless it crosses the plane, end within the gap of the triangle.
+        _, bound = _lower_bound(mesh, end, tri)
+        maybe = np.flatnonzero(across | (bound < gap))
+        if len(maybe) == 0:
+            return None
+        q, tri = np.take(q, maybe), np.take(tri, maybe)
+        start, end = np.take(start, maybe, axis=1), np.take(end, maybe, axis=1)
+        data = np.take(mesh.table, tri, axis=1)
+        a = data[0:3]
+        return q, a, a + data[15:18], a + data[18:21], data[3:6], start, end, None
+
+    def _deforming_candidates(self, p0, p1, q, tri, t1, dt, gap):
+        """Pairs that can touch, with their data, for triangles moving over the substep."""
+        (a, b, c), velocity = self._corners(tri, t1)
+        assert velocity is not None
+        n = cross(b - a, c - a)
+        n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
+        fastest = np.maximum(
+            np.maximum(dot(velocity[0], velocity[0]), dot(velocity[1], velocity[1])), dot(velocity[2], velocity[2])
+        )
+        slack = gap + np.sqrt(fastest) * dt
+        start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        h0, h1 = dot(n, start - a), dot(n, end - a)
+        maybe = np.flatnonzero((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack))
+        if len(maybe) == 0:
+            return None
+        q, tri = np.take(q, maybe), np.take(tri, maybe)
+        a, b, c, n, start, end = (np.take(m, maybe, axis=1) for m in (a, b, c, n, start, end))
+        velocity = [np.take(m, maybe, axis=1) for m in velocity]
+        return q, a, b, c, n, start, end, velocity
 
     @staticmethod
     def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu):
@@ -345,13 +412,17 @@ class MeshCollider:
         group = np.repeat(np.arange(len(first)), np.diff(first, append=len(q)))
         pick = np.flatnonzero(contact & (score == np.take(best, group)))
         pick = pick[np.flatnonzero(np.diff(np.take(q, pick), prepend=-1))]  # the first such pair of each vertex
-        crowded = np.take(q, first[np.add.reduceat(contact.astype(np.int32), first) > 1])
-        normal = np.where(
-            np.take(use_normal, pick), np.take(n, pick, axis=1) * np.take(side, pick), np.take(away, pick, axis=1)
-        )
-        normal /= np.maximum(np.sqrt(dot(normal, normal)), _EPS)
-        depth = np.take(push, pick)
+        direction = np.where(use_normal, n * side, away)
+        direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
+        normal, depth = np.take(direction, pick, axis=1), np.take(push, pick)
         target = np.take(end, pick, axis=1) + normal * depth
+        # Vertices whose other contacts this push does not clear (creases, corners) get another pass.
+        others = np.flatnonzero(contact)
+        chosen = np.zeros(len(first), dtype=np.int64)
+        chosen[np.take(group, pick)] = np.arange(len(pick))
+        mine = np.take(chosen, np.take(group, others))
+        cleared = depth[mine] * dot(np.take(normal, mine, axis=1), np.take(direction, others, axis=1))
+        crowded = np.take(q, others[np.take(push, others) - cleared > 1e-3 * gap])
         return np.take(q, pick), _friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
 
 
