@@ -1,4 +1,4 @@
-"""`verlet_cloth.make_collider`: the selected objects become sphere or plane colliders."""
+"""`verlet_cloth.make_collider`: the selected objects become mesh, sphere or plane colliders."""
 
 from __future__ import annotations
 
@@ -20,10 +20,11 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
     kind: EnumProperty(  # type: ignore[valid-type]
         name="Shape",
         items=(
+            ("MESH", "Mesh", "The object's evaluated mesh (Empties become spheres)"),
             ("SPHERE", "Sphere", "Sphere around the object's origin, reaching its farthest vertex"),
             ("PLANE", "Plane", "Plane through the object's origin facing its local +Z"),
         ),
-        default="SPHERE",
+        default="MESH",
     )
 
     def execute(self, context):
@@ -39,6 +40,6 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
         if not targets:
             return checks.cancel(self, NOTHING_SELECTED)
         for obj in targets:
-            obj.verlet_cloth_collider.kind = self.kind
+            obj.verlet_cloth_collider.kind = "SPHERE" if self.kind == "MESH" and obj.type == "EMPTY" else self.kind
         self.report({"INFO"}, f"{len(targets)} collider(s): {', '.join(o.name for o in targets)}")
         return {"FINISHED"}

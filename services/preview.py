@@ -142,7 +142,8 @@ def on_frame_change(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
         return
     edited = _edited_meshes(depsgraph)
-    for obj in _live_cloths(scene):
+    # Cloths that other cloths collide with (mesh colliders) step first, so those read this frame's shape.
+    for obj in sorted(_live_cloths(scene), key=lambda o: o.verlet_cloth_collider.kind != "MESH"):
         problem = cloth_problem(obj, quick=True)
         if problem is not None:
             # The panel says why; a changed or shared mesh shows the user's own shape, not a wrong one.

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
-from . import geometry
+from . import geometry, mesh_colliders
 
 
 def read_vectors(collection, attribute: str = "co") -> np.ndarray:
@@ -98,8 +98,11 @@ def collider_poses(scene, skip=None) -> dict[str, tuple]:
         kind = obj.verlet_cloth_collider.kind
         if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"}:
             continue
-        if obj.type == "MESH" and obj.verlet_cloth.enabled:
-            continue
+        if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
+            pose = _mesh_pose(scene, obj) if kind == "MESH" and obj.type == "MESH" else None
+            if pose is not None:
+                poses[obj.name] = pose
+            continue  # a cloth collides with other cloths only as a mesh; an Empty cannot be one
         settings = SimpleNamespace(**table.collider_values(obj.verlet_cloth_collider))  # clamped
         matrix = world_matrix(obj)
         local = read_vectors(obj.data.vertices) if obj.type == "MESH" else None
@@ -119,6 +122,17 @@ def collider_poses(scene, skip=None) -> dict[str, tuple]:
     return poses
 
 
+def _mesh_pose(scene, obj) -> tuple | None:
+    """A mesh collider's pose; a cloth's from its live run when that was just stepped to this frame."""
+    if obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
+        from . import runs  # noqa: PLC0415 - runs reads colliders through this module
+
+        run = runs.cached(obj)
+        if run is not None and run.frame == scene.frame_current:
+            return mesh_colliders.mesh_pose(obj, world_positions=run.state.positions)
+    return mesh_colliders.mesh_pose(obj)
+
+
 def _same_pose(a: tuple, b: tuple) -> bool:
     """Whether two poses of one collider kind have the same shape and place (friction aside)."""
     shape_a, shape_b = a[1:-2], b[1:-2]
@@ -133,6 +147,9 @@ def colliders_between(previous: dict[str, tuple], current: dict[str, tuple]) -> 
     out: list = []
     for name, pose in current.items():
         start = previous.get(name)
+        if pose[0] == "MESH":
+            out.append(mesh_colliders.collider_between(start if start and start[0] == "MESH" else None, pose))
+            continue
         if start is not None and (start[0] != pose[0] or _same_pose(start, pose)):
             start = None  # a collider that did not move takes the solver's cheaper still path
         if pose[0] == "SPHERE":

@@ -352,6 +352,7 @@ COLLIDER: tuple[Setting, ...] = (
             ("NONE", "None", "Cloth passes through this object"),
             ("SPHERE", "Sphere", "Sphere around the object's origin, reaching its farthest vertex"),
             ("PLANE", "Plane", "Plane through the object's origin facing its local +Z"),
+            ("MESH", "Mesh", "The object's evaluated mesh, every frame (modifiers, armatures, shape keys)"),
         ),
     ),
     Setting(

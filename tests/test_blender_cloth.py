@@ -287,7 +287,8 @@ def test_make_collider_and_assign_pins(blender):
     blender.context.scene.collection.objects.link(empty)
     activate(blender, ball, empty)
     assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
-    assert ball.verlet_cloth_collider.kind == "SPHERE" and empty.verlet_cloth_collider.kind == "SPHERE"
+    # A mesh becomes a mesh collider by default, an Empty a sphere.
+    assert ball.verlet_cloth_collider.kind == "MESH" and empty.verlet_cloth_collider.kind == "SPHERE"
     cloth = _grid(blender)
     activate(blender, cloth)
     blender.ops.object.mode_set(mode="EDIT")

@@ -6,7 +6,7 @@ import textwrap
 
 import bpy
 
-from ..services import checks
+from ..services import checks, mesh_colliders
 
 
 def _cloth(context):
@@ -75,7 +75,7 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
                     layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
                 elif obj.mode != "EDIT":
                     _problem(layout, checks.cloth_problem(obj, quick=True))
-        layout.operator("verlet_cloth.make_collider", icon="SPHERE").kind = "SPHERE"
+        layout.operator("verlet_cloth.make_collider", icon="MESH_ICOSPHERE").kind = "MESH"
         layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
 
 
@@ -164,14 +164,23 @@ class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         obj = context.active_object
-        if obj is None or obj.type not in {"MESH", "EMPTY"}:
-            return False
-        return not (obj.type == "MESH" and obj.verlet_cloth.enabled)
+        return obj is not None and obj.type in {"MESH", "EMPTY"}
 
     def draw(self, context):
         layout = _split(self.layout)
-        settings = context.active_object.verlet_cloth_collider
+        obj = context.active_object
+        settings = obj.verlet_cloth_collider
         layout.prop(settings, "kind")
+        if obj.type == "MESH" and obj.verlet_cloth.enabled:
+            if settings.kind not in {"NONE", "MESH"}:
+                layout.label(text="A cloth collides with other cloths only as Mesh", icon="INFO")
+            elif settings.kind == "MESH":
+                layout.label(text="Other cloths collide with this one: bake it first", icon="INFO")
+        elif settings.kind == "MESH" and (problem := mesh_colliders.problem(obj)):
+            box = layout.box()
+            box.label(text="Not colliding:", icon="ERROR")
+            for line in textwrap.wrap(problem, 44):
+                box.label(text=line)
         if settings.kind != "NONE":
             layout.prop(settings, "friction")
             layout.prop(settings, "offset")

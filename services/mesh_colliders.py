@@ -1,0 +1,149 @@
+"""Mesh colliders read from the scene: each object's evaluated mesh in world space at every frame.
+
+The evaluated mesh (modifiers, armatures, shape keys) is read in bulk. A collider whose evaluated
+shape in its own space has not changed since the last frame keeps its `solver.TriangleMesh` (and
+so its broad phase, built once) and moves rigidly by its world matrix; only a changed shape (or a
+changed scale) makes a new one, and the solver then treats the frame as a deformation from the
+previous shape. A cloth that is a mesh collider is read from its live run (when it was just
+stepped) or its evaluated mesh (its bake, or the preview's display).
+
+A pose here is the tuple ("MESH", shape, pose, friction, offset): `shape` a TriangleMesh in world
+space as it was when read, `pose` a 4x4 rigid motion from then to now (None: not moved).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from .. import solver
+from ..solver import settings as table
+
+NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
+
+
+@dataclass
+class _Entry:
+    local: np.ndarray  # float32 evaluated vertex coordinates in the object's space, as read
+    triangles: np.ndarray  # (T, 3) int32
+    reference: np.ndarray  # world matrix when `shape` was made
+    shape: solver.TriangleMesh  # world space at `reference`
+
+
+_entries: dict[int, _Entry] = {}
+
+
+def _evaluated_mesh(obj, depsgraph) -> tuple[np.ndarray, np.ndarray]:
+    """(local coordinates (N*3,) float32, triangles (T, 3) int32) of the evaluated mesh."""
+    source = obj if depsgraph is None else obj.evaluated_get(depsgraph)
+    mesh = source.to_mesh()
+    try:
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        if hasattr(mesh, "calc_loop_triangles"):
+            mesh.calc_loop_triangles()
+        triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
+        mesh.loop_triangles.foreach_get("vertices", triangles)
+    finally:
+        source.to_mesh_clear()
+    return co, triangles.reshape(-1, 3)
+
+
+def _is_rotation(matrix: np.ndarray) -> bool:
+    r = matrix[:3, :3]
+    return bool(np.allclose(r.T @ r, np.eye(3), atol=1e-6))
+
+
+def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
+    """The object's collider pose now, or None when it has no triangles.
+
+    world_positions: the shape in world space when known (a cloth's live run); otherwise the
+    evaluated mesh is read. (Each read is cheap next to a step; the broad phase, the costly part,
+    is kept while the shape only moves. Poses are not cached per frame: a scene changed without
+    a frame change, e.g. before a bake, must be read again.)
+    """
+    settings = table.collider_values(obj.verlet_cloth_collider)  # clamped to the hard ranges
+    friction, offset = float(settings["friction"]), float(settings["offset"])
+    key = obj.as_pointer()
+    entry = _entries.get(key)
+    if world_positions is not None:
+        triangles = entry.triangles if entry is not None and entry.local.size == 0 else None
+        if triangles is None:
+            _, triangles = _evaluated_mesh(obj, None)  # the cloth's own mesh: same vertex order
+        if len(triangles) == 0:
+            return None
+        shape = solver.TriangleMesh(world_positions.copy(), triangles)
+        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, np.eye(4), shape)
+        return ("MESH", shape, None, friction, offset)
+    return _read_pose(obj, key, entry, depsgraph, friction, offset)
+
+
+def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, offset: float) -> tuple | None:
+    if depsgraph is None:
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+    local, triangles = _evaluated_mesh(obj, depsgraph)
+    if len(triangles) == 0:
+        _entries.pop(key, None)
+        return None
+    matrix = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)
+    if (
+        entry is not None
+        and entry.local.shape == local.shape
+        and np.array_equal(entry.local, local)
+        and np.array_equal(entry.triangles, triangles)
+    ):
+        motion = matrix @ np.linalg.inv(entry.reference)
+        if np.allclose(motion, np.eye(4), atol=1e-9):
+            return ("MESH", entry.shape, None, friction, offset)
+        if _is_rotation(motion):
+            return ("MESH", entry.shape, motion, friction, offset)
+    world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+    shape = solver.TriangleMesh(world, triangles)
+    _entries[key] = _Entry(local, triangles, matrix, shape)
+    return ("MESH", shape, None, friction, offset)
+
+
+def _world_vertices(shape: solver.TriangleMesh, pose: np.ndarray | None) -> np.ndarray:
+    if pose is None:
+        return shape.vertices
+    return shape.vertices @ pose[:3, :3].T + pose[:3, 3]
+
+
+def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
+    """The solver collider for a frame ending at `pose` and starting at `start` (a MESH pose or None)."""
+    _, shape, matrix, friction, offset = pose
+    if start is not None:
+        _, shape0, matrix0, *_ = start
+        if shape0 is shape:  # the same shape: rigid motion (or none)
+            if matrix is None and matrix0 is None:
+                return solver.MeshCollider(shape, friction=friction, offset=offset)
+            eye = np.eye(4)
+            return solver.MeshCollider(
+                shape,
+                pose=eye if matrix is None else matrix,
+                pose_start=eye if matrix0 is None else matrix0,
+                friction=friction,
+                offset=offset,
+            )
+        if len(shape0.vertices) == len(shape.vertices) and matrix is None:  # deformed since the last frame
+            return solver.MeshCollider(
+                shape, mesh_start=_world_vertices(shape0, matrix0), friction=friction, offset=offset
+            )
+    if matrix is None:
+        return solver.MeshCollider(shape, friction=friction, offset=offset)
+    return solver.MeshCollider(shape, pose=matrix, friction=friction, offset=offset)
+
+
+def problem(obj) -> str | None:
+    """Why a MESH collider does not collide, for the panel (None when it does)."""
+    if obj.type != "MESH":
+        return "Empties collide as a sphere or a plane: choose one of those."
+    if len(obj.data.polygons) == 0 and not obj.modifiers:
+        return NO_FACES
+    return None
+
+
+def forget_all() -> None:
+    _entries.clear()

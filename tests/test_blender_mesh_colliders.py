@@ -1,0 +1,238 @@
+"""Mesh colliders in real headless Blender: penetration measured against the evaluated triangles at every frame."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from vc_helpers import activate, evaluated_positions, grid_vertices, mesh_object, setup_scene
+
+N = 12
+THICKNESS = 0.005
+
+
+def _world_mesh(bpy, obj):
+    """(world vertices, triangles) of the evaluated object at the current frame."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    evaluated = obj.evaluated_get(depsgraph)
+    mesh = evaluated.to_mesh()
+    try:
+        co = np.empty(len(mesh.vertices) * 3)
+        mesh.vertices.foreach_get("co", co)
+        mesh.calc_loop_triangles()
+        tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("vertices", tris)
+        matrix = np.array(evaluated.matrix_world)
+    finally:
+        evaluated.to_mesh_clear()
+    return co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3], tris.reshape(-1, 3)
+
+
+def _tree(bpy, obj):
+    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
+
+    vertices, tris = _world_mesh(bpy, obj)
+    return BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
+
+
+def _depth_inside(bpy, points, obj) -> float:
+    """How deep the deepest point is inside the closed (outward-facing) mesh `obj` (0 if none)."""
+    tree = _tree(bpy, obj)
+    deepest = 0.0
+    for p in points:
+        found = tree.find_nearest(p.tolist(), 10.0)
+        if found[0] is None:
+            continue
+        co, normal, _, distance = found
+        # Inside: behind the nearest face, along its normal (outside near an edge or corner is not).
+        if np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
+            deepest = max(deepest, distance)
+    return deepest
+
+
+def _cloth(bpy, name="Cloth", n=N, size=1.6, height=1.3):
+    obj = mesh_object(bpy, name, grid_vertices(n, size, height), n)
+    activate(bpy, obj)
+    assert bpy.ops.verlet_cloth.convert() == {"FINISHED"}
+    return obj
+
+
+def _collider(bpy, obj, kind="MESH"):
+    activate(bpy, obj)
+    assert bpy.ops.verlet_cloth.make_collider(kind=kind) == {"FINISHED"}
+    return obj
+
+
+def _floor(bpy):
+    bpy.ops.mesh.primitive_plane_add(size=8.0)
+    return _collider(bpy, bpy.context.active_object, "PLANE")
+
+
+def _bake(bpy, cloth):
+    activate(bpy, cloth)
+    assert bpy.ops.verlet_cloth.bake() == {"FINISHED"}
+
+
+def test_make_collider_on_a_mesh_makes_a_mesh_collider_and_an_empty_keeps_analytic(blender):
+    setup_scene(blender, 4)
+    blender.ops.mesh.primitive_cube_add()
+    cube = blender.context.active_object
+    empty = blender.data.objects.new("Empty", None)
+    blender.context.scene.collection.objects.link(empty)
+    activate(blender, cube, empty)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    assert cube.verlet_cloth_collider.kind == "MESH"
+    assert empty.verlet_cloth_collider.kind == "SPHERE"
+
+
+def test_box_holds_the_cloth_on_its_top_and_it_falls_over_the_edges(blender):
+    frames = 30
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    _floor(blender)
+    cloth = _cloth(blender)
+    _bake(blender, cloth)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        assert _depth_inside(blender, co, box) < 1e-4, f"frame {frame}: a vertex is inside the box"
+    middle = np.argmin(np.linalg.norm(co[:, :2], axis=1))
+    assert co[middle, 2] == pytest.approx(1.0 + THICKNESS, abs=0.01)  # rests on the top face
+    assert co[[0, N - 1, N * N - N, N * N - 1], 2].max() < 0.85  # the corners hang over the edges
+
+
+def test_zero_thickness_tilted_plane_mesh_is_slid_on_and_never_crossed(blender):
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_plane_add(size=2.0, location=(0, 0, 0.5), rotation=(0, math.radians(25), 0))
+    sheet = _collider(blender, blender.context.active_object)
+    sheet.verlet_cloth_collider.friction = 0.0
+    cloth = _cloth(blender, n=8, size=0.6, height=1.0)
+    _bake(blender, cloth)
+    rotation = np.array(sheet.matrix_world)[:3, :3]
+    normal, along = rotation[:, 2], rotation[:, 0]
+    centre = np.array(sheet.location)
+    downhill = along if along[2] < 0 else -along
+    first = None
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        rel = co - centre
+        over = (np.abs(rel @ along) < 0.99) & (np.abs(rel[:, 1]) < 0.99)
+        assert ((rel @ normal)[over] > THICKNESS - 1e-4).all(), f"frame {frame}: a vertex crossed the sheet"
+        if frame == 8:
+            first = co.mean(axis=0) @ downhill
+    assert co.mean(axis=0) @ downhill > first + 0.05  # slid down the slope
+
+
+def test_concave_torus_the_cloth_sags_into_its_hole_and_never_enters_it(blender):
+    frames = 30
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_torus_add(
+        major_radius=0.5, minor_radius=0.2, major_segments=32, minor_segments=12, location=(0, 0, 0.2)
+    )
+    torus = _collider(blender, blender.context.active_object)
+    _floor(blender)
+    cloth = _cloth(blender, n=16, size=1.4, height=0.7)
+    _bake(blender, cloth)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        assert _depth_inside(blender, co, torus) < 1e-4, f"frame {frame}: a vertex is inside the torus"
+    middle = np.argmin(np.linalg.norm(co[:, :2], axis=1))
+    assert co[middle, 2] < 0.35  # sagged into the hole (the ring's top is at 0.4)
+    assert co[:, 2].max() > 0.38  # held up by the ring
+
+
+def test_box_at_6_m_per_s_through_a_hanging_cloth_leaves_no_vertex_inside(blender):
+    frames = 10
+    scene = setup_scene(blender, frames)
+    vertices = grid_vertices(N, 1.0, 0.0)[:, [0, 2, 1]] + (0, 0, 1.0)  # hanging in the XZ plane
+    cloth = mesh_object(blender, "Hanging", vertices, N)
+    group = cloth.vertex_groups.new(name="Pins")
+    top = [int(i) for i in np.flatnonzero(vertices[:, 2] > 1.49)]
+    group.add([top[0], top[-1]], 1.0, "REPLACE")
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    cloth.verlet_cloth.pin_group = "Pins"
+    blender.ops.mesh.primitive_cube_add(size=0.4, location=(0, -0.7, 1.0))
+    box = blender.context.active_object
+    box.keyframe_insert("location", frame=1)
+    box.location.y = -0.7 + 6.0 / 24 * (frames - 1)
+    box.keyframe_insert("location", frame=frames)
+    for curve in _fcurves(box):
+        for point in curve.keyframe_points:
+            point.interpolation = "LINEAR"
+    _collider(blender, box)
+    _bake(blender, cloth)
+    carried = 0.0
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        assert _depth_inside(blender, co, box) < 1e-4, f"frame {frame}: a vertex is inside the moving box"
+        carried = max(carried, co[:, 1].max())
+    assert carried > 0.3  # the box pushed the cloth along
+
+
+def _fcurves(obj):
+    action = obj.animation_data.action
+    if hasattr(action, "fcurves") and len(getattr(action, "layers", ())) == 0:
+        return action.fcurves
+    from bpy_extras import anim_utils  # noqa: PLC0415
+
+    return anim_utils.action_get_channelbag_for_slot(action, obj.animation_data.action_slot).fcurves
+
+
+def test_a_rising_shape_key_bump_lifts_resting_cloth(blender):
+    frames = 30
+    scene = setup_scene(blender, frames)
+    n = 17
+    ground = grid_vertices(n, 2.0, 0.0)
+    floor = mesh_object(blender, "Ground", ground, n)
+    floor.shape_key_add(name="Basis", from_mix=False)
+    bump = floor.shape_key_add(name="Bump", from_mix=False)
+    raised = ground.copy()
+    raised[:, 2] = 0.4 * np.exp(-(ground[:, 0] ** 2 + ground[:, 1] ** 2) / 0.08)
+    bump.data.foreach_set("co", raised.astype(np.float32).ravel())
+    bump.value = 0.0
+    bump.keyframe_insert("value", frame=6)
+    bump.value = 1.0
+    bump.keyframe_insert("value", frame=24)
+    _collider(blender, floor)
+    cloth = _cloth(blender, n=10, size=1.0, height=0.05)
+    _bake(blender, cloth)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        tree = _tree(blender, floor)
+        for p in co:
+            hit = tree.ray_cast((p + (0, 0, 2.0)).tolist(), (0, 0, -1))
+            if hit[0] is not None:
+                assert p[2] >= hit[0][2] - 1e-4, f"frame {frame}: a vertex is under the rising surface"
+    middle = np.argmin(np.linalg.norm(co[:, :2], axis=1))
+    assert co[middle, 2] > 0.3  # lifted with the bump
+
+
+def test_an_upper_cloth_rests_on_a_baked_lower_cloth_and_never_passes_through(blender):
+    frames = 30
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0, 0, 0.4), segments=24, ring_count=12)
+    _collider(blender, blender.context.active_object, "SPHERE")
+    _floor(blender)
+    lower = _cloth(blender, "Lower", n=14, size=1.6, height=1.0)
+    _bake(blender, lower)  # bake the lower layer first
+    lower.verlet_cloth_collider.kind = "MESH"
+    upper = _cloth(blender, "Upper", n=10, size=1.0, height=1.3)
+    _bake(blender, upper)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        tree = _tree(blender, lower)
+        for p in evaluated_positions(blender, upper):
+            co, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+            # The lower cloth's faces face up (+Z at rest), so the upper cloth stays on their front.
+            assert np.dot(p - np.array(co), np.array(normal)) > -1e-4, f"frame {frame}: passed through"
+    top_lower = evaluated_positions(blender, lower)[:, 2].max()
+    middle = np.argmin(np.linalg.norm(evaluated_positions(blender, upper)[:, :2], axis=1))
+    assert evaluated_positions(blender, upper)[middle, 2] > top_lower + 0.5 * THICKNESS
