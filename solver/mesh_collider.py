@@ -94,6 +94,10 @@ class _Candidates:
         self.high = np.full((3, vertex_count), -np.inf)
         self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
         self.t = np.zeros(0, dtype=np.int64)
+        # Still triangles: each pair's distance lower bound from its vertex's box centre (else -inf).
+        # Distances are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
+        self.bound = np.zeros(0)
+        self.centre = np.zeros((3, vertex_count))
         self._slot = np.full(vertex_count, -1, dtype=np.int64)
         self.queries = 0
 
@@ -107,22 +111,30 @@ class _Candidates:
             who = np.take(idx, stale)
             box_low, box_high = np.take(low, stale, axis=1) - self.skin, np.take(high, stale, axis=1) + self.skin
             self.low[:, who], self.high[:, who] = box_low, box_high
+            self.centre[:, who] = (box_low + box_high) * 0.5
             q, t = grid.query_boxes((box_low - self.gap).T, (box_high + self.gap).T)
             if self.mesh is not None:
-                q, t = self._prune(q, t, box_low, box_high)
+                q, t, bound = self._prune(q, t, box_low, box_high)
+            else:
+                bound = np.full(len(q), -np.inf)
             requeried = np.zeros(self.vertex_count, dtype=bool)
             requeried[who] = True
             keep = np.flatnonzero(~np.take(requeried, self.v))
             v = np.concatenate([np.take(self.v, keep), np.take(who, q)])
             t = np.concatenate([np.take(self.t, keep), t])
+            bound = np.concatenate([np.take(self.bound, keep), bound])
             order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-            self.v, self.t = np.take(v, order), np.take(t, order)
+            self.v, self.t, self.bound = np.take(v, order), np.take(t, order), np.take(bound, order)
+        # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
+        centre = np.take(self.centre, idx, axis=1)
+        d0, d1 = p0 - centre, p1 - centre
+        stray = np.sqrt(np.maximum(dot(d0, d0), dot(d1, d1)))
         self._slot[idx] = np.arange(len(idx))
         column = np.take(self._slot, self.v)
         self._slot[idx] = -1
-        use = np.flatnonzero(column >= 0)
-        if len(use) == len(column):
-            return column, self.t
+        reach = np.full(len(idx) + 1, -np.inf)  # the last entry: vertices not in idx (column -1)
+        reach[:-1] = stray + self.gap
+        use = np.flatnonzero(self.bound < np.take(reach, column))
         return np.take(column, use), np.take(self.t, use)
 
     def _prune(self, q, t, box_low, box_high):
@@ -133,7 +145,7 @@ class _Candidates:
         reach = np.sqrt(dot(half, half)) + self.gap
         _, bound = _lower_bound(self.mesh, centre, t)
         keep = np.flatnonzero(bound < reach)
-        return np.take(q, keep), np.take(t, keep)
+        return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
 
 
 def _lower_bound(mesh: TriangleMesh, points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
