@@ -87,6 +87,7 @@ extension: venv
 # Writes bench/results.md, bench/results.png and bench/profile.txt (~5-10 minutes).
 bench: venv
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+	$(BIN)/python bench/mesh_colliders.py
 
 clean:
 	rm -rf out dist .pytest_cache .mypy_cache .ruff_cache

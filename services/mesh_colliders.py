@@ -28,6 +28,7 @@ NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sp
 class _Entry:
     local: np.ndarray  # float32 evaluated vertex coordinates in the object's space, as read
     triangles: np.ndarray  # (T, 3) int32
+    counts: tuple[int, int, int]  # vertices, faces, face corners of the mesh read (a topology check)
     reference: np.ndarray  # world matrix when `shape` was made
     shape: solver.TriangleMesh  # world space at `reference`
 
@@ -49,6 +50,11 @@ def _evaluated_mesh(obj, depsgraph) -> tuple[np.ndarray, np.ndarray]:
     finally:
         source.to_mesh_clear()
     return co, triangles.reshape(-1, 3)
+
+
+def _undeformed(obj) -> bool:
+    """Whether the evaluated mesh is the object's own mesh (no modifiers, no shape keys)."""
+    return not obj.modifiers and obj.data.shape_keys is None and not obj.verlet_cloth.enabled
 
 
 def _is_rotation(matrix: np.ndarray) -> bool:
@@ -75,7 +81,7 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
         if len(triangles) == 0:
             return None
         shape = solver.TriangleMesh(world_positions.copy(), triangles)
-        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, np.eye(4), shape)
+        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, (0, 0, 0), np.eye(4), shape)
         return ("MESH", shape, None, friction, offset)
     return _read_pose(obj, key, entry, depsgraph, friction, offset)
 
@@ -83,7 +89,16 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
 def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, offset: float) -> tuple | None:
     if depsgraph is None:
         depsgraph = bpy.context.evaluated_depsgraph_get()
-    local, triangles = _evaluated_mesh(obj, depsgraph)
+    data = obj.data
+    counts = (len(data.vertices), len(data.polygons), len(data.loops))
+    if _undeformed(obj):  # the evaluated mesh is the mesh itself: read its coordinates alone
+        local = np.empty(counts[0] * 3, dtype=np.float32)
+        data.vertices.foreach_get("co", local)
+        same = entry is not None and entry.counts == counts and np.array_equal(entry.local, local)
+        triangles = entry.triangles if same and entry is not None else _evaluated_mesh(obj, None)[1]
+    else:
+        local, triangles = _evaluated_mesh(obj, depsgraph)
+        counts = (-1, -1, -1)
     if len(triangles) == 0:
         _entries.pop(key, None)
         return None
@@ -101,7 +116,7 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
             return ("MESH", entry.shape, motion, friction, offset)
     world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)
-    _entries[key] = _Entry(local, triangles, matrix, shape)
+    _entries[key] = _Entry(local, triangles, counts, matrix, shape)
     return ("MESH", shape, None, friction, offset)
 
 

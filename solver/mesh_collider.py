@@ -94,6 +94,10 @@ class _Candidates:
         self.high = np.full((3, vertex_count), -np.inf)
         self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
         self.t = np.zeros(0, dtype=np.int64)
+        # Still triangles: each pair's distance lower bound from its vertex's box centre (else -inf).
+        # Distances are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
+        self.bound = np.zeros(0)
+        self.centre = np.zeros((3, vertex_count))
         self._slot = np.full(vertex_count, -1, dtype=np.int64)
         self.queries = 0
 
@@ -107,22 +111,30 @@ class _Candidates:
             who = np.take(idx, stale)
             box_low, box_high = np.take(low, stale, axis=1) - self.skin, np.take(high, stale, axis=1) + self.skin
             self.low[:, who], self.high[:, who] = box_low, box_high
+            self.centre[:, who] = (box_low + box_high) * 0.5
             q, t = grid.query_boxes((box_low - self.gap).T, (box_high + self.gap).T)
             if self.mesh is not None:
-                q, t = self._prune(q, t, box_low, box_high)
+                q, t, bound = self._prune(q, t, box_low, box_high)
+            else:
+                bound = np.full(len(q), -np.inf)
             requeried = np.zeros(self.vertex_count, dtype=bool)
             requeried[who] = True
             keep = np.flatnonzero(~np.take(requeried, self.v))
             v = np.concatenate([np.take(self.v, keep), np.take(who, q)])
             t = np.concatenate([np.take(self.t, keep), t])
+            bound = np.concatenate([np.take(self.bound, keep), bound])
             order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-            self.v, self.t = np.take(v, order), np.take(t, order)
+            self.v, self.t, self.bound = np.take(v, order), np.take(t, order), np.take(bound, order)
+        # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
+        centre = np.take(self.centre, idx, axis=1)
+        d0, d1 = p0 - centre, p1 - centre
+        stray = np.sqrt(np.maximum(dot(d0, d0), dot(d1, d1)))
         self._slot[idx] = np.arange(len(idx))
         column = np.take(self._slot, self.v)
         self._slot[idx] = -1
-        use = np.flatnonzero(column >= 0)
-        if len(use) == len(column):
-            return column, self.t
+        reach = np.full(len(idx) + 1, -np.inf)  # the last entry: vertices not in idx (column -1)
+        reach[:-1] = stray + self.gap
+        use = np.flatnonzero(self.bound < np.take(reach, column))
         return np.take(column, use), np.take(self.t, use)
 
     def _prune(self, q, t, box_low, box_high):
@@ -133,7 +145,7 @@ class _Candidates:
         reach = np.sqrt(dot(half, half)) + self.gap
         _, bound = _lower_bound(self.mesh, centre, t)
         keep = np.flatnonzero(bound < reach)
-        return np.take(q, keep), np.take(t, keep)
+        return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
 
 
 def _lower_bound(mesh: TriangleMesh, points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -318,13 +330,13 @@ class MeshCollider:
         dt = t1 - t0
         for _ in range(_PASSES):
             if self.mesh_start is None:
-                pairs = self._rigid_candidates(p0, p1, q, tri, self.mesh, gap)
+                hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu)
             else:
                 pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
-            if pairs is None:
-                break
-            pair_q, a, b, c, n, start, end, velocity = pairs
-            hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu)
+                if pairs is None:
+                    break
+                pair_q, a, b, c, n, start, end, velocity = pairs
+                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu)
             if hit is None:
                 break
             who, target, crowded = hit
@@ -338,31 +350,6 @@ class MeshCollider:
                 break
             q, tri = np.take(q, keep), np.take(tri, keep)
         return np.flatnonzero(moved_any)
-
-    @staticmethod
-    def _rigid_candidates(p0, p1, q, tri, mesh, gap):
-        """Pairs that can touch, with their data, for still triangles: cheap rejections first."""
-        plane = np.take(mesh.planes, tri, axis=1)
-        a, n = plane[0:3], plane[3:6]
-        start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
-        h0, h1 = dot(n, start - a), dot(n, end - a)
-        # The path must come within the gap of the triangle's plane...
-        across = h0 * h1 <= 0.0
-        maybe = np.flatnonzero(across | (np.minimum(np.abs(h0), np.abs(h1)) < gap))
-        if len(maybe) == 0:
-            return None
-        q, tri, across = np.take(q, maybe), np.take(tri, maybe), np.take(across, maybe)
-        start, end = np.take(start, maybe, axis=1), np.take(end, maybe, axis=1)
-        # ...and, unless it crosses the plane, end within the gap of the triangle.
-        _, bound = _lower_bound(mesh, end, tri)
-        maybe = np.flatnonzero(across | (bound < gap))
-        if len(maybe) == 0:
-            return None
-        q, tri = np.take(q, maybe), np.take(tri, maybe)
-        start, end = np.take(start, maybe, axis=1), np.take(end, maybe, axis=1)
-        data = np.take(mesh.table, tri, axis=1)
-        a = data[0:3]
-        return q, a, a + data[15:18], a + data[18:21], data[3:6], start, end, None
 
     def _deforming_candidates(self, p0, p1, q, tri, t1, dt, gap):
         """Pairs that can touch, with their data, for triangles moving over the substep."""
@@ -405,25 +392,94 @@ class MeshCollider:
         contact = crossed | ((push > 0) & (dist < gap))
         if not contact.any():
             return None
-        # One contact per vertex: the first crossing, else the deepest push.
-        score = np.where(contact, np.where(crossed, 4.0 - s, np.minimum(push, 1.0)), -np.inf)
-        first = np.flatnonzero(np.diff(q, prepend=-1))
-        best = np.maximum.reduceat(score, first)
-        group = np.repeat(np.arange(len(first)), np.diff(first, append=len(q)))
-        pick = np.flatnonzero(contact & (score == np.take(best, group)))
-        pick = pick[np.flatnonzero(np.diff(np.take(q, pick), prepend=-1))]  # the first such pair of each vertex
         direction = np.where(use_normal, n * side, away)
         direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
-        normal, depth = np.take(direction, pick, axis=1), np.take(push, pick)
-        target = np.take(end, pick, axis=1) + normal * depth
-        # Vertices whose other contacts this push does not clear (creases, corners) get another pass.
-        others = np.flatnonzero(contact)
-        chosen = np.zeros(len(first), dtype=np.int64)
-        chosen[np.take(group, pick)] = np.arange(len(pick))
-        mine = np.take(chosen, np.take(group, others))
-        cleared = depth[mine] * dot(np.take(normal, mine, axis=1), np.take(direction, others, axis=1))
-        crowded = np.take(q, others[np.take(push, others) - cleared > 1e-3 * gap])
-        return np.take(q, pick), _friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
+        return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
+
+
+def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
+    """One contact per vertex (the first crossing, else the deepest push), with friction.
+
+    Returns (vertices, their new positions (3, k), vertices whose other contacts remain).
+    """
+    score = np.where(contact, np.where(crossed, 4.0 - s, np.minimum(push, 1.0)), -np.inf)
+    first = np.flatnonzero(np.diff(q, prepend=-1))
+    best = np.maximum.reduceat(score, first)
+    group = np.repeat(np.arange(len(first)), np.diff(first, append=len(q)))
+    pick = np.flatnonzero(contact & (score == np.take(best, group)))
+    pick = pick[np.flatnonzero(np.diff(np.take(q, pick), prepend=-1))]  # the first such pair of each vertex
+    normal, depth = np.take(direction, pick, axis=1), np.take(push, pick)
+    target = np.take(end, pick, axis=1) + normal * depth
+    # Vertices whose other contacts this push does not clear (creases, corners) get another pass.
+    others = np.flatnonzero(contact)
+    chosen = np.zeros(len(first), dtype=np.int64)
+    chosen[np.take(group, pick)] = np.arange(len(pick))
+    mine = np.take(chosen, np.take(group, others))
+    cleared = depth[mine] * dot(np.take(normal, mine, axis=1), np.take(direction, others, axis=1))
+    crowded = np.take(q, others[np.take(push, others) - cleared > 1e-3 * gap])
+    return np.take(q, pick), _friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
+
+
+def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
+    """`_contacts` for still triangles, from their table: cheap rejections first, and the exact
+    closest point only for pairs outside the face region (most contacts are on a face)."""
+    plane = np.take(mesh.planes, tri, axis=1)
+    a, n = plane[0:3], plane[3:6]
+    start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+    h0, h1 = dot(n, start - a), dot(n, end - a)
+    # The path must come within the gap of the triangle's plane...
+    across = (h0 * h1 <= 0.0) & ((h0 != 0.0) | (h1 != 0.0))
+    maybe = np.flatnonzero(across | (np.minimum(np.abs(h0), np.abs(h1)) < gap))
+    if len(maybe) == 0:
+        return None
+    q, tri, across, h0, h1 = (np.take(m, maybe) for m in (q, tri, across, h0, h1))
+    a, n, start, end = (np.take(m, maybe, axis=1) for m in (a, n, start, end))
+    # ...and, unless it crosses the plane, end within the gap of the triangle.
+    data = np.take(mesh.table[6:], tri, axis=1)  # gv, gw, heights, ab, ac
+    gv, gw, heights = data[0:3], data[3:6], data[6:9]
+    e = end - a
+    v, w = dot(gv, e), dot(gw, e)
+    u = 1.0 - v - w
+    in_plane = np.maximum(np.maximum(-u * heights[0], -v * heights[1]), -w * heights[2])
+    np.maximum(in_plane, 0.0, out=in_plane)
+    maybe = np.flatnonzero(across | (in_plane * in_plane + h1 * h1 < gap * gap))
+    if len(maybe) == 0:
+        return None
+    q, tri, across, h0, h1, u, v, w = (np.take(m, maybe) for m in (q, tri, across, h0, h1, u, v, w))
+    a, n, start, end, data = (np.take(m, maybe, axis=1) for m in (a, n, start, end, data))
+    side = np.where(h0 > 0.0, 1.0, np.where(h0 < 0.0, -1.0, np.where(h1 <= 0.0, 1.0, -1.0)))
+    # Crossing the face: barycentrics are linear along the path, so interpolate them at the plane.
+    crossed = np.zeros(len(q), dtype=bool)
+    s = np.zeros(len(q))
+    where = np.flatnonzero(across)
+    if len(where):
+        start_rel = np.take(start, where, axis=1) - np.take(a, where, axis=1)
+        v0, w0 = dot(np.take(data[0:3], where, axis=1), start_rel), dot(np.take(data[3:6], where, axis=1), start_rel)
+        h0w, h1w = np.take(h0, where), np.take(h1, where)
+        t = h0w / np.where(h0w != h1w, h0w - h1w, 1.0)
+        vc, wc = v0 + (np.take(v, where) - v0) * t, w0 + (np.take(w, where) - w0) * t
+        crossed[where] = (vc >= 0.0) & (wc >= 0.0) & (vc + wc <= 1.0)
+        s[where] = t
+    face = (u >= 0.0) & (v >= 0.0) & (w >= 0.0)
+    height = h1 * side
+    push = gap - height
+    dist = np.abs(h1)
+    direction = n * side
+    edge = np.flatnonzero(~face & ~crossed)  # the exact closest point on an edge or corner
+    if len(edge):
+        ae, ee = np.take(a, edge, axis=1), np.take(end, edge, axis=1)
+        de = np.take(data, edge, axis=1)
+        closest, *_ = closest_points(ee, ae, ae + de[9:12], ae + de[12:15])
+        away = ee - closest
+        length = np.sqrt(dot(away, away))
+        usable = length > 1e-9
+        dist[edge] = length
+        push[edge] = np.where(usable, gap - length, push[edge])
+        direction[:, edge] = np.where(usable, away / np.maximum(length, _EPS), direction[:, edge])
+    contact = crossed | ((push > 0) & (dist < gap))
+    if not contact.any():
+        return None
+    return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
 
 
 def _mu(cloth: float, collider: float | None) -> float:
