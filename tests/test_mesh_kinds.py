@@ -76,15 +76,14 @@ def test_grid_storage_changes_nothing_but_the_order_of_work():
     grid, general = solver.build_model(vertices, faces), solver.build_model(vertices, faces, grid_fast_path=False)
     assert grid.grid is not None and general.grid is None
     assert [f.name for f in grid.families] == [f.name for f in general.families]
-    for name in ("distance", "long_range"):
-        a, b = grid.family(name), general.family(name)
-        pairs_a = {
-            tuple(p) for p in np.sort(getattr(a, "pairs", None) if name == "long_range" else a.constraints.pairs)
-        }
-        pairs_b = {
-            tuple(p) for p in np.sort(getattr(b, "pairs", None) if name == "long_range" else b.constraints.pairs)
-        }
-        assert pairs_a == pairs_b
+    for name in ("bending", "stretch", "long_range"):
+        assert _pairs(grid.family(name)) == _pairs(general.family(name))
+
+
+def _pairs(family):
+    """The vertex pairs a pair family projects, as a set of (low, high)."""
+    ends = [np.sort(np.stack([b.vertex_a.ravel(), b.vertex_b.ravel()], 1), axis=1) for b in family.batches]
+    return {tuple(p) for p in np.concatenate(ends)}
 
 
 def test_strain_limiting_works_on_an_unpinned_triangle_mesh():
