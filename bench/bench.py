@@ -150,6 +150,7 @@ class Result:
     floor_depth: float
     note: str = ""
     samples: list[float] = field(default_factory=list)
+    cap_angle: float | None = None  # degrees, mean angle between neighbouring faces resting on the sphere
 
 
 def edge_stretch(rest: np.ndarray, positions: np.ndarray, edges: np.ndarray) -> tuple[float, float]:
@@ -160,16 +161,56 @@ def edge_stretch(rest: np.ndarray, positions: np.ndarray, edges: np.ndarray) -> 
     return float(strain.mean()), float(strain.max())
 
 
+def cap_angle(positions: np.ndarray, faces: solver.Faces) -> float | None:
+    """Mean angle (degrees) between the normals of neighbouring faces lying on the sphere's upper half.
+
+    Roughness of the resting cloth: a smooth drape follows the sphere (about edge length / radius
+    between neighbours, 3.6° at 64²); ripples (a checkerboard from bend constraints) add to it.
+    """
+    edges = faces.edges()
+    face_of_corner = np.repeat(np.arange(len(faces)), faces.sizes)
+    cross = np.cross(positions[edges[:, 0]], positions[edges[:, 1]])  # Newell: polygon normal = ½ Σ vᵢ × vᵢ₊₁
+    normal = np.stack([np.bincount(face_of_corner, weights=cross[:, k], minlength=len(faces)) for k in range(3)], 1)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    centre = np.stack([np.bincount(face_of_corner, weights=positions[edges[:, 0], k]) for k in range(3)], 1)
+    centre /= faces.sizes[:, None]
+    offset = centre - np.asarray(SPHERE[0])
+    on_cap = (np.abs(np.linalg.norm(offset, axis=1) - SPHERE[1]) < 0.02) & (offset[:, 2] > 0.0)
+    key = np.sort(edges, axis=1) @ np.array([len(positions), 1])
+    order = np.argsort(key, kind="stable")
+    key, owner = key[order], face_of_corner[order]
+    shared = np.flatnonzero(key[1:] == key[:-1])
+    a, b = owner[shared], owner[shared + 1]
+    both = on_cap[a] & on_cap[b]
+    if not both.any():
+        return None
+    cosine = np.clip(np.abs(np.einsum("ij,ij->i", normal[a[both]], normal[b[both]])), 0.0, 1.0)
+    return float(np.degrees(np.arccos(cosine)).mean())
+
+
 def measure(spec: SceneSpec, solver_name: str, mesh, positions, *, ms, frames_timed, projections, note=""):
-    rest, edges = mesh
+    rest, edges, faces = mesh
     mean, worst = edge_stretch(rest, positions, edges)
     sphere_depth = None
+    angle = None
     if spec.kind == "drape":
         sphere_depth = solver.sphere_penetration(positions, *SPHERE)
+        angle = cap_angle(positions, faces)
     floor_depth = solver.plane_penetration(positions, (0, 0, 0), (0, 0, 1))
     pps = projections / (ms * frames_timed / 1000) if projections else None
     return Result(
-        spec.name, spec.vertices, solver_name, ms, frames_timed, pps, mean, worst, sphere_depth, floor_depth, note
+        spec.name,
+        spec.vertices,
+        solver_name,
+        ms,
+        frames_timed,
+        pps,
+        mean,
+        worst,
+        sphere_depth,
+        floor_depth,
+        note,
+        cap_angle=angle,
     )
 
 
@@ -404,15 +445,16 @@ def _fmt(value, digits=1, scale=1.0, suffix=""):
 def table(results: list[Result]) -> str:
     head = (
         "| scene | vertices | solver | ms/frame | frames timed | projections/s | mean stretch | max stretch "
-        "| sphere depth | floor depth | note |\n"
+        "| cap angle | sphere depth | floor depth | note |\n"
     )
-    head += "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
+    head += "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
     rows = []
     for r in results:
         pps = "–" if r.projections_per_s is None else f"{r.projections_per_s / 1e6:.1f} M"
         rows.append(
             f"| {r.scene} | {r.vertices:,} | {r.solver} | {r.ms_per_frame:.1f} | {r.frames_timed} | {pps} "
             f"| {_fmt(r.stretch_mean, 2, 100, '%')} | {_fmt(r.stretch_max, 1, 100, '%')} "
+            f"| {_fmt(r.cap_angle, 2, 1, '°')} "
             f"| {_fmt(r.sphere_depth, 1, 1000, ' mm')} | {_fmt(r.floor_depth, 1, 1000, ' mm')} | {r.note} |"
         )
     return head + "\n".join(rows) + "\n"
@@ -562,7 +604,7 @@ def main() -> None:
             measure(
                 spec,
                 "this add-on (bake)",
-                (rest, edges),
+                (rest, edges, faces),
                 positions,
                 ms=ms,
                 frames_timed=spec.frames,
@@ -579,7 +621,7 @@ def main() -> None:
             measure(
                 spec,
                 "Blender Cloth modifier",
-                (rest, edges),
+                (rest, edges, faces),
                 positions,
                 ms=ms,
                 frames_timed=frames,
@@ -607,7 +649,7 @@ def main() -> None:
             measure(
                 spec,
                 "seed reference (Python)",
-                (rest, edges),
+                (rest, edges, faces),
                 positions,
                 ms=1000 * seconds,
                 frames_timed=frames,
