@@ -65,23 +65,27 @@ def _ops():
 @dataclass(frozen=True)
 class SceneSpec:
     kind: str  # "drape" or "hang"
-    n: int
+    n: int  # grid size (fan: subdivisions)
     frames: int = FRAMES  # simulated frames (the scene runs frames 1 .. frames + 1; frame 1 is rest)
+    mesh: str = "quad"  # scenes.MESH_KINDS
 
     @property
     def name(self) -> str:
-        return f"{self.kind.capitalize()} {self.n}²"
+        if self.mesh == "fan":
+            return f"{self.kind.capitalize()} fan disc ({self.vertices:,})"
+        label = "" if self.mesh == "quad" else f" {self.mesh}"
+        return f"{self.kind.capitalize()} {self.n}²{label}"
 
     @property
     def vertices(self) -> int:
-        return self.n * self.n
+        return 1 + 64 * self.n * (self.n + 1) // 2 if self.mesh == "fan" else self.n * self.n
 
 
 def build_scene(spec: SceneSpec, frames: int | None = None):
     """A fresh Blender scene for `spec`; returns (cloth, sphere or None, floor)."""
     frames = spec.frames if frames is None else frames
     if spec.kind == "drape":
-        cloth, ball, ground = scenes.drape_scene(spec.n, frames + 1, FPS)
+        cloth, ball, ground = scenes.drape_scene(spec.n, frames + 1, FPS, spec.mesh)
     else:
         cloth, ground = scenes.hang_scene(spec.n, frames + 1, FPS)
         ball = None
@@ -90,17 +94,21 @@ def build_scene(spec: SceneSpec, frames: int | None = None):
 
 
 def mesh_arrays(obj):
-    """World-space rest positions, (F, k) faces (all quads here) and mesh edges of `obj`."""
+    """World-space rest positions, faces (`solver.Faces`) and mesh edges of `obj`."""
     mesh = obj.data
     co = np.empty(len(mesh.vertices) * 3, dtype=np.float64)
     mesh.vertices.foreach_get("co", co)
     corners = np.empty(len(mesh.loops), dtype=np.int64)
     mesh.loops.foreach_get("vertex_index", corners)
+    starts = np.empty(len(mesh.polygons), dtype=np.int64)
+    mesh.polygons.foreach_get("loop_start", starts)
+    sizes = np.empty(len(mesh.polygons), dtype=np.int64)
+    mesh.polygons.foreach_get("loop_total", sizes)
     edges = np.empty(len(mesh.edges) * 2, dtype=np.int64)
     mesh.edges.foreach_get("vertices", edges)
     matrix = np.array(obj.matrix_world)
     world = co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3]
-    return world, corners.reshape(-1, 4), edges.reshape(-1, 2)
+    return world, solver.Faces(corners, starts, sizes), edges.reshape(-1, 2)
 
 
 def pin_weights(obj) -> np.ndarray:
@@ -143,6 +151,7 @@ class Result:
     floor_depth: float
     note: str = ""
     samples: list[float] = field(default_factory=list)
+    cap_angle: float | None = None  # degrees, mean angle between neighbouring faces resting on the sphere
 
 
 def edge_stretch(rest: np.ndarray, positions: np.ndarray, edges: np.ndarray) -> tuple[float, float]:
@@ -153,16 +162,57 @@ def edge_stretch(rest: np.ndarray, positions: np.ndarray, edges: np.ndarray) -> 
     return float(strain.mean()), float(strain.max())
 
 
+def cap_angle(positions: np.ndarray, faces: solver.Faces) -> float | None:
+    """Mean angle (degrees) between the normals of neighbouring faces lying on the sphere's upper half.
+
+    Roughness of the resting cloth: a smooth drape follows the sphere (about edge length / radius
+    between neighbours, 3.6° at 64²); ripples (a checkerboard from bend constraints) add to it.
+    """
+    edges = faces.edges()
+    face_of_corner = np.repeat(np.arange(len(faces)), faces.sizes)
+    cross = np.cross(positions[edges[:, 0]], positions[edges[:, 1]])  # Newell: polygon normal = ½ Σ vᵢ × vᵢ₊₁
+    normal = np.stack([np.bincount(face_of_corner, weights=cross[:, k], minlength=len(faces)) for k in range(3)], 1)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
+    centre = np.stack([np.bincount(face_of_corner, weights=positions[edges[:, 0], k]) for k in range(3)], 1)
+    centre /= faces.sizes[:, None]
+    offset = centre - np.asarray(SPHERE[0])
+    # Within 5 cm of the surface: Blender's Cloth rests ~2 cm off it (collision distances), this add-on 5 mm.
+    on_cap = (np.abs(np.linalg.norm(offset, axis=1) - SPHERE[1]) < 0.05) & (offset[:, 2] > 0.0)
+    key = np.sort(edges, axis=1) @ np.array([len(positions), 1])
+    order = np.argsort(key, kind="stable")
+    key, owner = key[order], face_of_corner[order]
+    shared = np.flatnonzero(key[1:] == key[:-1])
+    a, b = owner[shared], owner[shared + 1]
+    both = on_cap[a] & on_cap[b]
+    if not both.any():
+        return None
+    cosine = np.clip(np.abs(np.einsum("ij,ij->i", normal[a[both]], normal[b[both]])), 0.0, 1.0)
+    return float(np.degrees(np.arccos(cosine)).mean())
+
+
 def measure(spec: SceneSpec, solver_name: str, mesh, positions, *, ms, frames_timed, projections, note=""):
-    rest, edges = mesh
+    rest, edges, faces = mesh
     mean, worst = edge_stretch(rest, positions, edges)
     sphere_depth = None
+    angle = None
     if spec.kind == "drape":
         sphere_depth = solver.sphere_penetration(positions, *SPHERE)
+        angle = cap_angle(positions, faces)
     floor_depth = solver.plane_penetration(positions, (0, 0, 0), (0, 0, 1))
     pps = projections / (ms * frames_timed / 1000) if projections else None
     return Result(
-        spec.name, spec.vertices, solver_name, ms, frames_timed, pps, mean, worst, sphere_depth, floor_depth, note
+        spec.name,
+        spec.vertices,
+        solver_name,
+        ms,
+        frames_timed,
+        pps,
+        mean,
+        worst,
+        sphere_depth,
+        floor_depth,
+        note,
+        cap_angle=angle,
     )
 
 
@@ -397,46 +447,70 @@ def _fmt(value, digits=1, scale=1.0, suffix=""):
 def table(results: list[Result]) -> str:
     head = (
         "| scene | vertices | solver | ms/frame | frames timed | projections/s | mean stretch | max stretch "
-        "| sphere depth | floor depth | note |\n"
+        "| cap angle | sphere depth | floor depth | note |\n"
     )
-    head += "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
+    head += "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
     rows = []
     for r in results:
         pps = "–" if r.projections_per_s is None else f"{r.projections_per_s / 1e6:.1f} M"
         rows.append(
             f"| {r.scene} | {r.vertices:,} | {r.solver} | {r.ms_per_frame:.1f} | {r.frames_timed} | {pps} "
             f"| {_fmt(r.stretch_mean, 2, 100, '%')} | {_fmt(r.stretch_max, 1, 100, '%')} "
+            f"| {_fmt(r.cap_angle, 2, 1, '°')} "
             f"| {_fmt(r.sphere_depth, 1, 1000, ' mm')} | {_fmt(r.floor_depth, 1, 1000, ' mm')} | {r.note} |"
         )
     return head + "\n".join(rows) + "\n"
 
 
+def _quad_drape(scene: str) -> bool:
+    return scene.startswith("Drape") and scene.endswith("²")
+
+
 def plot(results: list[Result], path: Path) -> None:
+    """Left: ms per frame vs vertex count (quad-grid drapes as lines, other mesh kinds as labelled points).
+    Right: mean stretch per drape mesh, this add-on beside Blender's Cloth."""
     import matplotlib  # noqa: PLC0415
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, (ax, bars) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [1.1, 1]})
+    colours = {}
     for name, marker in (
         ("this add-on (bake)", "o"),
         ("Blender Cloth modifier", "s"),
         ("seed reference (Python)", "^"),
     ):
-        points = sorted(
-            (r.vertices, r.ms_per_frame) for r in results if r.solver == name and r.scene.startswith("Drape")
-        )
+        points = sorted((r.vertices, r.ms_per_frame) for r in results if r.solver == name and _quad_drape(r.scene))
         if points:
             xs, ys = zip(*points, strict=True)
-            ax.plot(xs, ys, marker=marker, label=name)
+            (line,) = ax.plot(xs, ys, marker=marker, label=f"{name}, quad grid")
+            colours[name] = line.get_color()
+        for r in results:
+            if r.solver == name and r.scene.startswith("Drape") and not _quad_drape(r.scene):
+                ax.plot([r.vertices], [r.ms_per_frame], marker=marker, color=colours.get(name), fillstyle="none")
+                ax.annotate(r.scene.removeprefix("Drape "), (r.vertices, r.ms_per_frame), fontsize=7, alpha=0.8)
     ax.axhline(1000 / FPS, color="grey", linestyle=":", linewidth=1, label="real time (24 fps)")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("cloth vertices (drape, N×N grid)")
+    ax.set_xlabel("cloth vertices (drape; open markers: other mesh kinds)")
     ax.set_ylabel("ms per simulated frame")
-    ax.set_title("Drape over a sphere: time per frame vs vertex count")
+    ax.set_title("Drape over a sphere: time per frame")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=8)
+
+    scenes_shown = [r.scene for r in results if r.solver == "this add-on (bake)" and r.scene.startswith("Drape")]
+    width = 0.4
+    for offset, name in ((-width / 2, "this add-on (bake)"), (width / 2, "Blender Cloth modifier")):
+        by = {r.scene: r for r in results if r.solver == name}
+        values = [100 * by[s].stretch_mean if s in by else 0.0 for s in scenes_shown]
+        bars.bar(np.arange(len(scenes_shown)) + offset, values, width, label=name, color=colours.get(name))
+    bars.set_xticks(np.arange(len(scenes_shown)))
+    bars.set_xticklabels([s.removeprefix("Drape ") for s in scenes_shown], rotation=30, ha="right", fontsize=8)
+    bars.set_ylabel("mean edge stretch at the last frame (%)")
+    bars.set_title("Stretch per mesh")
+    bars.grid(True, axis="y", alpha=0.3)
+    bars.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -449,6 +523,40 @@ def machine() -> str:
         f"{os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}, "
         f"bpy {bpy.app.version_string}, {platform.system()} {platform.machine()}"
     )
+
+
+def mesh_kind_lines(by: dict) -> list[str]:
+    """Issue 10's targets per mesh kind: stretch against max(1.5 × Blender's, 0.5%), speed-up, fan cost per vertex."""
+    lines = []
+    for scene in ("Drape 64²", "Drape 64² triangulated", "Drape 48² irregular", "Drape 128²", "Drape 256²"):
+        ours, theirs = by.get((scene, "this add-on (bake)")), by.get((scene, "Blender Cloth modifier"))
+        if ours and theirs:
+            bound = (
+                1.5 * theirs.stretch_mean
+                if scene in ("Drape 128²", "Drape 256²")
+                else max(1.5 * theirs.stretch_mean, 0.005)
+            )
+            lines.append(
+                f"- {scene}: stretch {100 * ours.stretch_mean:.2f}% vs Blender {100 * theirs.stretch_mean:.2f}% "
+                f"(target ≤ {100 * bound:.2f}%), {theirs.ms_per_frame / ours.ms_per_frame:.1f}× faster."
+            )
+    fan = next(
+        (r for (name, solver_name), r in by.items() if "fan" in name and solver_name == "this add-on (bake)"), None
+    )
+    grid = by.get(("Drape 64²", "this add-on (bake)"))
+    if fan and grid:
+        theirs = by.get((fan.scene, "Blender Cloth modifier"))
+        per_vertex = (fan.ms_per_frame / fan.vertices) / (grid.ms_per_frame / grid.vertices)
+        lines.append(
+            f"- {fan.scene}: stretch {100 * fan.stretch_mean:.2f}%"
+            + (
+                f" vs Blender {100 * theirs.stretch_mean:.2f}%, {theirs.ms_per_frame / fan.ms_per_frame:.1f}× faster"
+                if theirs
+                else ""
+            )
+            + f"; cost per vertex {per_vertex:.2f}× the 64² grid's (target ≤ 1.5×)."
+        )
+    return lines
 
 
 # ------------------------------------------------------------------------------------------- main
@@ -468,17 +576,28 @@ def main() -> None:
     started = time.perf_counter()
     scenes.enable_checkout("vc_bench")
     print(f"machine: {machine()}")
-    specs = [SceneSpec("drape", n) for n in sizes] + [SceneSpec("hang", 32), SceneSpec("hang", 64)]
+    specs = [SceneSpec("drape", n) for n in sizes]
+    # The same drape on other mesh kinds (issue 10): one row each, Blender's Cloth on the same mesh.
+    specs += [SceneSpec("drape", 64, mesh="triangulated"), SceneSpec("drape", 48, mesh="irregular")]
+    specs += [SceneSpec("drape", 11, mesh="fan")]
+    specs += [SceneSpec("hang", 32), SceneSpec("hang", 64)]
     results: list[Result] = []
-    preview_note = ""
+    preview_notes = []
     for spec in specs:
         print(f"{spec.name} ...", flush=True)
         cloth, ball, ground = build_scene(spec)
         rest, faces, edges = mesh_arrays(cloth)
         pinned = pin_weights(cloth) >= 1.0
 
-        # The machine is shared: repeat the cheaper runs and keep the best (the physics is deterministic).
-        runs = [time_addon(spec) for _ in range(repeats.get(spec.n, 1))]
+        # The machine is shared: repeat the cheaper runs, interleaving the two solvers, and keep the best
+        # of each (the physics is deterministic).
+        repeat = repeats.get(spec.n, 1) if spec.mesh == "quad" else 3
+        frames = min(spec.frames, blender_frames.get(spec.n, FRAMES))
+        runs, blender_runs = [], []
+        for i in range(repeat):
+            runs.append(time_addon(spec))
+            if i < (2 if spec.vertices <= 64 * 64 else 1):
+                blender_runs.append(time_blender(spec, frames))
         elapsed = min(run[0] for run in runs)
         _, positions, per_frame, how = runs[-1]
         ms = 1000 * elapsed / spec.frames
@@ -487,7 +606,7 @@ def main() -> None:
             measure(
                 spec,
                 "this add-on (bake)",
-                (rest, edges),
+                (rest, edges, faces),
                 positions,
                 ms=ms,
                 frames_timed=spec.frames,
@@ -496,17 +615,15 @@ def main() -> None:
             )
         )
 
-        frames = min(spec.frames, blender_frames.get(spec.n, FRAMES))
-        blender_runs = [time_blender(spec, frames) for _ in range(2 if spec.n <= 64 else 1)]
         samples, positions = min(blender_runs, key=lambda run: sum(run[0]))
         note = "default settings" + ("" if frames == spec.frames else f"; first {frames} frames only")
-        note += "; best of 2" if len(blender_runs) > 1 else ""
+        note += f"; best of {len(blender_runs)}, interleaved" if len(blender_runs) > 1 else ""
         ms = 1000 * sum(samples) / len(samples)
         results.append(
             measure(
                 spec,
                 "Blender Cloth modifier",
-                (rest, edges),
+                (rest, edges, faces),
                 positions,
                 ms=ms,
                 frames_timed=frames,
@@ -514,6 +631,18 @@ def main() -> None:
                 note=note,
             )
         )
+        if spec.mesh == "quad" and spec.kind == "drape" and spec.n in (64, 128):
+            previews = [time_preview(spec) for _ in range(3)]
+            medians = sorted(1000 * statistics.median(samples) for samples, _ in previews)
+            means = sorted(1000 * statistics.mean(samples) for samples, _ in previews)
+            preview_notes.append(
+                f"Live preview, {spec.n}² drape ({previews[0][1]}), 3 runs of {len(previews[0][0])} frames: "
+                f"median per frame {medians[0]:.1f} ms in the best run ({', '.join(f'{m:.1f}' for m in medians)} ms); "
+                f"mean {means[0]:.1f} ms in the best run."
+            )
+        if spec.mesh != "quad":  # the seeds' loop adds nothing here
+            print(table(results[-2:]), flush=True)
+            continue
 
         frames = reference_frames.get(spec.n, 4)
         seconds, positions = reference_run(rest, edges, pinned, frames=frames, with_sphere=spec.kind == "drape")
@@ -522,7 +651,7 @@ def main() -> None:
             measure(
                 spec,
                 "seed reference (Python)",
-                (rest, edges),
+                (rest, edges, faces),
                 positions,
                 ms=1000 * seconds,
                 frames_timed=frames,
@@ -530,15 +659,6 @@ def main() -> None:
                 note=note,
             )
         )
-        if spec.kind == "drape" and spec.n == 64:
-            previews = [time_preview(spec) for _ in range(3)]
-            medians = sorted(1000 * statistics.median(samples) for samples, _ in previews)
-            means = sorted(1000 * statistics.mean(samples) for samples, _ in previews)
-            preview_note = (
-                f"Live preview, 64² drape ({previews[0][1]}), 3 runs of {len(previews[0][0])} frames: "
-                f"median per frame {medians[0]:.1f} ms in the best run ({', '.join(f'{m:.1f}' for m in medians)} ms); "
-                f"mean {means[0]:.1f} ms in the best run."
-            )
         print(table(results[-3:]), flush=True)
 
     self_collision_note = ""
@@ -573,8 +693,8 @@ def main() -> None:
         lines.append(
             f"- 64² → 256² (16× the vertices): {big.ms_per_frame / ours.ms_per_frame:.1f}× the time per frame."
         )
-    if preview_note:
-        lines.append(f"- {preview_note}")
+    lines += mesh_kind_lines(by)
+    lines += [f"- {note}" for note in preview_notes]
     if self_collision_note:
         lines.append(f"- {self_collision_note}")
     lines.extend(blender_side_lines)

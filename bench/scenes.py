@@ -76,13 +76,49 @@ def floor(name: str = "Floor", size: float = 8.0) -> bpy.types.Object:
     return obj
 
 
-def drape_scene(n: int = 64, frames: int = 48, fps: int = 24):
+MESH_KINDS = ("quad", "triangulated", "irregular", "fan")
+
+
+def kind_mesh(name: str, kind: str, n: int, size: float = 2.0, height: float = 1.5) -> bpy.types.Object:
+    """A cloth of another mesh kind, the same 2 m across at the same height:
+    - triangulated: the n×n grid, every quad split by bmesh's Triangulate (Beauty), as the modifier does;
+    - irregular: the n×n grid with interior vertices jittered ±30% of the spacing, then triangulated;
+    - fan: a circle of 64 vertices filled as a triangle fan, then subdivided n times (centre valence 64).
+    """
+    import bmesh  # noqa: PLC0415 - must follow bpy
+
+    from solver import meshes  # noqa: PLC0415 - bench/ puts the checkout on sys.path
+
+    if kind == "fan":
+        vertices, faces = meshes.fan_disc(64, n, radius=size / 2, height=height)
+    else:
+        vertices, faces = meshes.grid(n, n, size=size, height=height)
+        if kind == "irregular":
+            index = np.arange(n * n).reshape(n, n)
+            interior = index[1:-1, 1:-1].ravel()
+            jitter = np.random.default_rng(0).uniform(-0.3, 0.3, (len(interior), 2)) * size / (n - 1)
+            vertices[interior, :2] += jitter
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices.tolist(), [], np.asarray(faces).tolist())
+    if kind in ("triangulated", "irregular"):
+        bm = bmesh.new()
+        bm.from_mesh(mesh)
+        bmesh.ops.triangulate(bm, faces=bm.faces[:], quad_method="BEAUTY", ngon_method="BEAUTY")
+        bm.to_mesh(mesh)
+        bm.free()
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def drape_scene(n: int = 64, frames: int = 48, fps: int = 24, mesh: str = "quad"):
     """A fresh scene with the drape set-up; returns (cloth, sphere, floor) objects."""
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, frames
     scene.render.fps, scene.render.fps_base = fps, 1.0
-    cloth = grid_mesh("Cloth", n)
+    cloth = grid_mesh("Cloth", n) if mesh == "quad" else kind_mesh("Cloth", mesh, n)
     return cloth, sphere(), floor()
 
 

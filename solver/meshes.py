@@ -20,3 +20,77 @@ def grid(columns: int, rows: int, size: tuple[float, float] | float = 1.0, heigh
         [index[:-1, :-1].ravel(), index[:-1, 1:].ravel(), index[1:, 1:].ravel(), index[1:, :-1].ravel()], axis=1
     )
     return vertices, faces
+
+
+def triangulated(faces: np.ndarray) -> np.ndarray:
+    """(2F, 3) triangles of (F, 4) quads, each split along its 0-2 diagonal."""
+    faces = np.asarray(faces)
+    return np.concatenate([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]])
+
+
+def jittered_grid(n: int, size: float = 2.0, height: float = 0.0, jitter: float = 0.3, seed: int = 0):
+    """An n×n grid whose interior vertices are moved up to ±jitter × the spacing along x and y, with
+    every quad split along its shorter diagonal (as a Triangulate modifier's Beauty does for these)."""
+    vertices, quads = grid(n, n, size=size, height=height)
+    spacing = size / (n - 1)
+    index = np.arange(n * n).reshape(n, n)
+    interior = index[1:-1, 1:-1].ravel()
+    rng = np.random.default_rng(seed)
+    vertices[interior, :2] += rng.uniform(-jitter, jitter, (len(interior), 2)) * spacing
+    a, b, c, d = (quads[:, k] for k in range(4))
+    ac = np.linalg.norm(vertices[a] - vertices[c], axis=1)
+    bd = np.linalg.norm(vertices[b] - vertices[d], axis=1)
+    along_ac = ac <= bd
+    triangles = np.concatenate(
+        [
+            np.stack([a, b, c], 1)[along_ac],
+            np.stack([a, c, d], 1)[along_ac],
+            np.stack([a, b, d], 1)[~along_ac],
+            np.stack([b, c, d], 1)[~along_ac],
+        ]
+    )
+    return vertices, triangles
+
+
+def fan_disc(spokes: int = 64, rings: int = 11, radius: float = 1.0, height: float = 0.0):
+    """A filled circle of `spokes` triangles around its centre, each subdivided into rings² triangles
+    (Blender: a circle filled as a Triangle Fan, then Subdivide): the centre keeps `spokes` edges.
+
+    Ring k holds spokes × k vertices. Returns (vertices (N, 3), triangles (T, 3)).
+    """
+    first = [0]
+    points = [np.zeros((1, 3))]
+    for k in range(1, rings + 1):
+        first.append(first[-1] + (1 if k == 1 else spokes * (k - 1)))
+        angle = 2.0 * np.pi * np.arange(spokes * k) / (spokes * k)
+        r = radius * k / rings
+        points.append(np.stack([r * np.cos(angle), r * np.sin(angle), np.zeros_like(angle)], 1))
+    vertices = np.concatenate(points)
+    vertices[:, 2] = height
+
+    def ring_vertex(k, j):
+        return first[k] + (j % (spokes * k)) if k > 0 else np.zeros_like(j)
+
+    triangles = []
+    s = np.arange(spokes)[:, None]
+    for k in range(rings):
+        i = np.arange(k + 1)[None, :]
+        triangles.append(
+            np.stack(
+                [
+                    ring_vertex(k, s * k + i),
+                    ring_vertex(k + 1, s * (k + 1) + i),
+                    ring_vertex(k + 1, s * (k + 1) + i + 1),
+                ],
+                -1,
+            ).reshape(-1, 3)
+        )
+        if k:
+            i = np.arange(k)[None, :]
+            triangles.append(
+                np.stack(
+                    [ring_vertex(k, s * k + i), ring_vertex(k + 1, s * (k + 1) + i + 1), ring_vertex(k, s * k + i + 1)],
+                    -1,
+                ).reshape(-1, 3)
+            )
+    return vertices, np.concatenate(triangles)

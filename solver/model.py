@@ -11,13 +11,13 @@ from functools import cached_property
 
 import numpy as np
 
-from .distance import DistanceFamily, StructuralAgain
+from .distance import DistanceFamily, StretchAgain, distance_batches
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
 from .gridpath import GridLayout, detect_grid
 from .long_range import LongRangeFamily
 from .pairs import Layout
 from .tethers import TetherFamily, Tethers, build_tethers
-from .topology import SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
+from .topology import BEND, SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
 DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
 
@@ -168,8 +168,11 @@ def build_model(
         raise ValueError(f"pin_weight needs one value per vertex ({n}), got shape {pins.shape}")
     grid = detect_grid(n, constraints) if grid_fast_path else None
     layout = Layout.identity(n) if grid is None else Layout.of_grid(grid)
-    families: tuple = (DistanceFamily.build(constraints, layout, n, seed=seed),)
+    batches = distance_batches(constraints, layout, n, seed=seed)
+    bending = DistanceFamily.build(constraints, batches, (BEND, SHEAR), "bending")
+    stretch = DistanceFamily.build(constraints, batches, (STRUCTURAL,), "stretch")
     long_range = LongRangeFamily.build(positions, faces, constraints, layout, n, seed=seed)
-    if long_range is not None:
-        families = (*families, long_range, StructuralAgain(constraints.kind))
+    families: tuple = tuple(f for f in (bending, stretch, long_range) if f is not None)
+    if long_range is not None and stretch is not None:
+        families = (*families, StretchAgain())
     return _assemble(positions, faces, constraints, masses, pins, layout, families)

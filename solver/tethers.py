@@ -8,8 +8,10 @@ that vertex alone, so it costs O(N) per substep and needs no colouring.
 Rest distance. The straight-line rest distance is right for a flat rest shape but too tight for a
 curved one (a cylinder that unrolls could never reach its width); distance along the edge graph
 is never too tight but overestimates diagonals (by up to ~8% with quad diagonals in the graph).
-So: the straight-line distance where the graph distance is within `_FLAT` of it (the cloth is
-flat between the two), else the graph distance.
+So: on a planar rest shape, the straight-line distance where the graph distance is within `_FLAT`
+of it (nothing in the way, e.g. no hole or notch), else the graph distance; on a curved rest
+shape always the graph distance (a gently curved one has graph/straight ratios below `_FLAT`
+too, and its straight lines would keep it from unrolling).
 """
 
 from __future__ import annotations
@@ -49,6 +51,16 @@ def _graph_distance(
         dist[targets[improved]] = best[improved]
 
 
+def _planar(positions: np.ndarray) -> bool:
+    """The rest shape lies in one plane (to 1e-6 of its size): straight lines may then be rest distances."""
+    centred = positions - positions.mean(axis=0)
+    size = float(np.abs(centred).max()) if len(centred) else 0.0
+    if size == 0.0:
+        return True
+    thinnest = np.linalg.svd(centred / size, compute_uv=False)[-1] if len(centred) >= 3 else 0.0
+    return bool(thinnest * size <= 1e-6 * size * np.sqrt(len(centred)))
+
+
 def build_tethers(rest_positions: np.ndarray, pairs: np.ndarray, pinned: np.ndarray, free: np.ndarray):
     """Tethers from every free vertex more than one edge from a pin to its nearest pins, or None."""
     pins = np.nonzero(pinned)[0]
@@ -74,8 +86,10 @@ def build_tethers(rest_positions: np.ndarray, pairs: np.ndarray, pinned: np.ndar
         gap = np.minimum(gap, np.linalg.norm(rest_positions[pins] - rest_positions[pins[k]], axis=1))
 
     graph = np.stack([_graph_distance(a, n, src, length, (targets, starts)) for a in anchors])  # (A, n)
-    straight = np.linalg.norm(rest_positions[None, :, :] - rest_positions[anchors][:, None, :], axis=2)
-    rest = np.where(graph <= _FLAT * straight, straight, graph)
+    rest = graph
+    if _planar(rest_positions):
+        straight = np.linalg.norm(rest_positions[None, :, :] - rest_positions[anchors][:, None, :], axis=2)
+        rest = np.where(graph <= _FLAT * straight, straight, graph)
 
     # Skip vertices next to a pin (their edge already is the tether) and those no pin reaches.
     near_pin = np.zeros(n, dtype=bool)
