@@ -13,7 +13,7 @@ def _lowest_priority_per_vertex(ends: np.ndarray, priority: np.ndarray, n_verts:
     """For each vertex, the lowest priority among the candidate constraints touching it."""
     keys = ends.reshape(-1)
     vals = np.concatenate([priority, priority])
-    order = np.lexsort((vals, keys))
+    order = np.argsort(keys * (int(vals.max()) + 1) + vals)  # by vertex, then priority: one int64 sort
     keys, vals = keys[order], vals[order]
     first = np.ones(len(keys), dtype=bool)
     first[1:] = keys[1:] != keys[:-1]
