@@ -19,6 +19,8 @@ from typing import Any
 import bpy
 import numpy as np
 
+from .identity import session_key
+
 ATTRIBUTE = "verlet_cloth_position"
 GROUP_NAME = "Verlet Cloth Preview"
 MODIFIER_NAME = "Verlet Cloth"
@@ -93,7 +95,7 @@ def write_shape(obj, local) -> None:
         attribute = mesh.attributes.new(ATTRIBUTE, "FLOAT_VECTOR", "POINT")
     attribute.data.foreach_set("vector", flat)
     mesh.update_tag()
-    written.add(mesh.session_uid if hasattr(mesh, "session_uid") else mesh.as_pointer())
+    written.add(session_key(mesh))
 
 
 # Meshes written since the last depsgraph update: their next geometry update is ours, not an edit.
