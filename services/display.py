@@ -19,6 +19,9 @@ from typing import Any
 import bpy
 import numpy as np
 
+from . import attributes, node_groups
+from .identity import session_key
+
 ATTRIBUTE = "verlet_cloth_position"
 GROUP_NAME = "Verlet Cloth Preview"
 MODIFIER_NAME = "Verlet Cloth"
@@ -26,32 +29,18 @@ MODIFIER_NAME = "Verlet Cloth"
 
 def node_group():
     """The shared node group: Set Position from the attribute where it exists (built on first use)."""
-    group: Any = bpy.data.node_groups.get(GROUP_NAME)
-    if group is not None and group.bl_idname == "GeometryNodeTree" and len(group.nodes) == 4:
-        return group
-    if group is None or group.bl_idname != "GeometryNodeTree":
-        group = bpy.data.node_groups.new(GROUP_NAME, "GeometryNodeTree")
-    group.nodes.clear()
-    group.interface.clear()
-    interface: Any = group.interface  # the stubs do not know socket type names
-    interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    nodes, links = group.nodes, group.links
-    given = nodes.new("NodeGroupInput")
-    given.location = (-400, 0)
-    out = nodes.new("NodeGroupOutput")
-    out.location = (300, 0)
-    simulated = nodes.new("GeometryNodeInputNamedAttribute")
-    simulated.data_type = "FLOAT_VECTOR"
-    simulated.inputs["Name"].default_value = ATTRIBUTE
-    simulated.location = (-400, -200)
-    move = nodes.new("GeometryNodeSetPosition")
-    move.location = (0, 0)
+    return node_groups.shared(GROUP_NAME, 4, _build)
+
+
+def _build(group, given, out) -> None:
+    simulated = node_groups.named_attribute(group, ATTRIBUTE, "FLOAT_VECTOR")
+    move = group.nodes.new("GeometryNodeSetPosition")
+    given.location, simulated.location, move.location, out.location = (-400, 0), (-400, -200), (0, 0), (300, 0)
+    links = group.links
     links.new(given.outputs[0], move.inputs["Geometry"])
     links.new(simulated.outputs["Exists"], move.inputs["Selection"])
     links.new(simulated.outputs["Attribute"], move.inputs["Position"])
     links.new(move.outputs["Geometry"], out.inputs[0])
-    return group
 
 
 def own_modifier(obj):
@@ -93,7 +82,7 @@ def write_shape(obj, local) -> None:
         attribute = mesh.attributes.new(ATTRIBUTE, "FLOAT_VECTOR", "POINT")
     attribute.data.foreach_set("vector", flat)
     mesh.update_tag()
-    written.add(mesh.session_uid if hasattr(mesh, "session_uid") else mesh.as_pointer())
+    written.add(session_key(mesh))
 
 
 # Meshes written since the last depsgraph update: their next geometry update is ours, not an edit.
@@ -113,11 +102,7 @@ def shown(obj) -> np.ndarray | None:
 
 def clear(obj) -> None:
     """Show the user's own mesh again (our attribute removed; the modifier stays, doing nothing)."""
-    if obj is None or obj.type != "MESH":
-        return
-    attribute = obj.data.attributes.get(ATTRIBUTE)
-    if attribute is not None:
-        obj.data.attributes.remove(attribute)
+    if attributes.remove(obj, ATTRIBUTE):
         obj.data.update_tag()
 
 

@@ -15,9 +15,13 @@ import bpy
 _owners: dict[str, int] = {}  # cloth id -> session_uid of the object that owns it
 
 
-def _uid(obj) -> int:
-    uid = getattr(obj, "session_uid", None)  # ID.session_uid: Blender 2.93+
-    return int(uid) if uid is not None else int(obj.as_pointer())
+def session_key(id_data) -> int:
+    """A datablock's identity for this session (renames, undo keep it; a reload does not)."""
+    uid = getattr(id_data, "session_uid", None)  # ID.session_uid: Blender 2.93+
+    return int(uid) if uid is not None else int(id_data.as_pointer())
+
+
+_uid = session_key
 
 
 def _owned_by(uid: int, cloth_id: str) -> bool:

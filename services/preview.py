@@ -21,6 +21,7 @@ from .. import solver
 from . import checks, display, geometry, holding, tears
 from .checks import cloth_problem
 from .display import write_shape
+from .identity import session_key
 from .runs import Run, advance, cached, forget, mark_dirty, remember, reset, show_tears, start
 from .scene_reading import world_matrix
 from .solver_params import frame_range, frame_time
@@ -30,7 +31,7 @@ _rendering = False
 
 
 class suspended:  # noqa: N801 - used as a context manager, like contextlib helpers
-    """`with handler.suspended():` keeps the live preview out of the way."""
+    """`with preview.suspended():` keeps the live preview out of the way."""
 
     def __enter__(self) -> None:
         global _suspended  # noqa: PLW0603
@@ -113,10 +114,6 @@ def _edited_meshes(depsgraph) -> set:
     return {u.id.original for u in depsgraph.updates if u.is_updated_geometry and isinstance(u.id, bpy.types.Mesh)}
 
 
-def _uid(id_data) -> int:
-    return id_data.session_uid if hasattr(id_data, "session_uid") else id_data.as_pointer()
-
-
 @persistent
 def on_depsgraph_update(scene, depsgraph=None) -> None:
     """Edits between frames: new pin weights are read at the next step; a changed or shared mesh
@@ -124,7 +121,7 @@ def on_depsgraph_update(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
         return
     edited = _edited_meshes(depsgraph)
-    ours = {mesh for mesh in edited if _uid(mesh) in display.written}
+    ours = {mesh for mesh in edited if session_key(mesh) in display.written}
     display.written.clear()
     edited -= ours
     if not edited:
@@ -153,7 +150,7 @@ def on_frame_change(scene, depsgraph=None) -> None:
                 forget(obj)
                 display.clear(obj)
             continue
-        if obj.data in edited and _uid(obj.data) not in display.written:
+        if obj.data in edited and session_key(obj.data) not in display.written:
             mark_dirty(obj)  # e.g. pin weights painted: read again before this step
         try:
             preview(scene, obj)

@@ -32,7 +32,7 @@ class Run:
     frame: int
     rest_local: np.ndarray
     pins_world: np.ndarray
-    colliders: dict[str, tuple] = field(default_factory=dict)
+    colliders: dict[int, tuple] = field(default_factory=dict)  # by object (identity.session_key)
     dirty: bool = False
     first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
     mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)

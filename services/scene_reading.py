@@ -14,6 +14,7 @@ import numpy as np
 from .. import solver
 from ..solver import settings as table
 from . import geometry, mesh_colliders
+from .identity import session_key
 
 
 def read_vectors(collection, attribute: str = "co") -> np.ndarray:
@@ -91,9 +92,9 @@ def force_field_wind(scene) -> np.ndarray:
     return total
 
 
-def collider_poses(scene, skip=None) -> dict[str, tuple]:
-    """Every collider's shape at the scene's current frame, keyed by object name."""
-    poses: dict[str, tuple] = {}
+def collider_poses(scene, skip=None) -> dict[int, tuple]:
+    """Every collider's shape at the scene's current frame, keyed by object (not name: renames keep it)."""
+    poses: dict[int, tuple] = {}
     for obj in scene.objects:
         kind = obj.verlet_cloth_collider.kind
         if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"}:
@@ -101,7 +102,7 @@ def collider_poses(scene, skip=None) -> dict[str, tuple]:
         if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
             pose = _mesh_pose(scene, obj) if kind == "MESH" and obj.type == "MESH" else None
             if pose is not None:
-                poses[obj.name] = pose
+                poses[session_key(obj)] = pose
             continue  # a cloth collides with other cloths only as a mesh; an Empty cannot be one
         settings = SimpleNamespace(**table.collider_values(obj.verlet_cloth_collider))  # clamped
         matrix = world_matrix(obj)
@@ -112,13 +113,13 @@ def collider_poses(scene, skip=None) -> dict[str, tuple]:
                 radius = geometry.sphere_radius(geometry.to_world(matrix, local), centre)
             else:
                 radius = float(obj.empty_display_size) * float(max(abs(s) for s in obj.matrix_world.to_scale()))
-            poses[obj.name] = ("SPHERE", centre, radius, settings.friction, settings.offset)
+            poses[session_key(obj)] = ("SPHERE", centre, radius, settings.friction, settings.offset)
         else:
             half = None
             if local is None:
                 half = float(obj.empty_display_size)
             point, normal, extent = geometry.plane_frame(matrix, local, half, settings.bounded)
-            poses[obj.name] = ("PLANE", point, normal, extent, settings.friction, settings.offset)
+            poses[session_key(obj)] = ("PLANE", point, normal, extent, settings.friction, settings.offset)
     return poses
 
 
@@ -142,11 +143,11 @@ def _same_pose(a: tuple, b: tuple) -> bool:
     return True
 
 
-def colliders_between(previous: dict[str, tuple], current: dict[str, tuple]) -> list:
+def colliders_between(previous: dict[int, tuple], current: dict[int, tuple]) -> list:
     """Solver colliders at `current`, starting the frame at `previous` (same object and kind)."""
     out: list = []
-    for name, pose in current.items():
-        start = previous.get(name)
+    for key, pose in current.items():
+        start = previous.get(key)
         if pose[0] == "MESH":
             out.append(mesh_colliders.collider_between(start if start and start[0] == "MESH" else None, pose))
             continue

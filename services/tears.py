@@ -11,10 +11,9 @@ The modifier is added only while tearing is on and only ever removed if this add
 
 from __future__ import annotations
 
-from typing import Any
-
-import bpy
 import numpy as np
+
+from . import attributes, node_groups
 
 ATTRIBUTE = "verlet_cloth_torn_at"
 GROUP_NAME = "Verlet Cloth Tears"
@@ -24,24 +23,14 @@ INTACT = 2**31 - 1  # "never": larger than any frame
 
 def node_group():
     """The shared node group (built on first use; rebuilt if someone emptied it)."""
-    group: Any = bpy.data.node_groups.get(GROUP_NAME)
-    if group is not None and group.bl_idname == "GeometryNodeTree" and len(group.nodes) >= 7:
-        return group
-    if group is None or group.bl_idname != "GeometryNodeTree":
-        group = bpy.data.node_groups.new(GROUP_NAME, "GeometryNodeTree")
-    group.nodes.clear()
-    group.interface.clear()
-    interface: Any = group.interface  # the stubs do not know socket type names
-    interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    return node_groups.shared(GROUP_NAME, 7, _build)
+
+
+def _build(group, given, out) -> None:
     nodes, links = group.nodes, group.links
-    given = nodes.new("NodeGroupInput")
     given.location = (-600, 0)
-    out = nodes.new("NodeGroupOutput")
     out.location = (400, 0)
-    torn_at = nodes.new("GeometryNodeInputNamedAttribute")
-    torn_at.data_type = "INT"
-    torn_at.inputs["Name"].default_value = ATTRIBUTE
+    torn_at = node_groups.named_attribute(group, ATTRIBUTE, "INT")
     torn_at.location = (-600, -200)
     time = nodes.new("GeometryNodeInputSceneTime")
     time.location = (-600, -400)
@@ -63,7 +52,6 @@ def node_group():
     links.new(compare.outputs["Result"], both.inputs[1])
     links.new(both.outputs[0], delete.inputs["Selection"])
     links.new(delete.outputs["Geometry"], out.inputs[0])
-    return group
 
 
 def own_modifier(obj):
@@ -130,9 +118,5 @@ def scene_frames(face_torn_frame, first_frame: int) -> np.ndarray:
 
 def clear(obj) -> None:
     """Every face whole again (Reset, a new bake, Free Bake)."""
-    if obj is None or obj.type != "MESH":
-        return
-    attribute = obj.data.attributes.get(ATTRIBUTE)
-    if attribute is not None:
-        obj.data.attributes.remove(attribute)
+    if attributes.remove(obj, ATTRIBUTE):
         obj.data.update()

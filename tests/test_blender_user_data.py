@@ -362,3 +362,21 @@ def test_a_topology_edit_mid_preview_shows_the_users_mesh_at_once(blender):
     shown = _at(blender, cloth)
     expected = np.concatenate([vertices, [[0.0, 0.0, 3.0]]]) + np.array(cloth.location)
     np.testing.assert_allclose(shown, expected, atol=1e-6)  # no stale simulated shape
+
+
+def test_swapping_two_colliders_names_does_not_move_them_for_the_cloth(blender):
+    setup_scene(blender, FRAMES)
+    for name, x in (("Left", -1.5), ("Right", 1.5)):
+        blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(x, 0.0, 0.4), segments=16, ring_count=8)
+        ball = blender.context.active_object
+        ball.name = name
+        ball.verlet_cloth_collider.kind = "SPHERE"
+    cloth = _make_cloth(blender, _grid(blender, location=(-1.5, 0.0, -0.2)))  # 1 m above the left ball
+    _play(blender, 1, 11)
+    reference = _at(blender, cloth)
+    _play(blender, 1, 10)
+    assert _at(blender, cloth)[:, 2].max() < 0.85, "the cloth does not lie on the left ball yet"
+    left, right = blender.data.objects["Left"], blender.data.objects["Right"]
+    left.name, right.name = "Swap", "Left"
+    left.name = "Right"
+    np.testing.assert_allclose(_at(blender, cloth, 11), reference, atol=1e-6)  # as if nothing was renamed
