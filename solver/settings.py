@@ -52,12 +52,16 @@ class Setting:
         Blender clamps what the UI and Python assign, but not what an older file or an ID
         property written by hand holds.
         """
+        low = -math.inf if self.min is None else self.min
+        high = math.inf if self.max is None else self.max
+        if isinstance(self.default, tuple):  # a vector: each component, NaN → the default's
+            return tuple(
+                d if math.isnan(float(c)) else min(max(float(c), low), high) for c, d in zip(value, self.default)
+            )
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return value
         if isinstance(value, float) and math.isnan(value):
             return self.default
-        low = -math.inf if self.min is None else self.min
-        high = math.inf if self.max is None else self.max
         return type(self.default)(min(max(value, low), high))
 
 
@@ -229,7 +233,7 @@ CLOTH: tuple[Setting, ...] = _resolved(
         "Wind Direction",
         "World-space direction the wind blows towards (unitless, normalised)",
         default=(1.0, 0.0, 0.0),
-        subtype="DIRECTION",
+        subtype="DIRECTION",  # no range: any finite vector is normalised; clamping components would turn it
     ),
     Setting(
         "wind_strength",
@@ -397,7 +401,7 @@ def values_of(table: tuple[Setting, ...], source: Any) -> dict[str, Any]:
     values = {}
     for s in table:
         raw = source.get(s.name, s.default) if isinstance(source, Mapping) else getattr(source, s.name, s.default)
-        values[s.name] = tuple(float(c) for c in raw) if isinstance(s.default, tuple) else s.clamp(raw)
+        values[s.name] = s.clamp(raw)
     return values
 
 

@@ -72,6 +72,7 @@ def test_values_are_clamped_to_the_hard_range():
     assert values["damping"] == 0.1  # NaN: the default
     assert isinstance(values["substeps"], int)
     assert settings.collider_values({"offset": math.inf})["offset"] == 1.0
+    assert settings.cloth_values({"wind_direction": (5.0, math.nan, -0.5)})["wind_direction"] == (5.0, 0.0, -0.5)
 
 
 def _drape(values, collider=None, frames=4):

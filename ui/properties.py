@@ -77,12 +77,12 @@ def _property(setting: table.Setting):
         return BoolProperty(**options)
     if isinstance(setting.default, str):
         return StringProperty(**options)
-    if isinstance(setting.default, tuple):
-        options["subtype"] = setting.subtype or "NONE"
-        return FloatVectorProperty(size=len(setting.default), **options)
     for key in ("min", "max", "soft_min", "soft_max"):
         if getattr(setting, key) is not None:
             options[key] = getattr(setting, key)
+    if isinstance(setting.default, tuple):
+        options["subtype"] = setting.subtype or "NONE"
+        return FloatVectorProperty(size=len(setting.default), **options)
     if isinstance(setting.default, int):
         return IntProperty(**options)
     subtype, options["unit"] = _UNITS.get(setting.unit, ("NONE", "NONE"))
