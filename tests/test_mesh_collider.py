@@ -154,3 +154,17 @@ def test_cloth_rests_on_a_lower_cloth_and_never_passes_through():
     centre = np.argmin(np.linalg.norm(upper_v[:, :2], axis=1))
     lower_centre = np.argmin(np.linalg.norm(lower_v[:, :2], axis=1))
     assert upper_state.positions[centre, 2] > lower_state.positions[lower_centre, 2]
+
+
+def test_cloth_falling_at_6_m_per_s_never_crosses_a_zero_thickness_sheet():
+    """One substep per frame: the cloth moves 25 cm a step, 50 times the gap; only the path test sees the sheet."""
+    sheet_v = np.array([[-1, -1, 0.5], [1, -1, 0.5], [1, 1, 0.5], [-1, 1, 0.5]])
+    sheet = solver.MeshCollider(sheet_v, np.array([[0, 1, 2], [0, 2, 3]]))
+    vertices, faces = solver.grid(10, 10, size=0.8, height=1.0)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    state.previous[:, 2] += 6.0 * FRAME  # already falling at 6 m/s
+    params = solver.Params(substeps=1, gravity=(0, 0, 0), max_speed=100.0)
+    for _ in range(6):
+        solver.step(model, state, params, FRAME, colliders=[sheet])
+        assert state.positions[:, 2].min() >= 0.5 + params.thickness - 1e-9
