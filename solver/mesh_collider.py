@@ -378,13 +378,11 @@ class MeshCollider:
         if velocity is not None:  # follow the triangle's motion at the contact over the substep
             u = 1.0 - v - w
             start = start + (velocity[0] * u + velocity[1] * v + velocity[2] * w) * dt
-        h0 = dot(n, start - a)
-        side = np.where(h0 >= 0.0, 1.0, -1.0)
-        flat = np.abs(h0) < 1e-12  # on the plane at the start: the side it moves away from
-        if flat.any():
-            side = np.where(flat, np.where(dot(n, end - start) <= 0.0, 1.0, -1.0), side)
+        h0, h1 = dot(n, start - a), dot(n, end - a)
         crossed, s = segment_crossings(start, end, a, b, c)
-        h1 = dot(n, end - a) * side
+        _, v0, w0, region0 = closest_points(start - n * h0, a, b, c)  # the start's projection
+        side = _side(h0, h1, region0 == FACE, crossed)
+        h1 = h1 * side
         away = end - closest
         dist = np.sqrt(dot(away, away))
         use_normal = crossed | (region == FACE) | (dist < 1e-9)
@@ -395,6 +393,14 @@ class MeshCollider:
         direction = np.where(use_normal, n * side, away)
         direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
         return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
+
+
+def _side(h0, h1, in_front, crossed):
+    """Which side of each triangle's plane a vertex belongs on: where it started if it started in
+    front of (or behind) the face or passed through it; else (it came round an edge) where it is."""
+    start_side = np.where(h0 > 0.0, 1.0, np.where(h0 < 0.0, -1.0, np.where(h1 <= 0.0, 1.0, -1.0)))
+    end_side = np.where(h1 > 0.0, 1.0, np.where(h1 < 0.0, -1.0, start_side))
+    return np.where(in_front | crossed, start_side, end_side)
 
 
 def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
@@ -447,22 +453,16 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
         return None
     q, tri, across, h0, h1, u, v, w = (np.take(m, maybe) for m in (q, tri, across, h0, h1, u, v, w))
     a, n, start, end, data = (np.take(m, maybe, axis=1) for m in (a, n, start, end, data))
-    side = np.where(h0 > 0.0, 1.0, np.where(h0 < 0.0, -1.0, np.where(h1 <= 0.0, 1.0, -1.0)))
+    start_rel = start - a
+    v0, w0 = dot(data[0:3], start_rel), dot(data[3:6], start_rel)
     # Crossing the face: barycentrics are linear along the path, so interpolate them at the plane.
-    crossed = np.zeros(len(q), dtype=bool)
-    s = np.zeros(len(q))
-    where = np.flatnonzero(across)
-    if len(where):
-        start_rel = np.take(start, where, axis=1) - np.take(a, where, axis=1)
-        v0, w0 = dot(np.take(data[0:3], where, axis=1), start_rel), dot(np.take(data[3:6], where, axis=1), start_rel)
-        h0w, h1w = np.take(h0, where), np.take(h1, where)
-        t = h0w / np.where(h0w != h1w, h0w - h1w, 1.0)
-        vc, wc = v0 + (np.take(v, where) - v0) * t, w0 + (np.take(w, where) - w0) * t
-        crossed[where] = (vc >= 0.0) & (wc >= 0.0) & (vc + wc <= 1.0)
-        s[where] = t
+    t = h0 / np.where(h0 != h1, h0 - h1, 1.0)
+    vc, wc = v0 + (v - v0) * t, w0 + (w - w0) * t
+    crossed = across & (vc >= 0.0) & (wc >= 0.0) & (vc + wc <= 1.0)
+    s = np.where(crossed, t, 0.0)
+    side = _side(h0, h1, (v0 >= 0.0) & (w0 >= 0.0) & (v0 + w0 <= 1.0), crossed)
     face = (u >= 0.0) & (v >= 0.0) & (w >= 0.0)
-    height = h1 * side
-    push = gap - height
+    push = gap - h1 * side
     dist = np.abs(h1)
     direction = n * side
     edge = np.flatnonzero(~face & ~crossed)  # the exact closest point on an edge or corner

@@ -236,3 +236,23 @@ def test_an_upper_cloth_rests_on_a_baked_lower_cloth_and_never_passes_through(bl
     top_lower = evaluated_positions(blender, lower)[:, 2].max()
     middle = np.argmin(np.linalg.norm(evaluated_positions(blender, upper)[:, :2], axis=1))
     assert evaluated_positions(blender, upper)[middle, 2] > top_lower + 0.5 * THICKNESS
+
+
+def test_live_preview_uses_mesh_colliders_and_a_cloth_collider_steps_first(blender):
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    upper = _cloth(blender, "Upper", n=8, size=0.8, height=1.3)  # made first: listed first in the scene
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    lower.verlet_cloth_collider.kind = "MESH"  # the upper cloth rests on the lower one
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)  # the live preview steps both cloths
+        co = evaluated_positions(blender, lower)
+        assert _depth_inside(blender, co, box) < 1e-4, f"frame {frame}: the lower cloth is inside the box"
+        tree = _tree(blender, lower)
+        for p in evaluated_positions(blender, upper):
+            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
+    middle = np.argmin(np.linalg.norm(evaluated_positions(blender, upper)[:, :2], axis=1))
+    assert evaluated_positions(blender, upper)[middle, 2] > 1.0 + THICKNESS  # on the lower cloth, on the box

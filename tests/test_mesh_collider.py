@@ -154,3 +154,35 @@ def test_cloth_rests_on_a_lower_cloth_and_never_passes_through():
     centre = np.argmin(np.linalg.norm(upper_v[:, :2], axis=1))
     lower_centre = np.argmin(np.linalg.norm(lower_v[:, :2], axis=1))
     assert upper_state.positions[centre, 2] > lower_state.positions[lower_centre, 2]
+
+
+def test_cloth_falling_at_6_m_per_s_never_crosses_a_zero_thickness_sheet():
+    """One substep per frame: the cloth moves 25 cm a step, 50 times the gap; only the path test sees the sheet."""
+    sheet_v = np.array([[-1, -1, 0.5], [1, -1, 0.5], [1, 1, 0.5], [-1, 1, 0.5]])
+    sheet = solver.MeshCollider(sheet_v, np.array([[0, 1, 2], [0, 2, 3]]))
+    vertices, faces = solver.grid(10, 10, size=0.8, height=1.0)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    state.previous[:, 2] += 6.0 * FRAME  # already falling at 6 m/s
+    params = solver.Params(substeps=1, gravity=(0, 0, 0), max_speed=100.0)
+    for _ in range(6):
+        solver.step(model, state, params, FRAME, colliders=[sheet])
+        assert state.positions[:, 2].min() >= 0.5 + params.thickness - 1e-9
+
+
+@pytest.mark.parametrize("triangulated", [False, True])
+def test_cloth_over_a_thin_rotated_slab_never_ends_inside_it_at_the_edges(triangulated):
+    """Vertices sliding round the top edge come to lie beside the side faces, behind their planes
+    as seen from where they started: the side comes from where they are then, not from the plane."""
+    c, s = np.cos(0.35), np.sin(0.35)
+    rotation = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+    slab_v, slab_t = _box((1.0, 1.0, 0.1), center=(0, 0, 0))
+    slab_v = slab_v @ rotation.T + (0, 0, 0.65)
+    slab = solver.MeshCollider(slab_v, slab_t)
+    vertices, faces = solver.grid(41, 41, size=1.6, height=1.2)
+    if triangulated:
+        faces = np.concatenate([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]])
+    model = solver.build_model(vertices, faces)
+    for _, state in _run(model, lambda f: [solver.Plane(point=(0, 0, 0)), slab], 30):
+        local = (state.positions - (0, 0, 0.65)) @ rotation
+        assert not _inside_box(local, (-0.5, -0.5, -0.05), (0.5, 0.5, 0.05)).any()
