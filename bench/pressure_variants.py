@@ -6,7 +6,7 @@ A subdivided 1 m cube of light cotton (0.15 kg/m²) on a floor, 48 frames at 24 
 variant is the solver's pressure family; the volume variant replaces it with one global XPBD
 constraint C = V - V_target (hard, Müller et al. 2007's balloon), V_target set to the volume the
 force variant reached, so both inflate the same amount. Printed: the final volume (m³), mean and
-max edge stretch, and ms per frame (best of 3, interleaved). The results are in docs/pressure.md.
+max edge stretch, and ms per frame (best of 3, interleaved). The results are in docs/garments.md.
 """
 
 from __future__ import annotations

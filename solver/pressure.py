@@ -4,7 +4,7 @@ Force-based: every substep each triangle of area A and outward normal n feels p 
 equally by its corners, applied as the position change w_i f_i dt² in the constraint sweep (an
 XPBD volume constraint whose multiplier is fixed at p dt², so the pressure stays exactly what
 the user set, whatever the volume). The cloth's stiffness balances it: inextensible cloth
-inflates until taut (a cube becomes a pillow), stretchy cloth balloons. docs/pressure.md has the
+inflates until taut (a cube becomes a pillow), stretchy cloth balloons. docs/garments.md has the
 measurements behind this choice over a target-volume XPBD constraint.
 
 - Closed: every edge in exactly two faces, after welding the two ends of each seam (so panels
