@@ -17,7 +17,7 @@ from .gridpath import GridLayout, detect_grid
 from .long_range import LongRangeFamily
 from .pairs import Layout
 from .pressure import PressureFamily
-from .seams import SeamFamily, loose_edges
+from .seams import SeamFamily, SeamsAgain, loose_edges, sewn_keys
 from .tethers import TetherFamily, Tethers, build_tethers
 from .topology import BEND, SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
@@ -87,8 +87,12 @@ class Model:
 
     @cached_property
     def neighbour_keys(self) -> np.ndarray:
-        """Sorted keys low * N + high of the vertex pairs that share a constraint."""
-        return constraint_keys(self.constraints, self.vertex_count)
+        """Sorted keys low * N + high of the vertex pairs that share a constraint or a seam."""
+        keys = constraint_keys(self.constraints, self.vertex_count)
+        seams = self.family("seams")
+        if seams is None:
+            return keys
+        return np.union1d(keys, sewn_keys(seams.pairs, self.vertex_count))  # sewn ends meet: not a collision
 
 
 def vertex_masses(positions: np.ndarray, faces: Faces, n_edges_fallback: np.ndarray, *, mass=None, density=None):
@@ -180,9 +184,11 @@ def build_model(
     bending = DistanceFamily.build(constraints, batches, (BEND, SHEAR), "bending")
     stretch = DistanceFamily.build(constraints, batches, (STRUCTURAL,), "stretch")
     pressure = PressureFamily.build(positions, faces, seams)  # first: the cloth's constraints then balance it
-    seam_family = SeamFamily.build(seams, n, seed=seed)  # before the strain limits: last, they tore panels
+    seam_family = SeamFamily.build(seams, n, seed=seed)  # before the strain limits and again at the end
     long_range = LongRangeFamily.build(positions, faces, constraints, layout, n, seed=seed)
     families: tuple = tuple(f for f in (pressure, bending, stretch, seam_family, long_range) if f is not None)
     if long_range is not None and stretch is not None:
         families = (*families, StretchAgain())
+    if seam_family is not None:  # holding only: see solver/seams.py
+        families = (*families, SeamsAgain())
     return _assemble(positions, faces, constraints, masses, pins, layout, families)

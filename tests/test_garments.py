@@ -68,6 +68,14 @@ def test_a_seam_closes_at_the_sewing_speed_not_at_once():
     assert widest[-1] < 0.005
 
 
+def test_self_collision_does_not_keep_seams_open():
+    vertices, faces, edges = _side_by_side(gap=0.1)
+    model = solver.build_model(vertices, faces, edges, sewing=True)
+    params = solver.Params(gravity=ZERO_G, self_collision=True, self_collision_distance=0.04)
+    state, _ = _simulate(model, params, 24)
+    assert _gaps(edges)(state.positions).max() < 0.005  # not held at the 4 cm self-collision gap
+
+
 def test_seams_are_not_cloth_edges():
     vertices, faces, edges = _side_by_side(gap=0.1)
     sewn = solver.build_model(vertices, faces, edges, sewing=True)
@@ -198,10 +206,15 @@ def test_garments_combine_with_pins_colliders_wind_and_self_collision():
     pins = np.zeros(len(vertices))
     pins[0] = 1.0
     model = solver.build_model(vertices + [0, 0, 0.5], faces, edges, pin_weight=pins, sewing=True)
-    ball = solver.Sphere(center=(0.1, 0.0, 0.0), radius=0.3)
+    block, quads = box(2, size=0.4, center=(0.1, 0.0, 0.0))
+    block_triangles = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])
+    colliders = [solver.MeshCollider(block, block_triangles), solver.Plane(point=(0, 0, -0.5), normal=(0, 0, 1))]
     params = solver.Params(pressure=30.0, wind=(3.0, 0.0, 0.0), self_collision=True, tear_factor=2.0)
-    state, _ = _simulate(model, params, 24, [ball, solver.Plane(point=(0, 0, -0.5), normal=(0, 0, 1))])
+    state, _ = _simulate(model, params, 24, colliders)
     x = state.positions
     assert np.isfinite(x).all()
-    assert solver.sphere_penetration(x, (0.1, 0.0, 0.0), 0.3) < 0.01
+    depth = np.min(0.2 - np.abs(x - [0.1, 0.0, 0.0]), axis=1)  # > 0: inside the block
+    assert depth.max() < 0.01
+    assert x[:, 2].max() > 0.2 + 0.01  # it lies on the block
     assert model.family("pressure").volume(x) > 0.02
+    assert _gaps(edges)(x).max() < 0.01
