@@ -73,8 +73,10 @@ def main() -> None:
     preset_menu = sys.modules[MODULE + ".ui.preset_menu"]
     work = Path(tempfile.mkdtemp(prefix="vc_gallery_", dir=SCRATCH.name))
     stills = []
+    order = ["silk", "cotton", "denim", "leather", "rubber"]
     for preset in map(Path, preset_menu.bundled_presets()):
-        order = ["silk", "cotton", "denim", "leather", "rubber"]
+        if preset.stem not in order:  # pillow: a closed mesh's preset, shown in docs/pressure.png
+            continue
         still = work / f"{order.index(preset.stem)}_{preset.stem}.png"
         print(f"{preset.stem} ...", flush=True)
         render_preset(preset, still, args.n, args.frames)

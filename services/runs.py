@@ -53,16 +53,22 @@ def _model_for(obj, rest_world: np.ndarray, faces, edges, topology: str) -> solv
     """
     settings = obj.verlet_cloth
     weights = pin_weights(obj, settings.pin_group)
-    shape = (topology, hash(rest_world.tobytes()), settings.mass_mode, float(settings.density), float(settings.mass))
+    sewing = bool(settings.use_sewing)  # loose edges: seams or cloth edges
+    mass = (settings.mass_mode, float(settings.density), float(settings.mass))
+    shape = (topology, hash(rest_world.tobytes()), *mass, sewing)
     pins = weights.tobytes()
     cloth = identity.key(obj)
     known = _models.get(cloth)
     if known is not None and known[0] == shape:
         model = known[2] if known[1] == pins else known[2].with_pins(weights)
     elif settings.mass_mode == "TOTAL":
-        model = solver.build_model(rest_world, faces, edges, mass=float(settings.mass), pin_weight=weights)
+        model = solver.build_model(
+            rest_world, faces, edges, mass=float(settings.mass), pin_weight=weights, sewing=sewing
+        )
     else:
-        model = solver.build_model(rest_world, faces, edges, density=float(settings.density), pin_weight=weights)
+        model = solver.build_model(
+            rest_world, faces, edges, density=float(settings.density), pin_weight=weights, sewing=sewing
+        )
     _models[cloth] = (shape, pins, model)
     return model
 

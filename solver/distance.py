@@ -52,7 +52,7 @@ class DistanceFamily:
             floor = np.where(self.constraints.kind == STRUCTURAL, 0.0, -np.inf)
         return PreparedPairs(
             self.batches,
-            self.constraints.rest_length,
+            self.constraints.rest_length * (1.0 - float(params.shrink)),
             compliance,
             floor,
             model.inv_mass,

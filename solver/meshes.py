@@ -94,3 +94,44 @@ def fan_disc(spokes: int = 64, rings: int = 11, radius: float = 1.0, height: flo
                 ).reshape(-1, 3)
             )
     return vertices, np.concatenate(triangles)
+
+
+def box(cuts: int, size: float = 1.0, center=(0.0, 0.0, 0.0)):
+    """A closed cube of quads, `cuts` × `cuts` per side, faces wound outwards. Returns (vertices, faces)."""
+    t = np.linspace(-0.5, 0.5, cuts + 1) * float(size)
+    gu, gv = np.meshgrid(t, t, indexing="ij")
+    points: list[np.ndarray] = []
+    quads: list[np.ndarray] = []
+    index = np.arange((cuts + 1) ** 2).reshape(cuts + 1, cuts + 1)
+    quad = np.stack([index[:-1, :-1], index[1:, :-1], index[1:, 1:], index[:-1, 1:]], -1).reshape(-1, 4)
+    for axis in range(3):
+        u, v = (axis + 1) % 3, (axis + 2) % 3  # e_u × e_v = e_axis
+        for sign in (-1.0, 1.0):
+            p = np.zeros(((cuts + 1) ** 2, 3))
+            p[:, axis] = sign * 0.5 * float(size)
+            p[:, u], p[:, v] = gu.ravel(), gv.ravel()
+            quads.append((quad if sign > 0 else quad[:, ::-1]) + sum(len(q) for q in points))
+            points.append(p)
+    vertices = np.concatenate(points)
+    key = np.round(vertices / float(size) * 4 * cuts).astype(np.int64)
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    faces = np.asarray(inverse).reshape(-1)[np.concatenate(quads)]
+    return vertices[first] + np.asarray(center, dtype=np.float64), faces
+
+
+def sewn_panels(columns: int, rows: int, width: float, height: float, gap: float):
+    """Two vertical panels (XZ plane) `gap` apart along Y, their side columns joined by loose edges.
+
+    Sewn, they close into a tube. Returns (vertices, faces, edges (seams), top row mask); the panels
+    hang from z = 0 down to -height, centred on x = 0.
+    """
+    vertices, faces = grid(columns, rows, size=(width, height))
+    front = vertices[:, [0, 2, 1]] + [0.0, -0.5 * gap, -0.5 * height]
+    back = front + [0.0, gap, 0.0]
+    n = len(front)
+    index = np.arange(n).reshape(rows, columns)
+    sides = np.concatenate([index[:, 0], index[:, -1]])
+    edges = np.stack([sides, sides + n], axis=1)
+    all_faces = np.concatenate([faces, faces[:, ::-1] + n])
+    verts = np.concatenate([front, back])
+    return verts, all_faces, edges, np.isclose(verts[:, 2], verts[:, 2].max())

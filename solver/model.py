@@ -16,6 +16,8 @@ from .facemap import constraint_keys, face_edge_constraints, fan_triangles
 from .gridpath import GridLayout, detect_grid
 from .long_range import LongRangeFamily
 from .pairs import Layout
+from .pressure import PressureFamily
+from .seams import SeamFamily, SeamsAgain, loose_edges, sewn_keys
 from .tethers import TetherFamily, Tethers, build_tethers
 from .topology import BEND, SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
@@ -85,8 +87,12 @@ class Model:
 
     @cached_property
     def neighbour_keys(self) -> np.ndarray:
-        """Sorted keys low * N + high of the vertex pairs that share a constraint."""
-        return constraint_keys(self.constraints, self.vertex_count)
+        """Sorted keys low * N + high of the vertex pairs that share a constraint or a seam."""
+        keys = constraint_keys(self.constraints, self.vertex_count)
+        seams = self.family("seams")
+        if seams is None:
+            return keys
+        return np.union1d(keys, sewn_keys(seams.pairs, self.vertex_count))  # sewn ends meet: not a collision
 
 
 def vertex_masses(positions: np.ndarray, faces: Faces, n_edges_fallback: np.ndarray, *, mass=None, density=None):
@@ -143,6 +149,7 @@ def build_model(
     pin_weight=None,
     seed: int = 0,
     grid_fast_path: bool = True,
+    sewing: bool = False,
 ) -> Model:
     """Build a cloth model from a polygon mesh.
 
@@ -151,6 +158,8 @@ def build_model(
     edges: (E, 2) extra edges (loose edges become structural constraints too).
     mass: total mass in kg; or density: kg per m² of face area (default 0.15).
     pin_weight: (N,) in 0..1; 1 pins a vertex to its target, in between pulls it towards it.
+    sewing: the loose edges in `edges` (on no face) become seams (solver/seams.py) instead of
+    structural constraints: they pull their ends together and are no cloth edges.
     grid_fast_path: store a mesh whose topology is a regular quad grid (in any vertex order) as a
     grid, projected with strided slices instead of index arrays (the same physics, faster);
     False stores it like any other mesh.
@@ -159,6 +168,9 @@ def build_model(
     if not np.isfinite(positions).all():
         raise ValueError("vertex positions must be finite")
     faces = Faces.from_any(faces)
+    seams = loose_edges(edges, faces) if sewing else np.zeros((0, 2), dtype=np.int64)
+    if len(seams):
+        edges = None  # the other given edges are face edges, which the faces give anyway
     constraints = build_constraints(positions, edges, faces)
     structural = constraints.pairs[constraints.kind == 0]
     masses = vertex_masses(positions, faces, structural, mass=mass, density=density)
@@ -171,8 +183,12 @@ def build_model(
     batches = distance_batches(constraints, layout, n, seed=seed)
     bending = DistanceFamily.build(constraints, batches, (BEND, SHEAR), "bending")
     stretch = DistanceFamily.build(constraints, batches, (STRUCTURAL,), "stretch")
+    pressure = PressureFamily.build(positions, faces, seams)  # first: the cloth's constraints then balance it
+    seam_family = SeamFamily.build(seams, n, seed=seed)  # before the strain limits and again at the end
     long_range = LongRangeFamily.build(positions, faces, constraints, layout, n, seed=seed)
-    families: tuple = tuple(f for f in (bending, stretch, long_range) if f is not None)
+    families: tuple = tuple(f for f in (pressure, bending, stretch, seam_family, long_range) if f is not None)
     if long_range is not None and stretch is not None:
         families = (*families, StretchAgain())
+    if seam_family is not None:  # holding only: see solver/seams.py
+        families = (*families, SeamsAgain())
     return _assemble(positions, faces, constraints, masses, pins, layout, families)

@@ -51,6 +51,11 @@ class Params:
     # near-inextensible cloth; inf turns them off (stretchy cloth). With tearing on they allow
     # stretch up to the tear length.
     stretch_limit: float = 0.0
+    # Garments (solver/seams.py, solver/pressure.py). Seams exist when the model is built with sewing=True.
+    sewing_stiffness: float = 1e4  # N/m, how firmly a seam pulls its ends together and holds them
+    sewing_speed: float = 1.0  # m/s, fastest a seam's gap closes (inf: at once)
+    pressure: float = 0.0  # Pa above the outside air in a closed cloth (> 0 inflates, < 0 deflates, 0 off)
+    shrink: float = 0.0  # fraction the rest lengths shrink by (0.1: 10% shorter; negative grows)
 
     def compliance_by_kind(self) -> np.ndarray:
         """Compliance (m/N) indexed by constraint kind."""
@@ -81,6 +86,10 @@ class Params:
             raise ValueError("air_density, wind_coefficient, air_drag and self_collision_distance: finite, >= 0")
         if not (self.tear_factor == 0.0 or self.tear_factor > 1.0):
             raise ValueError("tear_factor is 0 (off) or a stretch ratio above 1")
+        if not (self.sewing_stiffness >= 0 and self.sewing_speed > 0 and np.isfinite(self.pressure)):
+            raise ValueError("sewing_stiffness >= 0, sewing_speed > 0 and a finite pressure are needed")
+        if not -1.0 <= self.shrink < 1.0:
+            raise ValueError("shrink is a fraction of the rest lengths, from -1 up to (not including) 1")
         return self
 
     @property

@@ -25,10 +25,11 @@ MIN_FRAME, MAX_FRAME = -1048574, 1048574
 class Setting:
     """One setting: its property name, UI text, unit, ranges and where it goes in the solver.
 
-    unit: the SI unit ("m", "kg", "m/s", "N/m", "1/s", "kg/m²"; "" = unitless), also said in the
+    unit: the SI unit ("m", "kg", "m/s", "N/m", "1/s", "kg/m²", "Pa"; "" = unitless), also said in the
     description. subtype: Blender's display subtype where the unit does not imply it ("FACTOR",
     "DIRECTION"). items: an enum's (identifier, label, description) triples. update: what a change
-    must do on the Blender side ("enabled", "model": rebuild masses and pins, "tearing").
+    must do on the Blender side ("enabled", "model": rebuild masses and pins, "tearing", "rebuild":
+    a new model from the mesh, as after Make Cloth).
     """
 
     name: str
@@ -322,6 +323,75 @@ CLOTH: tuple[Setting, ...] = _resolved(
         precision=4,
         param="self_collision_distance",
     ),
+    # Garments (solver/seams.py, solver/pressure.py). Sewing decides which edges are cloth edges, so
+    # changing it rebuilds the model ("rebuild"); the others are per-step settings.
+    Setting(
+        "use_sewing",
+        "Sewing",
+        "The mesh's loose edges (edges with no face) become seams that pull their two ends together, "
+        "down to zero length, and then hold them: sew flat panels into garments. Off: loose edges are "
+        "ordinary cloth edges (ropes)",
+        default=False,
+        update="rebuild",
+    ),
+    Setting(
+        "sewing_stiffness",
+        "Seam Stiffness",
+        "How firmly a seam pulls its ends together and holds them, in N/m (XPBD: a spring of this "
+        "stiffness between the two ends; 1e4 N/m holds like the cloth's own edges)",
+        unit="N/m",
+        min=0.0,
+        max=1e9,
+        soft_max=1e6,
+        precision=1,
+        param="sewing_stiffness",
+    ),
+    Setting(
+        "sewing_speed",
+        "Seam Speed",
+        "Fastest a seam closes, in m/s: the gap between its ends shrinks at most this fast (easing "
+        "out near the end), so seams close smoothly instead of snapping",
+        unit="m/s",
+        min=1e-3,
+        max=100.0,
+        soft_max=10.0,
+        precision=2,
+        param="sewing_speed",
+    ),
+    Setting(
+        "shrink",
+        "Shrink",
+        "Fraction the cloth's rest lengths shrink by (unitless): 0.1 = every edge 10% shorter, so the "
+        "cloth tightens, e.g. around a body; negative values grow it",
+        min=-1.0,
+        max=0.9,
+        soft_min=-0.5,
+        soft_max=0.5,
+        precision=3,
+        param="shrink",
+    ),
+    Setting(
+        "use_pressure",
+        "Pressure",
+        "Air pressure inside a closed mesh (every edge in two faces; sewn seams count as closing it) "
+        "pushes the cloth out (or pulls it in): pillows, balloons, cushions",
+        default=False,
+    ),
+    Setting(
+        "pressure",
+        "Pressure",
+        "Air pressure inside the closed cloth in Pa, above the outside air: positive inflates, negative "
+        "deflates. A few Pa hold a light cloth's shape against gravity (0.15 kg/m² weighs 1.5 Pa); "
+        "tens of Pa make it taut",
+        default=10.0,
+        unit="Pa",
+        min=-1e6,
+        max=1e6,
+        soft_min=-1000.0,
+        soft_max=1000.0,
+        precision=2,
+        param="pressure",
+    ),
     Setting(
         "use_scene_frame_range",
         "Scene Frame Range",
@@ -452,4 +522,5 @@ def params_from(
     fields["stretch_limit"] = values["stretch_limit"] if values["limit_stretch"] else math.inf
     fields["tear_factor"] = values["tear_factor"] if values["tear_factor"] > 1.0 else 0.0  # ≤ 1 tears at rest
     fields["self_collision_distance"] = self_collision_gap(values, mean_edge)
+    fields["pressure"] = values["pressure"] if values["use_pressure"] else 0.0
     return Params(gravity=gravity, wind=own_wind(values) if wind is None else wind, **fields)

@@ -41,7 +41,7 @@ def test_zip_holds_only_the_add_on(built_zip):
     for required in ("blender_manifest.toml", "__init__.py", "services/cli.py", "solver/step.py"):
         assert required in names
     presets = sorted(Path(n).stem for n in names if n.startswith("ui/presets/verlet_cloth/"))
-    assert presets == ["cotton", "denim", "leather", "rubber", "silk"]
+    assert presets == ["cotton", "denim", "leather", "pillow", "rubber", "silk"]
 
 
 def test_blender_validates_the_zip(built_zip):

@@ -7,7 +7,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESET_DIR = ROOT / "ui" / "presets" / "verlet_cloth"
-NAMES = ("cotton", "silk", "denim", "leather", "rubber")
+MATERIALS = ("cotton", "silk", "denim", "leather", "rubber")
+NAMES = (*MATERIALS, "pillow")  # pillow: a material with air inside (pressure)
 PROPERTIES = (
     "mass_mode",
     "limit_stretch",
@@ -34,7 +35,8 @@ def _expected(name: str) -> dict:
 @pytest.mark.parametrize("name", NAMES)
 def test_preset_sets_every_material_property(name):
     values = _expected(name)
-    assert set(values) == set(PROPERTIES)
+    extra = {"pillow": {"substeps", "use_pressure", "pressure"}}.get(name, set())
+    assert set(values) == set(PROPERTIES) | extra
     assert values["mass_mode"] == "DENSITY"
     assert all(values[p] > 0 for p in PROPERTIES if p not in {"mass_mode", "limit_stretch"})
     assert values["limit_stretch"] == (name != "rubber")  # only rubber's stretch comes from its stiffness
@@ -42,19 +44,26 @@ def test_preset_sets_every_material_property(name):
 
 
 def test_presets_are_physically_ordered():
-    v = {name: _expected(name) for name in NAMES}
+    v = {name: _expected(name) for name in MATERIALS}
     # Areal densities, kg/m²: silk < cotton < denim < leather < rubber.
     assert [v[n]["density"] for n in ("silk", "cotton", "denim", "leather", "rubber")] == sorted(
-        v[n]["density"] for n in NAMES
+        v[n]["density"] for n in MATERIALS
     )
     assert math.isclose(v["cotton"]["density"], 0.15) and math.isclose(v["silk"]["density"], 0.06)
     # Woven fabrics and leather are effectively inextensible; rubber stretches.
     assert min(v[n]["stretch_stiffness"] for n in ("silk", "cotton", "denim", "leather")) >= 5e3
     assert 50 <= v["rubber"]["stretch_stiffness"] <= 200
     # Leather is the stiffest in bending, silk the softest, relative to weight.
-    bend_per_weight = {n: v[n]["bend_stiffness"] / v[n]["density"] for n in NAMES}
+    bend_per_weight = {n: v[n]["bend_stiffness"] / v[n]["density"] for n in MATERIALS}
     assert max(bend_per_weight, key=bend_per_weight.get) == "leather"
     assert min(bend_per_weight, key=bend_per_weight.get) == "silk"
+
+
+def test_the_pillow_preset_inflates_a_closed_mesh_firmly_against_gravity():
+    pillow = _expected("pillow")
+    assert pillow["use_pressure"] is True
+    weight = pillow["density"] * 9.81  # Pa: what the top of the pillow weighs per area
+    assert 3 * weight < pillow["pressure"] < 20 * weight
 
 
 def _cloth_object(bpy):

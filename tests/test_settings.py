@@ -34,7 +34,15 @@ def test_names_are_unique_and_every_setting_explains_itself():
             if s.items:
                 assert s.default in {item[0] for item in s.items}, s.name
             if s.unit:  # the description says the unit too
-                spoken = {"m": "metres", "kg": "kg", "m/s": "m/s", "N/m": "N/m", "1/s": "1/s", "kg/m²": "kg/m²"}
+                spoken = {
+                    "m": "metres",
+                    "kg": "kg",
+                    "m/s": "m/s",
+                    "N/m": "N/m",
+                    "1/s": "1/s",
+                    "kg/m²": "kg/m²",
+                    "Pa": "Pa",
+                }
                 assert spoken[s.unit] in s.description, s.name
 
 

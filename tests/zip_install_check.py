@@ -44,7 +44,7 @@ def main(zip_path: str, work: str) -> int:
     check(cli._handle is not None, "the `verlet_cloth` command-line command is registered")
     presets = sys.modules[module + ".ui.preset_menu"]
     check(presets.BUNDLED_DIR in bpy.utils.preset_paths("verlet_cloth"), "bundled presets are on the preset path")
-    check(len(presets.bundled_presets()) == 5, "five bundled presets")
+    check(len(presets.bundled_presets()) == 6, "six bundled presets")
 
     # A farm-style bake with the installed copy: save a shot, bake it from the command line, reopen.
     bpy.ops.wm.read_homefile(use_empty=True)

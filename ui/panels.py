@@ -158,6 +158,38 @@ class VIEW3D_PT_verlet_cloth_self_collision(_ClothSubPanel, bpy.types.Panel):
         layout.prop(settings, "self_collision_distance", text="Distance (0 = Auto)")
 
 
+class VIEW3D_PT_verlet_cloth_shape(_ClothSubPanel, bpy.types.Panel):
+    bl_label = "Shape and Sewing"
+
+    def draw(self, context):
+        layout = _split(self.layout)
+        settings = context.active_object.verlet_cloth
+        layout.prop(settings, "shrink")
+        layout.prop(settings, "use_sewing")
+        col = layout.column(align=True)
+        col.active = settings.use_sewing
+        col.prop(settings, "sewing_stiffness")
+        col.prop(settings, "sewing_speed")
+
+
+class VIEW3D_PT_verlet_cloth_pressure(_ClothSubPanel, bpy.types.Panel):
+    bl_label = "Pressure"
+
+    def draw_header(self, context):
+        self.layout.prop(context.active_object.verlet_cloth, "use_pressure", text="")
+
+    def draw(self, context):
+        from ..services.garments import pressure_problem
+
+        layout = _split(self.layout)
+        obj = context.active_object
+        layout.active = obj.verlet_cloth.use_pressure
+        layout.prop(obj.verlet_cloth, "pressure")
+        problem = pressure_problem(obj)
+        if problem is not None:
+            layout.label(text=problem, icon="ERROR")
+
+
 class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
     bl_label = "Collider"
 
@@ -207,6 +239,8 @@ CLASSES = (
     VIEW3D_PT_verlet_cloth_wind,
     VIEW3D_PT_verlet_cloth_tearing,
     VIEW3D_PT_verlet_cloth_self_collision,
+    VIEW3D_PT_verlet_cloth_shape,
+    VIEW3D_PT_verlet_cloth_pressure,
     VIEW3D_PT_verlet_cloth_colliders,
     VIEW3D_PT_verlet_cloth_bake,
 )

@@ -54,6 +54,12 @@ def _settings_changed(self, context) -> None:
     runs.mark_dirty(self.id_data)
 
 
+def _rebuild_changed(self, context) -> None:
+    # A setting that changes which edges are cloth edges (sewing): a new model, as after Make Cloth.
+    if self.enabled:
+        _enabled_changed(self, context)
+
+
 class VerletClothBakeKey(bpy.types.PropertyGroup):
     """The name of one shape key a bake created."""
 
@@ -61,7 +67,12 @@ class VerletClothBakeKey(bpy.types.PropertyGroup):
 
 
 # What a change of a setting must do on the Blender side (Setting.update).
-_UPDATES = {"enabled": _enabled_changed, "model": _settings_changed, "tearing": _tearing_changed}
+_UPDATES = {
+    "enabled": _enabled_changed,
+    "model": _settings_changed,
+    "tearing": _tearing_changed,
+    "rebuild": _rebuild_changed,
+}
 # Blender's (subtype, unit) for a setting's SI unit.
 _UNITS = {"m": ("DISTANCE", "LENGTH"), "kg": ("NONE", "MASS"), "m/s": ("NONE", "VELOCITY")}
 

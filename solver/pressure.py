@@ -1,0 +1,177 @@
+"""Pressure: a closed cloth with air inside pushed outwards (or pulled inwards) by `Params.pressure` Pa.
+
+Force-based: every substep each triangle of area A and outward normal n feels p A n, shared
+equally by its corners, applied as the position change w_i f_i dt² in the constraint sweep (an
+XPBD volume constraint whose multiplier is fixed at p dt², so the pressure stays exactly what
+the user set, whatever the volume). The cloth's stiffness balances it: inextensible cloth
+inflates until taut (a cube becomes a pillow), stretchy cloth balloons. docs/garments.md has the
+measurements behind this choice over a target-volume XPBD constraint.
+
+- Closed: every edge in exactly two faces, after welding the two ends of each seam (so panels
+  sewn into a bag count), and the faces consistently oriented. Only a closed mesh has the family.
+- Outward: per connected piece, the orientation whose rest volume is positive.
+- Negative pressure fades out over the last `_FADE` of a piece's rest volume, so a deflating
+  bag stops when it is flat instead of turning inside out.
+- No vertex moves more than `_MAX_PUSH` of the mean edge (nor `max_speed` × dt) per substep
+  under pressure, so the cloth's constraints can still hold it, and NaN and inf become 0: any
+  pressure keeps the state finite and the cloth in one piece. At the default 10 substeps of a
+  24 fps frame this caps the pressure only beyond p ≈ 0.1 × edge × density × (240/s)² (about
+  70 Pa for a 0.15 kg/m² cloth with 8 cm edges).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .facemap import fan_triangles
+from .topology import Faces
+
+_FADE = 0.02  # negative pressure fades out below this fraction of the rest volume
+_MAX_PUSH = 0.1  # most a vertex moves under pressure in a substep, in mean rest edge lengths
+_EPS = 1e-30
+
+OPEN = "open"
+INCONSISTENT = "inconsistent"
+
+
+def _components(n: int, pairs: np.ndarray) -> np.ndarray:
+    """(n,) label of each vertex's connected component over `pairs` (the smallest vertex index in it)."""
+    label = np.arange(n)
+    if len(pairs) == 0:
+        return label
+    a, b = pairs[:, 0], pairs[:, 1]
+    while True:
+        low = np.minimum(label[a], label[b])
+        new = label.copy()
+        np.minimum.at(new, a, low)  # build time only
+        np.minimum.at(new, b, low)
+        new = new[new]  # pointer jumping
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
+def closure(n: int, faces: Faces, seams: np.ndarray | None = None) -> tuple[str | None, np.ndarray]:
+    """(problem, welded vertex labels): problem is None for a closed, consistently oriented mesh,
+    `OPEN` when some edge is not in exactly two faces, `INCONSISTENT` when faces disagree on which
+    side is out. Seams (S, 2) weld their ends first."""
+    seams = np.zeros((0, 2), dtype=np.int64) if seams is None else np.asarray(seams, dtype=np.int64)
+    label = _components(n, seams)
+    if len(faces) == 0:
+        return OPEN, label
+    edges = label[faces.edges()]
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    if len(edges) == 0:
+        return OPEN, label
+    low, high = np.minimum(edges[:, 0], edges[:, 1]), np.maximum(edges[:, 0], edges[:, 1])
+    _, count = np.unique(low * n + high, return_counts=True)
+    if (count != 2).any():
+        return OPEN, label
+    _, directed = np.unique(edges[:, 0] * n + edges[:, 1], return_counts=True)
+    if (directed != 1).any():
+        return INCONSISTENT, label
+    return None, label
+
+
+def _area_vectors(p: np.ndarray, corners) -> np.ndarray:
+    """(3, T) twice the area-weighted normal of each triangle; p is (3, N)."""
+    a, b, c = (p[:, k] for k in corners)
+    e1, e2 = b - a, c - a
+    return np.stack(
+        [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]],
+    )
+
+
+def _signed_volumes(p: np.ndarray, corners, piece: np.ndarray, pieces: int) -> np.ndarray:
+    """(pieces,) 6 × signed volume enclosed by each piece's triangles (positions p (3, N))."""
+    a, b, c = (p[:, k].astype(np.float64) for k in corners)
+    cross = np.stack([b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]])
+    return np.bincount(piece, weights=np.einsum("ij,ij->j", a, cross), minlength=pieces)
+
+
+@dataclass(frozen=True)
+class PressureFamily:
+    """The triangles of a closed cloth, oriented outwards, and each piece's rest volume."""
+
+    triangles: np.ndarray  # (T, 3) vertex indices, wound so that the normal points out
+    piece: np.ndarray  # (T,) connected piece of each triangle
+    rest_volume: np.ndarray  # (pieces,) m³
+    edge: float  # m, mean rest edge length of the triangles
+    name: str = "pressure"
+
+    @staticmethod
+    def build(positions: np.ndarray, faces: Faces, seams: np.ndarray | None) -> PressureFamily | None:
+        n = len(positions)
+        problem, label = closure(n, faces, seams)
+        if problem is not None:
+            return None
+        triangles, _ = fan_triangles(faces)
+        welded = label[triangles]
+        keep = (welded[:, 0] != welded[:, 1]) & (welded[:, 1] != welded[:, 2]) & (welded[:, 0] != welded[:, 2])
+        triangles, welded = triangles[keep], welded[keep]
+        # Pieces: components of the welded vertices over the triangles' edges.
+        ring = np.concatenate([welded[:, [0, 1]], welded[:, [1, 2]]])
+        vertex_piece = _components(n, ring)
+        _, piece = np.unique(vertex_piece[welded[:, 0]], return_inverse=True)
+        pieces = int(piece.max()) + 1 if len(piece) else 0
+        corners = [triangles[:, k] for k in range(3)]
+        volume = _signed_volumes(positions.T, corners, piece, pieces) / 6.0
+        flip = volume[piece] < 0
+        triangles = np.where(flip[:, None], triangles[:, [0, 2, 1]], triangles)
+        edge = float(np.linalg.norm(positions[triangles] - positions[np.roll(triangles, 1, axis=1)], axis=2).mean())
+        return PressureFamily(triangles, piece, np.abs(volume), edge)
+
+    def volume(self, positions: np.ndarray) -> float:
+        """Volume (m³) the cloth encloses at `positions` (N, 3), outward-positive."""
+        corners = [self.triangles[:, k] for k in range(3)]
+        return float(_signed_volumes(np.asarray(positions).T, corners, self.piece, len(self.rest_volume)).sum() / 6.0)
+
+    def prepare(self, model, params, dt: float, workspace, earlier=None) -> PreparedPressure | None:
+        pressure = float(params.pressure)
+        if pressure == 0.0 or not np.isfinite(pressure) or len(self.triangles) == 0:
+            return None
+        return PreparedPressure(self, model.layout.slot_of, model.inv_mass, pressure, dt, params)
+
+
+class PreparedPressure:
+    def __init__(self, family: PressureFamily, slot_of, inv_mass, pressure: float, dt: float, params):
+        self.family, self.slot_of, self.pressure, self.dt, self.params = family, slot_of, pressure, dt, params
+        iterations = int(params.iterations)
+        self.corners = [np.ascontiguousarray(slot_of[family.triangles[:, k]]) for k in range(3)]
+        self.all_corners = np.concatenate(self.corners)
+        n = len(slot_of)
+        w = np.empty(n)
+        w[slot_of] = inv_mass
+        # Per slot: w dt² / 6 per iteration (a corner's third of the force p A n = p × cross / 2).
+        self.scale = (w * dt * dt / 6.0 / iterations).astype(np.float32)
+        self.limit = min(float(params.max_speed) * dt, _MAX_PUSH * family.edge) / iterations
+        self.fade = _FADE * family.rest_volume * 6.0  # in units of 6 × volume
+        self.n = n
+
+    def begin_substep(self) -> None:
+        pass
+
+    def overridden(self, inv_mass: np.ndarray, broken) -> PreparedPressure:
+        """Other inverse masses (a grab). Torn faces keep their pressure: the air stays in (a known limit)."""
+        return PreparedPressure(self.family, self.slot_of, inv_mass, self.pressure, self.dt, self.params)
+
+    def project(self, buffer: np.ndarray) -> None:
+        family = self.family
+        per_triangle = np.full(len(family.piece), self.pressure, dtype=np.float64)
+        if self.pressure < 0:  # a bag emptied flat stops there instead of turning inside out
+            six_volume = _signed_volumes(buffer, self.corners, family.piece, len(family.rest_volume))
+            per_piece = self.pressure * np.clip(six_volume / np.maximum(self.fade, _EPS), 0.0, 1.0)
+            per_triangle = per_piece[family.piece]
+        cross = _area_vectors(buffer, self.corners) * per_triangle.astype(np.float32)
+        moved = np.empty((3, self.n), np.float32)
+        for axis in range(3):
+            moved[axis] = np.bincount(self.all_corners, weights=np.tile(cross[axis], 3), minlength=self.n)
+        moved *= self.scale
+        length = np.sqrt(np.einsum("ij,ij->j", moved, moved, dtype=np.float64))
+        over = ~(length <= self.limit)  # also NaN and inf
+        if over.any():
+            scale = np.where(np.isfinite(length[over]), self.limit / np.maximum(length[over], _EPS), 0.0)
+            moved[:, over] = np.nan_to_num(moved[:, over], nan=0.0, posinf=0.0, neginf=0.0) * scale.astype(np.float32)
+        buffer += moved
