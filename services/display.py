@@ -119,7 +119,7 @@ def remove(obj) -> None:
 def remove_everywhere() -> None:
     """Remove the preview's attribute and modifiers from every object, and its node group (unregister)."""
     for obj in bpy.data.objects:
-        if obj.type == "MESH":
+        if obj.type == "MESH" and obj.library is None and obj.data.library is None:  # linked data is read-only
             remove(obj)
     group: Any = bpy.data.node_groups.get(GROUP_NAME)
     if group is not None and group.users == 0:

@@ -203,7 +203,7 @@ def on_undo(*_args) -> None:
 def on_save_pre(*_args) -> None:
     """A saved file never stores a simulated state: our attribute and a live cloth's tears leave while it is saved."""
     for obj in bpy.data.objects:
-        if obj.type == "MESH" and obj.library is None:
+        if obj.type == "MESH" and obj.library is None and obj.data.library is None:
             display.clear(obj)
             if obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
                 tears.clear(obj)  # a bake's tears are part of the bake and stay
@@ -282,7 +282,7 @@ def remove_displays() -> None:
     try:
         display.remove_everywhere()
         for obj in bpy.data.objects:
-            if obj.type == "MESH" and obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
+            if obj.type == "MESH" and obj.library is None and obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
                 tears.clear(obj)  # a live cloth whole again, and without our tears modifier
                 tears.remove_modifier(obj)
     except (AttributeError, RuntimeError) as error:  # data not writable in this context
