@@ -62,9 +62,11 @@ def drag_step(scene, obj) -> Run:
 
 
 def _live_cloths(scene):
-    """The scene's enabled, unbaked cloth meshes outside Edit Mode."""
+    """The scene's enabled, unbaked cloth meshes outside Edit Mode (not linked from a library: read-only)."""
     for obj in scene.objects:
-        if obj.type == "MESH" and obj.verlet_cloth.enabled and not obj.verlet_cloth.baked and obj.mode != "EDIT":
+        if obj.type != "MESH" or obj.mode == "EDIT" or obj.data.library is not None:
+            continue
+        if obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
             yield obj
 
 
