@@ -133,8 +133,8 @@ def _preview_group():
 
 
 OPTIONS = {
-    "vertices.foreach_set (today, no keys)": "verts",
-    "Basis shape key (today, with keys)": "basis",
+    "vertices.foreach_set (the old preview, no keys)": "verts",
+    "Basis shape key (the old preview, with keys)": "basis",
     "owned shape key at value 1": "key",
     "owned attribute + Geometry Nodes (chosen)": "gn",
 }
