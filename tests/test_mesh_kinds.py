@@ -130,3 +130,16 @@ def test_a_curved_rest_shape_unrolls(triangulate):
     arc = 0.3 * np.pi
     assert opened.mean() > 0.985 * arc  # 0.997 measured; chord-length limits: 0.971, straight-line tethers: 0.961
     assert opened.max() < 1.02 * arc
+
+
+def test_a_fan_centre_does_not_multiply_the_batches():
+    """A 64-spoke centre would need one batch per incident pair (~128); its pairs go into hub batches
+    (mass splitting), and the fan drapes like the other meshes."""
+    vertices, triangles = meshes.fan_disc(64, 6, radius=1.0, height=1.5)
+    model = solver.build_model(vertices, triangles)
+    batches = [b for f in model.families if hasattr(f, "batches") for b in f.batches]
+    assert any(b.hub for b in batches)
+    assert len(batches) < 70  # 31 with hub batches, 195 without (one per pair at the centre)
+    mean, x = _stretch(model, model.initial_state(), solver.Params(), None)
+    assert np.isfinite(x).all() and mean < 0.006
+    assert solver.sphere_penetration(x, (0, 0, 0.5), 0.5) < 1e-9
