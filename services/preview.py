@@ -18,7 +18,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .. import solver
-from . import checks, display, geometry, holding, tears
+from . import checks, display, geometry, holding, runs, tears
 from .checks import cloth_problem
 from .display import write_shape
 from .identity import session_key
@@ -156,9 +156,9 @@ def on_frame_change(scene, depsgraph=None) -> None:
             mark_dirty(obj)  # e.g. pin weights painted: read again before this step
         try:
             preview(scene, obj)
-        except (ValueError, FloatingPointError) as error:  # never break playback
+        except (ValueError, FloatingPointError) as error:  # never break playback; the panel says why
             print(f"Verlet Cloth: {obj.name}: {error}")
-            forget(obj)
+            runs.stop(obj, str(error))
     display.written.clear()  # evaluated again right after this handler: not an edit
 
 

@@ -167,6 +167,7 @@ def show_tears(run: Run, obj) -> None:
 
 
 _runs: dict[str, Run] = {}
+_stopped: dict[str, str] = {}  # cloth id -> why its live preview stopped, shown until a fresh run starts
 
 
 def cached(obj) -> Run | None:
@@ -175,17 +176,30 @@ def cached(obj) -> Run | None:
 
 def remember(run: Run) -> None:
     _runs[run.key] = run
+    _stopped.pop(run.key, None)
 
 
 def forget(obj=None) -> None:
     """Drop the cached live state of `obj` (or of every object)."""
     if obj is None:
         _runs.clear()
+        _stopped.clear()
         _models.clear()
         holding.release()
         identity.forget()
     else:
         _runs.pop(identity.key(obj), None)
+
+
+def stop(obj, why: str) -> None:
+    """Drop the live state of `obj` after an error; the panel says `why` until the next fresh run."""
+    forget(obj)
+    _stopped[identity.key(obj)] = why
+
+
+def stopped_because(obj) -> str | None:
+    """Why the live preview of `obj` stopped (an unstable simulation, say), or None."""
+    return _stopped.get(identity.key(obj))
 
 
 def mark_dirty(obj) -> None:

@@ -101,9 +101,33 @@ def test_an_unstable_simulation_is_reported_and_never_written(blender, unstable)
     result, error = _run(blender, blender.ops.verlet_cloth.bake)
     assert result == {"CANCELLED"} and "unstable at frame 3" in error
     assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
+    runs = _module("services.runs")
     for frame in range(2, 6):  # the live preview stops too: what the mesh shows stays finite
         scene.frame_set(frame)
         assert np.isfinite(evaluated_positions(blender, obj)).all()
+    assert "unstable at frame 3" in runs.stopped_because(obj)  # and the panel says why
+    drawn = _panel_text(blender, obj)
+    assert "The live preview is paused:" in drawn and "unstable at frame 3" in drawn.replace("\n", " ")
+    scene.frame_set(1)  # back to the start: a fresh run, and the message goes
+    assert runs.stopped_because(obj) is None
+
+
+def _panel_text(bpy, obj) -> str:
+    """The text the main sidebar panel draws for `obj`, line by line."""
+    from bl_ext.vc_test.verlet_cloth.ui.panels import VIEW3D_PT_verlet_cloth
+
+    lines: list[str] = []
+
+    class Layout:
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: Layout() if name != "label" else lines.append(kwargs.get("text", ""))
+
+        def operator(self, *args, **kwargs):
+            return types.SimpleNamespace()
+
+    context = types.SimpleNamespace(active_object=obj, object=obj, scene=bpy.context.scene)
+    VIEW3D_PT_verlet_cloth.draw(types.SimpleNamespace(layout=Layout()), context)
+    return "\n".join(lines)
 
 
 def test_the_command_line_bake_reports_an_unstable_simulation(blender, unstable, tmp_path, capsys):

@@ -109,10 +109,10 @@ def test_output_that_is_a_folder_is_refused(cli, blender, tmp_path, capsys):
     assert "--output is a folder" in capsys.readouterr().err
 
 
-def test_in_place_bake_keeps_blenders_save_versions(cli, blender, tmp_path, capsys):
+def test_in_place_bake_keeps_blenders_save_versions(cli, blender, tmp_path, capsys, monkeypatch):
     shot = _shot(blender, tmp_path / "shot.blend")
     before = shot.read_bytes()
-    blender.context.preferences.filepaths.save_version = 2
+    monkeypatch.setattr(blender.context.preferences.filepaths, "save_version", 2)  # restored afterwards
     assert cli.main(["bake", str(shot)]) == 0, capsys.readouterr().err
     assert (tmp_path / "shot.blend1").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.blend", "shot.blend1"]

@@ -6,7 +6,7 @@ import textwrap
 
 import bpy
 
-from ..services import checks, mesh_colliders
+from ..services import checks, mesh_colliders, runs
 
 
 def _cloth(context):
@@ -74,7 +74,7 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
                 if settings.baked:
                     layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
                 elif obj.mode != "EDIT":
-                    _problem(layout, checks.cloth_problem(obj, quick=True))
+                    _problem(layout, checks.cloth_problem(obj, quick=True) or runs.stopped_because(obj))
         layout.operator("verlet_cloth.make_collider", icon="MESH_ICOSPHERE").kind = "MESH"
         layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
 
