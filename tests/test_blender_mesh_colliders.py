@@ -256,3 +256,23 @@ def test_live_preview_uses_mesh_colliders_and_a_cloth_collider_steps_first(blend
             assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
     middle = np.argmin(np.linalg.norm(evaluated_positions(blender, upper)[:, :2], axis=1))
     assert evaluated_positions(blender, upper)[middle, 2] > 1.0 + THICKNESS  # on the lower cloth, on the box
+
+
+def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
+    import importlib  # noqa: PLC0415
+
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    mesh_colliders = importlib.import_module(ADDON_MODULE + ".services.mesh_colliders")
+    scene = setup_scene(blender, 6)
+    mesh = blender.data.meshes.new("Points")
+    mesh.from_pydata([(0, 0, 0.5), (1, 0, 0.5), (0, 1, 0.5)], [(0, 1), (1, 2)], [])
+    points = blender.data.objects.new("Points", mesh)
+    scene.collection.objects.link(points)
+    _collider(blender, points)
+    assert points.verlet_cloth_collider.kind == "MESH"
+    assert mesh_colliders.problem(points) == mesh_colliders.NO_FACES
+    cloth = _cloth(blender, n=6, size=0.6, height=1.0)
+    _bake(blender, cloth)  # no error: the faceless collider is skipped
+    scene.frame_set(6)
+    assert evaluated_positions(blender, cloth)[:, 2].max() < 0.95  # it fell freely
