@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from .contact import combined_friction, coulomb_friction
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
@@ -325,7 +326,7 @@ class MeshCollider:
 
         (q, tri): candidate pairs, q sorted.
         """
-        mu = _mu(cloth_friction, self.friction)
+        mu = combined_friction(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
         dt = t1 - t0
         for _ in range(_PASSES):
@@ -423,7 +424,7 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
     mine = np.take(chosen, np.take(group, others))
     cleared = depth[mine] * dot(np.take(normal, mine, axis=1), np.take(direction, others, axis=1))
     crowded = np.take(q, others[np.take(push, others) - cleared > 1e-3 * gap])
-    return np.take(q, pick), _friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
+    return np.take(q, pick), coulomb_friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
 
 
 def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
@@ -480,17 +481,3 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
     if not contact.any():
         return None
     return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
-
-
-def _mu(cloth: float, collider: float | None) -> float:
-    return cloth if collider is None else math.sqrt(max(cloth, 0.0) * max(collider, 0.0))
-
-
-def _friction(new, old, normal, depth, mu):
-    """Coulomb friction on the motion relative to the surface: stick, or slide by less."""
-    moved = new - old
-    tangential = moved - normal * dot(moved, normal)
-    slide = np.sqrt(dot(tangential, tangential))
-    limit = mu * depth
-    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
-    return new - tangential
