@@ -29,6 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 import solver  # noqa: E402 - the checkout's pure solver
 
+sys.path.insert(0, str(ROOT / "tests"))
+from vc_helpers import evaluated_mesh  # noqa: E402 - the tests' reader of evaluated meshes
+
 FPS = 24
 N = 64
 
@@ -51,16 +54,7 @@ def _scene(frames: int):
 
 def _world(obj) -> tuple[np.ndarray, np.ndarray]:
     """(world vertices, triangles) of the evaluated object now."""
-    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    mesh = evaluated.to_mesh()
-    co = np.empty(len(mesh.vertices) * 3)
-    mesh.vertices.foreach_get("co", co)
-    mesh.calc_loop_triangles()
-    tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
-    mesh.loop_triangles.foreach_get("vertices", tris)
-    matrix = np.array(evaluated.matrix_world)
-    evaluated.to_mesh_clear()
-    return co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3], tris.reshape(-1, 3)
+    return evaluated_mesh(bpy, obj)
 
 
 def _depth_inside(points: np.ndarray, tree) -> float:

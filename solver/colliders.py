@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .contact import combined_friction, coulomb_friction
 from .mesh_collider import MeshCollider
+from .triangles import dot
 from .vectors import squared_distances
 
 _EPS = 1e-12
@@ -82,11 +84,6 @@ class Plane:
         return _lerp(p0, p1, t), _unit(_lerp(n0, n1, t), n1), extent
 
 
-def _friction(cloth: float, collider: float | None) -> float:
-    """Geometric mean, so either surface being frictionless makes the contact frictionless."""
-    return cloth if collider is None else float(np.sqrt(max(cloth, 0.0) * max(collider, 0.0)))
-
-
 def gather_columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """x[rows] as a C-contiguous coordinate-major (3, k) array.
 
@@ -94,26 +91,6 @@ def gather_columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     operation strided and ~3x slower.)
     """
     return np.take(x, rows, axis=0).T.copy()
-
-
-def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Dot products of the columns of two (3, n) coordinate-major arrays."""
-    p = a * b
-    return p[0] + p[1] + p[2]
-
-
-def _apply_friction(rel_new, rel_old, normal, depth, mu):
-    """Coulomb friction on the relative motion over the substep: stick, or slide less.
-
-    Coordinate-major (3, n) arrays; `normal` may be a (3, 1) column shared by every vertex.
-    """
-    moved = rel_new - rel_old
-    tangential = moved - normal * _dot(moved, normal)
-    slide = np.sqrt(_dot(tangential, tangential))
-    limit = mu * depth
-    # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
-    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
-    return rel_new - tangential
 
 
 def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
@@ -154,16 +131,16 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     reach0 = r0 + thickness + sphere.offset
     rel_old = x_start - c0[:, None]
     rel_new = x - c1[:, None]
-    d_old = _dot(rel_old, rel_old)
-    d_new = _dot(rel_new, rel_new)
+    d_old = dot(rel_old, rel_old)
+    d_new = dot(rel_new, rel_new)
     # Crossing test: the relative path enters the sphere somewhere in the substep.
     path = rel_new - rel_old
-    a = _dot(path, path)
-    b = _dot(rel_old, path)
+    a = dot(path, path)
+    b = dot(rel_old, path)
     inv_a = 1.0 / np.maximum(a, _EPS)
     nearest = rel_old + path * np.clip(-b * inv_a, 0.0, 1.0)
     came_in = d_old >= reach0 * reach0
-    hit = (d_new < reach1 * reach1) | (came_in & (_dot(nearest, nearest) < reach1 * reach1))
+    hit = (d_new < reach1 * reach1) | (came_in & (dot(nearest, nearest) < reach1 * reach1))
     which = None
     if not hit.all():
         if not hit.any():
@@ -175,19 +152,19 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     disc = np.maximum(b * b - a * (d_old - reach1 * reach1), 0.0)
     s_entry = np.clip((-b - np.sqrt(disc)) * inv_a, 0.0, 1.0)
     base = np.where(came_in, rel_old + path * s_entry, rel_new)
-    length = np.sqrt(_dot(base, base))
+    length = np.sqrt(dot(base, base))
     degenerate = length <= _EPS
     if degenerate.any():  # at the centre: push back the way it came, else up
         up = np.array([[0.0], [0.0], [1.0]])
-        fallback = np.where(np.sqrt(_dot(rel_old, rel_old)) > _EPS, rel_old, up)
+        fallback = np.where(np.sqrt(dot(rel_old, rel_old)) > _EPS, rel_old, up)
         base = np.where(degenerate, fallback, base)
-        length = np.sqrt(_dot(base, base))
+        length = np.sqrt(dot(base, base))
     normal = base / length
-    depth = np.maximum(reach1 - _dot(rel_new, normal), 0.0)
+    depth = np.maximum(reach1 - dot(rel_new, normal), 0.0)
     moved = rel_new + normal * depth
-    moved = _apply_friction(moved, rel_old, normal, depth, _friction(cloth_friction, sphere.friction))
+    moved = coulomb_friction(moved, rel_old, normal, depth, combined_friction(cloth_friction, sphere.friction))
     # The tangent-plane push can leave a vertex just inside the curved surface: finish radially.
-    radius = np.sqrt(_dot(moved, moved))
+    radius = np.sqrt(dot(moved, moved))
     inside = radius < reach1
     if inside.any():
         moved *= np.where(inside, reach1 / np.maximum(radius, _EPS), 1.0)
@@ -219,7 +196,7 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     normal = n1[:, None]
     rel_new = gather_columns(x, idx) - p1[:, None] + normal * depth
     rel_old = gather_columns(x_start, idx) - p0[:, None]
-    moved = _apply_friction(rel_new, rel_old, normal, depth, _friction(cloth_friction, plane.friction))
+    moved = coulomb_friction(rel_new, rel_old, normal, depth, combined_friction(cloth_friction, plane.friction))
     moved += p1[:, None]
     x[idx] = moved.T
     return idx

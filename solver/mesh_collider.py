@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from .contact import combined_friction, coulomb_friction
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
@@ -68,6 +69,9 @@ class TriangleMesh:
         # Everything the rigid narrow phase needs per triangle, copied into each candidate pair once.
         self.table = np.concatenate([self.a, self.normals, self.gv, self.gw, self.heights, ab, ac])
         self.planes = self.table[:6]  # a and the normal: the first filter gathers only these
+        # A closed, consistently wound surface has an outside: +1 if the normals point out, -1 if in,
+        # 0 for open meshes and sheets (which keep each vertex on the side it came from).
+        self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
         self._grid: TriangleGrid | None = None
         self._grid_margin = 0.0
         self.candidates: list[_Candidates] = []  # per cloth size and gap (see MeshCollider._candidates)
@@ -162,6 +166,26 @@ def _lower_bound(mesh: TriangleMesh, points: np.ndarray, tri: np.ndarray) -> tup
     in_plane = np.maximum(np.maximum(-(1.0 - v - w) * heights[0], -v * heights[1]), -w * heights[2])
     np.maximum(in_plane, 0.0, out=in_plane)
     return h, np.sqrt(in_plane * in_plane + h * h)
+
+
+def _outward(triangles: np.ndarray, vertex_count: int, a, b, c) -> int:
+    """+1 / -1: the triangles close a volume and their normals point out / in; 0: not closed.
+
+    Closed and consistently wound: every directed edge appears once and its reverse once.
+    """
+    if len(triangles) < 4:
+        return 0
+    heads = triangles.ravel()
+    tails = triangles[:, [1, 2, 0]].ravel()
+    edges = np.sort(heads * vertex_count + tails)
+    if len(edges) > 1 and (np.diff(edges) == 0).any():
+        return 0
+    reverse = tails * vertex_count + heads
+    at = np.minimum(np.searchsorted(edges, reverse), len(edges) - 1)
+    if not (edges[at] == reverse).all():
+        return 0
+    volume = float(dot(a, cross(b, c)).sum())  # six times the signed volume
+    return 0 if volume == 0.0 else (1 if volume > 0.0 else -1)
 
 
 def _rotation_between(r0: np.ndarray, r1: np.ndarray, t: float) -> np.ndarray:
@@ -325,7 +349,7 @@ class MeshCollider:
 
         (q, tri): candidate pairs, q sorted.
         """
-        mu = _mu(cloth_friction, self.friction)
+        mu = combined_friction(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
         dt = t1 - t0
         for _ in range(_PASSES):
@@ -336,7 +360,7 @@ class MeshCollider:
                 if pairs is None:
                     break
                 pair_q, a, b, c, n, start, end, velocity = pairs
-                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu)
+                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward)
             if hit is None:
                 break
             who, target, crowded = hit
@@ -372,7 +396,7 @@ class MeshCollider:
         return q, a, b, c, n, start, end, velocity
 
     @staticmethod
-    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu):
+    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0):
         """(vertices, their new positions (3, k)) for one pass over candidate pairs, or None."""
         closest, v, w, region = closest_points(end, a, b, c)
         if velocity is not None:  # follow the triangle's motion at the contact over the substep
@@ -381,7 +405,9 @@ class MeshCollider:
         h0, h1 = dot(n, start - a), dot(n, end - a)
         crossed, s = segment_crossings(start, end, a, b, c)
         _, v0, w0, region0 = closest_points(start - n * h0, a, b, c)  # the start's projection
-        side = _side(h0, h1, region0 == FACE, crossed)
+        if outward:
+            crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
+        side = _side(h0, h1, region0 == FACE, crossed, outward)
         h1 = h1 * side
         away = end - closest
         dist = np.sqrt(dot(away, away))
@@ -395,9 +421,12 @@ class MeshCollider:
         return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
 
 
-def _side(h0, h1, in_front, crossed):
-    """Which side of each triangle's plane a vertex belongs on: where it started if it started in
-    front of (or behind) the face or passed through it; else (it came round an edge) where it is."""
+def _side(h0, h1, in_front, crossed, outward: int = 0):
+    """Which side of each triangle's plane a vertex belongs on: outside a closed surface (`outward`
+    ±1: the normals' sense); else where it started if it started in front of (or behind) the face or
+    passed through it; else (it came round an edge) where it is."""
+    if outward:
+        return np.full(len(h0), float(outward))
     start_side = np.where(h0 > 0.0, 1.0, np.where(h0 < 0.0, -1.0, np.where(h1 <= 0.0, 1.0, -1.0)))
     end_side = np.where(h1 > 0.0, 1.0, np.where(h1 < 0.0, -1.0, start_side))
     return np.where(in_front | crossed, start_side, end_side)
@@ -423,7 +452,7 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
     mine = np.take(chosen, np.take(group, others))
     cleared = depth[mine] * dot(np.take(normal, mine, axis=1), np.take(direction, others, axis=1))
     crowded = np.take(q, others[np.take(push, others) - cleared > 1e-3 * gap])
-    return np.take(q, pick), _friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
+    return np.take(q, pick), coulomb_friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
 
 
 def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
@@ -460,7 +489,9 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
     vc, wc = v0 + (v - v0) * t, w0 + (w - w0) * t
     crossed = across & (vc >= 0.0) & (wc >= 0.0) & (vc + wc <= 1.0)
     s = np.where(crossed, t, 0.0)
-    side = _side(h0, h1, (v0 >= 0.0) & (w0 >= 0.0) & (v0 + w0 <= 1.0), crossed)
+    if mesh.outward:
+        crossed &= h0 * mesh.outward > 0.0  # into a closed surface, not out of it
+    side = _side(h0, h1, (v0 >= 0.0) & (w0 >= 0.0) & (v0 + w0 <= 1.0), crossed, mesh.outward)
     face = (u >= 0.0) & (v >= 0.0) & (w >= 0.0)
     push = gap - h1 * side
     dist = np.abs(h1)
@@ -480,17 +511,3 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
     if not contact.any():
         return None
     return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
-
-
-def _mu(cloth: float, collider: float | None) -> float:
-    return cloth if collider is None else math.sqrt(max(cloth, 0.0) * max(collider, 0.0))
-
-
-def _friction(new, old, normal, depth, mu):
-    """Coulomb friction on the motion relative to the surface: stick, or slide by less."""
-    moved = new - old
-    tangential = moved - normal * dot(moved, normal)
-    slide = np.sqrt(dot(tangential, tangential))
-    limit = mu * depth
-    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
-    return new - tangential

@@ -6,33 +6,16 @@ import math
 
 import numpy as np
 import pytest
-from vc_helpers import activate, evaluated_positions, grid_vertices, mesh_object, setup_scene
+from vc_helpers import activate, evaluated_mesh, evaluated_positions, grid_vertices, mesh_object, setup_scene
 
 N = 12
 THICKNESS = 0.005
 
 
-def _world_mesh(bpy, obj):
-    """(world vertices, triangles) of the evaluated object at the current frame."""
-    depsgraph = bpy.context.evaluated_depsgraph_get()
-    evaluated = obj.evaluated_get(depsgraph)
-    mesh = evaluated.to_mesh()
-    try:
-        co = np.empty(len(mesh.vertices) * 3)
-        mesh.vertices.foreach_get("co", co)
-        mesh.calc_loop_triangles()
-        tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("vertices", tris)
-        matrix = np.array(evaluated.matrix_world)
-    finally:
-        evaluated.to_mesh_clear()
-    return co.reshape(-1, 3) @ matrix[:3, :3].T + matrix[:3, 3], tris.reshape(-1, 3)
-
-
 def _tree(bpy, obj):
     from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
 
-    vertices, tris = _world_mesh(bpy, obj)
+    vertices, tris = evaluated_mesh(bpy, obj)
     return BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
 
 
@@ -74,6 +57,16 @@ def _bake(bpy, cloth):
     assert bpy.ops.verlet_cloth.bake() == {"FINISHED"}
 
 
+def _never_inside(bpy, cloth, collider, frames: int, what: str) -> np.ndarray:
+    """Step through frames 2..frames: no vertex of `cloth` inside the closed mesh `collider` at any
+    of them. Returns the last frame's positions."""
+    for frame in range(2, frames + 1):
+        bpy.context.scene.frame_set(frame)
+        co = evaluated_positions(bpy, cloth)
+        assert _depth_inside(bpy, co, collider) < 1e-4, f"frame {frame}: a vertex is inside the {what}"
+    return co
+
+
 def test_make_collider_on_a_mesh_makes_a_mesh_collider_and_an_empty_keeps_analytic(blender):
     setup_scene(blender, 4)
     blender.ops.mesh.primitive_cube_add()
@@ -88,16 +81,13 @@ def test_make_collider_on_a_mesh_makes_a_mesh_collider_and_an_empty_keeps_analyt
 
 def test_box_holds_the_cloth_on_its_top_and_it_falls_over_the_edges(blender):
     frames = 30
-    scene = setup_scene(blender, frames)
+    setup_scene(blender, frames)
     blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
     box = _collider(blender, blender.context.active_object)
     _floor(blender)
     cloth = _cloth(blender)
     _bake(blender, cloth)
-    for frame in range(2, frames + 1):
-        scene.frame_set(frame)
-        co = evaluated_positions(blender, cloth)
-        assert _depth_inside(blender, co, box) < 1e-4, f"frame {frame}: a vertex is inside the box"
+    co = _never_inside(blender, cloth, box, frames, "box")
     middle = np.argmin(np.linalg.norm(co[:, :2], axis=1))
     assert co[middle, 2] == pytest.approx(1.0 + THICKNESS, abs=0.01)  # rests on the top face
     assert co[[0, N - 1, N * N - N, N * N - 1], 2].max() < 0.85  # the corners hang over the edges
@@ -129,7 +119,7 @@ def test_zero_thickness_tilted_plane_mesh_is_slid_on_and_never_crossed(blender):
 
 def test_concave_torus_the_cloth_sags_into_its_hole_and_never_enters_it(blender):
     frames = 30
-    scene = setup_scene(blender, frames)
+    setup_scene(blender, frames)
     blender.ops.mesh.primitive_torus_add(
         major_radius=0.5, minor_radius=0.2, major_segments=32, minor_segments=12, location=(0, 0, 0.2)
     )
@@ -137,10 +127,7 @@ def test_concave_torus_the_cloth_sags_into_its_hole_and_never_enters_it(blender)
     _floor(blender)
     cloth = _cloth(blender, n=16, size=1.4, height=0.7)
     _bake(blender, cloth)
-    for frame in range(2, frames + 1):
-        scene.frame_set(frame)
-        co = evaluated_positions(blender, cloth)
-        assert _depth_inside(blender, co, torus) < 1e-4, f"frame {frame}: a vertex is inside the torus"
+    co = _never_inside(blender, cloth, torus, frames, "torus")
     middle = np.argmin(np.linalg.norm(co[:, :2], axis=1))
     assert co[middle, 2] < 0.35  # sagged into the hole (the ring's top is at 0.4)
     assert co[:, 2].max() > 0.38  # held up by the ring
@@ -256,3 +243,23 @@ def test_live_preview_uses_mesh_colliders_and_a_cloth_collider_steps_first(blend
             assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
     middle = np.argmin(np.linalg.norm(evaluated_positions(blender, upper)[:, :2], axis=1))
     assert evaluated_positions(blender, upper)[middle, 2] > 1.0 + THICKNESS  # on the lower cloth, on the box
+
+
+def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
+    import importlib  # noqa: PLC0415
+
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    mesh_colliders = importlib.import_module(ADDON_MODULE + ".services.mesh_colliders")
+    scene = setup_scene(blender, 6)
+    mesh = blender.data.meshes.new("Points")
+    mesh.from_pydata([(0, 0, 0.5), (1, 0, 0.5), (0, 1, 0.5)], [(0, 1), (1, 2)], [])
+    points = blender.data.objects.new("Points", mesh)
+    scene.collection.objects.link(points)
+    _collider(blender, points)
+    assert points.verlet_cloth_collider.kind == "MESH"
+    assert mesh_colliders.problem(points) == mesh_colliders.NO_FACES
+    cloth = _cloth(blender, n=6, size=0.6, height=1.0)
+    _bake(blender, cloth)  # no error: the faceless collider is skipped
+    scene.frame_set(6)
+    assert evaluated_positions(blender, cloth)[:, 2].max() < 0.95  # it fell freely

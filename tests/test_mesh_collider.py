@@ -186,3 +186,32 @@ def test_cloth_over_a_thin_rotated_slab_never_ends_inside_it_at_the_edges(triang
     for _, state in _run(model, lambda f: [solver.Plane(point=(0, 0, 0)), slab], 30):
         local = (state.positions - (0, 0, 0.65)) @ rotation
         assert not _inside_box(local, (-0.5, -0.5, -0.05), (0.5, 0.5, 0.05)).any()
+
+
+def test_cloth_resting_on_a_mesh_does_not_jitter():
+    v, t = _box((1.0, 1.0, 0.4), center=(0, 0, 0.2))
+    vertices, faces = solver.grid(16, 16, size=0.8, height=0.5)  # smaller than the top: it lies flat on it
+    model = solver.build_model(vertices, faces)
+    box = solver.MeshCollider(v, t)
+    previous = None
+    for f, state in _run(model, lambda f: [box], 60):
+        if f >= 45:
+            moved = np.abs(state.positions - previous).max()
+            assert moved < 1e-4, f"frame {f}: a resting vertex moved {moved * 1000:.3f} mm"
+        previous = state.positions.copy()
+    assert np.allclose(state.positions[:, 2], 0.4 + solver.Params().thickness, atol=1e-4)
+
+
+def test_a_cloth_starting_just_inside_a_closed_mesh_is_pushed_out():
+    """Closed, consistently wound meshes have an outside: a vertex found within the gap behind a face
+    goes out, as with Blender's collision volumes (an open sheet keeps each vertex on its own side)."""
+    v, t = _box((1.0, 1.0, 0.4), center=(0, 0, 0.2))
+    assert solver.TriangleMesh(v, t).outward == 1
+    vertices, faces = solver.grid(12, 12, size=0.6, height=0.398)  # 2 mm below the top face
+    model = solver.build_model(vertices, faces)
+    box = solver.MeshCollider(v, t)
+    state = model.initial_state()
+    for _ in range(10):
+        solver.step(model, state, solver.Params(), FRAME, colliders=[box])
+    assert not _inside_box(state.positions, (-0.5, -0.5, 0.0), (0.5, 0.5, 0.4)).any()
+    assert np.allclose(state.positions[:, 2], 0.4 + solver.Params().thickness, atol=1e-4)  # on top

@@ -56,6 +56,12 @@ def setup_scene(bpy, frames: int):
 
 def evaluated_positions(bpy, obj) -> np.ndarray:
     """World-space vertex positions of the evaluated object at the current frame, (N, 3)."""
+    return evaluated_mesh(bpy, obj, triangles=False)[0]
+
+
+def evaluated_mesh(bpy, obj, triangles: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(world-space vertex positions (N, 3), triangles (T, 3) or an empty array) of the evaluated
+    object at the current frame."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
     evaluated = obj.evaluated_get(depsgraph)
     mesh = evaluated.to_mesh()
@@ -63,7 +69,12 @@ def evaluated_positions(bpy, obj) -> np.ndarray:
         co = np.empty(len(mesh.vertices) * 3)
         mesh.vertices.foreach_get("co", co)
         co = co.reshape(-1, 3)
+        tris = np.zeros(0, dtype=np.int64)
+        if triangles:
+            mesh.calc_loop_triangles()
+            tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
+            mesh.loop_triangles.foreach_get("vertices", tris)
         matrix = np.array(evaluated.matrix_world)
-        return co @ matrix[:3, :3].T + matrix[:3, 3]
+        return co @ matrix[:3, :3].T + matrix[:3, 3], tris.reshape(-1, 3)
     finally:
         evaluated.to_mesh_clear()

@@ -1,0 +1,32 @@
+"""What every collider's contact shares: the combined friction coefficient and Coulomb friction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .triangles import dot
+
+_EPS = 1e-12
+
+
+def combined_friction(cloth: float, collider: float | None) -> float:
+    """Geometric mean, so either surface being frictionless makes the contact frictionless
+    (None: the cloth's own coefficient)."""
+    return cloth if collider is None else math.sqrt(max(cloth, 0.0) * max(collider, 0.0))
+
+
+def coulomb_friction(new, old, normal, depth, mu):
+    """Coulomb friction on the motion relative to the surface over the substep: stick, or slide less.
+
+    Coordinate-major (3, n) arrays; `normal` may be a (3, 1) column shared by every vertex.
+    Returns `new` less the tangential slide friction removes.
+    """
+    moved = new - old
+    tangential = moved - normal * dot(moved, normal)
+    slide = np.sqrt(dot(tangential, tangential))
+    limit = mu * depth
+    # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
+    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
+    return new - tangential
