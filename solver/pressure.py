@@ -75,15 +75,6 @@ def closure(n: int, faces: Faces, seams: np.ndarray | None = None) -> tuple[str 
     return None, label
 
 
-def _area_vectors(p: np.ndarray, corners) -> np.ndarray:
-    """(3, T) twice the area-weighted normal of each triangle; p is (3, N)."""
-    a, b, c = (p[:, k] for k in corners)
-    e1, e2 = b - a, c - a
-    return np.stack(
-        [e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]],
-    )
-
-
 def _signed_volumes(p: np.ndarray, corners, piece: np.ndarray, pieces: int) -> np.ndarray:
     """(pieces,) 6 × signed volume enclosed by each piece's triangles (positions p (3, N))."""
     a, b, c = (p[:, k].astype(np.float64) for k in corners)
@@ -136,6 +127,8 @@ class PressureFamily:
 
 
 class PreparedPressure:
+    """Pressure on one workspace; the per-substep scratch (corner positions, edges, weights) is reused."""
+
     def __init__(self, family: PressureFamily, slot_of, inv_mass, pressure: float, dt: float, params):
         self.family, self.slot_of, self.pressure, self.dt, self.params = family, slot_of, pressure, dt, params
         iterations = int(params.iterations)
@@ -144,11 +137,17 @@ class PreparedPressure:
         n = len(slot_of)
         w = np.empty(n)
         w[slot_of] = inv_mass
-        # Per slot: w dt² / 6 per iteration (a corner's third of the force p A n = p × cross / 2).
-        self.scale = (w * dt * dt / 6.0 / iterations).astype(np.float32)
+        # Per slot: w dt² p / 6 per iteration (a corner's third of the force p A n = p × cross / 2).
+        self.scale = w * (dt * dt / 6.0 / iterations)
         self.limit = min(float(params.max_speed) * dt, _MAX_PUSH * family.edge) / iterations
         self.fade = _FADE * family.rest_volume * 6.0  # in units of 6 × volume
         self.n = n
+        t = len(family.triangles)
+        self.points = np.empty((3, 3, t), np.float32)  # corner k, axis, triangle
+        self.e1, self.e2 = np.empty((3, t), np.float32), np.empty((3, t), np.float32)
+        self.tmp = np.empty(t, np.float32)
+        self.weights = np.empty(3 * t)  # one axis of the area vectors, once per corner
+        self.moved = np.empty((3, n))
 
     def begin_substep(self) -> None:
         pass
@@ -158,20 +157,41 @@ class PreparedPressure:
         return PreparedPressure(self.family, self.slot_of, inv_mass, self.pressure, self.dt, self.params)
 
     def project(self, buffer: np.ndarray) -> None:
-        family = self.family
-        per_triangle = np.full(len(family.piece), self.pressure, dtype=np.float64)
+        family, points, e1, e2, tmp, weights, moved = (
+            self.family,
+            self.points,
+            self.e1,
+            self.e2,
+            self.tmp,
+            self.weights,
+            self.moved,
+        )
+        t = len(tmp)
+        for k, corner in enumerate(self.corners):
+            for axis in range(3):
+                np.take(buffer[axis], corner, out=points[k, axis])
+        np.subtract(points[1], points[0], out=e1)
+        np.subtract(points[2], points[0], out=e2)
+        per_triangle = None
         if self.pressure < 0:  # a bag emptied flat stops there instead of turning inside out
             six_volume = _signed_volumes(buffer, self.corners, family.piece, len(family.rest_volume))
-            per_piece = self.pressure * np.clip(six_volume / np.maximum(self.fade, _EPS), 0.0, 1.0)
-            per_triangle = per_piece[family.piece]
-        cross = _area_vectors(buffer, self.corners) * per_triangle.astype(np.float32)
-        moved = np.empty((3, self.n), np.float32)
-        for axis in range(3):
-            moved[axis] = np.bincount(self.all_corners, weights=np.tile(cross[axis], 3), minlength=self.n)
-        moved *= self.scale
-        length = np.sqrt(np.einsum("ij,ij->j", moved, moved, dtype=np.float64))
+            fade = np.clip(six_volume / np.maximum(self.fade, _EPS), 0.0, 1.0)
+            per_triangle = fade[family.piece]
+        for axis in range(3):  # the area vector's component `axis`: e1 × e2
+            u, v = (axis + 1) % 3, (axis + 2) % 3
+            np.multiply(e1[u], e2[v], out=tmp)
+            weights[:t] = tmp
+            np.multiply(e1[v], e2[u], out=tmp)
+            weights[:t] -= tmp
+            if per_triangle is not None:
+                weights[:t] *= per_triangle
+            weights[t : 2 * t] = weights[:t]
+            weights[2 * t :] = weights[:t]
+            moved[axis] = np.bincount(self.all_corners, weights=weights, minlength=self.n)
+        moved *= self.scale * self.pressure
+        length = np.sqrt(np.einsum("ij,ij->j", moved, moved))
         over = ~(length <= self.limit)  # also NaN and inf
         if over.any():
             scale = np.where(np.isfinite(length[over]), self.limit / np.maximum(length[over], _EPS), 0.0)
-            moved[:, over] = np.nan_to_num(moved[:, over], nan=0.0, posinf=0.0, neginf=0.0) * scale.astype(np.float32)
+            moved[:, over] = np.nan_to_num(moved[:, over], nan=0.0, posinf=0.0, neginf=0.0) * scale
         buffer += moved

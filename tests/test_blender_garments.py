@@ -124,3 +124,31 @@ def test_the_command_line_bake_sews(blender, tmp_path, capsys):
     blender.ops.wm.open_mainfile(filepath=path)
     blender.context.scene.frame_set(FRAMES)
     assert _gap(evaluated_positions(blender, blender.data.objects["Panels"]), seams) < 0.01
+
+
+@pytest.mark.parametrize("pressure", [True, False])
+def test_a_sewn_cushion_with_pressure_lands_on_a_mesh_collider(blender, pressure):
+    setup_scene(blender, 24)
+    square, quads = solver.grid(7, 7, size=0.6)
+    n = len(square)
+    border = np.flatnonzero(np.isclose(np.abs(square[:, :2]), 0.3).any(axis=1))
+    vertices = np.concatenate([square, square + [0.0, 0.0, 0.03]]) + [0.0, 0.0, 0.6]
+    faces = np.concatenate([quads[:, ::-1], quads + n])
+    block, block_quads = box(1, size=0.4, center=(0.0, 0.0, 0.2))  # a 40 cm block on the ground
+    collider = _object(blender, "Block", block, block_quads)
+    collider.verlet_cloth_collider.kind = "MESH"
+    cushion = _object(blender, "Cushion", vertices, faces, np.stack([border, border + n], axis=1))
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    settings = cushion.verlet_cloth
+    settings.use_sewing = True
+    settings.use_pressure = pressure
+    settings.pressure = 10.0
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    blender.context.scene.frame_set(24)
+    x = evaluated_positions(blender, cushion)
+    assert np.isfinite(x).all()
+    assert _gap(x, np.stack([border, border + n], axis=1)) < 0.01  # sewn shut
+    inside = (np.abs(x[:, :2]).max(axis=1) < 0.2 - 0.002) & (x[:, 2] < 0.4 - 0.002)
+    assert not inside.any()  # resting on the block, not in it
+    volume = _volume(x, faces)
+    assert (volume > 0.02) == pressure  # 0.035 m³ from 0.6 × 0.6 × 0.03 m = 0.011 (off: it sags flat, ~0)
