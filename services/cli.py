@@ -107,8 +107,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-# A baked frame costs about 12.2 bytes per vertex in an uncompressed .blend (measured; see
-# BLENDER-NOTES): the output needs the input's size plus that, with a margin.
+# A baked frame costs about 12.2 bytes per vertex in an uncompressed .blend (measured, see
+# docs/farm-and-ci.md): the output needs the input's size plus that, with a margin.
 BYTES_PER_VERTEX_FRAME = 12.2 * 1.25
 
 
