@@ -8,7 +8,7 @@ from ..solver import pressure, seams
 from .scene_reading import topology_of
 
 NOT_CLOSED = "Not closed: pressure needs every edge in two faces (with Sewing on, seams may close it)"
-INCONSISTENT = "Faces point different ways: Mesh > Normals > Recalculate Outside"
+INCONSISTENT = "One-sided surface (like a Möbius strip): it has no inside to fill"
 
 _known: dict[tuple, str | None] = {}
 
@@ -26,6 +26,6 @@ def pressure_problem(obj) -> str | None:
             _known.clear()
         _, faces, edges = topology_of(mesh)
         joined = seams.loose_edges(edges, faces) if sewing else np.zeros((0, 2), dtype=np.int64)
-        problem, _ = pressure.closure(len(mesh.vertices), faces, joined)
+        problem = pressure.closure(len(mesh.vertices), faces, joined)
         _known[key] = {None: None, pressure.OPEN: NOT_CLOSED, pressure.INCONSISTENT: INCONSISTENT}[problem]
     return _known[key]

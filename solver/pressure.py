@@ -8,8 +8,10 @@ inflates until taut (a cube becomes a pillow), stretchy cloth balloons. docs/gar
 measurements behind this choice over a target-volume XPBD constraint.
 
 - Closed: every edge in exactly two faces, after welding the two ends of each seam (so panels
-  sewn into a bag count), and the faces consistently oriented. Only a closed mesh has the family.
-- Outward: per connected piece, the orientation whose rest volume is positive.
+  sewn into a bag count). Only a closed mesh has the family.
+- Outward: faces are first wound consistently (a walk over edge neighbours flips those that
+  disagree, so a duplicated plane sewn to its original works), then per connected piece the
+  winding whose rest volume is positive.
 - Negative pressure fades out over the last `_FADE` of a piece's rest volume, so a deflating
   bag stops when it is flat instead of turning inside out.
 - No vertex moves more than `_MAX_PUSH` of the mean edge (nor `max_speed` × dt) per substep
@@ -53,26 +55,61 @@ def _components(n: int, pairs: np.ndarray) -> np.ndarray:
         label = new
 
 
-def closure(n: int, faces: Faces, seams: np.ndarray | None = None) -> tuple[str | None, np.ndarray]:
-    """(problem, welded vertex labels): problem is None for a closed, consistently oriented mesh,
-    `OPEN` when some edge is not in exactly two faces, `INCONSISTENT` when faces disagree on which
-    side is out. Seams (S, 2) weld their ends first."""
+def _orientation(n: int, faces: Faces, seams) -> tuple[str | None, np.ndarray]:
+    """(problem, (F,) ±1 per face making every shared edge run opposite ways in its two faces).
+
+    Each seam's ends are welded first. Every welded face edge must be in exactly two faces (else
+    `OPEN`); a breadth-first walk over edge neighbours then flips faces to agree with the one they
+    were reached from, so panels wound either way (a duplicated plane sewn to its original) still
+    make one closed surface; only a one-sided surface (no inside) is `INCONSISTENT`.
+    """
     seams = np.zeros((0, 2), dtype=np.int64) if seams is None else np.asarray(seams, dtype=np.int64)
     label = _components(n, seams)
-    if len(faces) == 0:
-        return OPEN, label
+    count = len(faces)
+    if count == 0:
+        return OPEN, np.zeros(0, dtype=np.int8)
     edges = label[faces.edges()]
-    edges = edges[edges[:, 0] != edges[:, 1]]
-    if len(edges) == 0:
-        return OPEN, label
-    low, high = np.minimum(edges[:, 0], edges[:, 1]), np.maximum(edges[:, 0], edges[:, 1])
-    _, count = np.unique(low * n + high, return_counts=True)
-    if (count != 2).any():
-        return OPEN, label
-    _, directed = np.unique(edges[:, 0] * n + edges[:, 1], return_counts=True)
-    if (directed != 1).any():
-        return INCONSISTENT, label
-    return None, label
+    face = np.repeat(np.arange(count), faces.sizes)
+    real = edges[:, 0] != edges[:, 1]  # an edge whose ends a seam welds together disappears
+    edges, face = edges[real], face[real]
+    key = np.minimum(edges[:, 0], edges[:, 1]) * n + np.maximum(edges[:, 0], edges[:, 1])
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    if len(order) == 0 or len(order) % 2 or (ordered[0::2] != ordered[1::2]).any():
+        return OPEN, np.zeros(count, dtype=np.int8)
+    if (ordered[1:-1:2] == ordered[2::2]).any():  # an edge in more than two faces
+        return OPEN, np.zeros(count, dtype=np.int8)
+    first, second = order[0::2], order[1::2]  # the two half-edges of each edge
+    same = edges[first, 0] == edges[second, 0]  # both faces run it the same way: one must flip
+    a, b = face[first], face[second]
+    relation = np.where(same, -1, 1).astype(np.int8)
+    if not same.any():  # already consistent (the usual case): no walk needed
+        return None, np.ones(count, dtype=np.int8)
+    sign = np.zeros(count, dtype=np.int8)
+    ends = np.concatenate([a, b])
+    others = np.concatenate([b, a])
+    relations = np.concatenate([relation, relation])
+    while (sign == 0).any():
+        seed = int(np.argmax(sign == 0))
+        sign[seed] = 1
+        reached = np.zeros(count, dtype=bool)
+        reached[seed] = True
+        while True:
+            step = reached[ends] & (sign[others] == 0)  # edges from the frontier to unsigned faces
+            if not step.any():
+                break
+            sign[others[step]] = sign[ends[step]] * relations[step]
+            reached[:] = False
+            reached[others[step]] = True
+    if (sign[a] * sign[b] != relation).any():
+        return INCONSISTENT, sign
+    return None, sign
+
+
+def closure(n: int, faces: Faces, seams: np.ndarray | None = None) -> str | None:
+    """None for a closed mesh; `OPEN` when some edge (after welding each seam's ends) is not in
+    exactly two faces; `INCONSISTENT` for a one-sided surface, which has no inside."""
+    return _orientation(n, faces, seams)[0]
 
 
 def _signed_volumes(p: np.ndarray, corners, piece: np.ndarray, pieces: int) -> np.ndarray:
@@ -95,10 +132,12 @@ class PressureFamily:
     @staticmethod
     def build(positions: np.ndarray, faces: Faces, seams: np.ndarray | None) -> PressureFamily | None:
         n = len(positions)
-        problem, label = closure(n, faces, seams)
+        problem, sign = _orientation(n, faces, seams)
         if problem is not None:
             return None
-        triangles, _ = fan_triangles(faces)
+        label = _components(n, np.zeros((0, 2), dtype=np.int64) if seams is None else np.asarray(seams))
+        triangles, face = fan_triangles(faces)
+        triangles = np.where(sign[face][:, None] < 0, triangles[:, [0, 2, 1]], triangles)
         welded = label[triangles]
         keep = (welded[:, 0] != welded[:, 1]) & (welded[:, 1] != welded[:, 2]) & (welded[:, 0] != welded[:, 2])
         triangles, welded = triangles[keep], welded[keep]

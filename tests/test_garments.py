@@ -157,17 +157,45 @@ def test_extreme_pressure_stays_finite_and_in_one_piece(pressure):
 
 def test_pressure_needs_a_closed_mesh():
     vertices, faces = solver.grid(8, 8)
-    assert closure(len(vertices), solver.Faces.from_any(faces))[0] == OPEN
+    assert closure(len(vertices), solver.Faces.from_any(faces)) == OPEN
     model = solver.build_model(vertices, faces)
     assert model.family("pressure") is None
     with_pressure, _ = _simulate(model, solver.Params(pressure=100.0), 6)
     without, _ = _simulate(model, solver.Params(), 6)
     np.testing.assert_array_equal(with_pressure.positions, without.positions)
     cube, quads = box(3)
+    assert closure(len(cube), solver.Faces.from_any(quads)) is None
+    # A closed but one-sided surface (the 6-vertex projective plane) has no inside.
+    projective = [
+        (0, 1, 2),
+        (0, 2, 3),
+        (0, 3, 4),
+        (0, 4, 5),
+        (0, 5, 1),
+        (1, 2, 4),
+        (2, 3, 5),
+        (3, 4, 1),
+        (4, 5, 2),
+        (5, 1, 3),
+    ]
+    assert closure(6, solver.Faces.from_any(projective)) == INCONSISTENT
+
+
+def test_faces_wound_either_way_inflate_outwards():
+    cube, quads = box(4)
     flipped = quads.copy()
-    flipped[0] = flipped[0, ::-1]
-    assert closure(len(cube), solver.Faces.from_any(flipped))[0] == INCONSISTENT
-    assert closure(len(cube), solver.Faces.from_any(quads))[0] is None
+    flipped[::3] = flipped[::3, ::-1]  # every third face inside out
+    model = solver.build_model(cube, flipped)
+    state, _ = _simulate(model, solver.Params(gravity=ZERO_G, pressure=20.0), 24)
+    assert model.family("pressure").volume(state.positions) > 1.15
+    # Two squares wound the same way (a duplicated plane), sewn all round: still a cushion.
+    vertices, faces, edges = _bag()
+    n = len(vertices) // 2
+    same = np.concatenate([faces[: len(faces) // 2, ::-1], faces[len(faces) // 2 :]])
+    assert (same[: len(faces) // 2] + n == same[len(faces) // 2 :]).all()
+    sewn = solver.build_model(vertices, same, edges, sewing=True)
+    state, _ = _simulate(sewn, solver.Params(gravity=ZERO_G, pressure=5.0), 36)
+    assert sewn.family("pressure").volume(state.positions) > 0.03
 
 
 def _bag(gap=0.02):
