@@ -12,8 +12,9 @@ measurements behind this choice over a target-volume XPBD constraint.
 - Outward: faces are first wound consistently (a walk over edge neighbours flips those that
   disagree, so a duplicated plane sewn to its original works), then per connected piece the
   winding whose rest volume is positive.
-- Negative pressure fades out over the last `_FADE` of a piece's rest volume, so a deflating
-  bag stops when it is flat instead of turning inside out.
+- Negative pressure fades out over the last `_FADE` of a piece's rest volume and reverses past
+  zero (pushing an inside-out piece back), so a deflating bag settles flat instead of its
+  momentum turning it inside out.
 - No vertex moves more than `_MAX_PUSH` of the mean edge (nor `max_speed` × dt) per substep
   under pressure, so the cloth's constraints can still hold it, and NaN and inf become 0: any
   pressure keeps the state finite and the cloth in one piece. At the default 10 substeps of a
@@ -30,7 +31,7 @@ import numpy as np
 from .facemap import fan_triangles
 from .topology import Faces
 
-_FADE = 0.02  # negative pressure fades out below this fraction of the rest volume
+_FADE = 0.02  # negative pressure fades out (and reverses) within this fraction of the rest volume of 0
 _MAX_PUSH = 0.1  # most a vertex moves under pressure in a substep, in mean rest edge lengths
 _EPS = 1e-30
 
@@ -212,9 +213,9 @@ class PreparedPressure:
         np.subtract(points[1], points[0], out=e1)
         np.subtract(points[2], points[0], out=e2)
         per_triangle = None
-        if self.pressure < 0:  # a bag emptied flat stops there instead of turning inside out
+        if self.pressure < 0:  # a bag emptied flat settles there (pushed back if it overshoots)
             six_volume = _signed_volumes(buffer, self.corners, family.piece, len(family.rest_volume))
-            fade = np.clip(six_volume / np.maximum(self.fade, _EPS), 0.0, 1.0)
+            fade = np.clip(six_volume / np.maximum(self.fade, _EPS), -1.0, 1.0)
             per_triangle = fade[family.piece]
         for axis in range(3):  # the area vector's component `axis`: e1 × e2
             u, v = (axis + 1) % 3, (axis + 2) % 3

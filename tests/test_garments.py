@@ -140,7 +140,7 @@ def test_negative_pressure_deflates():
     model = solver.build_model(vertices, faces)
     deflated, _ = _simulate(model, solver.Params(gravity=ZERO_G, pressure=-50.0), 36)
     kept, _ = _simulate(model, solver.Params(gravity=ZERO_G), 36)
-    assert _cube_volume(model, deflated.positions) < 0.3
+    assert abs(_cube_volume(model, deflated.positions)) < 0.02  # flat: 0.002 (inside out without push back: 0.07)
     assert _cube_volume(model, kept.positions) == pytest.approx(1.0, abs=1e-3)
 
 
