@@ -132,6 +132,14 @@ class FaceCollision(SelfCollision):
         start_j = np.cumsum(count_j) - count_j  # where pair k's edges of j start in f
         offset = np.arange(len(e_rep)) - np.repeat(np.cumsum(count_j[which]) - count_j[which], count_j[which])
         f_rep = f[np.repeat(start_j[which], count_j[which]) + offset]
+        # Bounding spheres first (cheap), before the exact distances.
+        assert self.anchor is not None
+        ends = self.anchor[self.edges]  # (E, 2, 3)
+        middle = 0.5 * (ends[:, 0] + ends[:, 1])
+        half = 0.5 * np.sqrt(squared_distances(ends[:, 0], ends[:, 1]))
+        limit = self.gap + self.skin + 2.0 * self.motion
+        close = squared_distances(middle[e_rep], middle[f_rep]) < (limit + half[e_rep] + half[f_rep]) ** 2
+        e_rep, f_rep = e_rep[close], f_rep[close]
         n_edges = max(len(self.edges), 1)
         keys = np.unique(np.minimum(e_rep, f_rep) * n_edges + np.maximum(e_rep, f_rep))
         e, f = keys // n_edges, keys % n_edges
@@ -139,8 +147,7 @@ class FaceCollision(SelfCollision):
         keep = (first[:, 0] != second[:, 0]) & (first[:, 0] != second[:, 1])
         keep &= (first[:, 1] != second[:, 0]) & (first[:, 1] != second[:, 1])
         e, f = e[keep], f[keep]
-        assert self.anchor is not None
-        near = self._edge_distance2(self.anchor, e, f) < (self.gap + self.skin + 2.0 * self.motion) ** 2
+        near = self._edge_distance2(self.anchor, e, f) < limit * limit
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
         self.e, self.f = e[apart], f[apart]
