@@ -181,11 +181,15 @@ class FaceCollision(SelfCollision):
             self.motion = float(np.sqrt(swept.max()))
         super().refresh(x)
 
-    def resolve(self, x: np.ndarray, inv_mass: np.ndarray, previous=None, friction: float = 0.0) -> int:
+    def resolve(
+        self, x: np.ndarray, inv_mass: np.ndarray, previous=None, friction: float = 0.0, refresh: bool = True
+    ) -> int:
         """Push apart, in place, candidate pairs closer than the gap or crossed during the substep
-        (from `previous` to `x`); returns how many contacts there were in the first pass."""
+        (from `previous` to `x`); returns how many contacts there were in the first pass.
+        refresh=False: more passes in the same substep, on the same candidates."""
         previous = x if previous is None else previous
-        self.refresh(x, previous)
+        if refresh:
+            self.refresh(x, previous)
         first = 0
         for round_ in range(self.rounds):
             for find in (self._vertex_triangle, self._edge_edge):

@@ -148,6 +148,10 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        if self_collision is not None and not self_collision.needs_speed_limit and inputs.colliders:
+            # Face-based contacts against a layer the colliders just moved back (they undo its share).
+            self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
+            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
 
         if partial.any():
             target = (target_start + (target_end - target_start) * t1)[partial]

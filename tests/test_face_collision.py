@@ -116,3 +116,37 @@ def test_installed_for_a_state_it_keeps_a_falling_flap_off_the_layer_below():
             assert count_self_intersections(model, x) == 0
         else:
             assert top.min() < bottom.max() + 0.001  # without: flat on the floor, in the layer below
+
+
+def test_torn_faces_do_not_collide():
+    model = _triangle_and_point()
+    collision = FaceCollision(model, GAP)
+    collision.set_active_faces(np.array([False]))  # the only face is torn
+    x = model.rest_positions.copy()
+    x[3, 2] = 0.04
+    assert collision.resolve(x, np.ones(4), previous=x.copy()) == 0
+    assert x[3, 2] == 0.04
+
+
+def test_a_tearing_grabbed_cloth_folding_onto_itself_stays_finite_and_apart():
+    """The falling-flap strip again, tearing on and one corner of the flap grabbed and dragged."""
+    vertices, faces = solver.grid(16, 4, size=1.0)
+    model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    params = solver.Params(self_collision=True, self_collision_distance=0.02, bend_stiffness=0.05, tear_factor=1.5)
+    state = model.initial_state()
+    x = state.positions
+    right = x[:, 0] > 0.0
+    x[right, 0] = -x[right, 0]
+    x[right, 2] = 0.08
+    x[~right, 2] = 0.005
+    state.previous[...] = x
+    FaceCollision.install(state, model, params)
+    corner = int(np.flatnonzero(right)[-1])
+    start = x[corner].copy()
+    for frame in range(12):
+        target = start + [0.03 * frame, 0.0, -0.004 * frame]  # dragged across the layer below, lowered
+        grab = solver.Grab(np.array([corner]), target[None, :])
+        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))], grab=grab)
+    assert np.isfinite(state.positions).all()
+    torn = state.face_torn_frame >= 0
+    assert count_self_intersections(model, state.positions, skip_faces=torn) == 0
