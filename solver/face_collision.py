@@ -264,18 +264,14 @@ class FaceCollision(SelfCollision):
         dist = np.sqrt(dist2[near])
         A0, B0, C0, D0 = _columns(previous, a), _columns(previous, b), _columns(previous, c), _columns(previous, d)
         normal = cross(B - A, D - C)
-        length2 = dot(normal, normal)
-        # Nearly parallel edges (under ~10 degrees) have no useful normal and cannot cross each
-        # other; their vertices' contacts with the faces around the other edge hold them.
-        skew = length2 > 0.03 * dot(B - A, B - A) * dot(D - C, D - C)
-        normal /= np.maximum(np.sqrt(length2), 1e-300)
+        normal /= np.maximum(np.sqrt(dot(normal, normal)), 1e-300)
         height = dot(normal, gap)
         # Crossed: the tetrahedron (a, b, c, d) changed orientation, and where its volume (linear
         # in time, to first order) vanished the edges met inside both.
         volume0 = dot(cross(B0 - A0, D0 - C0), C0 - A0)
         volume1 = dot(cross(B - A, D - C), C - A)
         side0 = -volume0  # its sign is the side of the second edge the first came from
-        crossed = (volume0 * volume1 < 0.0) & skew
+        crossed = volume0 * volume1 < 0.0
         if crossed.any():
             k = np.flatnonzero(crossed)
             tau = volume0[k] / (volume0[k] - volume1[k])
@@ -284,13 +280,12 @@ class FaceCollision(SelfCollision):
             st, tt = segment_closest(At, Bt, Ct, Dt)
             meet = (At + (Bt - At) * st) - (Ct + (Dt - Ct) * tt)
             met = (dot(meet, meet) < (0.25 * self.gap) ** 2) & (st > 0) & (st < 1) & (tt > 0) & (tt < 1)
-            crossed[k] = met | inside[k]  # or the closest points lie inside both edges now
+            crossed[k] = met
         side = np.where(crossed | (height == 0.0), np.sign(side0), np.sign(height))
-        touching = dist < 1e-9 * self.gap
-        use_normal = crossed | (touching & skew)
+        use_normal = crossed | (dist < 1e-9 * self.gap)
         direction = np.where(use_normal, normal * side, gap / np.maximum(dist, 1e-300))
         depth = np.where(use_normal, height * side, dist)
-        hit = np.flatnonzero((depth < self.gap) & (use_normal | ~touching))
+        hit = np.flatnonzero(depth < self.gap)
         if len(hit) == 0:
             return None
         slip = ((A - A0) * (1.0 - s) + (B - B0) * s) - ((C - C0) * (1.0 - t) + (D - D0) * t)
