@@ -23,6 +23,10 @@ from .vectors import column_mean, squared_distances, translated
 class SelfCollision:
     """Candidate pairs for one frame, refreshed where vertices have moved too far since the query."""
 
+    # The tunnelling guard in `step`: no vertex moves more than half the gap per substep relative
+    # to the cloth (vertex–vertex proximity has no continuous check).
+    needs_speed_limit = True
+
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
         self.gap = float(gap)
@@ -53,15 +57,15 @@ class SelfCollision:
         Anchors are positions less the cloth's `mean`."""
         self.rebuilds += 1
         y = translated(x, mean)
-        radius = self.gap + self.skin
         if moved is None:
             self.anchor = y  # a fresh array
-            self.i, self.j = self._filter(*self.hash.pairs(y, radius))
+            self.i, self.j = self._filter(*self.hash.pairs(y, self._radius(y)))
+            self._found()
             return
         assert self.anchor is not None
         index = np.flatnonzero(moved)
         self.anchor[index] = y[index]
-        q, v = self.hash.near(self.anchor, index, radius)
+        q, v = self.hash.near(self.anchor, index, self._radius(self.anchor))
         keep = ~moved[v] | (q < v)  # both ends moved: found from both sides, keep one
         q, v = q[keep], v[keep]
         i, j = self._filter(np.minimum(q, v), np.maximum(q, v))
@@ -70,6 +74,17 @@ class SelfCollision:
         n = len(y)
         order = np.argsort(i * n + j)  # unique keys: deterministic
         self.i, self.j = i[order], j[order]
+        self._found()
+
+    def _radius(self, anchors: np.ndarray) -> float:
+        """Vertex pairs closer than this at their anchors are listed."""
+        return self.gap + self.skin
+
+    def _found(self) -> None:
+        """Called after every query, full or partial, with the new vertex pairs in i, j."""
+
+    def set_active_faces(self, intact: np.ndarray | None) -> None:
+        """Faces that collide (vertex–vertex collision has no faces: nothing to do)."""
 
     def refresh(self, x: np.ndarray) -> None:
         """Re-query the pairs of vertices that moved more than skin / 2 since their last query.
@@ -110,8 +125,10 @@ class SelfCollision:
         else:
             self._query(x, mean, moved)
 
-    def resolve(self, x: np.ndarray, inv_mass: np.ndarray) -> int:
-        """Push apart, in place, candidate pairs closer than the gap; returns how many were."""
+    def resolve(self, x: np.ndarray, inv_mass: np.ndarray, previous=None, friction: float = 0.0) -> int:
+        """Push apart, in place, candidate pairs closer than the gap; returns how many were.
+
+        (previous, friction: used by face-based collision, see face_collision.py.)"""
         self.refresh(x)
         if len(self.i) == 0:
             return 0

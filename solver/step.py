@@ -121,6 +121,7 @@ def step(
         self_collision = state.scratch.get("self_collision")
         if self_collision is None or self_collision.model is not model or self_collision.gap != gap:
             self_collision = state.scratch["self_collision"] = SelfCollision(model, gap)
+        self_collision.set_active_faces(intact)
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
@@ -132,7 +133,7 @@ def step(
         displacement += kick
         wind.apply(displacement, x, previous, dt)
         _limit_displacement(displacement, max_step)
-        if self_collision is not None:
+        if self_collision is not None and self_collision.needs_speed_limit:
             # The tunnelling guard: no vertex moves more than half the gap relative to the cloth.
             _limit_displacement(displacement, 0.5 * self_collision.gap, column_mean(displacement))
         previous[...] = x
@@ -145,8 +146,12 @@ def step(
         project(x, work, families, iterations)
 
         if self_collision is not None:
-            self_collision.resolve(x, inv_mass)
+            self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        if self_collision is not None and not self_collision.needs_speed_limit and inputs.colliders:
+            # Face-based contacts against a layer the colliders just moved back (they undo its share).
+            self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
+            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
 
         if partial.any():
             target = (target_start + (target_end - target_start) * t1)[partial]

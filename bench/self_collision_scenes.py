@@ -1,0 +1,81 @@
+"""Self-collision scenes: intersecting face pairs at the end, and the time they took.
+
+Usage: .venv/bin/python bench/self_collision_scenes.py [sizes] [frames]
+  e.g. bench/self_collision_scenes.py 16,24 48
+
+Crumple: a soft (bend 0.2) 1 m n×n sheet dropped edge-first from 2 cm above the floor, tipped so
+it folds over itself as it piles up; gap 1 cm (2 × the default thickness). Each engine runs the
+same frames: "off" (no self-collision), "vertex" (the default, vertex–vertex) and "face"
+(experimental vertex–triangle + edge–edge, solver/face_collision.py). Intersections: pairs of
+polygons that pass through each other and share no vertex (solver/intersections.py).
+Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import solver  # noqa: E402
+from solver.face_collision import FaceCollision  # noqa: E402
+from solver.intersections import count_self_intersections  # noqa: E402
+
+FRAME = 1 / 24
+FLOOR = solver.Plane(point=(0, 0, 0))
+
+
+def crumple(engine: str, n: int, frames: int):
+    vertices, faces = solver.grid(n, n, size=1.0)
+    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.52], faces)
+    params = solver.Params(self_collision=engine != "off", bend_stiffness=0.2, friction=0.5)
+    state = model.initial_state()
+    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * (FRAME / params.substeps)  # the tip
+    if engine == "face":
+        FaceCollision.install(state, model, params)
+    start = time.process_time()
+    for _ in range(frames):
+        solver.step(model, state, params, FRAME, colliders=[FLOOR])
+    return count_self_intersections(model, state.positions), 1e3 * (time.process_time() - start) / frames
+
+
+def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float]:
+    """CPU ms/frame of the n² drape over `frames` frames after `warm` frames without self-collision."""
+    vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+    model = solver.build_model(vertices, faces)
+    colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
+    base = model.initial_state()
+    for _ in range(warm):
+        solver.step(model, base, solver.Params(), FRAME, colliders)
+    out = {}
+    for engine in ("off", "vertex", "face"):
+        state = base.copy()
+        params = solver.Params(self_collision=engine != "off")
+        if engine == "face":
+            FaceCollision.install(state, model, params)
+        start = time.process_time()
+        for _ in range(frames):
+            solver.step(model, state, params, FRAME, colliders)
+        out[engine] = 1e3 * (time.process_time() - start) / frames
+    return out
+
+
+def main() -> None:
+    sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "16,24").split(",")]
+    frames = int(sys.argv[2]) if len(sys.argv) > 2 else 48
+    print(f"crumple, {frames} frames: intersecting face pairs at the end (CPU ms/frame)")
+    for n in sizes:
+        cells = []
+        for engine in ("off", "vertex", "face"):
+            count, ms = crumple(engine, n, frames)
+            cells.append(f"{engine} {count:5d} ({ms:7.1f} ms)")
+        print(f"{n:3d}²  " + "   ".join(cells), flush=True)
+    if "--drape" in sys.argv:
+        cost = drape_cost()
+        print("128² drape, frames 10-13 (CPU ms/frame): " + ", ".join(f"{k} {v:.0f}" for k, v in cost.items()))
+
+
+if __name__ == "__main__":
+    main()

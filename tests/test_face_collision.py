@@ -1,0 +1,207 @@
+"""Face-based self-collision (solver/face_collision.py): vertex–triangle and edge–edge contacts,
+the continuous crossing check, exclusions and weighting, on hand-made configurations."""
+
+import numpy as np
+import pytest
+
+import solver
+from solver.face_collision import FaceCollision
+from solver.intersections import count_self_intersections
+
+GAP = 0.1
+
+
+def _triangle_and_point():
+    """A triangle at z = 0 and a loose vertex far above it at rest (so never excluded)."""
+    rest = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0.2, 0.2, 5.0]], dtype=float)
+    return solver.build_model(rest, [[0, 1, 2]])
+
+
+def test_vertex_near_a_face_is_pushed_out_to_the_gap_mass_weighted():
+    model = _triangle_and_point()
+    collision = FaceCollision(model, GAP)
+    x = model.rest_positions.copy()
+    x[3, 2] = 0.04
+    previous = x.copy()
+    previous[3, 2] = 0.06
+    assert collision.resolve(x, np.array([1.0, 1.0, 1.0, 1.0]), previous=previous) > 0
+    u = np.array([0.6, 0.2, 0.2])  # barycentric coordinates of (0.2, 0.2) in the triangle
+    assert x[3, 2] - u @ x[:3, 2] == pytest.approx(GAP, abs=1e-3)  # the face tilts a little
+    assert x[3, 2] > 0.04 and (x[:3, 2] < 0).all()  # the vertex up, the face down
+    # A pinned triangle (inverse mass 0) does not move; the vertex takes it all.
+    x = model.rest_positions.copy()
+    x[3, 2] = 0.04
+    collision.resolve(x, np.array([0.0, 0.0, 0.0, 1.0]), previous=x.copy())
+    assert x[3, 2] == pytest.approx(GAP) and (x[:3] == model.rest_positions[:3]).all()
+
+
+def test_vertex_that_passed_through_a_face_goes_back_to_its_side():
+    model = _triangle_and_point()
+    collision = FaceCollision(model, GAP)
+    previous = model.rest_positions.copy()
+    previous[3, 2] = 0.03
+    x = previous.copy()
+    x[3, 2] = -0.05  # through the face within one substep
+    collision.resolve(x, np.array([0.0, 0.0, 0.0, 1.0]), previous=previous)
+    assert x[3, 2] == pytest.approx(GAP)
+    # Passing beside the face (outside it) is no crossing: the vertex stays below.
+    previous[3] = [1.2, 1.2, 0.03]
+    x = previous.copy()
+    x[3, 2] = -0.05
+    collision.resolve(x, np.array([0.0, 0.0, 0.0, 1.0]), previous=previous)
+    assert x[3, 2] == pytest.approx(-0.05)
+
+
+def _two_triangles():
+    """Two triangles far apart at rest; edge (0, 1) along x, edge (3, 4) along y."""
+    rest = np.array(
+        [[-0.5, 0, 0], [0.5, 0, 0], [0, -1, 0], [0, -0.5, 5], [0, 0.5, 5], [1, 0, 5]],
+        dtype=float,
+    )
+    return solver.build_model(rest, [[0, 1, 2], [3, 4, 5]])
+
+
+def test_crossing_edges_are_separated_and_sent_back():
+    model = _two_triangles()
+    collision = FaceCollision(model, GAP)
+    inv_mass = np.ones(6)
+    previous = model.rest_positions.copy()
+    previous[3:, 2] = 0.05  # the second triangle just above the first edge, its edge crossing over it
+    previous[5] = [1, 0, 1.0]
+    x = previous.copy()
+    x[3:5, 2] = -0.04  # edge (3, 4) passed through edge (0, 1)
+    collision.resolve(x, inv_mass, previous=previous)
+    assert (x[3:5, 2] > x[:2, 2].max()).all()  # back above
+    assert np.isfinite(x).all()
+
+
+def test_neighbours_and_pairs_close_at_rest_never_collide():
+    vertices, faces = solver.grid(6, 6, size=0.5)
+    model = solver.build_model(vertices, faces)
+    collision = FaceCollision(model, gap=0.2)  # more than the 0.1 m edges: everything close at rest
+    x = model.rest_positions.copy()
+    assert collision.resolve(x, model.inv_mass, previous=x.copy()) == 0
+    assert np.array_equal(x, model.rest_positions)
+
+
+def test_installed_for_a_state_it_keeps_a_falling_flap_off_the_layer_below():
+    """A 2 m strip: its left half lies on the floor, its right half falls onto it from 8 cm."""
+    vertices, faces = solver.grid(16, 4, size=1.0)
+    model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    params = solver.Params(self_collision=True, self_collision_distance=0.02, bend_stiffness=0.05)
+    results = {}
+    for mode in ("off", "face"):
+        state = model.initial_state()
+        x = state.positions
+        right = x[:, 0] > 0.0
+        x[right, 0] = -x[right, 0]  # folded over onto the left half ...
+        x[right, 2] = 0.08  # ... 8 cm above it
+        x[~right, 2] = 0.005
+        state.previous[...] = x
+        if mode == "face":
+            FaceCollision.install(state, model, params)
+        for _ in range(12):
+            solver.step(
+                model,
+                state,
+                params if mode == "face" else solver.Params(bend_stiffness=0.05),
+                1 / 24,
+                [solver.Plane(point=(0, 0, 0))],
+            )
+        results[mode] = state.positions
+    for mode, x in results.items():
+        top, bottom = x[model.rest_positions[:, 0] > 0.1, 2], x[model.rest_positions[:, 0] < -0.1, 2]
+        if mode == "face":
+            assert top.min() > bottom.max() + 0.01  # the flap rests on the layer below, a gap apart
+            assert count_self_intersections(model, x) == 0
+        else:
+            assert top.min() < bottom.max() + 0.001  # without: flat on the floor, in the layer below
+
+
+def test_torn_faces_do_not_collide():
+    model = _triangle_and_point()
+    collision = FaceCollision(model, GAP)
+    collision.set_active_faces(np.array([False]))  # the only face is torn
+    x = model.rest_positions.copy()
+    x[3, 2] = 0.04
+    assert collision.resolve(x, np.ones(4), previous=x.copy()) == 0
+    assert x[3, 2] == 0.04
+
+
+def test_a_tearing_grabbed_cloth_folding_onto_itself_stays_finite_and_apart():
+    """The falling-flap strip again, tearing on and one corner of the flap grabbed and dragged."""
+    vertices, faces = solver.grid(16, 4, size=1.0)
+    model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    params = solver.Params(self_collision=True, self_collision_distance=0.02, bend_stiffness=0.05, tear_factor=1.5)
+    state = model.initial_state()
+    x = state.positions
+    right = x[:, 0] > 0.0
+    x[right, 0] = -x[right, 0]
+    x[right, 2] = 0.08
+    x[~right, 2] = 0.005
+    state.previous[...] = x
+    FaceCollision.install(state, model, params)
+    corner = int(np.flatnonzero(right)[-1])
+    start = x[corner].copy()
+    for frame in range(12):
+        target = start + [0.03 * frame, 0.0, -0.004 * frame]  # dragged across the layer below, lowered
+        grab = solver.Grab(np.array([corner]), target[None, :])
+        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))], grab=grab)
+    assert np.isfinite(state.positions).all()
+    torn = state.face_torn_frame >= 0
+    assert count_self_intersections(model, state.positions, skip_faces=torn) == 0
+
+
+def _run(model, params, state, frames, colliders, face):
+    if face:
+        FaceCollision.install(state, model, params)
+    for _ in range(frames):
+        solver.step(model, state, params, 1 / 24, colliders)
+    return state.positions
+
+
+@pytest.mark.parametrize("face", [False, True])
+def test_crumple_ends_with_no_face_passing_through_another(face):
+    """A soft 1 m sheet dropped edge-first, tipped so it piles up folding over itself (as issue 13)."""
+    vertices, faces = solver.grid(16, 16, size=1.0)
+    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.52], faces)
+    params = solver.Params(self_collision=face, bend_stiffness=0.2, friction=0.5)
+    state = model.initial_state()
+    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * (1 / 24 / params.substeps)
+    x = _run(model, params, state, 36, [solver.Plane(point=(0, 0, 0))], face)
+    assert x[:, 2].max() < 0.2  # it did fall into a pile
+    count = count_self_intersections(model, x)
+    assert count == 0 if face else count > 50
+
+
+@pytest.mark.parametrize("face", [False, True])
+def test_cloth_dropped_on_a_small_sphere_folds_over_itself_cleanly(face):
+    vertices, faces = solver.grid(16, 16, size=1.0, height=0.6)
+    model = solver.build_model(vertices, faces)
+    params = solver.Params(self_collision=face, bend_stiffness=0.1, friction=0.5)
+    colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
+    x = _run(model, params, model.initial_state(), 36, colliders, face)
+    count = count_self_intersections(model, x)
+    assert count == 0 if face else count > 10
+
+
+@pytest.mark.parametrize("face", [False, True])
+def test_a_fast_fold_at_5_m_s_does_not_tunnel(face):
+    """The flap of the falling-flap strip thrown down at 5 m/s: 2 cm per substep, the whole gap."""
+    vertices, faces = solver.grid(16, 4, size=1.0)
+    model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    params = solver.Params(self_collision=face, self_collision_distance=0.02, bend_stiffness=0.05)
+    state = model.initial_state()
+    x = state.positions
+    right = x[:, 0] > 0.0
+    x[right, 0] = -x[right, 0]
+    x[right, 2] = 0.08
+    x[~right, 2] = 0.005
+    state.previous[...] = x
+    state.previous[right, 2] += 5.0 * (1 / 24 / params.substeps)
+    x = _run(model, params, state, 12, [solver.Plane(point=(0, 0, 0))], face)
+    top, bottom = x[model.rest_positions[:, 0] > 0.1, 2], x[model.rest_positions[:, 0] < -0.1, 2]
+    if face:
+        assert top.min() > bottom.max() + 0.015 and count_self_intersections(model, x) == 0
+    else:
+        assert top.min() < bottom.max()  # through the layer below
