@@ -177,24 +177,33 @@ def detect_grid(n: int, constraints: Constraints) -> GridLayout | None:
 
     # Every grid pair must be a constraint, and every constraint a grid pair.
     all_pairs = np.sort(constraints.pairs, axis=1)
-    keys = all_pairs[:, 0] * n + all_pairs[:, 1]
-    key_order = np.argsort(keys)
-    sorted_keys = keys[key_order]
-    where = grid_order.reshape(rows, cols)
-    colours = []
-    used = 0
-    for start, shape, steps, offset in _colour_specs(rows, cols):
-        if min(shape) <= 0:
-            continue
-        probe = GridColour(start, shape, steps, offset, np.empty(0, dtype=np.int64))
-        va, vb = probe.views(where)
-        k = np.minimum(va, vb) * n + np.maximum(va, vb)
-        pos = np.minimum(np.searchsorted(sorted_keys, k), len(sorted_keys) - 1)
-        if not (sorted_keys[pos] == k).all():
-            return None
-        colours.append(GridColour(start, shape, steps, offset, key_order[pos]))
-        used += va.size
-    if used != len(constraints.pairs):
+    colours = matched_colours(
+        _colour_specs(rows, cols), grid_order.reshape(rows, cols), all_pairs[:, 0] * n + all_pairs[:, 1]
+    )
+    if colours is None or sum(c.constraint.size for c in colours) != len(constraints.pairs):
         return None
     identity = bool((grid_order == np.arange(n)).all())
     return GridLayout(rows, cols, grid_order, identity, tuple(colours))
+
+
+def matched_colours(specs, slots: np.ndarray, keys: np.ndarray) -> list[GridColour] | None:
+    """The colours of `specs` on the (R, C) array of vertex indices `slots`, when all their pairs are among `keys`.
+
+    keys: (P,) pair keys low * N + high (N = slots.size). Each colour's `constraint` gives, per pair, the
+    index of its key in `keys`. None when any pair of a colour is missing.
+    """
+    n = slots.size
+    order = np.argsort(keys)
+    sorted_keys = keys[order]
+    colours = []
+    for start, shape, steps, offset in specs:
+        if min(shape) <= 0:
+            continue
+        probe = GridColour(start, shape, steps, offset, np.empty(0, dtype=np.int64))
+        a, b = probe.views(slots)
+        key = np.minimum(a, b) * n + np.maximum(a, b)
+        at = np.minimum(np.searchsorted(sorted_keys, key), len(sorted_keys) - 1)
+        if len(sorted_keys) == 0 or not (sorted_keys[at] == key).all():
+            return None
+        colours.append(GridColour(start, shape, steps, offset, order[at]))
+    return colours

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .facemap import fan_triangles
-from .gridpath import GridColour, span_specs
+from .gridpath import matched_colours, span_specs
 from .pairs import Layout, PairBatch, PreparedPairs, gathered_batches, hard_compliance, strided_batch
 from .topology import STRUCTURAL, Constraints, Faces
 
@@ -208,18 +208,7 @@ def _strided_level(layout: Layout, pairs: np.ndarray, members: np.ndarray, k: in
     assert grid is not None
     slots = grid.order.reshape(grid.rows, grid.columns)
     keys = pairs[members, 0] * n + pairs[members, 1]
-    order = np.argsort(keys)
-    sorted_keys = keys[order]
-    out, used = [], 0
-    for start, shape, steps, offset in span_specs(grid.rows, grid.columns, k):
-        if min(shape) <= 0:
-            continue
-        colour = GridColour(start, shape, steps, offset, np.empty(0, dtype=np.int64))
-        a, b = colour.views(slots)
-        key = np.minimum(a, b) * n + np.maximum(a, b)
-        at = np.minimum(np.searchsorted(sorted_keys, key), len(sorted_keys) - 1)
-        if len(sorted_keys) == 0 or not (sorted_keys[at] == key).all():
-            return None
-        out.append(strided_batch(colour, members[order[at]], grid))
-        used += key.size
-    return out if used == len(members) else None
+    colours = matched_colours(span_specs(grid.rows, grid.columns, k), slots, keys)
+    if colours is None or sum(c.constraint.size for c in colours) != len(members):
+        return None
+    return [strided_batch(c, members[c.constraint], grid) for c in colours]
