@@ -84,20 +84,28 @@ def test_neighbours_and_pairs_close_at_rest_never_collide():
     assert np.array_equal(x, model.rest_positions)
 
 
-def test_installed_for_a_state_it_keeps_a_falling_flap_off_the_layer_below():
-    """A 2 m strip: its left half lies on the floor, its right half falls onto it from 8 cm."""
+def _folded_strip():
+    """A 1 m × 0.25 m strip folded in half, at rest: its left half on the floor, its right half 8 cm above it.
+
+    Returns (model, state, right: the vertices of the folded-over half)."""
     vertices, faces = solver.grid(16, 4, size=1.0)
     model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    state = model.initial_state()
+    x = state.positions
+    right = x[:, 0] > 0.0
+    x[right, 0] = -x[right, 0]  # folded over onto the left half ...
+    x[right, 2] = 0.08  # ... 8 cm above it
+    x[~right, 2] = 0.005
+    state.previous[...] = x
+    return model, state, right
+
+
+def test_installed_for_a_state_it_keeps_a_falling_flap_off_the_layer_below():
+    """The folded strip: its right half falls onto its left half, lying on the floor, from 8 cm."""
     params = solver.Params(self_collision=True, self_collision_distance=0.02, bend_stiffness=0.05)
     results = {}
     for mode in ("off", "face"):
-        state = model.initial_state()
-        x = state.positions
-        right = x[:, 0] > 0.0
-        x[right, 0] = -x[right, 0]  # folded over onto the left half ...
-        x[right, 2] = 0.08  # ... 8 cm above it
-        x[~right, 2] = 0.005
-        state.previous[...] = x
+        model, state, _ = _folded_strip()
         if mode == "face":
             FaceCollision.install(state, model, params)
         for _ in range(12):
@@ -130,16 +138,9 @@ def test_torn_faces_do_not_collide():
 
 def test_a_tearing_grabbed_cloth_folding_onto_itself_stays_finite_and_apart():
     """The falling-flap strip again, tearing on and one corner of the flap grabbed and dragged."""
-    vertices, faces = solver.grid(16, 4, size=1.0)
-    model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    model, state, right = _folded_strip()
     params = solver.Params(self_collision=True, self_collision_distance=0.02, bend_stiffness=0.05, tear_factor=1.5)
-    state = model.initial_state()
     x = state.positions
-    right = x[:, 0] > 0.0
-    x[right, 0] = -x[right, 0]
-    x[right, 2] = 0.08
-    x[~right, 2] = 0.005
-    state.previous[...] = x
     FaceCollision.install(state, model, params)
     corner = int(np.flatnonzero(right)[-1])
     start = x[corner].copy()
@@ -188,16 +189,8 @@ def test_cloth_dropped_on_a_small_sphere_folds_over_itself_cleanly(face):
 @pytest.mark.parametrize("face", [False, True])
 def test_a_fast_fold_at_5_m_s_does_not_tunnel(face):
     """The flap of the falling-flap strip thrown down at 5 m/s: 2 cm per substep, the whole gap."""
-    vertices, faces = solver.grid(16, 4, size=1.0)
-    model = solver.build_model(vertices * [1.0, 0.25, 1.0], faces)
+    model, state, right = _folded_strip()
     params = solver.Params(self_collision=face, self_collision_distance=0.02, bend_stiffness=0.05)
-    state = model.initial_state()
-    x = state.positions
-    right = x[:, 0] > 0.0
-    x[right, 0] = -x[right, 0]
-    x[right, 2] = 0.08
-    x[~right, 2] = 0.005
-    state.previous[...] = x
     state.previous[right, 2] += 5.0 * (1 / 24 / params.substeps)
     x = _run(model, params, state, 12, [solver.Plane(point=(0, 0, 0))], face)
     top, bottom = x[model.rest_positions[:, 0] > 0.1, 2], x[model.rest_positions[:, 0] < -0.1, 2]
