@@ -16,7 +16,7 @@ from .. import solver
 from ..solver.model import vertex_masses
 from . import display, geometry, holding, identity, tears
 from .display import write_shape
-from .rest import rest_shape
+from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
 from .solver_params import frame_time, mean_edge_length, params_of
 
@@ -213,6 +213,7 @@ def restore_rest(obj) -> None:
     """Show exactly what the user made again: the preview's attribute and modifier go, and the tears."""
     display.remove(obj)
     tears.clear(obj)
+    remove_legacy_rest(obj)
 
 
 def reset(scene, obj) -> Run:

@@ -89,7 +89,7 @@ def test_convert_makes_the_active_mesh_cloth_without_moving_it(blender):
     before = _evaluated(blender, cloth)
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
     assert cloth.verlet_cloth.enabled
-    assert "verlet_cloth_rest" in cloth.data.attributes
+    assert "verlet_cloth_rest" not in cloth.data.attributes  # the rest shape is the user's mesh, not a copy in it
     np.testing.assert_allclose(_evaluated(blender, cloth), before, atol=1e-6)
 
 
@@ -418,8 +418,28 @@ def test_switching_cloth_off_restores_the_rest_shape(blender):
     assert np.abs(_evaluated(blender, cloth) - rest).max() > 1e-3
     cloth.verlet_cloth.enabled = False
     np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)
+    assert not [a.name for a in cloth.data.attributes if a.name.startswith("verlet_cloth")]  # nothing of ours left
+    assert not [m.name for m in cloth.modifiers]
     blender.context.scene.frame_set(6)
     np.testing.assert_allclose(_evaluated(blender, cloth), rest, atol=1e-6)  # no longer simulated
+
+
+def test_the_cloth_starts_from_the_mesh_as_edited_after_make_cloth(blender):
+    """The rest shape is the user's mesh: moving its vertices after Make Cloth moves where the cloth starts."""
+    setup_scene(blender, FRAMES)
+    cloth = _cloth(blender)
+    made = _evaluated(blender, cloth)
+    for frame in range(2, 5):
+        blender.context.scene.frame_set(frame)
+    co = np.empty(len(cloth.data.vertices) * 3)
+    cloth.data.vertices.foreach_get("co", co)
+    cloth.data.vertices.foreach_set("co", co + np.tile([0.0, 0.0, 0.25], len(cloth.data.vertices)))
+    cloth.data.update()
+    edited = made + [0.0, 0.0, 0.25] * np.array(cloth.matrix_world.to_scale())
+    blender.context.scene.frame_set(1)  # back at the start frame: the preview restarts from rest
+    np.testing.assert_allclose(_evaluated(blender, cloth), edited, atol=1e-5)
+    blender.context.scene.frame_set(2)
+    assert _evaluated(blender, cloth)[:, 2].max() < edited[:, 2].max()  # and falls from there
 
 
 class _Layout:
