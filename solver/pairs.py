@@ -124,6 +124,28 @@ class _Coefficients:
     record: np.ndarray | None = None
     replay: np.ndarray | None = None
     hub: _Hub | None = None
+    # A gathered non-hub batch: both ends in one (3, 2n) block (pa, pb are its halves), gathered
+    # and scattered with one call each; its update is one multiply by (-scale_a, scale_b).
+    gather: _Gather | None = None
+    signed_scale: np.ndarray | None = None  # (2, n) float32: (-scale_a, scale_b)
+
+
+@dataclass
+class _Gather:
+    """A gathered batch's (3, 2n) block of both ends and its indices into the flattened workspace."""
+
+    rows: np.ndarray  # (3, 2n): a-ends then b-ends
+    flat: np.ndarray  # (3 * 2n,) indices into the flattened (3, N) workspace
+    pairs: np.ndarray  # rows as (3, 2, n)
+    both: np.ndarray  # scratch (3, 2, n)
+
+    @staticmethod
+    def of(batch: PairBatch, width: int) -> _Gather:
+        n = len(batch.slot_a)
+        rows = np.empty((3, 2 * n), np.float32)
+        slots = np.concatenate([batch.slot_a, batch.slot_b])
+        flat = (slots[None, :] + width * np.arange(3)[:, None]).reshape(-1)
+        return _Gather(rows, flat, rows.reshape(3, 2, n), np.empty((3, 2, n), np.float32))
 
 
 @dataclass
@@ -149,10 +171,14 @@ class PreparedPairs:
     def _coefficients(self, batch: PairBatch, inv_mass, buffer, grid) -> _Coefficients:
         shape = batch.member.shape
         shape3 = (3, *shape)
+        gather = None
         if batch.view is not None:
             pa, pb = batch.view.views(buffer.reshape(3, grid.rows, grid.columns))
-        else:
+        elif batch.hub:
             pa, pb = np.empty(shape3, np.float32), np.empty(shape3, np.float32)
+        else:
+            gather = _Gather.of(batch, buffer.shape[1])
+            pa, pb = gather.pairs[:, 0], gather.pairs[:, 1]
         scale_a, scale_b, inv, compliance = self._scales(batch, inv_mass, None)
         co = _Coefficients(
             batch,
@@ -168,6 +194,8 @@ class PreparedPairs:
             pa=pa,
             pb=pb,
             lam=np.zeros(shape) if self.iterations > 1 else None,
+            gather=gather,
+            signed_scale=_signed(gather, scale_a, scale_b),
         )
         if batch.hub:
             slots, index = np.unique(batch.slot_a, return_inverse=True)
@@ -205,6 +233,7 @@ class PreparedPairs:
                     inv_denominator=inv,
                     compliance=compliance,
                     alpha_inv=alpha_inv,
+                    signed_scale=_signed(co.gather, scale_a, scale_b),
                 )
             )
         return out
@@ -235,6 +264,13 @@ class PreparedPairs:
             batch = co.batch
             if batch.view is not None:
                 _project(co.pa, co.pb, co)
+                continue
+            gather = co.gather
+            if gather is not None:  # one gather and one scatter for both ends
+                flat_buffer = buffer.reshape(-1)
+                np.take(flat_buffer, gather.flat, out=gather.rows.reshape(-1))
+                _project(co.pa, co.pb, co)
+                flat_buffer[gather.flat] = gather.rows.reshape(-1)
                 continue
             rows_a, rows_b = co.pa, co.pb
             for r in range(3):
@@ -285,10 +321,19 @@ def _project(pa: np.ndarray, pb: np.ndarray, co: _Coefficients) -> None:
         correction = np.where(co.inv_denominator > 0, -dlambda / np.maximum(co.inv_denominator, _EPS), 0.0)
         np.divide(correction, np.maximum(length, _EPS), out=ratio, casting="unsafe")
     d *= ratio
+    gather = co.gather
+    if gather is not None and co.signed_scale is not None:  # pa -= d scale_a, pb += d scale_b at once
+        np.multiply(d[:, None, :], co.signed_scale, out=gather.both)
+        gather.pairs += gather.both
+        return
     np.multiply(d, co.scale_a, out=tmp)
     pa -= tmp
     np.multiply(d, co.scale_b, out=tmp)
     pb += tmp
+
+
+def _signed(gather, scale_a, scale_b):
+    return None if gather is None else np.stack([-scale_a, scale_b])
 
 
 def hard_compliance() -> float:
