@@ -137,6 +137,7 @@ class FaceCollision(SelfCollision):
         self.spread = np.zeros(n)  # the largest motion of a one-ring neighbour relative to the vertex
         self.dq: np.ndarray | None = None  # each vertex's motion at its last query
         self.slack: np.ndarray | None = None  # bound on spread + change of motion since the last query
+        self.last_moved: np.ndarray | None = None  # the vertices re-queried by the last query (None: all)
         self.needed = np.zeros(n)  # the pad each vertex needs now: its one-ring's largest move, rounded up
 
     @staticmethod
@@ -156,12 +157,37 @@ class FaceCollision(SelfCollision):
         return i[keep], j[keep]
 
     def _found(self) -> None:
-        """Vertex–triangle candidates from the vertex pairs: each vertex with the triangles around
-        the other, kept when not excluded and within gap + skin at the anchors."""
+        """Candidates from the vertex pairs. After a partial query only the candidates with a
+        re-queried vertex change (their filters depend on their own vertices only): those are
+        found again from the vertex pairs touching a re-queried vertex's one-ring."""
+        moved, self.last_moved = self.last_moved, None
         i, j = self.i, self.j
-        if len(i) == 0:
-            self.p = self.t = self.e = self.f = np.zeros(0, dtype=np.int64)
+        if moved is None:
+            self.p, self.t = self._vertex_triangle_candidates(i, j)
+            self.e, self.f = self._expand_edges(i, j)
             return
+        touched = moved.copy()
+        touched[self.edges[moved[self.edges[:, 1]], 0]] = True
+        touched[self.edges[moved[self.edges[:, 0]], 1]] = True
+        near = touched[i] | touched[j]
+        p, t = self._vertex_triangle_candidates(i[near], j[near])
+        new = moved[p] | moved[self.triangles[t]].any(axis=1)
+        old = ~(moved[self.p] | moved[self.triangles[self.t]].any(axis=1))
+        n_tri = max(len(self.triangles), 1)
+        keys = np.sort(np.concatenate([self.p[old] * n_tri + self.t[old], p[new] * n_tri + t[new]]))
+        self.p, self.t = keys // n_tri, keys % n_tri
+        e, f = self._expand_edges(i[near], j[near])
+        new = moved[self.edges[e]].any(axis=1) | moved[self.edges[f]].any(axis=1)
+        old = ~(moved[self.edges[self.e]].any(axis=1) | moved[self.edges[self.f]].any(axis=1))
+        n_edges = max(len(self.edges), 1)
+        keys = np.sort(np.concatenate([self.e[old] * n_edges + self.f[old], e[new] * n_edges + f[new]]))
+        self.e, self.f = keys // n_edges, keys % n_edges
+
+    def _vertex_triangle_candidates(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vertex–triangle candidates from vertex pairs: each vertex with the triangles around
+        the other, kept when not excluded and within gap + skin (+ motion) at the anchors."""
+        if len(i) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         p, v = np.concatenate([i, j]), np.concatenate([j, i])
         which, t = _around(self.vertex_triangles, self.vertex_start, v)
         p = p[which]
@@ -179,12 +205,12 @@ class FaceCollision(SelfCollision):
         near = self._distance2(self.anchor, p, t) < limit * limit
         p, t = p[near], t[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
-        p, t = p[apart], t[apart]
-        self.p, self.t = p, t
-        self._expand_edges(i, j)
+        return p[apart], t[apart]
 
-    def _expand_edges(self, i: np.ndarray, j: np.ndarray) -> None:
-        """Edge–edge candidates: each edge around one vertex of a pair with each around the other."""
+    def _expand_edges(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Edge–edge candidates (e < f): each edge around one vertex of a pair with each around the other."""
+        if len(i) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         which, e = _around(self.vertex_edges, self.vertex_edge_start, i)
         _, f = _around(self.vertex_edges, self.vertex_edge_start, j)
         # Pair every edge of i with every edge of j: repeat i's edges by j's edge count.
@@ -214,7 +240,7 @@ class FaceCollision(SelfCollision):
         near = self._edge_distance2(self.anchor, e, f) < limit * limit
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
-        self.e, self.f = e[apart], f[apart]
+        return e[apart], f[apart]
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:
         first, second = self.edges[e], self.edges[f]
@@ -259,6 +285,7 @@ class FaceCollision(SelfCollision):
         radius = self._radius(anchors)
         # The pads' bound is the looser one: the hash finds a superset.
         a, b = padded_pairs(self.hash, anchors, self.pad, radius, unit, moved)
+        self.last_moved = None if moved is None else moved.copy()
         limit = radius + self._relative(a, b)
         keep = squared_distances(anchors[a], anchors[b]) < limit * limit
         a, b = a[keep], b[keep]
