@@ -1,14 +1,15 @@
 """Self-collision scenes: intersecting face pairs at the end, and the time they took.
 
 Usage: .venv/bin/python bench/self_collision_scenes.py [sizes] [frames]
-  e.g. bench/self_collision_scenes.py 16,24 48
+  e.g. bench/self_collision_scenes.py 16,24 48 [--query] [--drape]
 
 Crumple: a soft (bend 0.2) 1 m n×n sheet dropped edge-first from 2 cm above the floor, tipped so
 it folds over itself as it piles up; gap 1 cm (2 × the default thickness). Each engine runs the
 same frames: "off" (no self-collision), "vertex" (the default, vertex–vertex) and "face"
 (experimental vertex–triangle + edge–edge, solver/face_collision.py). Intersections: pairs of
 polygons that pass through each other and share no vertex (solver/intersections.py).
-Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact.
+Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact (--drape), and
+one full face-based candidate query on it at frame 12, just after impact (--query).
 """
 
 from __future__ import annotations
@@ -62,6 +63,22 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
     return out
 
 
+def query_cost(n: int = 128, frames: int = 12) -> str:
+    """One full FaceCollision candidate query on the n² drape after `frames` frames (CPU s, counts)."""
+    vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+    model = solver.build_model(vertices, faces)
+    colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
+    state = model.initial_state()
+    for _ in range(frames):
+        solver.step(model, state, solver.Params(), FRAME, colliders)
+    collision = FaceCollision(model, 0.01)
+    start = time.process_time()
+    collision.refresh(state.positions, state.previous)  # the last substep's motion
+    seconds = time.process_time() - start
+    counts = f"{len(collision.i)} vertex pairs, {len(collision.p)} vertex–triangle, {len(collision.e)} edge–edge"
+    return f"{n}² drape, one full face-based query at frame {frames}: {seconds:.2f} s CPU ({counts})"
+
+
 def main() -> None:
     sizes = [int(s) for s in (sys.argv[1] if len(sys.argv) > 1 else "16,24").split(",")]
     frames = int(sys.argv[2]) if len(sys.argv) > 2 else 48
@@ -72,6 +89,8 @@ def main() -> None:
             count, ms = crumple(engine, n, frames)
             cells.append(f"{engine} {count:5d} ({ms:7.1f} ms)")
         print(f"{n:3d}²  " + "   ".join(cells), flush=True)
+    if "--query" in sys.argv:
+        print(query_cost(), flush=True)
     if "--drape" in sys.argv:
         cost = drape_cost()
         print("128² drape, frames 10-13 (CPU ms/frame): " + ", ".join(f"{k} {v:.0f}" for k, v in cost.items()))

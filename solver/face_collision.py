@@ -20,9 +20,14 @@ shares a vertex with, and no pair closer than `reach` at rest (the gap) collides
 
 Broad phase: the Verlet list of vertex pairs of `SelfCollision`, with a wider radius: a vertex
 within r of a triangle, or an edge within r of an edge, has a corner within r + the longest edge
-of a corner of the other. Vertex pairs within gap + skin + longest edge (+ twice the substep's
-largest motion relative to the mean, so that the list covers the whole path every vertex swept),
-expanded to the triangles and edges around each, hold every contact within gap + skin.
+of a corner of the other. Vertex pairs within gap + skin + longest edge + a bound on the pair's
+motion in the substep (see `_relative`), expanded to the triangles and edges around each, hold
+every contact within gap + skin and every pair that can meet during the substep. The bound is per
+pair: each vertex's own pad (its one-ring's motion relative to the cloth's median motion, rounded
+up to gap / 4 × a power of two), or tighter, the difference of the two vertices' motions plus
+their slacks, so neither a whipping corner nor a part of the cloth moving as a block widens the
+others' search. Pairs are found level by level (`padded_pairs`); a vertex whose motion outgrows
+its pad or slack is queried again.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import numpy as np
 
 from .self_collision import SelfCollision
 from .triangles import FACE, closest_points, cross, dot, segment_closest, segment_crossings
-from .vectors import column_mean, squared_distances
+from .vectors import squared_distances
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -61,6 +66,54 @@ def longest_edge(x: np.ndarray, edges: np.ndarray) -> float:
     return float(np.sqrt(squared_distances(x[edges[:, 0]], x[edges[:, 1]]).max()))
 
 
+def _round_up(motion: np.ndarray, unit: float) -> np.ndarray:
+    """unit × the least power of two (1 at least) not below motion / unit."""
+    level = np.ceil(np.log2(np.maximum(motion / unit, 1.0)))
+    return unit * np.exp2(level)
+
+
+def padded_pairs(hash_, points: np.ndarray, pad: np.ndarray, radius: float, unit: float, moved=None):
+    """Pairs (a, b), a < b, with |points[a] - points[b]| < radius + pad[a] + pad[b]; with `moved`
+    (bool per point), only the pairs with a moved end. Pads are unit × powers of two.
+
+    Level by level: each point queries, with radius + twice its own pad, the points whose pad is
+    no larger (a pair is found from its end with the larger pad), so a few fast points do not
+    widen the search of the others."""
+    n = len(points)
+    level = np.rint(np.log2(np.maximum(pad / unit, 1.0))).astype(np.int64)
+    found_a, found_b = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+    levels = np.unique(level)
+    for lv in levels:
+        at = level == lv
+        reach = radius + 2.0 * unit * 2.0 ** float(lv)
+        if lv == levels[0] and moved is None:  # the lowest level: its own pairs only
+            sub = np.flatnonzero(at)
+            a, b = hash_.pairs(points[sub], reach)
+            a, b = sub[a], sub[b]
+        else:
+            asking = at & moved if (moved is not None and lv == levels[0]) else at
+            who = np.flatnonzero(asking)
+            if len(who) == 0:
+                continue
+            a, b = hash_.near(points, who, reach)
+            lower = level[b] < lv
+            same = (level[b] == lv) & ((b > a) | ~asking[b])  # a pair of two askers once
+            keep = lower | same
+            if moved is not None:
+                keep &= moved[a] | moved[b]
+            a, b = a[keep], b[keep]
+        found_a.append(a)
+        found_b.append(b)
+    a, b = np.concatenate(found_a), np.concatenate(found_b)
+    d = points[a] - points[b]
+    limit = radius + pad[a] + pad[b]
+    keep = np.einsum("ij,ij->i", d, d) < limit * limit
+    a, b = a[keep], b[keep]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    order = np.argsort(low * n + high)
+    return low[order], high[order]
+
+
 class FaceCollision(SelfCollision):
     """Vertex–triangle and edge–edge self-collision over `SelfCollision`'s Verlet list of vertex pairs."""
 
@@ -78,7 +131,14 @@ class FaceCollision(SelfCollision):
         self.vertex_edges, self.vertex_edge_start = _incidence(self.edges, n)
         self.p = self.t = self.e = self.f = np.zeros(0, dtype=np.int64)  # vertex–triangle, edge–edge candidates
         self.reach = self.gap  # pairs closer than this at rest never collide
-        self.motion = 0.0  # largest motion relative to the mean in the last substep
+        self.moves = np.zeros(n)  # each vertex's motion in the last substep, relative to the median motion
+        self.pad: np.ndarray | None = None  # the pad each vertex had at its last query
+        self.delta = np.zeros((n, 3))  # each vertex's motion in the last substep
+        self.spread = np.zeros(n)  # the largest motion of a one-ring neighbour relative to the vertex
+        self.dq: np.ndarray | None = None  # each vertex's motion at its last query
+        self.slack: np.ndarray | None = None  # bound on spread + change of motion since the last query
+        self.last_moved: np.ndarray | None = None  # the vertices re-queried by the last query (None: all)
+        self.needed = np.zeros(n)  # the pad each vertex needs now: its one-ring's largest move, rounded up
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -97,12 +157,37 @@ class FaceCollision(SelfCollision):
         return i[keep], j[keep]
 
     def _found(self) -> None:
-        """Vertex–triangle candidates from the vertex pairs: each vertex with the triangles around
-        the other, kept when not excluded and within gap + skin at the anchors."""
+        """Candidates from the vertex pairs. After a partial query only the candidates with a
+        re-queried vertex change (their filters depend on their own vertices only): those are
+        found again from the vertex pairs touching a re-queried vertex's one-ring."""
+        moved, self.last_moved = self.last_moved, None
         i, j = self.i, self.j
-        if len(i) == 0:
-            self.p = self.t = self.e = self.f = np.zeros(0, dtype=np.int64)
+        if moved is None:
+            self.p, self.t = self._vertex_triangle_candidates(i, j)
+            self.e, self.f = self._expand_edges(i, j)
             return
+        touched = moved.copy()
+        touched[self.edges[moved[self.edges[:, 1]], 0]] = True
+        touched[self.edges[moved[self.edges[:, 0]], 1]] = True
+        near = touched[i] | touched[j]
+        p, t = self._vertex_triangle_candidates(i[near], j[near])
+        new = moved[p] | moved[self.triangles[t]].any(axis=1)
+        old = ~(moved[self.p] | moved[self.triangles[self.t]].any(axis=1))
+        n_tri = max(len(self.triangles), 1)
+        keys = np.sort(np.concatenate([self.p[old] * n_tri + self.t[old], p[new] * n_tri + t[new]]))
+        self.p, self.t = keys // n_tri, keys % n_tri
+        e, f = self._expand_edges(i[near], j[near])
+        new = moved[self.edges[e]].any(axis=1) | moved[self.edges[f]].any(axis=1)
+        old = ~(moved[self.edges[self.e]].any(axis=1) | moved[self.edges[self.f]].any(axis=1))
+        n_edges = max(len(self.edges), 1)
+        keys = np.sort(np.concatenate([self.e[old] * n_edges + self.f[old], e[new] * n_edges + f[new]]))
+        self.e, self.f = keys // n_edges, keys % n_edges
+
+    def _vertex_triangle_candidates(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vertex–triangle candidates from vertex pairs: each vertex with the triangles around
+        the other, kept when not excluded and within gap + skin (+ motion) at the anchors."""
+        if len(i) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         p, v = np.concatenate([i, j]), np.concatenate([j, i])
         which, t = _around(self.vertex_triangles, self.vertex_start, v)
         p = p[which]
@@ -115,15 +200,17 @@ class FaceCollision(SelfCollision):
             keep &= self.active[t]
         p, t = p[keep], t[keep]
         assert self.anchor is not None
-        near = self._distance2(self.anchor, p, t) < (self.gap + self.skin + 2.0 * self.motion) ** 2
+        corner = self.triangles[t, 0]  # t is in the one-ring of its corner: see _relative
+        limit = self.gap + self.skin + self._relative(p, corner)
+        near = self._distance2(self.anchor, p, t) < limit * limit
         p, t = p[near], t[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
-        p, t = p[apart], t[apart]
-        self.p, self.t = p, t
-        self._expand_edges(i, j)
+        return p[apart], t[apart]
 
-    def _expand_edges(self, i: np.ndarray, j: np.ndarray) -> None:
-        """Edge–edge candidates: each edge around one vertex of a pair with each around the other."""
+    def _expand_edges(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Edge–edge candidates (e < f): each edge around one vertex of a pair with each around the other."""
+        if len(i) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         which, e = _around(self.vertex_edges, self.vertex_edge_start, i)
         _, f = _around(self.vertex_edges, self.vertex_edge_start, j)
         # Pair every edge of i with every edge of j: repeat i's edges by j's edge count.
@@ -137,7 +224,8 @@ class FaceCollision(SelfCollision):
         ends = self.anchor[self.edges]  # (E, 2, 3)
         middle = 0.5 * (ends[:, 0] + ends[:, 1])
         half = 0.5 * np.sqrt(squared_distances(ends[:, 0], ends[:, 1]))
-        limit = self.gap + self.skin + 2.0 * self.motion
+        # e is in i's one-ring and f in j's: see _relative.
+        limit = np.repeat(self.gap + self.skin + self._relative(i, j)[which], count_j[which])
         close = squared_distances(middle[e_rep], middle[f_rep]) < (limit + half[e_rep] + half[f_rep]) ** 2
         e_rep, f_rep = e_rep[close], f_rep[close]
         n_edges = max(len(self.edges), 1)
@@ -147,10 +235,12 @@ class FaceCollision(SelfCollision):
         keep = (first[:, 0] != second[:, 0]) & (first[:, 0] != second[:, 1])
         keep &= (first[:, 1] != second[:, 0]) & (first[:, 1] != second[:, 1])
         e, f = e[keep], f[keep]
+        end = self.edges[:, 0]  # an edge is in the one-ring of its end
+        limit = self.gap + self.skin + self._relative(end[e], end[f])
         near = self._edge_distance2(self.anchor, e, f) < limit * limit
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
-        self.e, self.f = e[apart], f[apart]
+        return e[apart], f[apart]
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:
         first, second = self.edges[e], self.edges[f]
@@ -169,16 +259,65 @@ class FaceCollision(SelfCollision):
         return dot(point, point)
 
     def _radius(self, anchors: np.ndarray) -> float:
-        """Vertex pairs this close hold every vertex–triangle and edge–edge pair within gap + skin
-        (+ twice the substep's motion): each of those has a corner within one edge length of it."""
-        return self.gap + self.skin + 2.0 * self.motion + longest_edge(anchors, self.edges)
+        """Vertex pairs this close (+ both pads) hold every vertex–triangle and edge–edge pair
+        within gap + skin (+ their motion): each of those has a corner within one edge length of it."""
+        return self.gap + self.skin + longest_edge(anchors, self.edges)
+
+    def _relative(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """A bound on the substep's motion of anything in i's one-ring relative to anything in j's,
+        while no vertex has outgrown its slack: |Δq_i - Δq_j| + slack_i + slack_j."""
+        assert self.dq is not None and self.slack is not None
+        assert self.pad is not None
+        d = self.dq[i] - self.dq[j]
+        return np.minimum(
+            np.sqrt(np.einsum("ij,ij->i", d, d)) + self.slack[i] + self.slack[j], self.pad[i] + self.pad[j]
+        )
+
+    def _close(self, anchors: np.ndarray, index: np.ndarray | None = None, moved: np.ndarray | None = None):
+        """Vertex pairs closer than the radius + their relative motion bound (see `_relative`);
+        the queried vertices take their motion and slack now."""
+        unit = 0.25 * self.gap
+        slack = _round_up(self.spread + 0.5 * unit, unit)
+        if self.dq is None or self.slack is None or self.pad is None or index is None or len(self.dq) != len(anchors):
+            self.dq, self.slack, self.pad = self.delta.copy(), slack, self.needed.copy()
+        else:
+            self.dq[index], self.slack[index], self.pad[index] = self.delta[index], slack[index], self.needed[index]
+        radius = self._radius(anchors)
+        # The pads' bound is the looser one: the hash finds a superset.
+        a, b = padded_pairs(self.hash, anchors, self.pad, radius, unit, moved)
+        self.last_moved = None if moved is None else moved.copy()
+        limit = radius + self._relative(a, b)
+        keep = squared_distances(anchors[a], anchors[b]) < limit * limit
+        a, b = a[keep], b[keep]
+        if moved is None:
+            return a, b
+        return np.where(moved[a], a, b), np.where(moved[a], b, a)  # the moved end first
+
+    def _outgrown(self) -> np.ndarray | bool:
+        """Vertices whose slack no longer covers their one-ring's spread plus their own change of
+        motion since their last query."""
+        if self.dq is None or self.slack is None or len(self.dq) != len(self.delta):
+            return False
+        assert self.pad is not None
+        return (self.needed > self.pad) | (self.spread + np.sqrt(squared_distances(self.delta, self.dq)) > self.slack)
 
     def refresh(self, x: np.ndarray, previous: np.ndarray | None = None) -> None:
-        """Re-query where vertices moved too far (see SelfCollision.refresh), with the radius grown
-        by twice the largest motion of this substep relative to the cloth's mean."""
-        if previous is not None and len(x):
-            swept = squared_distances(x, previous, column_mean(x) - column_mean(previous))
-            self.motion = float(np.sqrt(swept.max()))
+        """Re-query where vertices moved too far (see SelfCollision.refresh) or where their
+        motion outgrew the slack it had at their last query."""
+        n = len(x)
+        self.delta = x - previous if previous is not None and n else np.zeros((n, 3))
+        centred = self.delta - np.median(self.delta, axis=0) if n else self.delta
+        self.moves = np.sqrt(np.einsum("ij,ij->i", centred, centred))  # any common motion would do
+        self.spread = np.zeros(n)  # the largest motion of a one-ring neighbour relative to the vertex
+        if len(self.edges):
+            apart = np.sqrt(squared_distances(self.delta[self.edges[:, 0]], self.delta[self.edges[:, 1]]))
+            np.maximum.at(self.spread, self.edges[:, 0], apart)
+            np.maximum.at(self.spread, self.edges[:, 1], apart)
+        ring = self.moves.copy()
+        if len(self.edges):
+            np.maximum.at(ring, self.edges[:, 0], self.moves[self.edges[:, 1]])
+            np.maximum.at(ring, self.edges[:, 1], self.moves[self.edges[:, 0]])
+        self.needed = _round_up(ring, 0.25 * self.gap)
         super().refresh(x)
 
     def resolve(
@@ -213,7 +352,7 @@ class FaceCollision(SelfCollision):
         d = P - closest
         dist2 = dot(d, d)
         # Close enough to touch, or on a face it may have crossed within this substep.
-        reach = self.gap + 2.0 * self.motion
+        reach = self.gap + self.moves[p] + self.moves[tri].max(axis=1)
         near = np.flatnonzero((dist2 < self.gap * self.gap) | ((region == FACE) & (dist2 < reach * reach)))
         if len(near) == 0:
             return None
@@ -255,7 +394,8 @@ class FaceCollision(SelfCollision):
         gap = (A + (B - A) * s) - (C + (D - C) * t)
         dist2 = dot(gap, gap)
         inside = (s > 0.0) & (s < 1.0) & (t > 0.0) & (t < 1.0)
-        reach = self.gap + 2.0 * self.motion
+        moves = self.moves
+        reach = self.gap + np.maximum(moves[a], moves[b]) + np.maximum(moves[c], moves[d])
         near = np.flatnonzero((dist2 < self.gap * self.gap) | (inside & (dist2 < reach * reach)))
         if len(near) == 0:
             return None
