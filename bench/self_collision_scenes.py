@@ -42,14 +42,20 @@ def crumple(engine: str, n: int, frames: int):
     return count_self_intersections(model, state.positions), 1e3 * (time.process_time() - start) / frames
 
 
-def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float]:
-    """CPU ms/frame of the n² drape over `frames` frames after `warm` frames without self-collision."""
+def _drape(n: int, frames: int):
+    """The n² drape over sphere and floor after `frames` frames without self-collision: (model, colliders, state)."""
     vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
     model = solver.build_model(vertices, faces)
     colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
-    base = model.initial_state()
-    for _ in range(warm):
-        solver.step(model, base, solver.Params(), FRAME, colliders)
+    state = model.initial_state()
+    for _ in range(frames):
+        solver.step(model, state, solver.Params(), FRAME, colliders)
+    return model, colliders, state
+
+
+def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float]:
+    """CPU ms/frame of the n² drape over `frames` frames after `warm` frames without self-collision."""
+    model, colliders, base = _drape(n, warm)
     out = {}
     for engine in ("off", "vertex", "face"):
         state = base.copy()
@@ -65,12 +71,7 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
 
 def query_cost(n: int = 128, frames: int = 12) -> str:
     """One full FaceCollision candidate query on the n² drape after `frames` frames (CPU s, counts)."""
-    vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
-    model = solver.build_model(vertices, faces)
-    colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
-    state = model.initial_state()
-    for _ in range(frames):
-        solver.step(model, state, solver.Params(), FRAME, colliders)
+    model, _, state = _drape(n, frames)
     collision = FaceCollision(model, 0.01)
     start = time.process_time()
     collision.refresh(state.positions, state.previous)  # the last substep's motion
