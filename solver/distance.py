@@ -14,19 +14,32 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pairs import Layout, PairBatch, PreparedPairs, gathered_batches, hard_compliance, strided_batch
+from .gridpath import diagonal_specs, edge_specs
+from .pairs import (
+    Layout,
+    PairBatch,
+    PreparedPairs,
+    gathered_batches,
+    hard_compliance,
+    layout_batches,
+    strided_batch,
+)
 from .topology import BEND, SHEAR, STRUCTURAL, Constraints
 
 
 def distance_batches(constraints: Constraints, layout: Layout, n: int, seed: int = 0) -> list[PairBatch]:
     """Batches of the mesh's constraints, bends first, structural edges last; each batch of one kind."""
     grid = layout.grid
-    if grid is not None:
+    if grid is not None and grid.colours:
         return [strided_batch(c, c.constraint, grid) for c in grid.colours]
     batches = []
     for kind in (BEND, SHEAR, STRUCTURAL):
         members = np.flatnonzero(constraints.kind == kind)
-        batches += gathered_batches(constraints.pairs, members, layout, n, seed=seed)
+        if kind == STRUCTURAL and grid is not None:  # under a triangulated grid: rows and columns strided
+            specs = [*diagonal_specs(grid.rows, grid.columns), *edge_specs(grid.rows, grid.columns)]
+            batches += layout_batches(constraints.pairs, members, layout, n, specs, seed)
+        else:
+            batches += gathered_batches(constraints.pairs, members, layout, n, seed=seed)
     return batches
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .topology import STRUCTURAL, Constraints
+from .topology import STRUCTURAL, Constraints, Faces
 
 
 @dataclass(frozen=True)
@@ -75,10 +75,20 @@ def _colour_specs(rows: int, cols: int):
             yield (p0, 0), (2, full, cols), ((1, 0), (4, 0), (0, 1)), (2, 0)
         if p0 + 4 * full <= rows - 3:
             yield _simple((p0 + 4 * full, 0), (1, cols), (1, 1), (2, 0))
+    yield from diagonal_specs(rows, cols)
+    yield from edge_specs(rows, cols)
+
+
+def diagonal_specs(rows: int, cols: int):
+    """(start, shape, steps, offset) of the quads' diagonals, then anti-diagonals, every other row."""
     for p in (0, 1):  # diagonals (r, c)-(r+1, c+1), every other row
         yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols - 1), (2, 1), (1, 1))
     for p in (0, 1):  # anti-diagonals (r, c)-(r+1, c-1)
         yield _simple((p, 1), ((rows - 1 - p + 1) // 2, cols - 1), (2, 1), (1, -1))
+
+
+def edge_specs(rows: int, cols: int):
+    """(start, shape, steps, offset) of the grid's edges along rows and columns: four independent sets."""
     for p in (0, 1):  # structural along rows, every other column
         yield _simple((0, p), (rows, (cols - 1 - p + 1) // 2), (1, 2), (0, 1))
     for p in (0, 1):  # structural along columns, every other row
@@ -91,7 +101,7 @@ class GridLayout:
     columns: int
     order: np.ndarray  # (R*C,) original vertex index at each row-major grid slot
     identity: bool  # the mesh is already row-major: no gather/scatter needed
-    colours: tuple[GridColour, ...]
+    colours: tuple[GridColour, ...]  # every mesh constraint (a quad grid); () under a triangulated grid
 
 
 def span_specs(rows: int, cols: int, k: int):
@@ -118,11 +128,13 @@ def span_specs(rows: int, cols: int, k: int):
                     yield (tail_start, 0), (tail, other), ((1, 0), (0, 1)), (k, 0)
 
 
-def _bfs(start: int, indptr: np.ndarray, neighbours: np.ndarray, n: int) -> np.ndarray:
-    """Graph distance from `start` to every vertex (-1 where unreachable); one vectorised step per level."""
+def _bfs(start, indptr: np.ndarray, neighbours: np.ndarray, n: int) -> np.ndarray:
+    """Graph distance from `start` (one vertex or several) to every vertex (-1: unreachable).
+
+    One vectorised step per level."""
     dist = np.full(n, -1, dtype=np.int64)
-    dist[start] = 0
-    frontier = np.array([start], dtype=np.int64)
+    frontier = np.unique(np.asarray(start, dtype=np.int64).reshape(-1))
+    dist[frontier] = 0
     level = 0
     while frontier.size:
         level += 1
@@ -137,19 +149,106 @@ def _bfs(start: int, indptr: np.ndarray, neighbours: np.ndarray, n: int) -> np.n
 
 def detect_grid(n: int, constraints: Constraints) -> GridLayout | None:
     """The grid layout of a mesh whose constraints are exactly those of an R×C quad grid, else None."""
+    found = _grid_slots(n, constraints.pairs[constraints.kind == STRUCTURAL])
+    if found is None:
+        return None
+    rows, cols, grid_order = found
+    # Every grid pair must be a constraint, and every constraint a grid pair.
+    all_pairs = np.sort(constraints.pairs, axis=1)
+    colours = matched_colours(
+        _colour_specs(rows, cols), grid_order.reshape(rows, cols), all_pairs[:, 0] * n + all_pairs[:, 1]
+    )
+    if colours is None or sum(c.constraint.size for c in colours) != len(constraints.pairs):
+        return None
+    identity = bool((grid_order == np.arange(n)).all())
+    return GridLayout(rows, cols, grid_order, identity, tuple(colours))
+
+
+def detect_triangulated_grid(positions: np.ndarray, faces: Faces, constraints: Constraints) -> GridLayout | None:
+    """The grid layout under an R×C quad grid whose quads were split into triangles (any way each), else None.
+
+    Found from the topology, in any vertex order and any split (Triangulate's Beauty, jittered
+    vertices): the boundary is one loop whose four most turned vertices are the corners; every
+    edge (a side or a diagonal) joins neighbouring rows, so graph distance from the first side is
+    the row, from the last side the column. Accepted only when that places every vertex in its own
+    slot and every row and column edge exists. The layout orders the vertices as the grid's slots
+    but has no `colours`: which pairs are strided views is up to each family
+    (`pairs.layout_batches`); the rest are gathered by slot.
+    """
+    n = len(positions)
+    if n < 4 or not (faces.sizes == 3).any():
+        return None
+    loop = _boundary_loop(faces, n)
+    if loop is None or len(loop) < 4:
+        return None
+    into = positions[loop] - positions[np.roll(loop, 1)]
+    out = positions[np.roll(loop, -1)] - positions[loop]
+    lengths = np.linalg.norm(into, axis=1) * np.linalg.norm(out, axis=1)
+    cos = np.einsum("ij,ij->i", into, out) / np.maximum(lengths, 1e-300)
+    at = np.sort(np.argsort(cos, kind="stable")[:4])  # the four most turned boundary vertices
+    loop = np.roll(loop, -int(at[0]))
+    at = at - at[0]
+    cols, rows = int(at[1]) + 1, int(at[2] - at[1]) + 1
+    if at[3] - at[2] + 1 != cols or len(loop) - at[3] + 1 != rows or rows * cols != n:
+        return None
     pairs = constraints.pairs[constraints.kind == STRUCTURAL]
+    indptr, neighbours = _adjacency(n, pairs)
+    row = _bfs(loop[: at[1] + 1], indptr, neighbours, n)
+    col = _bfs(np.r_[loop[at[3] :], loop[:1]], indptr, neighbours, n)
+    if row.min() < 0 or col.min() < 0 or row.max() >= rows or col.max() >= cols:
+        return None
+    if not ((row * cols + col) == np.arange(n)).all() and ((col * rows + row) == np.arange(n)).all():
+        row, col, rows, cols = col, row, cols, rows  # the same grid, read the way the mesh is stored
+    slot = row * cols + col
+    if not (np.bincount(slot, minlength=n) == 1).all():
+        return None
+    grid_order = np.empty(n, dtype=np.int64)
+    grid_order[slot] = np.arange(n)
+    keys = np.sort(pairs, axis=1)
+    slots = grid_order.reshape(rows, cols)
+    if matched_colours(list(edge_specs(rows, cols)), slots, keys[:, 0] * n + keys[:, 1]) is None:
+        return None
+    return GridLayout(rows, cols, grid_order, bool((grid_order == np.arange(n)).all()), ())
+
+
+def _boundary_loop(faces: Faces, n: int) -> np.ndarray | None:
+    """The vertices of the mesh's boundary in loop order, when it is one simple loop; else None."""
+    edges = np.sort(faces.edges(), axis=1)
+    keys, count = np.unique(edges[:, 0] * n + edges[:, 1], return_counts=True)
+    boundary = keys[count == 1]
+    ends = np.stack([boundary // n, boundary % n], 1)
+    degree = np.bincount(ends.reshape(-1), minlength=n)
+    if len(ends) < 4 or ((degree != 0) & (degree != 2)).any():
+        return None
+    indptr, neighbours = _adjacency(n, ends)
+    loop = np.empty(len(ends), dtype=np.int64)  # perimeter-long walk: O(sqrt N) steps at build time
+    prev, cur = -1, int(ends[0, 0])
+    for k in range(len(ends)):
+        loop[k] = cur
+        a, b = neighbours[indptr[cur] : indptr[cur] + 2]
+        prev, cur = cur, int(b if a == prev else a)
+    return loop if cur == loop[0] and len(np.unique(loop)) == len(loop) else None
+
+
+def _adjacency(n: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (indptr, neighbours) of the undirected edges `pairs`."""
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    neighbours = dst[np.argsort(src, kind="stable")]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(np.bincount(src, minlength=n))
+    return indptr, neighbours
+
+
+def _grid_slots(n: int, pairs: np.ndarray) -> tuple[int, int, np.ndarray] | None:
+    """(rows, columns, vertex at each row-major slot) when the edges `pairs` connect the vertices as an R×C grid."""
     if n < 4 or len(pairs) < 4:
         return None
     degree = np.bincount(pairs.reshape(-1), minlength=n)
     corners = np.nonzero(degree == 2)[0]
     if len(corners) != 4 or degree.max() > 4 or degree.min() < 2:
         return None
-    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    order = np.argsort(src, kind="stable")
-    neighbours = dst[order]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(degree)
+    indptr, neighbours = _adjacency(n, pairs)
     d0 = _bfs(int(corners[0]), indptr, neighbours, n)
     if (d0 < 0).any():
         return None
@@ -174,16 +273,7 @@ def detect_grid(n: int, constraints: Constraints) -> GridLayout | None:
         return None
     grid_order = np.empty(n, dtype=np.int64)
     grid_order[slot] = np.arange(n)
-
-    # Every grid pair must be a constraint, and every constraint a grid pair.
-    all_pairs = np.sort(constraints.pairs, axis=1)
-    colours = matched_colours(
-        _colour_specs(rows, cols), grid_order.reshape(rows, cols), all_pairs[:, 0] * n + all_pairs[:, 1]
-    )
-    if colours is None or sum(c.constraint.size for c in colours) != len(constraints.pairs):
-        return None
-    identity = bool((grid_order == np.arange(n)).all())
-    return GridLayout(rows, cols, grid_order, identity, tuple(colours))
+    return rows, cols, grid_order
 
 
 def matched_colours(specs, slots: np.ndarray, keys: np.ndarray) -> list[GridColour] | None:
@@ -191,6 +281,14 @@ def matched_colours(specs, slots: np.ndarray, keys: np.ndarray) -> list[GridColo
 
     keys: (P,) pair keys low * N + high (N = slots.size). Each colour's `constraint` gives, per pair, the
     index of its key in `keys`. None when any pair of a colour is missing.
+    """
+    return present_colours(specs, slots, keys, every=True)
+
+
+def present_colours(specs, slots: np.ndarray, keys: np.ndarray, every: bool = False) -> list[GridColour] | None:
+    """The colours of `specs` whose pairs are all among `keys` (as `matched_colours`); the others are skipped.
+
+    every: None as soon as one colour is not complete.
     """
     n = slots.size
     order = np.argsort(keys)
@@ -204,6 +302,8 @@ def matched_colours(specs, slots: np.ndarray, keys: np.ndarray) -> list[GridColo
         key = np.minimum(a, b) * n + np.maximum(a, b)
         at = np.minimum(np.searchsorted(sorted_keys, key), len(sorted_keys) - 1)
         if len(sorted_keys) == 0 or not (sorted_keys[at] == key).all():
-            return None
+            if every:
+                return None
+            continue
         colours.append(GridColour(start, shape, steps, offset, order[at]))
     return colours

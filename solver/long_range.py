@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .facemap import fan_triangles
-from .gridpath import matched_colours, span_specs
-from .pairs import Layout, PairBatch, PreparedPairs, gathered_batches, hard_compliance, strided_batch
+from .gridpath import span_specs
+from .pairs import Layout, PairBatch, PreparedPairs, hard_compliance, layout_batches
 from .topology import STRUCTURAL, Constraints, Faces
 
 LEVELS = (16, 4)  # edges per pair, coarse to fine
@@ -171,8 +171,7 @@ class LongRangeFamily:
         for k, _, level, _ in parts:
             members = np.arange(offset, offset + len(level))
             offset += len(level)
-            strided = _strided_level(layout, pairs, members, k, n) if layout.grid is not None else None
-            batches += strided if strided is not None else gathered_batches(pairs, members, layout, n, seed=seed)
+            batches += _level_batches(layout, pairs, members, k, n, seed)
         return LongRangeFamily(chains, pairs, rest, first, span, tuple(batches))
 
     def broken_pairs(self, broken: np.ndarray) -> np.ndarray:
@@ -202,13 +201,8 @@ class LongRangeFamily:
         )
 
 
-def _strided_level(layout: Layout, pairs: np.ndarray, members: np.ndarray, k: int, n: int):
-    """The level's pairs as strided grid views, when they are exactly the grid's rows and columns k apart."""
+def _level_batches(layout: Layout, pairs: np.ndarray, members: np.ndarray, k: int, n: int, seed: int):
+    """The level's pairs: on a grid layout, its rows and columns k apart as strided views, the rest gathered."""
     grid = layout.grid
-    assert grid is not None
-    slots = grid.order.reshape(grid.rows, grid.columns)
-    keys = pairs[members, 0] * n + pairs[members, 1]
-    colours = matched_colours(span_specs(grid.rows, grid.columns, k), slots, keys)
-    if colours is None or sum(c.constraint.size for c in colours) != len(members):
-        return None
-    return [strided_batch(c, members[c.constraint], grid) for c in colours]
+    specs = () if grid is None else span_specs(grid.rows, grid.columns, k)
+    return layout_batches(pairs, members, layout, n, specs, seed=seed)

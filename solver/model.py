@@ -13,7 +13,7 @@ import numpy as np
 
 from .distance import DistanceFamily, StretchAgain, distance_batches
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
-from .gridpath import GridLayout, detect_grid
+from .gridpath import GridLayout, detect_grid, detect_triangulated_grid
 from .long_range import LongRangeFamily
 from .pairs import Layout
 from .pressure import PressureFamily
@@ -178,7 +178,9 @@ def build_model(
     pins = np.zeros(n) if pin_weight is None else np.asarray(pin_weight, dtype=np.float64)
     if pins.shape != (n,):
         raise ValueError(f"pin_weight needs one value per vertex ({n}), got shape {pins.shape}")
-    grid = detect_grid(n, constraints) if grid_fast_path else None
+    grid = None
+    if grid_fast_path:
+        grid = detect_grid(n, constraints) or detect_triangulated_grid(positions, faces, constraints)
     layout = Layout.identity(n) if grid is None else Layout.of_grid(grid)
     batches = distance_batches(constraints, layout, n, seed=seed)
     bending = DistanceFamily.build(constraints, batches, (BEND, SHEAR), "bending")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .coloring import color_constraints
-from .gridpath import GridColour, GridLayout
+from .gridpath import GridColour, GridLayout, present_colours
 
 _HARD = 1e-30  # compliance of an infinitely stiff constraint
 _EPS = 1e-12
@@ -92,6 +92,26 @@ def gathered_batches(pairs: np.ndarray, members: np.ndarray, layout: Layout, n: 
             k = rank == r
             out.append(_gathered(hub_members[k], pairs, layout, hub=True, ends=(a[k], b[k])))
     return out
+
+
+def layout_batches(pairs: np.ndarray, members: np.ndarray, layout: Layout, n: int, specs, seed: int = 0):
+    """Batches of `pairs[members]`: strided views for every colour of `specs` (gridpath) whose pairs are all
+    there, when the layout is a grid; the rest gathered (`gathered_batches`)."""
+    grid = layout.grid
+    if grid is None or len(members) == 0:
+        return gathered_batches(pairs, members, layout, n, seed=seed)
+    ends = np.sort(pairs[members], axis=1)
+    colours = present_colours(list(specs), grid.order.reshape(grid.rows, grid.columns), ends[:, 0] * n + ends[:, 1])
+    used = np.zeros(len(members), dtype=bool)
+    strided = []
+    for colour in colours or ():
+        if used[colour.constraint].any():  # a pair in two colours: keep the first
+            continue
+        used[colour.constraint] = True
+        strided.append(strided_batch(colour, members[colour.constraint], grid))
+    # The irregular rest first, rows and columns last (as on a quad grid, whose edges come after its
+    # diagonals): the 64² drape stretches less (triangulated 0.86 -> 0.83%, irregular 0.84 -> 0.79%).
+    return gathered_batches(pairs, members[~used], layout, n, seed=seed) + strided
 
 
 def _gathered(members, pairs, layout: Layout, *, hub: bool, ends=None) -> PairBatch:

@@ -54,10 +54,49 @@ def test_meshes_that_are_not_plain_grids_use_the_general_path():
     extra_edge = build_constraints(vertices, edges=[(0, 35)], faces=faces)
     assert detect_grid(len(vertices), extra_edge) is None
     triangles = np.concatenate([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]])
-    assert solver.build_model(vertices, triangles).grid is None
+    assert not solver.build_model(vertices, triangles).grid.colours  # stored as a grid, not the quad grid's batches
     torn = solver.build_model(vertices, faces[1:])  # a missing quad
     assert torn.grid is None
+    assert solver.build_model(vertices, triangles[1:]).grid is None  # a missing triangle
     assert solver.build_model(vertices, faces, grid_fast_path=False).grid is None
+    disc, fan = solver.meshes.fan_disc(16, 3)
+    assert solver.build_model(disc, fan).grid is None
+
+
+def _split_quads(faces, seed=5):
+    """Every quad split into two triangles along a random diagonal each (as Triangulate's Beauty may)."""
+    flip = np.random.default_rng(seed).random(len(faces)) < 0.5
+    first = np.where(flip[:, None], faces[:, [0, 1, 3]], faces[:, [0, 1, 2]])
+    second = np.where(flip[:, None], faces[:, [1, 2, 3]], faces[:, [0, 2, 3]])
+    return np.concatenate([first, second])
+
+
+@pytest.mark.parametrize("jitter", [0.0, 0.3])
+def test_triangulated_grid_is_stored_as_its_grid_in_any_vertex_order(jitter):
+    cols, rows = 9, 6
+    vertices, quads = solver.grid(cols, rows, size=1.0)
+    inner = (np.arange(len(vertices)) % cols > 0) & (np.arange(len(vertices)) % cols < cols - 1)
+    inner &= (np.arange(len(vertices)) >= cols) & (np.arange(len(vertices)) < len(vertices) - cols)
+    vertices[inner, :2] += np.random.default_rng(1).uniform(-jitter, jitter, (inner.sum(), 2)) / cols
+    v2, f2, order = _scrambled(vertices, _split_quads(quads))
+    model = solver.build_model(v2, f2)
+    grid = model.grid
+    assert grid is not None and sorted((grid.rows, grid.columns)) == [rows, cols]
+    slots = order[grid.order].reshape(grid.rows, grid.columns)
+    r, c = np.divmod(slots, cols)
+    assert (np.abs(np.diff(r, axis=1)) + np.abs(np.diff(c, axis=1)) == 1).all()  # neighbouring slots: a grid edge
+    # Every constraint once, in batches of independent pairs; rows and columns are strided views.
+    pairs = model.constraints.pairs
+    batches = [b for name in ("bending", "stretch") for b in model.family(name).batches]
+    members = np.concatenate([b.member.ravel() for b in batches])
+    assert np.array_equal(np.sort(members), np.arange(len(pairs)))
+    for b in batches:
+        ends = np.stack([b.vertex_a.ravel(), b.vertex_b.ravel()])
+        assert (np.sort(pairs[b.member.ravel()], axis=1) == np.sort(ends.T, axis=1)).all()
+        if not b.hub:
+            assert len(np.unique(ends)) == ends.size
+    strided = sum(b.member.size for b in model.family("stretch").batches if b.view is not None)
+    assert strided >= rows * (cols - 1) + cols * (rows - 1)
 
 
 def _drape(model, frames=48, params=None):
@@ -70,9 +109,11 @@ def _drape(model, frames=48, params=None):
     return state.positions
 
 
-@pytest.mark.parametrize("scramble", [False, True])
-def test_grid_and_general_paths_agree_on_the_physics(scramble):
+@pytest.mark.parametrize(("scramble", "triangulate"), [(False, False), (True, False), (True, True)])
+def test_grid_and_general_paths_agree_on_the_physics(scramble, triangulate):
     vertices, faces = solver.grid(24, 24, size=2.0, height=1.5)
+    if triangulate:
+        faces = _split_quads(faces)
     if scramble:
         vertices, faces, _ = _scrambled(vertices, faces)
     fast = solver.build_model(vertices, faces)
