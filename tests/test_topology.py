@@ -99,3 +99,19 @@ def test_fan_triangles_and_face_edge_constraints():
     n = model.vertex_count
     keys = np.sort(np.sort(model.constraints.pairs, axis=1) @ [n, 1])
     assert np.array_equal(model.neighbour_keys, keys)
+
+
+@pytest.mark.parametrize("mesh", ["triangulated", "fan"])
+def test_colouring_of_triangle_edges_needs_few_sets(mesh):
+    if mesh == "fan":
+        vertices, faces = solver.meshes.fan_disc(12, 6)  # the centre has valence 12: every edge there needs its own set
+    else:
+        vertices, quads = solver.grid(32, 32)
+        faces = solver.meshes.triangulated(quads)
+    c = build_constraints(vertices, faces=faces)
+    edges = c.pairs[c.kind == STRUCTURAL]
+    valence = np.bincount(edges.reshape(-1)).max()
+    sets = color_constraints(edges, len(vertices))
+    for s in sets:
+        assert len(np.unique(edges[s])) == 2 * len(s)
+    assert len(sets) <= valence + 2  # Vizing: valence + 1 suffice; random priorities needed 9-10 at valence 6
