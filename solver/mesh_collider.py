@@ -66,9 +66,12 @@ class TriangleMesh:
         self.heights = area2 / np.sqrt(
             np.maximum([dot(self.c - self.b, self.c - self.b), dot(ac, ac), dot(ab, ab)], 1e-300)
         )
-        # Everything the rigid narrow phase needs per triangle, copied into each candidate pair once.
-        self.table = np.concatenate([self.a, self.normals, self.gv, self.gw, self.heights, ab, ac])
-        self.planes = self.table[:6]  # a and the normal: the first filter gathers only these
+        # What the broad phase's bound needs per triangle.
+        self.table = np.concatenate([self.a, self.normals, self.gv, self.gw, self.heights])
+        # What the rigid narrow phase needs per triangle, with the offsets that spare it `a`:
+        # height n.p - n.a and barycentrics gv.p - gv.a, gw.p - gw.a.
+        offsets = [dot(m, self.a)[None] for m in (self.normals, self.gv, self.gw)]
+        self.fast = np.concatenate([self.normals, offsets[0], self.gv, offsets[1], self.gw, offsets[2], self.heights])
         # A closed, consistently wound surface has an outside: +1 if the normals point out, -1 if in,
         # 0 for open meshes and sheets (which keep each vertex on the side it came from).
         self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
@@ -108,8 +111,16 @@ class _Candidates:
     def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray):
         """Candidate pairs (column of p0/p1, triangle), sorted by column, for vertices idx moving p0 -> p1."""
         low, high = np.minimum(p0, p1), np.maximum(p0, p1)
-        inside = (low >= np.take(self.low, idx, axis=1)) & (high <= np.take(self.high, idx, axis=1))
-        stale = np.flatnonzero(~(inside[0] & inside[1] & inside[2]))
+        box_low, box_high = np.take(self.low, idx, axis=1), np.take(self.high, idx, axis=1)
+        inside = (low >= box_low) & (high <= box_high)
+        stale = ~(inside[0] & inside[1] & inside[2])
+        if stale.any():
+            # One query also refreshes the vertices that have used half their skin, so queries
+            # (whose cost is mostly per call) come every few substeps, not every one.
+            half = 0.5 * self.skin
+            inside = (low >= box_low + half) & (high <= box_high - half)
+            stale |= ~(inside[0] & inside[1] & inside[2])
+        stale = np.flatnonzero(stale)
         if len(stale):
             self.queries += 1
             who = np.take(idx, stale)
@@ -124,11 +135,15 @@ class _Candidates:
             requeried = np.zeros(self.vertex_count, dtype=bool)
             requeried[who] = True
             keep = np.flatnonzero(~np.take(requeried, self.v))
-            v = np.concatenate([np.take(self.v, keep), np.take(who, q)])
-            t = np.concatenate([np.take(self.t, keep), t])
-            bound = np.concatenate([np.take(self.bound, keep), bound])
+            # Merge the new pairs (sorted among themselves) into the kept ones, still sorted by vertex.
+            v = np.take(who, q)
             order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-            self.v, self.t, self.bound = np.take(v, order), np.take(t, order), np.take(bound, order)
+            v, t, bound = np.take(v, order), np.take(t, order), np.take(bound, order)
+            kept_v = np.take(self.v, keep)
+            at = np.searchsorted(kept_v, v)
+            self.v = np.insert(kept_v, at, v)
+            self.t = np.insert(np.take(self.t, keep), at, t)
+            self.bound = np.insert(np.take(self.bound, keep), at, bound)
         # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
         centre = np.take(self.centre, idx, axis=1)
         d0, d1 = p0 - centre, p1 - centre
@@ -456,34 +471,35 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
 
 
 def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
-    """`_contacts` for still triangles, from their table: cheap rejections first, and the exact
-    closest point only for pairs outside the face region (most contacts are on a face)."""
-    plane = np.take(mesh.planes, tri, axis=1)
-    a, n = plane[0:3], plane[3:6]
+    """`_contacts` for still triangles, from their table (one gather per pair): cheap rejections
+    first, and the exact closest point only for pairs outside the face region (most contacts are
+    on a face)."""
+    data = np.take(mesh.fast, tri, axis=1)  # n, n.a, gv, gv.a, gw, gw.a, heights
     start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
-    h0, h1 = dot(n, start - a), dot(n, end - a)
-    # The path must come within the gap of the triangle's plane...
-    across = (h0 * h1 <= 0.0) & ((h0 != 0.0) | (h1 != 0.0))
-    maybe = np.flatnonzero(across | (np.minimum(np.abs(h0), np.abs(h1)) < gap))
-    if len(maybe) == 0:
-        return None
-    q, tri, across, h0, h1 = (np.take(m, maybe) for m in (q, tri, across, h0, h1))
-    a, n, start, end = (np.take(m, maybe, axis=1) for m in (a, n, start, end))
-    # ...and, unless it crosses the plane, end within the gap of the triangle.
-    data = np.take(mesh.table[6:], tri, axis=1)  # gv, gw, heights, ab, ac
-    gv, gw, heights = data[0:3], data[3:6], data[6:9]
-    e = end - a
-    v, w = dot(gv, e), dot(gw, e)
+    n = data[0:3]
+    h0, h1 = dot(n, start), dot(n, end)
+    h0 -= data[3]
+    h1 -= data[3]
+    v, w = dot(data[4:7], end), dot(data[8:11], end)
+    v -= data[7]
+    w -= data[11]
     u = 1.0 - v - w
+    heights = data[12:15]
     in_plane = np.maximum(np.maximum(-u * heights[0], -v * heights[1]), -w * heights[2])
     np.maximum(in_plane, 0.0, out=in_plane)
-    maybe = np.flatnonzero(across | (in_plane * in_plane + h1 * h1 < gap * gap))
-    if len(maybe) == 0:
+    # The path crosses the triangle's plane, or ends within the gap of the triangle.
+    across = (h0 * h1 <= 0.0) & ((h0 != 0.0) | (h1 != 0.0))
+    in_plane *= in_plane
+    maybe = across | (in_plane + h1 * h1 < gap * gap)
+    if not maybe.any():
         return None
-    q, tri, across, h0, h1, u, v, w = (np.take(m, maybe) for m in (q, tri, across, h0, h1, u, v, w))
-    a, n, start, end, data = (np.take(m, maybe, axis=1) for m in (a, n, start, end, data))
-    start_rel = start - a
-    v0, w0 = dot(data[0:3], start_rel), dot(data[3:6], start_rel)
+    maybe = np.flatnonzero(maybe)
+    if len(maybe) < 0.75 * len(q):
+        q, tri, across, h0, h1, u, v, w = (np.take(m, maybe) for m in (q, tri, across, h0, h1, u, v, w))
+        n, start, end, data = (np.take(m, maybe, axis=1) for m in (n, start, end, data))
+    v0, w0 = dot(data[4:7], start), dot(data[8:11], start)
+    v0 -= data[7]
+    w0 -= data[11]
     # Crossing the face: barycentrics are linear along the path, so interpolate them at the plane.
     t = h0 / np.where(h0 != h1, h0 - h1, 1.0)
     vc, wc = v0 + (v - v0) * t, w0 + (w - w0) * t
@@ -498,9 +514,8 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
     direction = n * side
     edge = np.flatnonzero(~face & ~crossed)  # the exact closest point on an edge or corner
     if len(edge):
-        ae, ee = np.take(a, edge, axis=1), np.take(end, edge, axis=1)
-        de = np.take(data, edge, axis=1)
-        closest, *_ = closest_points(ee, ae, ae + de[9:12], ae + de[12:15])
+        te, ee = np.take(tri, edge), np.take(end, edge, axis=1)
+        closest, *_ = closest_points(ee, *(np.take(m, te, axis=1) for m in (mesh.a, mesh.b, mesh.c)))
         away = ee - closest
         length = np.sqrt(dot(away, away))
         usable = length > 1e-9
