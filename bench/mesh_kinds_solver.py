@@ -1,10 +1,13 @@
 """Solver-only cost and stretch of the 64² drape per mesh kind (pure NumPy, no Blender).
 
-Usage: .venv/bin/python bench/mesh_kinds_solver.py [kind ...]   (kinds: quad triangulated irregular fan)
+Usage: .venv/bin/python bench/mesh_kinds_solver.py [kind ...]
+  kinds: quad triangulated irregular fan (the default set), quad128, quad256, torus
 The 2 m cloth falls from 1.5 m onto a 0.5 m sphere on a floor for 48 frames at 24 fps, default
 settings; prints solver CPU time per frame (process time) and the mean positive edge strain at the
 end. Meshes from `solver.meshes`: quad 64², the same grid split along one diagonal, 48² jittered
-±30% (split along the shorter diagonal), a 64-spoke fan disc subdivided ×11 (4,225 vertices).
+±30% (split along the shorter diagonal), a 64-spoke fan disc subdivided ×11 (4,225 vertices);
+quad128 / quad256 are finer grids of the same cloth; torus is issue 11's mesh-collider scene solver-only
+(bench/mesh_colliders.py: the 64² quad cloth 1 m up onto a 192 × 48 torus, R 0.6, r 0.25, on the floor).
 To compare two versions, run this on each checkout in turn, a few rounds, and take the best.
 """
 
@@ -23,6 +26,7 @@ from solver import meshes  # noqa: E402
 from solver.topology import STRUCTURAL  # noqa: E402
 
 KINDS = ("quad", "triangulated", "irregular", "fan")
+MORE = ("quad128", "quad256", "torus")
 
 
 def mesh(kind: str):
@@ -35,7 +39,26 @@ def mesh(kind: str):
         return meshes.jittered_grid(48, size=2.0, height=1.5)
     if kind == "fan":
         return meshes.fan_disc(64, 11, radius=1.0, height=1.5)
-    raise ValueError(f"unknown mesh kind {kind!r}; one of {KINDS}")
+    if kind in ("quad128", "quad256"):
+        n = int(kind[4:])
+        return meshes.grid(n, n, size=2.0, height=1.5)
+    if kind == "torus":
+        return meshes.grid(64, 64, size=2.0, height=1.0)
+    raise ValueError(f"unknown mesh kind {kind!r}; one of {KINDS + MORE}")
+
+
+def torus(major=0.6, minor=0.25, segments=192, rings=48, height=0.25):
+    """(vertices, triangles) of Blender's primitive torus lying on the floor (bench/mesh_colliders.py's)."""
+    u = np.arange(segments) * (2 * np.pi / segments)
+    v = np.arange(rings) * (2 * np.pi / rings)
+    uu, vv = np.meshgrid(u, v, indexing="ij")
+    radius = major + minor * np.cos(vv)
+    vertices = np.stack([radius * np.cos(uu), radius * np.sin(uu), minor * np.sin(vv) + height], -1).reshape(-1, 3)
+    i, j = np.meshgrid(np.arange(segments), np.arange(rings), indexing="ij")
+    i1, j1 = (i + 1) % segments, (j + 1) % rings
+    a, b, c, d = i * rings + j, i1 * rings + j, i1 * rings + j1, i * rings + j1
+    triangles = np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3), np.stack([a, c, d], -1).reshape(-1, 3)])
+    return vertices, triangles
 
 
 def run(kind: str, frames: int = 48) -> tuple[float, float]:
@@ -44,6 +67,8 @@ def run(kind: str, frames: int = 48) -> tuple[float, float]:
     model = solver.build_model(vertices, faces)
     params = solver.Params()
     colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), solver.Plane(point=(0, 0, 0))]
+    if kind == "torus":
+        colliders = [solver.MeshCollider(*torus()), solver.Plane(point=(0, 0, 0))]
     state = model.initial_state()
     spent = 0.0
     for _ in range(frames):
