@@ -5,7 +5,8 @@ cloth sags into its hole. Both solvers run the same scene in the same process: t
 with the torus as a MESH collider, Blender's Cloth (default settings) runs with a Collision
 modifier on the torus and the floor. Penetration is measured at every frame against the torus's
 actual triangles (mathutils.bvhtree). Also timed: the solver alone with and without the torus
-(the cost of a rigid mesh collider). With --render, renders docs/mesh_collider.png (cloth on a
+(the cost of a rigid mesh collider, also on a table and a 20k-triangle ball, quad and
+triangulated cloth). With --render, renders docs/mesh_collider.png (cloth on a
 table). Writes bench/mesh_colliders.md.
 
     .venv/bin/python bench/mesh_colliders.py [--render] [--frames 48]
@@ -136,33 +137,8 @@ def run_blender(frames: int) -> dict:
     return result
 
 
-def solver_cost(frames: int) -> tuple[float, float]:
-    """Median ms per frame of the 64² solver step with the floor alone and with the torus too (interleaved)."""
-    cloth, torus, _ = _scene(frames)
-    vertices, tris = _world(torus)
-    shape = solver.TriangleMesh(vertices, tris)
-    rest, _ = _world(cloth)
-    faces = np.array([list(p.vertices) for p in cloth.data.polygons])
-    model = solver.build_model(rest, faces)
-    params = solver.Params()
-    floor = solver.Plane(point=(0, 0, 0))
-    with_torus, alone = model.initial_state(), model.initial_state()
-    t_with, t_alone = [], []
-    for _ in range(frames):
-        t_with.append(
-            _clock(lambda: solver.step(model, with_torus, params, 1 / FPS, [solver.MeshCollider(shape), floor]))
-        )
-        t_alone.append(_clock(lambda: solver.step(model, alone, params, 1 / FPS, [floor])))
-    return 1000 * statistics.median(t_alone), 1000 * statistics.median(t_with)
-
-
-def render_table(path: Path) -> None:
-    """Cloth draped on a table-like mesh (a top on four legs), rendered with Workbench."""
-    frames = 40
-    bpy.ops.wm.read_homefile(use_empty=True)
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, frames
-    scene.render.fps = FPS
+def _table() -> bpy.types.Object:
+    """A table-like mesh: a 1 × 0.7 m top on four legs (one joined object)."""
     parts = []
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.75), scale=(1.0, 0.7, 0.04))
     parts.append(bpy.context.active_object)
@@ -176,6 +152,61 @@ def render_table(path: Path) -> None:
     bpy.ops.object.join()
     table = bpy.context.active_object
     table.name = "Table"
+    return table
+
+
+def _cost_colliders() -> dict:
+    """name -> (world vertices, triangles) of the colliders the cost is measured on."""
+    _scene(1)
+    out = {"torus": _world(bpy.data.objects["Torus"])}
+    bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=6, radius=0.5, location=(0, 0, 0.5))
+    out["ball, 20k triangles"] = _world(bpy.context.active_object)
+    out["table"] = _world(_table())
+    return out
+
+
+def solver_cost(frames: int, repeats: int = 2) -> list[tuple[str, str, int, float, float]]:
+    """(collider, cloth kind, triangles, plain ms, with-collider ms): CPU ms per frame of the 64² solver
+    step with the floor alone and with the mesh collider too, median over the frames, best of `repeats`
+    runs, the two interleaved frame by frame."""
+    rows = []
+    for name, (vertices, tris) in _cost_colliders().items():
+        shape = solver.TriangleMesh(vertices, tris)
+        for kind in ("quad", "triangulated"):
+            rest, faces = solver.grid(N, N, size=2.0, height=1.0)
+            if kind == "triangulated":
+                faces = np.concatenate([faces[:, [0, 1, 2]], faces[:, [0, 2, 3]]])
+            model = solver.build_model(rest, faces)
+            params = solver.Params()
+            floor = solver.Plane(point=(0, 0, 0))
+            best_plain = best_with = float("inf")
+            for _ in range(repeats):
+                with_mesh, alone = model.initial_state(), model.initial_state()
+                t_with, t_alone = [], []
+                for _ in range(frames):
+                    collider = solver.MeshCollider(shape)  # as the add-on makes it each frame
+                    t_with.append(_cpu(solver.step, model, with_mesh, params, 1 / FPS, [collider, floor]))
+                    t_alone.append(_cpu(solver.step, model, alone, params, 1 / FPS, [floor]))
+                best_plain = min(best_plain, 1000 * statistics.median(t_alone))
+                best_with = min(best_with, 1000 * statistics.median(t_with))
+            rows.append((name, kind, len(shape), best_plain, best_with))
+    return rows
+
+
+def _cpu(fn, *args) -> float:
+    started = time.process_time()
+    fn(*args)
+    return time.process_time() - started
+
+
+def render_table(path: Path) -> None:
+    """Cloth draped on a table-like mesh (a top on four legs), rendered with Workbench."""
+    frames = 40
+    bpy.ops.wm.read_homefile(use_empty=True)
+    scene = bpy.context.scene
+    scene.frame_start, scene.frame_end = 1, frames
+    scene.render.fps = FPS
+    table = _table()
     table.verlet_cloth_collider.kind = "MESH"
     # A little offset: the cloth's 2 cm faces would otherwise cut across the top's sharp edge between
     # vertices (collisions are vertex against triangle; see README, troubleshooting).
@@ -205,7 +236,7 @@ def main() -> None:
     scenes.enable_checkout("vc_bench_mesh")
     ours = min((run_addon(args.frames) for _ in range(2)), key=lambda r: r["ms"])
     theirs = run_blender(args.frames)
-    plain, with_torus = solver_cost(args.frames)
+    costs = solver_cost(args.frames)
 
     def row(name: str, r: dict) -> str:
         return f"| {name} | {r['ms']:.1f} | {1000 * r['deepest']:.2f} mm | {100 * r['stretch']:.3f}% |"
@@ -220,8 +251,17 @@ def main() -> None:
         row("Blender Cloth + Collision", theirs),
         "",
         f"- {theirs['ms'] / ours['ms']:.1f}× faster than Blender; stretch {ratio:.2f}× Blender's.",
-        f"- Solver alone, median per frame: {plain:.1f} ms with the floor, {with_torus:.1f} ms with the torus too "
-        f"(the mesh collider costs {with_torus / plain - 1:.2f}× the plain step).",
+        "",
+        "## What a rigid mesh collider adds to the solver step (64² cloth, CPU ms per frame)",
+        "",
+        "Median over the frames, best of 2 runs, interleaved frame by frame with the same cloth on the floor alone.",
+        "",
+        "| collider | triangles | cloth | plain step | with the collider | added / plain |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *(
+            f"| {name} | {count} | {kind} | {plain:.1f} | {with_mesh:.1f} | {(with_mesh - plain) / plain:.2f}× |"
+            for name, kind, count, plain, with_mesh in costs
+        ),
         "",
         "Command: `.venv/bin/python bench/mesh_colliders.py` (a shared 2-core machine: timings are noisy).",
     ]
