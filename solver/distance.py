@@ -24,7 +24,7 @@ from .pairs import (
     layout_batches,
     strided_batch,
 )
-from .topology import BEND, SHEAR, STRUCTURAL, Constraints
+from .topology import SHEAR, STRUCTURAL, Constraints
 
 
 def distance_batches(constraints: Constraints, layout: Layout, n: int, seed: int = 0) -> list[PairBatch]:
@@ -33,7 +33,7 @@ def distance_batches(constraints: Constraints, layout: Layout, n: int, seed: int
     if grid is not None and grid.colours:
         return [strided_batch(c, c.constraint, grid) for c in grid.colours]
     batches = []
-    for kind in (BEND, SHEAR, STRUCTURAL):
+    for kind in (SHEAR, STRUCTURAL):  # the bend pairs are only for tearing: bending is solver/bending.py
         members = np.flatnonzero(constraints.kind == kind)
         if kind == STRUCTURAL and grid is not None:  # under a triangulated grid: rows and columns strided
             specs = [*diagonal_specs(grid.rows, grid.columns), *edge_specs(grid.rows, grid.columns)]
