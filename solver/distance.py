@@ -1,11 +1,12 @@
-"""The mesh's distance constraints (structural edges, quad diagonals, bends) as constraint families.
+"""The mesh's distance constraints (structural edges, quad diagonals) as constraint families.
 
 The same constraints, stiffness and order on every mesh. Only their storage differs: on a grid
 layout each batch is a pair of strided views of the workspace, elsewhere batches are gathered by
-slot. Two families share the batches: `bending` (bends, then quad diagonals: the soft ones) and
-`stretch` (structural edges), projected in that order so the edges are the best satisfied when the
-sweep ends (64² drape, 16 substeps: 1.23% mean stretch vs 1.54% edges first); `stretch_again`
-projects the edges once more after the long-range limits.
+slot. Two families share the batches: `shear` (quad diagonals: the soft ones) and `stretch`
+(structural edges), projected in that order so the edges are the best satisfied when the sweep
+ends (64² drape, 16 substeps: 1.23% mean stretch vs 1.54% edges first); `stretch_again` projects
+the edges once more after the long-range limits. The bend pairs are no family: bending is
+solver/bending.py's curvature stencils (the pairs remain in `Constraints` for tearing).
 """
 
 from __future__ import annotations
