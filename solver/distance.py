@@ -1,11 +1,12 @@
-"""The mesh's distance constraints (structural edges, quad diagonals, bends) as constraint families.
+"""The mesh's distance constraints (structural edges, quad diagonals) as constraint families.
 
 The same constraints, stiffness and order on every mesh. Only their storage differs: on a grid
 layout each batch is a pair of strided views of the workspace, elsewhere batches are gathered by
-slot. Two families share the batches: `bending` (bends, then quad diagonals: the soft ones) and
-`stretch` (structural edges), projected in that order so the edges are the best satisfied when the
-sweep ends (64² drape, 16 substeps: 1.23% mean stretch vs 1.54% edges first); `stretch_again`
-projects the edges once more after the long-range limits.
+slot. Two families share the batches: `shear` (quad diagonals: the soft ones) and `stretch`
+(structural edges), projected in that order so the edges are the best satisfied when the sweep
+ends (64² drape, 16 substeps: 1.23% mean stretch vs 1.54% edges first); `stretch_again` projects
+the edges once more after the long-range limits. The bend pairs are no family: bending is
+solver/bending.py's curvature stencils (the pairs remain in `Constraints` for tearing).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .pairs import (
     layout_batches,
     strided_batch,
 )
-from .topology import BEND, SHEAR, STRUCTURAL, Constraints
+from .topology import SHEAR, STRUCTURAL, Constraints
 
 
 def distance_batches(constraints: Constraints, layout: Layout, n: int, seed: int = 0) -> list[PairBatch]:
@@ -33,7 +34,7 @@ def distance_batches(constraints: Constraints, layout: Layout, n: int, seed: int
     if grid is not None and grid.colours:
         return [strided_batch(c, c.constraint, grid) for c in grid.colours]
     batches = []
-    for kind in (BEND, SHEAR, STRUCTURAL):
+    for kind in (SHEAR, STRUCTURAL):  # the bend pairs are only for tearing: bending is solver/bending.py
         members = np.flatnonzero(constraints.kind == kind)
         if kind == STRUCTURAL and grid is not None:  # under a triangulated grid: rows and columns strided
             specs = [*diagonal_specs(grid.rows, grid.columns), *edge_specs(grid.rows, grid.columns)]

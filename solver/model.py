@@ -11,6 +11,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .bending import BendingFamily
 from .distance import DistanceFamily, StretchAgain, distance_batches
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
 from .gridpath import GridLayout, detect_grid, detect_triangulated_grid
@@ -19,7 +20,7 @@ from .pairs import Layout
 from .pressure import PressureFamily
 from .seams import SeamFamily, SeamsAgain, loose_edges, sewn_keys
 from .tethers import TetherFamily, Tethers, build_tethers
-from .topology import BEND, SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
+from .topology import SHEAR, STRUCTURAL, Constraints, Faces, build_constraints
 
 DEFAULT_DENSITY = 0.15  # kg/m², a light cotton
 
@@ -183,12 +184,13 @@ def build_model(
         grid = detect_grid(n, constraints) or detect_triangulated_grid(positions, faces, constraints)
     layout = Layout.identity(n) if grid is None else Layout.of_grid(grid)
     batches = distance_batches(constraints, layout, n, seed=seed)
-    bending = DistanceFamily.build(constraints, batches, (BEND, SHEAR), "bending")
+    shear = DistanceFamily.build(constraints, batches, (SHEAR,), "shear")
+    bending = BendingFamily.build(positions, faces, constraints)
     stretch = DistanceFamily.build(constraints, batches, (STRUCTURAL,), "stretch")
     pressure = PressureFamily.build(positions, faces, seams)  # first: the cloth's constraints then balance it
     seam_family = SeamFamily.build(seams, n, seed=seed)  # before the strain limits and again at the end
     long_range = LongRangeFamily.build(positions, faces, constraints, layout, n, seed=seed)
-    families: tuple = tuple(f for f in (pressure, bending, stretch, seam_family, long_range) if f is not None)
+    families: tuple = tuple(f for f in (pressure, bending, shear, stretch, seam_family, long_range) if f is not None)
     if long_range is not None and stretch is not None:
         families = (*families, StretchAgain())
     if seam_family is not None:  # holding only: see solver/seams.py

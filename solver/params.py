@@ -26,7 +26,7 @@ class Params:
     damping: float = 0.1  # fraction of velocity lost per second (0 = none, 1 = all)
     stretch_stiffness: float = 1e4  # N/m, structural (mesh-edge) constraints
     shear_stiffness: float = 1e3  # N/m, quad diagonals
-    bend_stiffness: float = 2.0  # N/m, skip-one constraints; low values fold easily
+    bend_stiffness: float = 2.0  # N/m, bending toward the rest shape (solver/bending.py); low values fold easily
     stretch_only: bool = False  # structural constraints resist stretch only, the cloth may compress
     thickness: float = 0.005  # m, distance kept from collider surfaces
     friction: float = 0.3  # Coulomb coefficient against colliders (0 = ice)

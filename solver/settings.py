@@ -143,7 +143,7 @@ CLOTH: tuple[Setting, ...] = _resolved(
     Setting(
         "bend_stiffness",
         "Bend",
-        "Stiffness of skip-one pairs in N/m (XPBD); low values fold easily",
+        "Bending stiffness in N/m (XPBD): resists curving away from the rest shape; low values fold easily",
         unit="N/m",
         min=0.0,
         max=1e9,

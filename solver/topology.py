@@ -115,14 +115,20 @@ def _triangle_edge_mask(structural: np.ndarray, faces: Faces, n: int) -> np.ndar
 
 
 def _path_bend_pairs(positions: np.ndarray, structural: np.ndarray) -> np.ndarray:
-    """Skip-one pairs u-v-w along edge paths that continue straight through v.
+    """Skip-one pairs (u, w) of the straight paths u-v-w (`path_bend_triples`)."""
+    triples = path_bend_triples(positions, structural)
+    return _unique_pairs(triples[:, [0, 2]]) if len(triples) else np.zeros((0, 2), dtype=np.int64)
+
+
+def path_bend_triples(positions: np.ndarray, structural: np.ndarray) -> np.ndarray:
+    """(P, 3) paths u-v-w of two edges that continue straight through v, each once (u < w).
 
     At every vertex, each incident edge is paired with its most opposite incident edge; a pair
     is kept when the choice is mutual and the angle is at least ~135 degrees. On a grid this
     gives exactly the over-one-step neighbours, and on a rope it follows the rope.
     """
     if len(structural) == 0:
-        return np.zeros((0, 2), dtype=np.int64)
+        return np.zeros((0, 3), dtype=np.int64)
     # Half-edges (v -> other), grouped by v.
     v = np.concatenate([structural[:, 0], structural[:, 1]])
     other = np.concatenate([structural[:, 1], structural[:, 0]])
@@ -145,24 +151,31 @@ def _path_bend_pairs(positions: np.ndarray, structural: np.ndarray) -> np.ndarra
         straight = np.take_along_axis(cos, best[:, :, None], axis=2)[:, :, 0] < _STRAIGHT_COS
         keep = mutual & straight & (a < best)
         rows, cols = np.nonzero(keep)
-        found.append(np.stack([other[slots[rows, cols]], other[slots[rows, best[rows, cols]]]], 1))
-    return _unique_pairs(np.concatenate(found)) if found else np.zeros((0, 2), dtype=np.int64)
+        u, w = other[slots[rows, cols]], other[slots[rows, best[rows, cols]]]
+        found.append(np.stack([np.minimum(u, w), verts[rows], np.maximum(u, w)], 1))
+    return np.concatenate(found) if found else np.zeros((0, 3), dtype=np.int64)
 
 
 def _triangle_bend_pairs(faces: Faces, n: int) -> np.ndarray:
     """Far vertices of two triangles that share an edge."""
+    hinges = triangle_hinges(faces, n)
+    return _unique_pairs(hinges[:, 2:]) if len(hinges) else np.zeros((0, 2), dtype=np.int64)
+
+
+def triangle_hinges(faces: Faces, n: int) -> np.ndarray:
+    """(H, 4) interior edges shared by exactly two triangles: the edge's ends (low, high), then the far vertices."""
     tri = faces.sizes == 3
     if not tri.any():
-        return np.zeros((0, 2), dtype=np.int64)
+        return np.zeros((0, 4), dtype=np.int64)
     a, b, c = (faces.corner(k, tri) for k in range(3))
     edges = np.sort(np.concatenate([np.stack([a, b], 1), np.stack([b, c], 1), np.stack([c, a], 1)]), axis=1)
     opposite = np.concatenate([c, a, b])
     key = _pair_keys(edges, n)
     order = np.argsort(key, kind="stable")
-    key, opposite = key[order], opposite[order]
+    key, opposite, edges = key[order], opposite[order], edges[order]
     _, start, count = np.unique(key, return_index=True, return_counts=True)
     two = start[count == 2]  # manifold interior edges only
-    return _unique_pairs(np.stack([opposite[two], opposite[two + 1]], 1))
+    return np.stack([edges[two, 0], edges[two, 1], opposite[two], opposite[two + 1]], 1)
 
 
 def bend_pairs(positions: np.ndarray, structural: np.ndarray, faces: Faces) -> np.ndarray:

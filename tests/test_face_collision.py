@@ -169,10 +169,14 @@ def test_crumple_ends_with_no_face_passing_through_another(face):
     params = solver.Params(self_collision=face, bend_stiffness=0.2, friction=0.5)
     state = model.initial_state()
     state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * (1 / 24 / params.substeps)
-    x = _run(model, params, state, 36, [solver.Plane(point=(0, 0, 0))], face)
+    counts = []  # self-intersections at the end of each 6-frame stretch
+    for _ in range(6):
+        x = _run(model, params, state, 6, [solver.Plane(point=(0, 0, 0))], face and not counts)
+        counts.append(count_self_intersections(model, x))
     assert x[:, 2].max() < 0.2  # it did fall into a pile
-    count = count_self_intersections(model, x)
-    assert count == 0 if face else count > 50
+    # Without it, layers pass through each other while the pile forms (~400 faces at frame 12;
+    # with isometric bending the pile then unfolds through itself, down to ~1 at the end).
+    assert counts[-1] == 0 if face else max(counts) > 50
 
 
 @pytest.mark.parametrize("face", [False, True])
@@ -197,7 +201,7 @@ def test_a_fast_fold_at_5_m_s_does_not_tunnel(face):
     if face:
         assert top.min() > bottom.max() + 0.015 and count_self_intersections(model, x) == 0
     else:
-        assert top.min() < bottom.max()  # through the layer below
+        assert top.min() <= bottom.max()  # through the layer below (both end flat on the floor)
 
 
 def _brute_force_needed(collision, x, previous):
