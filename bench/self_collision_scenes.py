@@ -76,7 +76,7 @@ def query_cost(n: int = 128, frames: int = 12) -> str:
     start = time.process_time()
     collision.refresh(state.positions, state.previous)  # the last substep's motion
     seconds = time.process_time() - start
-    counts = f"{len(collision.i)} vertex pairs, {len(collision.p)} vertex–triangle, {len(collision.e)} edge–edge"
+    counts = f"{len(collision.p)} vertex–triangle, {len(collision.e)} edge–edge"
     return f"{n}² drape, one full face-based query at frame {frames}: {seconds:.2f} s CPU ({counts})"
 
 

@@ -16,27 +16,24 @@ back to the side they came from: the continuous check that keeps fast folds from
 no speed limit.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
-shares a vertex with, and no pair closer than `reach` at rest (the gap) collides; nor torn faces.
+shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
 
-Broad phase: the Verlet list of vertex pairs of `SelfCollision`, with a wider radius: a vertex
-within r of a triangle, or an edge within r of an edge, has a corner within r + the longest edge
-of a corner of the other. Vertex pairs within gap + skin + longest edge + a bound on the pair's
-motion in the substep (see `_relative`), expanded to the triangles and edges around each, hold
-every contact within gap + skin and every pair that can meet during the substep. The bound is per
-pair: each vertex's own pad (its one-ring's motion relative to the cloth's median motion, rounded
-up to gap / 4 × a power of two), or tighter, the difference of the two vertices' motions plus
-their slacks, so neither a whipping corner nor a part of the cloth moving as a block widens the
-others' search. Pairs are found level by level (`padded_pairs`); a vertex whose motion outgrows
-its pad or slack is queried again.
+Broad phase: a Verlet list of the (vertex, triangle) and (edge, edge) pairs themselves, found
+with TriangleGrid boxes (no vertex pairs expanded into the triangles and edges around them).
+Each vertex has an anchor (the middle of its substep's path at its last query, less the cloth's
+mean) and a pad (half that path); pairs within gap + skin + both pads at the anchors are listed,
+and a vertex whose substep start or end strays more than skin / 2 + its pad from its anchor is
+queried again. That holds every pair that comes within the gap at any moment of a substep, so
+the continuous check needs nothing else. Only the pairs of re-queried vertices are found again.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .self_collision import SelfCollision
+from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_closest, segment_crossings
-from .vectors import squared_distances
+from .vectors import column_mean, squared_distances, translated
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -44,101 +41,42 @@ def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.take(x, rows, axis=0).T.copy()
 
 
-def _incidence(cells: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(members, start): the cells (rows of vertex indices) around vertex k are members[start[k]:start[k + 1]]."""
-    corner_vertex = cells.reshape(-1)
-    order = np.argsort(corner_vertex, kind="stable")
-    return order // cells.shape[1], np.searchsorted(corner_vertex[order], np.arange(n + 1))
+def _boxes(anchors: np.ndarray, cells: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) (K, 3) boxes of `cells` (K, m) vertex rows at `anchors`, grown by `margin` (K,)."""
+    corners = anchors[cells]  # (K, m, 3)
+    grow = margin[:, None]
+    return corners.min(axis=1) - grow, corners.max(axis=1) + grow
 
 
-def _around(members: np.ndarray, start: np.ndarray, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(which, cell): every cell around each of `vertices`, with the position in `vertices` it came from."""
-    begin, count = start[vertices], start[vertices + 1] - start[vertices]
-    which = np.repeat(np.arange(len(vertices)), count)
-    first = np.cumsum(count) - count
-    return which, members[np.repeat(begin - first, count) + np.arange(int(count.sum()))]
+_EMPTY = np.zeros(0, dtype=np.int64)
 
 
-def longest_edge(x: np.ndarray, edges: np.ndarray) -> float:
-    """Length of the longest of `edges` (E, 2) at positions x; 0 without any."""
-    if len(edges) == 0:
-        return 0.0
-    return float(np.sqrt(squared_distances(x[edges[:, 0]], x[edges[:, 1]]).max()))
-
-
-def _round_up(motion: np.ndarray, unit: float) -> np.ndarray:
-    """unit × the least power of two (1 at least) not below motion / unit."""
-    level = np.ceil(np.log2(np.maximum(motion / unit, 1.0)))
-    return unit * np.exp2(level)
-
-
-def padded_pairs(hash_, points: np.ndarray, pad: np.ndarray, radius: float, unit: float, moved=None):
-    """Pairs (a, b), a < b, with |points[a] - points[b]| < radius + pad[a] + pad[b]; with `moved`
-    (bool per point), only the pairs with a moved end. Pads are unit × powers of two.
-
-    Level by level: each point queries, with radius + twice its own pad, the points whose pad is
-    no larger (a pair is found from its end with the larger pad), so a few fast points do not
-    widen the search of the others."""
-    n = len(points)
-    level = np.rint(np.log2(np.maximum(pad / unit, 1.0))).astype(np.int64)
-    found_a, found_b = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
-    levels = np.unique(level)
-    for lv in levels:
-        at = level == lv
-        reach = radius + 2.0 * unit * 2.0 ** float(lv)
-        if lv == levels[0] and moved is None:  # the lowest level: its own pairs only
-            sub = np.flatnonzero(at)
-            a, b = hash_.pairs(points[sub], reach)
-            a, b = sub[a], sub[b]
-        else:
-            asking = at & moved if (moved is not None and lv == levels[0]) else at
-            who = np.flatnonzero(asking)
-            if len(who) == 0:
-                continue
-            a, b = hash_.near(points, who, reach)
-            lower = level[b] < lv
-            same = (level[b] == lv) & ((b > a) | ~asking[b])  # a pair of two askers once
-            keep = lower | same
-            if moved is not None:
-                keep &= moved[a] | moved[b]
-            a, b = a[keep], b[keep]
-        found_a.append(a)
-        found_b.append(b)
-    a, b = np.concatenate(found_a), np.concatenate(found_b)
-    d = points[a] - points[b]
-    limit = radius + pad[a] + pad[b]
-    keep = np.einsum("ij,ij->i", d, d) < limit * limit
-    a, b = a[keep], b[keep]
-    low, high = np.minimum(a, b), np.maximum(a, b)
-    order = np.argsort(low * n + high)
-    return low[order], high[order]
-
-
-class FaceCollision(SelfCollision):
-    """Vertex–triangle and edge–edge self-collision over `SelfCollision`'s Verlet list of vertex pairs."""
+class FaceCollision:
+    """Vertex–triangle and edge–edge self-collision over a Verlet list of candidate pairs."""
 
     needs_speed_limit = False  # the continuous check replaces the speed limit
     rounds = 2  # passes over the contacts per substep
 
     def __init__(self, model, gap: float, skin: float | None = None):
-        super().__init__(model, gap, skin)
+        self.model = model
+        self.gap = float(gap)
+        self.adaptive = skin is None
+        self.skin = self.gap if skin is None else float(skin)
+        # Pairs closer than this at rest never collide: the cloth between them is shorter than the
+        # tightest fold that holds two layers a gap apart (a half circle, pi / 2 x the gap).
+        self.reach = 1.5 * self.gap
         n = model.vertex_count
         self.triangles, self.triangle_face = model.triangles
         self.active: np.ndarray | None = None  # (T,) bool, None: every triangle
-        self.vertex_triangles, self.vertex_start = _incidence(self.triangles, n)
         edges = np.concatenate([self.triangles[:, [0, 1]], self.triangles[:, [1, 2]], self.triangles[:, [2, 0]]])
         self.edges = np.unique(np.sort(edges, axis=1), axis=0) if len(edges) else np.zeros((0, 2), dtype=np.int64)
-        self.vertex_edges, self.vertex_edge_start = _incidence(self.edges, n)
-        self.p = self.t = self.e = self.f = np.zeros(0, dtype=np.int64)  # vertex–triangle, edge–edge candidates
-        self.reach = self.gap  # pairs closer than this at rest never collide
-        self.moves = np.zeros(n)  # each vertex's motion in the last substep, relative to the median motion
-        self.pad: np.ndarray | None = None  # the pad each vertex had at its last query
-        self.delta = np.zeros((n, 3))  # each vertex's motion in the last substep
-        self.spread = np.zeros(n)  # the largest motion of a one-ring neighbour relative to the vertex
-        self.dq: np.ndarray | None = None  # each vertex's motion at its last query
-        self.slack: np.ndarray | None = None  # bound on spread + change of motion since the last query
-        self.last_moved: np.ndarray | None = None  # the vertices re-queried by the last query (None: all)
-        self.needed = np.zeros(n)  # the pad each vertex needs now: its one-ring's largest move, rounded up
+        self.p = self.t = self.e = self.f = _EMPTY  # vertex–triangle, edge–edge candidates
+        self.anchor: np.ndarray | None = None  # positions (less the cloth's mean) at each vertex's last query
+        self.pad = np.zeros(n)  # how far beyond skin / 2 each vertex may stray from its anchor
+        self.moves = np.zeros(n)  # each vertex's motion in the last substep, relative to the mean motion
+        self.age = 0  # substeps since the last full query
+        self.rebuilds = 0
+        self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -148,96 +86,137 @@ class FaceCollision(SelfCollision):
 
     def set_active_faces(self, intact: np.ndarray | None) -> None:
         """Collide only with triangles of faces where `intact` is True (None: all)."""
-        self.active = None if intact is None else np.asarray(intact, dtype=bool)[self.triangle_face]
+        active = None if intact is None else np.asarray(intact, dtype=bool)[self.triangle_face]
+        before = self.active
+        if (active is None or before is None) and active is not before:
+            self.anchor = None  # the candidates change: query again
+        elif active is not None and before is not None and not np.array_equal(active, before):
+            self.anchor = None  # the candidates change: query again
+        self.active = active
 
-    def _filter(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Drop vertex pairs closer than `reach` at rest: all triangles around one are excluded."""
-        rest = self.model.rest_positions
-        keep = squared_distances(rest[i], rest[j]) >= self.reach * self.reach
-        return i[keep], j[keep]
+    def refresh(self, x: np.ndarray, previous: np.ndarray | None = None) -> None:
+        """Find the candidates again where a vertex strayed from its anchor, at the substep's start
+        (`previous`) or end (`x`), by more than skin / 2 + its pad (distances relative to the
+        cloth's mean, on which the pairs' distances do not depend).
 
-    def _found(self) -> None:
-        """Candidates from the vertex pairs. After a partial query only the candidates with a
-        re-queried vertex change (their filters depend on their own vertices only): those are
-        found again from the vertex pairs touching a re-queried vertex's one-ring."""
-        moved, self.last_moved = self.last_moved, None
-        i, j = self.i, self.j
-        if moved is None:
-            self.p, self.t = self._vertex_triangle_candidates(i, j)
-            self.e, self.f = self._expand_edges(i, j)
+        While no vertex has, every pair that comes within the gap at any moment of the substep
+        (positions linear in time, the mean too) was within gap + skin + both pads at its anchors,
+        and so is a candidate: the continuous check needs no other radius."""
+        previous = x if previous is None else previous
+        n = len(x)
+        self.age += 1
+        mean, mean0 = column_mean(x), column_mean(previous)
+        motion = squared_distances(x, previous, mean - mean0)
+        self.moves = np.sqrt(motion)
+        if self.anchor is None or len(self.anchor) != n:
+            self._query(x, previous, mean, mean0)
             return
-        touched = moved.copy()
-        touched[self.edges[moved[self.edges[:, 1]], 0]] = True
-        touched[self.edges[moved[self.edges[:, 0]], 1]] = True
-        near = touched[i] | touched[j]
-        p, t = self._vertex_triangle_candidates(i[near], j[near])
-        new = moved[p] | moved[self.triangles[t]].any(axis=1)
-        old = ~(moved[self.p] | moved[self.triangles[self.t]].any(axis=1))
-        n_tri = max(len(self.triangles), 1)
-        keys = np.sort(np.concatenate([self.p[old] * n_tri + self.t[old], p[new] * n_tri + t[new]]))
+        stray = np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
+        allowed = 0.5 * self.skin + self.pad
+        moved = stray > allowed * allowed
+        count = int(np.count_nonzero(moved))
+        if count == 0:
+            return
+        skin = self.skin
+        if self.adaptive and (self.age >= 8 or 4 * count > n):
+            # Calm: a wide skin lets a query last many substeps; violent (queries every substep or
+            # two): a narrow one makes each cheap.
+            factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
+            self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
+        if 4 * count > n or self.skin != skin:  # much of the cloth, or a new skin: query everything
+            self._query(x, previous, mean, mean0)
+        else:
+            self._query(x, previous, mean, mean0, moved)
+
+    def _query(self, x, previous, mean, mean0, moved: np.ndarray | None = None) -> None:
+        """All candidates (moved None), or again those with a `moved` vertex. A queried vertex's
+        anchor is the middle of its substep's path and its pad half that path."""
+        self.rebuilds += 1
+        middle = 0.5 * (translated(x, mean) + translated(previous, mean0))
+        pad = 0.5 * np.sqrt(squared_distances(x, previous, mean - mean0))
+        if moved is None or self.anchor is None:
+            self.age = 0
+            self.anchor, self.pad = middle, pad
+            self.p, self.t = self._vertex_triangle_candidates()
+            self.e, self.f = self._edge_edge_candidates()
+            return
+        index = np.flatnonzero(moved)
+        self.anchor[index] = middle[index]
+        self.pad[index] = pad[index]
+        tri, edges = self.triangles, self.edges
+        old = ~(moved[self.p] | moved[tri[self.t]].any(axis=1))
+        p, t = self._vertex_triangle_candidates(moved)
+        n_tri = max(len(tri), 1)
+        keys = np.unique(np.concatenate([self.p[old] * n_tri + self.t[old], p * n_tri + t]))
         self.p, self.t = keys // n_tri, keys % n_tri
-        e, f = self._expand_edges(i[near], j[near])
-        new = moved[self.edges[e]].any(axis=1) | moved[self.edges[f]].any(axis=1)
-        old = ~(moved[self.edges[self.e]].any(axis=1) | moved[self.edges[self.f]].any(axis=1))
-        n_edges = max(len(self.edges), 1)
-        keys = np.sort(np.concatenate([self.e[old] * n_edges + self.f[old], e[new] * n_edges + f[new]]))
+        old = ~(moved[edges[self.e]].any(axis=1) | moved[edges[self.f]].any(axis=1))
+        e, f = self._edge_edge_candidates(moved)
+        n_edges = max(len(edges), 1)
+        keys = np.unique(np.concatenate([self.e[old] * n_edges + self.f[old], e * n_edges + f]))
         self.e, self.f = keys // n_edges, keys % n_edges
 
-    def _vertex_triangle_candidates(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Vertex–triangle candidates from vertex pairs: each vertex with the triangles around
-        the other, kept when not excluded and within gap + skin (+ motion) at the anchors."""
-        if len(i) == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        p, v = np.concatenate([i, j]), np.concatenate([j, i])
-        which, t = _around(self.vertex_triangles, self.vertex_start, v)
-        p = p[which]
-        n_tri = max(len(self.triangles), 1)
-        keys = np.unique(p * n_tri + t)  # a triangle is reached through up to three corners
-        p, t = keys // n_tri, keys % n_tri
-        tri = self.triangles[t]
-        keep = (tri != p[:, None]).all(axis=1)
-        if self.active is not None:
-            keep &= self.active[t]
+    def _vertex_triangle_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(vertex, triangle) pairs within gap + skin + both pads at the anchors, not excluded; with
+        `moved`, only those with a moved vertex. Boxes first (vertices grown by half the radius and
+        their pad against triangles grown likewise, in a TriangleGrid), then exact distances."""
+        tri, anchor = self.triangles, self.anchor
+        assert anchor is not None
+        if len(tri) == 0:
+            return _EMPTY, _EMPTY
+        half = 0.5 * (self.gap + self.skin)
+        vertex_margin = half + self.pad
+        triangle_margin = vertex_margin[tri].max(axis=1)
+        alive = np.arange(len(tri)) if self.active is None else np.flatnonzero(self.active)
+        grid = self.triangle_grid.build(anchor, tri[alive], margin=triangle_margin[alive])
+        if moved is None:
+            p, t = grid.query_boxes(anchor - vertex_margin[:, None], anchor + vertex_margin[:, None])
+            t = alive[t]
+        else:
+            # The moved vertices against every triangle, and the triangles with a moved corner against every vertex.
+            who = np.flatnonzero(moved)
+            p, t = grid.query_boxes(anchor[who] - vertex_margin[who, None], anchor[who] + vertex_margin[who, None])
+            p, t = who[p], alive[t]
+            touched = alive[moved[tri[alive]].any(axis=1)]
+            points = self.point_grid.build(anchor, np.repeat(np.arange(len(anchor))[:, None], 3, axis=1), vertex_margin)
+            low, high = _boxes(anchor, tri[touched], triangle_margin[touched])
+            t2, p2 = points.query_boxes(low, high)
+            p, t = np.concatenate([p, p2]), np.concatenate([t, touched[t2]])
+        keep = (tri[t] != p[:, None]).all(axis=1)
         p, t = p[keep], t[keep]
-        assert self.anchor is not None
-        corner = self.triangles[t, 0]  # t is in the one-ring of its corner: see _relative
-        limit = self.gap + self.skin + self._relative(p, corner)
-        near = self._distance2(self.anchor, p, t) < limit * limit
+        limit = 2.0 * half + self.pad[p] + self.pad[tri[t]].max(axis=1)
+        near = self._distance2(anchor, p, t) < limit * limit
         p, t = p[near], t[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
         return p[apart], t[apart]
 
-    def _expand_edges(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Edge–edge candidates (e < f): each edge around one vertex of a pair with each around the other."""
-        if len(i) == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        which, e = _around(self.vertex_edges, self.vertex_edge_start, i)
-        _, f = _around(self.vertex_edges, self.vertex_edge_start, j)
-        # Pair every edge of i with every edge of j: repeat i's edges by j's edge count.
-        count_j = np.diff(self.vertex_edge_start)[j]
-        e_rep = np.repeat(e, count_j[which])
-        start_j = np.cumsum(count_j) - count_j  # where pair k's edges of j start in f
-        offset = np.arange(len(e_rep)) - np.repeat(np.cumsum(count_j[which]) - count_j[which], count_j[which])
-        f_rep = f[np.repeat(start_j[which], count_j[which]) + offset]
-        # Bounding spheres first (cheap), before the exact distances.
-        assert self.anchor is not None
-        ends = self.anchor[self.edges]  # (E, 2, 3)
-        middle = 0.5 * (ends[:, 0] + ends[:, 1])
-        half = 0.5 * np.sqrt(squared_distances(ends[:, 0], ends[:, 1]))
-        # e is in i's one-ring and f in j's: see _relative.
-        limit = np.repeat(self.gap + self.skin + self._relative(i, j)[which], count_j[which])
-        close = squared_distances(middle[e_rep], middle[f_rep]) < (limit + half[e_rep] + half[f_rep]) ** 2
-        e_rep, f_rep = e_rep[close], f_rep[close]
-        n_edges = max(len(self.edges), 1)
-        keys = np.unique(np.minimum(e_rep, f_rep) * n_edges + np.maximum(e_rep, f_rep))
-        e, f = keys // n_edges, keys % n_edges
-        first, second = self.edges[e], self.edges[f]
+    def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(edge, edge) pairs, e < f, within gap + skin + their ends' pads at the anchors, sharing no
+        vertex and not excluded; with `moved`, only those with a moved end."""
+        edges, anchor = self.edges, self.anchor
+        assert anchor is not None
+        if len(edges) < 2:
+            return _EMPTY, _EMPTY
+        half = 0.5 * (self.gap + self.skin)
+        margin = half + self.pad[edges].max(axis=1)
+        grid = self.edge_grid.build(anchor, edges[:, [0, 1, 1]], margin=margin)
+        who = np.arange(len(edges)) if moved is None else np.flatnonzero(moved[edges].any(axis=1))
+        low, high = _boxes(anchor, edges[who], margin[who])
+        e, f = grid.query_boxes(low, high)
+        e = who[e]
+        if moved is None:
+            keep = e < f
+        else:  # a pair of two moved edges is found from both: keep one
+            asked = np.zeros(len(edges), dtype=bool)
+            asked[who] = True
+            keep = (e < f) | ~asked[f]
+        e, f = e[keep], f[keep]
+        e, f = np.minimum(e, f), np.maximum(e, f)
+        first, second = edges[e], edges[f]
         keep = (first[:, 0] != second[:, 0]) & (first[:, 0] != second[:, 1])
         keep &= (first[:, 1] != second[:, 0]) & (first[:, 1] != second[:, 1])
         e, f = e[keep], f[keep]
-        end = self.edges[:, 0]  # an edge is in the one-ring of its end
-        limit = self.gap + self.skin + self._relative(end[e], end[f])
-        near = self._edge_distance2(self.anchor, e, f) < limit * limit
+        limit = 2.0 * half + self.pad[edges[e]].max(axis=1) + self.pad[edges[f]].max(axis=1)
+        near = self._edge_distance2(anchor, e, f) < limit * limit
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
         return e[apart], f[apart]
@@ -257,68 +236,6 @@ class FaceCollision(SelfCollision):
         closest, _, _, _ = closest_points(point, _columns(x, tri[:, 0]), _columns(x, tri[:, 1]), _columns(x, tri[:, 2]))
         point -= closest
         return dot(point, point)
-
-    def _radius(self, anchors: np.ndarray) -> float:
-        """Vertex pairs this close (+ both pads) hold every vertex–triangle and edge–edge pair
-        within gap + skin (+ their motion): each of those has a corner within one edge length of it."""
-        return self.gap + self.skin + longest_edge(anchors, self.edges)
-
-    def _relative(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-        """A bound on the substep's motion of anything in i's one-ring relative to anything in j's,
-        while no vertex has outgrown its slack: |Δq_i - Δq_j| + slack_i + slack_j."""
-        assert self.dq is not None and self.slack is not None
-        assert self.pad is not None
-        d = self.dq[i] - self.dq[j]
-        return np.minimum(
-            np.sqrt(np.einsum("ij,ij->i", d, d)) + self.slack[i] + self.slack[j], self.pad[i] + self.pad[j]
-        )
-
-    def _close(self, anchors: np.ndarray, index: np.ndarray | None = None, moved: np.ndarray | None = None):
-        """Vertex pairs closer than the radius + their relative motion bound (see `_relative`);
-        the queried vertices take their motion and slack now."""
-        unit = 0.25 * self.gap
-        slack = _round_up(self.spread + 0.5 * unit, unit)
-        if self.dq is None or self.slack is None or self.pad is None or index is None or len(self.dq) != len(anchors):
-            self.dq, self.slack, self.pad = self.delta.copy(), slack, self.needed.copy()
-        else:
-            self.dq[index], self.slack[index], self.pad[index] = self.delta[index], slack[index], self.needed[index]
-        radius = self._radius(anchors)
-        # The pads' bound is the looser one: the hash finds a superset.
-        a, b = padded_pairs(self.hash, anchors, self.pad, radius, unit, moved)
-        self.last_moved = None if moved is None else moved.copy()
-        limit = radius + self._relative(a, b)
-        keep = squared_distances(anchors[a], anchors[b]) < limit * limit
-        a, b = a[keep], b[keep]
-        if moved is None:
-            return a, b
-        return np.where(moved[a], a, b), np.where(moved[a], b, a)  # the moved end first
-
-    def _outgrown(self) -> np.ndarray | bool:
-        """Vertices whose slack no longer covers their one-ring's spread plus their own change of
-        motion since their last query."""
-        if self.dq is None or self.slack is None or len(self.dq) != len(self.delta):
-            return False
-        assert self.pad is not None
-        return (self.needed > self.pad) | (self.spread + np.sqrt(squared_distances(self.delta, self.dq)) > self.slack)
-
-    def refresh(self, x: np.ndarray, previous: np.ndarray | None = None) -> None:
-        """Re-query where vertices moved too far (see SelfCollision.refresh) or where their
-        motion outgrew the slack it had at their last query."""
-        n = len(x)
-        self.delta = x - previous if previous is not None and n else np.zeros((n, 3))
-        centred = self.delta - np.median(self.delta, axis=0) if n else self.delta
-        self.moves = np.sqrt(np.einsum("ij,ij->i", centred, centred))  # any common motion would do
-        self.spread = np.zeros(n)  # the largest motion of a one-ring neighbour relative to the vertex
-        if len(self.edges):
-            apart = np.sqrt(squared_distances(self.delta[self.edges[:, 0]], self.delta[self.edges[:, 1]]))
-            np.maximum.at(self.spread, self.edges[:, 0], apart)
-            np.maximum.at(self.spread, self.edges[:, 1], apart)
-        ring = self.moves.copy()
-        if len(self.edges):
-            np.maximum.at(ring, self.edges[:, 0], self.moves[self.edges[:, 1]])
-            np.maximum.at(ring, self.edges[:, 1], self.moves[self.edges[:, 0]])
-        self.needed = _round_up(ring, 0.25 * self.gap)
-        super().refresh(x)
 
     def resolve(
         self, x: np.ndarray, inv_mass: np.ndarray, previous=None, friction: float = 0.0, refresh: bool = True

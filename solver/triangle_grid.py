@@ -60,8 +60,10 @@ class TriangleGrid:
         self.lower = np.zeros(3)  # bounds of every triangle box (margin included)
         self.upper = np.zeros(3)
 
-    def build(self, vertices: np.ndarray, triangles: np.ndarray, margin: float = 0.0, cell: float | None = None):
-        """Bin `triangles` (T, 3) indices into `vertices` (V, 3), boxes grown by `margin`.
+    def build(
+        self, vertices: np.ndarray, triangles: np.ndarray, margin: float | np.ndarray = 0.0, cell: float | None = None
+    ):
+        """Bin `triangles` (T, 3) indices into `vertices` (V, 3), boxes grown by `margin` (one, or one per triangle).
 
         `cell`: the finest cell size (default: the median triangle box). Returns self.
         """

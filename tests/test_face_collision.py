@@ -206,25 +206,26 @@ def test_a_fast_fold_at_5_m_s_does_not_tunnel(face):
 
 def _brute_force_needed(collision, x, previous):
     """Every (vertex, triangle) and (edge, edge) pair the narrow phase needs this substep: not
-    excluded, and closer than the gap + their relative motion in the substep (so it may have met)."""
-    model, gap = collision.model, collision.gap
-    delta = x - previous
+    excluded, and within the gap at some moment of the substep (sampled on the straight paths)."""
+    model, gap, reach = collision.model, collision.gap, collision.reach
     rest = model.rest_positions
     tri, edges = collision.triangles, collision.edges
     P, T = np.meshgrid(np.arange(len(x)), np.arange(len(tri)), indexing="ij")
     P, T = P.ravel(), T.ravel()
     P, T = P[(tri[T] != P[:, None]).all(axis=1)], T[(tri[T] != P[:, None]).all(axis=1)]
-    P, T = P[collision._distance2(rest, P, T) >= gap * gap], T[collision._distance2(rest, P, T) >= gap * gap]
-    motion = np.linalg.norm(delta[P][:, None, :] - delta[tri[T]], axis=2).max(axis=1)
-    vt = collision._distance2(x, P, T) < (gap + motion) ** 2
+    P, T = P[collision._distance2(rest, P, T) >= reach * reach], T[collision._distance2(rest, P, T) >= reach * reach]
     E, F = np.triu_indices(len(edges), 1)
     first, second = edges[E], edges[F]
     apart = (first[:, :, None] != second[:, None, :]).all(axis=(1, 2))
     E, F = E[apart], F[apart]
-    E, F = E[collision._edge_distance2(rest, E, F) >= gap * gap], F[collision._edge_distance2(rest, E, F) >= gap * gap]
-    ends = delta[edges[E]][:, :, None, :] - delta[edges[F]][:, None, :, :]
-    motion = np.linalg.norm(ends, axis=3).max(axis=(1, 2))
-    ee = collision._edge_distance2(x, E, F) < (gap + motion) ** 2
+    apart = collision._edge_distance2(rest, E, F) >= reach * reach
+    E, F = E[apart], F[apart]
+    vt = np.zeros(len(P), dtype=bool)
+    ee = np.zeros(len(E), dtype=bool)
+    for tau in np.linspace(0.0, 1.0, 9):
+        at = previous + (x - previous) * tau
+        vt |= collision._distance2(at, P, T) < gap * gap
+        ee |= collision._edge_distance2(at, E, F) < gap * gap
     return set(zip(P[vt].tolist(), T[vt].tolist())), set(zip(E[ee].tolist(), F[ee].tolist()))
 
 
