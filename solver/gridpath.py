@@ -195,15 +195,10 @@ def detect_triangulated_grid(positions: np.ndarray, faces: Faces, constraints: C
     indptr, neighbours = _adjacency(n, pairs)
     row = _bfs(loop[: at[1] + 1], indptr, neighbours, n)
     col = _bfs(np.r_[loop[at[3] :], loop[:1]], indptr, neighbours, n)
-    if row.min() < 0 or col.min() < 0 or row.max() >= rows or col.max() >= cols:
+    found = _slots_of(row, col, rows, cols)
+    if found is None:
         return None
-    if not ((row * cols + col) == np.arange(n)).all() and ((col * rows + row) == np.arange(n)).all():
-        row, col, rows, cols = col, row, cols, rows  # the same grid, read the way the mesh is stored
-    slot = row * cols + col
-    if not (np.bincount(slot, minlength=n) == 1).all():
-        return None
-    grid_order = np.empty(n, dtype=np.int64)
-    grid_order[slot] = np.arange(n)
+    rows, cols, grid_order = found
     keys = np.sort(pairs, axis=1)
     slots = grid_order.reshape(rows, cols)
     if matched_colours(list(edge_specs(rows, cols)), slots, keys[:, 0] * n + keys[:, 1]) is None:
@@ -264,6 +259,12 @@ def _grid_slots(n: int, pairs: np.ndarray) -> tuple[int, int, np.ndarray] | None
         return None
     col = twice_col // 2
     row = d0 - col
+    return _slots_of(row, col, rows, cols)
+
+
+def _slots_of(row: np.ndarray, col: np.ndarray, rows: int, cols: int) -> tuple[int, int, np.ndarray] | None:
+    """(rows, columns, vertex at each row-major slot) when (row, col) puts every vertex in its own slot."""
+    n = len(row)
     if col.min() < 0 or col.max() >= cols or row.min() < 0 or row.max() >= rows:
         return None
     if not ((row * cols + col) == np.arange(n)).all() and ((col * rows + row) == np.arange(n)).all():

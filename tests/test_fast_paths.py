@@ -6,7 +6,7 @@ from solver_scenes import hanging_cloth, run
 
 import solver
 from solver.gridpath import detect_grid
-from solver.topology import build_constraints
+from solver.topology import BEND, build_constraints
 
 FRAME = 1 / 24
 
@@ -85,12 +85,12 @@ def test_triangulated_grid_is_stored_as_its_grid_in_any_vertex_order(jitter):
     slots = order[grid.order].reshape(grid.rows, grid.columns)
     r, c = np.divmod(slots, cols)
     assert (np.abs(np.diff(r, axis=1)) + np.abs(np.diff(c, axis=1)) == 1).all()  # neighbouring slots: a grid edge
-    # Every constraint once, in batches of independent pairs; rows and columns are strided views.
+    # Every projected distance constraint once (bends are curvature stencils: solver/bending.py), in
+    # batches of independent pairs; rows and columns are strided views.
     pairs = model.constraints.pairs
-    batches = [b for name in ("shear", "stretch") if model.family(name) for b in model.family(name).batches]
+    batches = [b for f in model.families if f.name in ("bending", "stretch") for b in getattr(f, "batches", ())]
     members = np.concatenate([b.member.ravel() for b in batches])
-    paired = np.flatnonzero(model.constraints.kind != solver.BEND)  # bends are bending.py's stencils
-    assert np.array_equal(np.sort(members), paired)
+    assert np.array_equal(np.sort(members), np.flatnonzero(model.constraints.kind != BEND))
     for b in batches:
         ends = np.stack([b.vertex_a.ravel(), b.vertex_b.ravel()])
         assert (np.sort(pairs[b.member.ravel()], axis=1) == np.sort(ends.T, axis=1)).all()
