@@ -59,13 +59,12 @@ class SelfCollision:
         y = translated(x, mean)
         if moved is None:
             self.anchor = y  # a fresh array
-            self.i, self.j = self._filter(*self._close(y))
-            self._found()
+            self.i, self.j = self._filter(*self.hash.pairs(y, self.gap + self.skin))
             return
         assert self.anchor is not None
         index = np.flatnonzero(moved)
         self.anchor[index] = y[index]
-        q, v = self._close(self.anchor, index, moved)
+        q, v = self.hash.near(self.anchor, index, self.gap + self.skin)
         keep = ~moved[v] | (q < v)  # both ends moved: found from both sides, keep one
         q, v = q[keep], v[keep]
         i, j = self._filter(np.minimum(q, v), np.maximum(q, v))
@@ -74,24 +73,6 @@ class SelfCollision:
         n = len(y)
         order = np.argsort(i * n + j)  # unique keys: deterministic
         self.i, self.j = i[order], j[order]
-        self._found()
-
-    def _radius(self, anchors: np.ndarray) -> float:
-        """Vertex pairs closer than this at their anchors are listed."""
-        return self.gap + self.skin
-
-    def _close(self, anchors: np.ndarray, index: np.ndarray | None = None, moved: np.ndarray | None = None):
-        """Pairs to list: all (i, j), i < j (index None), or (q, v) with q in `index` (the `moved` vertices)."""
-        if index is None:
-            return self.hash.pairs(anchors, self._radius(anchors))
-        return self.hash.near(anchors, index, self._radius(anchors))
-
-    def _outgrown(self) -> np.ndarray | bool:
-        """Vertices whose pairs must be found again whatever their distance from their anchors."""
-        return False
-
-    def _found(self) -> None:
-        """Called after every query, full or partial, with the new vertex pairs in i, j."""
 
     def set_active_faces(self, intact: np.ndarray | None) -> None:
         """Faces that collide (vertex–vertex collision has no faces: nothing to do)."""
@@ -117,7 +98,7 @@ class SelfCollision:
             self.age = 0
             self._query(x, mean)
             return
-        moved = (distance2 > 0.25 * self.skin * self.skin) | self._outgrown()
+        moved = distance2 > 0.25 * self.skin * self.skin
         count = int(np.count_nonzero(moved))
         if count == 0:
             return
