@@ -228,9 +228,46 @@ def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):
         x[rows] = centre + np.outer(rel @ normal, normal) + direction * ring * (1.0 + 1e-9)
 
 
+_CREASE_PASSES = 3  # re-linearise the mesh's surface this often (a curved tube on the floor needs 2)
+
+
+def _slide_out_of_meshes(x, x_start, rows, plane: Plane, meshes, *, t0, t1, thickness, friction):
+    """Move vertices the plane placed, but that a mesh collider would push back through it, along the crease.
+
+    Where a mesh rests on a plane (a tube lying on the floor), the plane lifts a vertex squeezed into
+    the crevice into the mesh and the mesh pushes it back into the plane. The mesh's push (normal n,
+    length d) and the plane's (normal p, the vertex already on it) hold together at
+    x + b (n - (n.p) p) with b = d / (1 - (n.p)^2): a slide within the plane, along the push's
+    in-plane part, far enough to clear the mesh's tangent plane. Repeated so curved meshes settle.
+    """
+    _, normal, _ = plane.at(t1)
+    mask = np.zeros(len(x), dtype=bool)
+    for _ in range(_CREASE_PASSES):
+        on_plane = x[rows].copy()
+        mask[rows] = True
+        for mesh in meshes:
+            mesh.collide(x, x_start, mask, t0, t1, thickness, friction)
+        mask[rows] = False
+        push = x[rows] - on_plane
+        into = push @ normal < -1e-12 * max(thickness, 1e-9)  # pushed back towards (through) the plane
+        if not into.any():
+            return
+        rows, push, on_plane = rows[into], push[into], on_plane[into]
+        depth = np.linalg.norm(push, axis=1)
+        n = push / np.maximum(depth, _EPS)[:, None]
+        along = n @ normal
+        slide = n - np.outer(along, normal)
+        room = 1.0 - along * along
+        # A push straight against the plane has no way out: the plane's placement stands.
+        scale = np.where(room > 1e-6, depth / np.maximum(room, 1e-6), 0.0)
+        x[rows] = on_plane + slide * scale[:, None]
+
+
 def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame)."""
     spheres = [c for c in colliders if isinstance(c, Sphere)]
+    meshes = [c for c in colliders if isinstance(c, MeshCollider)]
+    placed = []  # (plane, rows it moved), kept only when there are mesh colliders
     for collider in colliders:
         if isinstance(collider, Sphere):
             collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
@@ -238,7 +275,15 @@ def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
             on_plane = collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
             if spheres and on_plane is not None and collider.extent is None:
                 _slide_out_of_spheres(x, on_plane, collider, spheres, t1=t1, thickness=thickness)
+            if meshes and on_plane is not None:
+                placed.append((collider, on_plane))
         elif isinstance(collider, MeshCollider):
             collider.collide(x, x_start, active, t0, t1, thickness, friction)
         else:
             raise TypeError(f"unknown collider {collider!r}; use solver.Sphere, solver.Plane or solver.MeshCollider")
+    for plane, rows in placed:  # after every mesh, whatever the order: the plane's vertices in a mesh's crease
+        if len(placed) > 1 or colliders[-1] is not plane:
+            mask = np.zeros(len(x), dtype=bool)
+            mask[rows] = True
+            collide_plane(x, x_start, mask, plane, t0, t1, thickness, friction)  # a later collider pushed them under
+        _slide_out_of_meshes(x, x_start, rows, plane, meshes, t0=t0, t1=t1, thickness=thickness, friction=friction)

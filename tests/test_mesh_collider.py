@@ -215,3 +215,45 @@ def test_a_cloth_starting_just_inside_a_closed_mesh_is_pushed_out():
         solver.step(model, state, solver.Params(), FRAME, colliders=[box])
     assert not _inside_box(state.positions, (-0.5, -0.5, 0.0), (0.5, 0.5, 0.4)).any()
     assert np.allclose(state.positions[:, 2], 0.4 + solver.Params().thickness, atol=1e-4)  # on top
+
+
+def _tube(radius=0.25, length=1.6, sides=24):
+    """A closed prism lying along y on the floor (z = 0), normals outward: (vertices, triangles, face planes)."""
+    angle = 2 * np.pi * (np.arange(sides) + 0.5) / sides
+    ring = np.stack([radius * np.sin(angle), radius - radius * np.cos(angle)], axis=1)  # (x, z)
+    ring[:, 1] -= ring[:, 1].min()  # the lowest side lies on the floor
+    v = np.array([[px, y, pz] for y in (-length / 2, length / 2) for px, pz in ring])
+    v = np.vstack([v, [[0.0, -length / 2, ring[:, 1].mean()], [0.0, length / 2, ring[:, 1].mean()]]])
+    k, n = np.arange(sides), (np.arange(sides) + 1) % sides
+    tris = np.concatenate(
+        [
+            np.stack([k, n, sides + n], 1),
+            np.stack([k, sides + n, sides + k], 1),
+            np.stack([np.full(sides, 2 * sides), n, k], 1),
+            np.stack([np.full(sides, 2 * sides + 1), sides + k, sides + n], 1),
+        ]
+    )[:, ::-1]
+    a, b, c = (v[tris[:, j]] for j in range(3))
+    normals = np.cross(b - a, c - a)
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    assert ((normals * (a - v[:-2].mean(axis=0))).sum(axis=1) > 0).all()  # outward
+    return v, tris, (normals, (normals * a).sum(axis=1))
+
+
+def test_vertices_pushed_into_the_crevice_of_a_tube_on_the_floor_end_outside_both():
+    """Where a tube lies on the floor, the floor lifts a vertex into the tube and the tube pushes it
+    back down (issue 11's torus on the floor): every vertex must end clear of both, sliding along the crease."""
+    v, t, (normals, offsets) = _tube()
+    thickness = 0.005
+    # Paths from the open crevice (clear of both) in under the tube's flanks, ending below the floor.
+    side = np.linspace(0.06, 0.14, 33)
+    side = np.concatenate([side, -side])
+    x_start = np.stack([side, np.zeros_like(side), np.full_like(side, 0.006)], axis=1)
+    x_start = x_start[(x_start @ normals.T - offsets).max(axis=1) > thickness]
+    x = x_start - np.stack([np.sign(x_start[:, 0]) * 0.035, np.zeros(len(x_start)), np.full(len(x_start), 0.008)], 1)
+    colliders = [solver.MeshCollider(v, t), solver.Plane(point=(0, 0, 0))]
+    for order in (colliders, colliders[::-1]):
+        moved = x.copy()
+        solver.colliders.collide(moved, x_start, np.ones(len(x), bool), order, 0.0, 1.0, thickness, 0.0)
+        assert moved[:, 2].min() >= thickness - 1e-9
+        assert (moved @ normals.T - offsets).max(axis=1).min() >= thickness - 1e-6
