@@ -367,6 +367,7 @@ class MeshCollider:
         mu = combined_friction(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
         dt = t1 - t0
+        all_q, all_tri = q, tri
         for _ in range(_PASSES):
             if self.mesh_start is None:
                 hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu)
@@ -388,7 +389,36 @@ class MeshCollider:
             if len(keep) == 0:
                 break
             q, tri = np.take(q, keep), np.take(tri, keep)
-        return np.flatnonzero(moved_any)
+        moved = np.flatnonzero(moved_any)
+        if len(moved):
+            self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt)
+        return moved
+
+    def _stop_before_crossings(self, p0, p1, q, tri, moved, t1, dt) -> None:
+        """Keep each moved vertex's whole path clear of the candidate triangles (in place on p1).
+
+        A push out of one triangle can carry a vertex through another where two parts of the mesh
+        meet at a sharp concave crease (an ear against a head); on an open mesh the vertex would
+        then stay on the wrong side for good. Such a vertex stops halfway to the first triangle its
+        path (start to pushed position) crosses: still on the side it came from, and the next
+        substep pushes it out to the gap.
+        """
+        use = np.flatnonzero(np.take(moved, q))
+        q, tri = np.take(q, use), np.take(tri, use)
+        start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        (a, b, c), velocity = self._corners(tri, t1)
+        if velocity is not None:  # the path relative to the moving triangle
+            start = start + (velocity[0] + velocity[1] + velocity[2]) * (dt / 3.0)
+        crossed, s = segment_crossings(start, end, a, b, c)
+        if self.mesh.outward:  # out of a closed surface is always allowed
+            crossed &= dot(cross(b - a, c - a), start - a) * self.mesh.outward > 0.0
+        if not crossed.any():
+            return
+        pick = np.flatnonzero(crossed)
+        pick = pick[np.lexsort((s[pick], q[pick]))]  # by vertex, its first crossing first
+        pick = pick[np.flatnonzero(np.diff(q[pick], prepend=-1))]
+        start, end = start[:, pick], end[:, pick]
+        p1[:, q[pick]] = start + (end - start) * (0.5 * s[pick])
 
     def _deforming_candidates(self, p0, p1, q, tri, t1, dt, gap):
         """Pairs that can touch, with their data, for triangles moving over the substep."""

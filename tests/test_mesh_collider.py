@@ -257,3 +257,53 @@ def test_vertices_pushed_into_the_crevice_of_a_tube_on_the_floor_end_outside_bot
         solver.colliders.collide(moved, x_start, np.ones(len(x), bool), order, 0.0, 1.0, thickness, 0.0)
         assert moved[:, 2].min() >= thickness - 1e-9
         assert (moved @ normals.T - offsets).max(axis=1).min() >= thickness - 1e-6
+
+
+def _trough(half_angle_deg, depth=0.6, length=1.0, n=8):
+    """An open V-shaped sheet: two walls meeting along the x axis, opening upward, normals inward."""
+    angle = np.radians(half_angle_deg)
+    xs, rs = np.linspace(-length / 2, length / 2, n + 1), np.linspace(0.0, depth, n + 1)
+    rows = np.arange((n + 1) * (n + 1)).reshape(n + 1, n + 1)
+    walls = []
+    for side in (-1, 1):
+        r, x = np.meshgrid(rs, xs, indexing="ij")
+        walls.append(np.stack([x, side * r * np.sin(angle), r * np.cos(angle)], -1).reshape(-1, 3))
+    vertices = np.concatenate([walls[0], walls[1][n + 1 :]])  # the walls share the crease (r = 0)
+    other = np.concatenate([rows[0], rows[1:].ravel() + (n + 1) * n])  # the second wall's vertex ids
+    triangles = []
+    for ids, flip in ((rows.ravel(), True), (other, False)):
+        g = ids.reshape(n + 1, n + 1)
+        a, b, c, d = g[:-1, :-1].ravel(), g[:-1, 1:].ravel(), g[1:, 1:].ravel(), g[1:, :-1].ravel()
+        quads = np.stack([d, c, b, a] if flip else [a, b, c, d], 1)
+        triangles.append(np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]]))
+    return vertices, np.concatenate(triangles)
+
+
+def _deepest_behind(points, vertices, triangles):
+    """How far the deepest point lies behind a triangle it is over (within 5 cm of the face)."""
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1, keepdims=True)
+    worst = 0.0
+    for p in points:
+        h = ((p - a) * n).sum(axis=1)
+        over = np.ones(len(a), dtype=bool)
+        for u, w in ((a, b), (b, c), (c, a)):
+            over &= (np.cross(w - u, p - u) * n).sum(axis=1) >= 0.0
+        depth = -h[over & (h < 0.0) & (h > -0.05)]
+        worst = max(worst, depth.max(initial=0.0))
+    return worst
+
+
+@pytest.mark.parametrize(("half_angle", "triangulated"), [(25, False), (25, True), (30, True), (40, True)])
+def test_cloth_squeezed_into_a_sharp_crease_of_an_open_mesh_never_ends_behind_a_wall(half_angle, triangulated):
+    # A push out of one wall of a narrow V can carry a vertex through the other wall (as where an
+    # ear meets a head); an open mesh would then keep it on the wrong side for good.
+    walls, triangles = _trough(half_angle)
+    vertices, faces = solver.grid(16, 16, size=0.4, height=0.75)  # falls inside the V's opening
+    if triangulated:
+        faces = solver.meshes.triangulated(faces)
+    model = solver.build_model(vertices, faces)
+    trough = solver.MeshCollider(walls, triangles)
+    for _, state in _run(model, lambda f: [trough], 30):
+        assert _deepest_behind(state.positions, walls, triangles) < 1e-4
