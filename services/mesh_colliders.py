@@ -31,25 +31,37 @@ class _Entry:
     counts: tuple[int, int, int]  # vertices, faces, face corners of the mesh read (a topology check)
     reference: np.ndarray  # world matrix when `shape` was made
     shape: solver.TriangleMesh  # world space at `reference`
+    corners: np.ndarray | None = None  # the polygons' corner vertices and sizes when `triangles` were made
 
 
 _entries: dict[int, _Entry] = {}
 
 
-def _evaluated_mesh(obj, depsgraph) -> tuple[np.ndarray, np.ndarray]:
-    """(local coordinates (N*3,) float32, triangles (T, 3) int32) of the evaluated mesh."""
+def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(local coordinates (N*3,) float32, triangles (T, 3) int32, polygon corners) of the evaluated mesh.
+
+    While the polygons stay the same, `earlier`'s triangles are kept: Blender splits a non-planar
+    quad along whichever diagonal suits its current shape, so triangulating a deforming mesh
+    afresh each frame would make its surface jump between frames (a vertex resting on it could
+    find itself behind the new surface, and an open mesh would keep it there).
+    """
     source = obj if depsgraph is None else obj.evaluated_get(depsgraph)
     mesh = source.to_mesh()
     try:
         co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
         mesh.vertices.foreach_get("co", co)
+        corners = np.empty(len(mesh.loops) + len(mesh.polygons), dtype=np.int32)
+        mesh.loops.foreach_get("vertex_index", corners[: len(mesh.loops)])
+        mesh.polygons.foreach_get("loop_total", corners[len(mesh.loops) :])
+        if earlier is not None and earlier.corners is not None and np.array_equal(earlier.corners, corners):
+            return co, earlier.triangles, corners
         if hasattr(mesh, "calc_loop_triangles"):
             mesh.calc_loop_triangles()
         triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
         mesh.loop_triangles.foreach_get("vertices", triangles)
     finally:
         source.to_mesh_clear()
-    return co, triangles.reshape(-1, 3)
+    return co, triangles.reshape(-1, 3), corners
 
 
 def _undeformed(obj) -> bool:
@@ -77,7 +89,7 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
     if world_positions is not None:
         triangles = entry.triangles if entry is not None and entry.local.size == 0 else None
         if triangles is None:
-            _, triangles = _evaluated_mesh(obj, None)  # the cloth's own mesh: same vertex order
+            _, triangles, _ = _evaluated_mesh(obj, None)  # the cloth's own mesh: same vertex order
         if len(triangles) == 0:
             return None
         shape = solver.TriangleMesh(world_positions.copy(), triangles)
@@ -91,13 +103,17 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
         depsgraph = bpy.context.evaluated_depsgraph_get()
     data = obj.data
     counts = (len(data.vertices), len(data.polygons), len(data.loops))
+    corners = None if entry is None else entry.corners
     if _undeformed(obj):  # the evaluated mesh is the mesh itself: read its coordinates alone
         local = np.empty(counts[0] * 3, dtype=np.float32)
         data.vertices.foreach_get("co", local)
         same = entry is not None and entry.counts == counts and np.array_equal(entry.local, local)
-        triangles = entry.triangles if same and entry is not None else _evaluated_mesh(obj, None)[1]
+        if same and entry is not None:
+            triangles = entry.triangles
+        else:
+            _, triangles, corners = _evaluated_mesh(obj, None, entry)
     else:
-        local, triangles = _evaluated_mesh(obj, depsgraph)
+        local, triangles, corners = _evaluated_mesh(obj, depsgraph, entry)
         counts = (-1, -1, -1)
     if len(triangles) == 0:
         _entries.pop(key, None)
@@ -116,7 +132,7 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
             return ("MESH", entry.shape, motion, friction, offset)
     world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)
-    _entries[key] = _Entry(local, triangles, counts, matrix, shape)
+    _entries[key] = _Entry(local, triangles, counts, matrix, shape, corners)
     return ("MESH", shape, None, friction, offset)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 
 import numpy as np
@@ -200,6 +201,46 @@ def test_a_rising_shape_key_bump_lifts_resting_cloth(blender):
                 assert p[2] >= hit[0][2] - 1e-4, f"frame {frame}: a vertex is under the rising surface"
     middle = np.argmin(np.linalg.norm(co[:, :2], axis=1))
     assert co[middle, 2] > 0.3  # lifted with the bump
+
+
+def test_a_deforming_collider_keeps_one_triangulation_so_resting_cloth_never_ends_under_it(blender):
+    # A Displace of steep rings warps the ground's quads until Blender splits some along the other
+    # diagonal: triangulated afresh each frame, the surface jumped there, and the vertices resting
+    # on it that found themselves under the new surface stayed under it (an open mesh keeps sides).
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    mesh_colliders = importlib.import_module(ADDON_MODULE + ".services.mesh_colliders")
+    frames = 36
+    scene = setup_scene(blender, frames)
+    n = 31
+    ground = mesh_object(blender, "Ground", grid_vertices(n, 2.0, 0.3), n)
+    rings = blender.data.textures.new("Rings", "WOOD")
+    displace = ground.modifiers.new("Displace", "DISPLACE")
+    displace.texture = rings
+    displace.strength = 0.0
+    displace.keyframe_insert("strength", frame=1)
+    displace.strength = 0.5
+    displace.keyframe_insert("strength", frame=30)
+    scene.frame_set(2)
+    scene.frame_set(1)
+    _collider(blender, ground)
+    cloth = _cloth(blender, n=41, size=1.6, height=0.6)
+    _bake(blender, cloth)
+    blender_splits = set()
+    for frame in range(1, frames + 1):
+        scene.frame_set(frame)
+        vertices, tris = evaluated_mesh(blender, ground)
+        blender_splits.add(tuple(np.sort(tris, axis=1).ravel()))
+        simulated = mesh_colliders.mesh_pose(ground)[1]  # the surface the cloth collides with
+        assert np.allclose(simulated.vertices, vertices, atol=1e-5)
+        from mathutils.bvhtree import BVHTree  # noqa: PLC0415
+
+        tree = BVHTree.FromPolygons(vertices.tolist(), simulated.triangles.tolist(), all_triangles=True)
+        for p in evaluated_positions(blender, cloth):
+            hit = tree.ray_cast((p + (0, 0, 2.0)).tolist(), (0, 0, -1))
+            if hit[0] is not None:
+                assert p[2] >= hit[0][2] - 1e-4, f"frame {frame}: a vertex is under the surface"
+    assert len(blender_splits) > 1  # the case this tests: Blender's own split changes on the way
 
 
 def test_an_upper_cloth_rests_on_a_baked_lower_cloth_and_never_passes_through(blender):
