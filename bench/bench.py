@@ -36,6 +36,7 @@ import numpy as np  # noqa: E402
 import scenes  # noqa: E402
 
 import solver  # noqa: E402
+from solver import meshes  # noqa: E402
 
 FPS = 24
 FRAMES = 48
@@ -73,12 +74,16 @@ class SceneSpec:
     def name(self) -> str:
         if self.mesh == "fan":
             return f"{self.kind.capitalize()} fan disc ({self.vertices:,})"
-        label = "" if self.mesh == "quad" else f" {self.mesh}"
+        label = {"quad": "", "holed": " with a hole"}.get(self.mesh, f" {self.mesh}")
         return f"{self.kind.capitalize()} {self.n}²{label}"
 
     @property
     def vertices(self) -> int:
-        return 1 + 64 * self.n * (self.n + 1) // 2 if self.mesh == "fan" else self.n * self.n
+        if self.mesh == "fan":
+            return 1 + 64 * self.n * (self.n + 1) // 2
+        if self.mesh == "holed":
+            return len(meshes.holed_grid(self.n)[0])
+        return self.n * self.n
 
 
 def build_scene(spec: SceneSpec, frames: int | None = None):
@@ -579,7 +584,7 @@ def main() -> None:
     specs = [SceneSpec("drape", n) for n in sizes]
     # The same drape on other mesh kinds (issue 10): one row each, Blender's Cloth on the same mesh.
     specs += [SceneSpec("drape", 64, mesh="triangulated"), SceneSpec("drape", 48, mesh="irregular")]
-    specs += [SceneSpec("drape", 11, mesh="fan")]
+    specs += [SceneSpec("drape", 11, mesh="fan"), SceneSpec("drape", 64, mesh="holed")]
     specs += [SceneSpec("hang", 32), SceneSpec("hang", 64)]
     results: list[Result] = []
     preview_notes = []

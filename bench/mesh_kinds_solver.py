@@ -5,7 +5,8 @@ Usage: .venv/bin/python bench/mesh_kinds_solver.py [kind ...]
 The 2 m cloth falls from 1.5 m onto a 0.5 m sphere on a floor for 48 frames at 24 fps, default
 settings; prints solver CPU time per frame (process time) and the mean positive edge strain at the
 end. Meshes from `solver.meshes`: quad 64², the same grid split along one diagonal, 48² jittered
-±30% (split along the shorter diagonal), a 64-spoke fan disc subdivided ×11 (4,225 vertices);
+±30% (split along the shorter diagonal), a 64-spoke fan disc subdivided ×11 (4,225 vertices), the quad
+64² with a 0.35 m hole off centre;
 quad128 / quad256 are finer grids of the same cloth; torus is issue 11's mesh-collider scene solver-only
 (bench/mesh_colliders.py: the 64² quad cloth 1 m up onto a 192 × 48 torus, R 0.6, r 0.25, on the floor).
 To compare two versions, run this on each checkout in turn, a few rounds, and take the best.
@@ -25,7 +26,7 @@ import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 from solver.topology import STRUCTURAL  # noqa: E402
 
-KINDS = ("quad", "triangulated", "irregular", "fan")
+KINDS = ("quad", "triangulated", "irregular", "fan", "holed")
 MORE = ("quad128", "quad256", "torus")
 
 
@@ -39,6 +40,8 @@ def mesh(kind: str):
         return meshes.jittered_grid(48, size=2.0, height=1.5)
     if kind == "fan":
         return meshes.fan_disc(64, 11, radius=1.0, height=1.5)
+    if kind == "holed":
+        return meshes.holed_grid(64, size=2.0, height=1.5)
     if kind in ("quad128", "quad256"):
         n = int(kind[4:])
         return meshes.grid(n, n, size=2.0, height=1.5)

@@ -76,14 +76,15 @@ def floor(name: str = "Floor", size: float = 8.0) -> bpy.types.Object:
     return obj
 
 
-MESH_KINDS = ("quad", "triangulated", "irregular", "fan")
+MESH_KINDS = ("quad", "triangulated", "irregular", "fan", "holed")
 
 
 def kind_mesh(name: str, kind: str, n: int, size: float = 2.0, height: float = 1.5) -> bpy.types.Object:
     """A cloth of another mesh kind, the same 2 m across at the same height:
     - triangulated: the n×n grid, every quad split by bmesh's Triangulate (Beauty), as the modifier does;
     - irregular: the n×n grid with interior vertices jittered ±30% of the spacing, then triangulated;
-    - fan: a circle of 64 vertices filled as a triangle fan, then subdivided n times (centre valence 64).
+    - fan: a circle of 64 vertices filled as a triangle fan, then subdivided n times (centre valence 64);
+    - holed: the n×n quad grid with a 0.35 m hole off centre (`solver.meshes.holed_grid`).
     """
     import bmesh  # noqa: PLC0415 - must follow bpy
 
@@ -91,6 +92,8 @@ def kind_mesh(name: str, kind: str, n: int, size: float = 2.0, height: float = 1
 
     if kind == "fan":
         vertices, faces = meshes.fan_disc(64, n, radius=size / 2, height=height)
+    elif kind == "holed":
+        vertices, faces = meshes.holed_grid(n, size=size, height=height)
     else:
         vertices, faces = meshes.grid(n, n, size=size, height=height)
         if kind == "irregular":

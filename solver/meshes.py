@@ -52,6 +52,18 @@ def jittered_grid(n: int, size: float = 2.0, height: float = 0.0, jitter: float 
     return vertices, triangles
 
 
+def holed_grid(n: int, size: float = 2.0, height: float = 0.0, centre=(0.45, 0.2), radius: float = 0.35):
+    """An n×n quad grid with the faces whose centres lie within `radius` of `centre` (x, y) removed,
+    and the vertices they leave unused: a cloth with a hole. Returns (vertices, faces (F, 4))."""
+    vertices, quads = grid(n, n, size=size, height=height)
+    middle = vertices[quads].mean(axis=1)[:, :2]
+    quads = quads[np.linalg.norm(middle - np.asarray(centre, dtype=np.float64), axis=1) > radius]
+    used = np.unique(quads)
+    renumber = np.full(len(vertices), -1, dtype=np.int64)
+    renumber[used] = np.arange(len(used))
+    return vertices[used], renumber[quads]
+
+
 def fan_disc(spokes: int = 64, rings: int = 11, radius: float = 1.0, height: float = 0.0):
     """A filled circle of `spokes` triangles around its centre, each subdivided into rings² triangles
     (Blender: a circle filled as a Triangle Fan, then Subdivide): the centre keeps `spokes` edges.
