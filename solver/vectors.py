@@ -27,6 +27,12 @@ def squared_distances(rows: np.ndarray, other, offset=None) -> np.ndarray:
     """|rows - other - offset|² for each row of the (N, 3) array `rows`; `other` is an (N, 3)
     array or one point, `offset` one point or None."""
     other = np.asarray(other)
+    if other.ndim == 2 and offset is None:  # two (N, 3) arrays: whole rows are quicker (the same sums)
+        squares = rows - other
+        squares *= squares
+        total = squares[:, 0] + squares[:, 1]
+        total += squares[:, 2]
+        return total
     columns = []
     for k in range(3):
         column = rows[:, k] - (other[k] if other.ndim == 1 else other[:, k])
