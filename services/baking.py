@@ -100,7 +100,7 @@ class Baker:
             relative = block.relative_key
             for b in (block, relative):
                 if b.name not in data:
-                    data[b.name] = scene_reading.read_vectors(b.data)
+                    data[b.name] = scene_reading.read_vectors(scene_reading.key_points(b))
             out.append((block, data[block.name], data[relative.name], self._mask(block)))
         return out
 
@@ -162,7 +162,8 @@ class Baker:
             block.slider_min, block.slider_max = 0.0, 1.0
             mix = self.mixes[index]
             data = local if mix is None else geometry.compensated_key(basis, local, mix)
-            block.data.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
+            points = scene_reading.key_points(block)
+            points.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
             for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
                 block.value = value
                 block.keyframe_insert("value", frame=key_frame)
@@ -193,7 +194,7 @@ class Baker:
             if created_basis:
                 obj.shape_key_add(name="Basis", from_mix=False)
             key = obj.data.shape_keys
-            basis = scene_reading.read_vectors(key.reference_key.data)
+            basis = scene_reading.read_vectors(scene_reading.key_points(key.reference_key))
             had_anim = key.animation_data is not None
             had_action = had_anim and key.animation_data.action is not None
             # Bookkeeping first, so that free_bake removes exactly what was added if writing fails.

