@@ -40,10 +40,7 @@ from .vectors import c_einsum
 BEND_LENGTH = 0.05  # m: a stencil's stiffness (N·m) is bend_stiffness (N/m) × BEND_LENGTH²
 _EPS = 1e-12
 # A quad grid's paths on strided views (grid_bending): ~2x quicker a sweep, equal to float32 rounding.
-# Off for now: the different rounding makes tests/test_mesh_collider.py's cloth-on-cloth scene end a
-# vertex 7 um inside the 5 mm thickness (that test fails on main too once its start moves by 1e-7 m:
-# 4.63-4.99 mm; docs/solver.md, "Fourth round: speed").
-STRIDED_ON_GRIDS = False
+STRIDED_ON_GRIDS = True
 _EPS32 = np.array(_EPS, np.float32)  # 0-d operands: a Python float costs ~0.3 us a ufunc call
 _ONE32 = np.array(1.0, np.float32)
 
