@@ -597,7 +597,9 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
         return None
     touching = np.flatnonzero(contact)  # only the contacts compete
     tq = np.take(q, touching)
-    score = np.where(np.take(crossed, touching), 4.0 - np.take(s, touching), np.minimum(np.take(push, touching), 1.0))
+    score = np.minimum(np.take(push, touching), 1.0)
+    if crossed.any():  # the first crossing wins over any push
+        score = np.where(np.take(crossed, touching), 4.0 - np.take(s, touching), score)
     pick, group = _best_per_vertex(tq, score)
     chosen = np.take(touching, pick)  # pair of each vertex's contact
     depth = np.take(push, chosen)
@@ -650,6 +652,8 @@ def _rigid_crossings(outward: int, data, start, end, bary, h0, h1, across):
     s = np.zeros(len(h0))
     if outward:  # outside a closed surface; only paths entering it can cross
         which = np.flatnonzero(across & (h0 * outward > 0.0))
+        if len(which) == 0:  # (resting cloth: none)
+            return float(outward), crossed, s
         start_bary = _barycentrics(np.take(data, which, axis=1), np.take(start, which, axis=1))
         end_bary = np.take(bary, which, axis=1)
     else:
