@@ -574,7 +574,7 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
     maybe = across | (outside + h1 * h1 < gap * gap)
     if not maybe.any():
         return None
-    if maybe.sum() < 0.75 * len(q):
+    if np.count_nonzero(maybe) < 0.75 * len(q):
         maybe = np.flatnonzero(maybe)
         q, tri, across, h0, h1, beyond = (np.take(m, maybe) for m in (q, tri, across, h0, h1, beyond))
         start, end, data, bary = (np.take(m, maybe, axis=1) for m in (start, end, data, bary))
