@@ -201,10 +201,11 @@ class _Candidates:
         self.bound = np.insert(np.take(self.bound, keep), at, bound)
         counts = np.bincount(self.v, minlength=self.vertex_count)
         np.cumsum(counts, out=self.first[1:])
-        self.nearest.fill(np.inf)
-        if len(self.v):
-            starts = np.flatnonzero(counts)
-            self.nearest[starts] = np.minimum.reduceat(self.bound, np.take(self.first, starts))
+        # Only the re-queried vertices' least bounds change (from their new pairs, sorted by vertex).
+        self.nearest[who] = np.inf
+        if len(v):
+            runs = np.flatnonzero(np.diff(v, prepend=-1))
+            self.nearest[np.take(v, runs)] = np.minimum.reduceat(bound, runs)
 
     def _prune(self, q, t, box_low, box_high):
         """Keep the pairs whose triangle comes within the gap of some point of the box (still triangles)."""
