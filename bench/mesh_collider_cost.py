@@ -8,6 +8,7 @@ with the floor alone; CPU time (process time), median over the frames, best of t
 
     .venv/bin/python bench/mesh_collider_cost.py [--rounds 2] [--frames 48] [scene[/kind] ...]
     .venv/bin/python bench/mesh_collider_cost.py --profile torus/quad   # cProfile of the collider run
+    .venv/bin/python bench/mesh_collider_cost.py --against /path/to/other/checkout   # A/B, same process
 
 Scenes: torus, ball, table; kinds: quad, triangulated (default: all six rows).
 """
@@ -16,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import pstats
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -95,22 +99,43 @@ def _cpu(fn, *args) -> float:
     return time.process_time() - started
 
 
-def cost(scene: str, kind: str, frames: int, rounds: int) -> tuple[int, float, float]:
-    """(triangles, plain ms, with-collider ms): CPU ms per frame, median over frames, best of rounds."""
-    shape = solver.TriangleMesh(*SCENES[scene]())
-    model, params, floor = cloth(kind), solver.Params(), solver.Plane(point=(0, 0, 0))
-    best_plain = best_with = float("inf")
+def cost(scene: str, kind: str, frames: int, rounds: int, solvers=(solver,)) -> tuple[int, float, list[float]]:
+    """(triangles, plain ms, with-collider ms per solver package): CPU ms per frame, median over the
+    frames, best of rounds; every solver's frame and the plain one in turn, frame by frame."""
+    vertices, triangles = SCENES[scene]()
+    rest, faces = meshes.grid(N, N, size=2.0, height=1.0)
+    if kind == "triangulated":
+        faces = meshes.triangulated(faces)
+    runs = []
+    for package in solvers:
+        shape = package.TriangleMesh(vertices, triangles)
+        model = package.build_model(rest, faces)
+        runs.append((package, shape, model, package.Params(), package.Plane(point=(0, 0, 0))))
+    best_plain, best_with = float("inf"), [float("inf")] * len(runs)
     for _ in range(rounds):
-        shape.candidates = []  # each round starts cold, as a fresh bake does
-        with_mesh, alone = model.initial_state(), model.initial_state()
-        t_with, t_alone = [], []
+        states = []
+        for _, shape, model, *_ in runs:
+            shape.candidates = []  # each round starts cold, as a fresh bake does
+            states.append(model.initial_state())
+        _, _, plain_model, plain_params, plain_floor = runs[0]
+        alone = plain_model.initial_state()
+        t_with, t_alone = [[] for _ in runs], []
         for _ in range(frames):
-            collider = solver.MeshCollider(shape)  # as the add-on makes it each frame
-            t_with.append(_cpu(solver.step, model, with_mesh, params, 1 / FPS, [collider, floor]))
-            t_alone.append(_cpu(solver.step, model, alone, params, 1 / FPS, [floor]))
+            for times, state, (package, shape, model, params, floor) in zip(t_with, states, runs, strict=True):
+                collider = package.MeshCollider(shape)  # as the add-on makes it each frame
+                times.append(_cpu(package.step, model, state, params, 1 / FPS, [collider, floor]))
+            t_alone.append(_cpu(runs[0][0].step, plain_model, alone, plain_params, 1 / FPS, [plain_floor]))
         best_plain = min(best_plain, 1000 * statistics.median(t_alone))
-        best_with = min(best_with, 1000 * statistics.median(t_with))
-    return len(shape), best_plain, best_with
+        best_with = [min(b, 1000 * statistics.median(t)) for b, t in zip(best_with, t_with, strict=True)]
+    return len(triangles), best_plain, best_with
+
+
+def _against(checkout: Path):
+    """Another checkout's solver, imported as its own package (copied: its imports are relative)."""
+    scratch = Path(tempfile.mkdtemp(prefix="vc_against_"))
+    shutil.copytree(checkout / "solver", scratch / "solver_against", ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(scratch))
+    return importlib.import_module("solver_against")
 
 
 def profile(scene: str, kind: str, frames: int) -> None:
@@ -130,6 +155,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=48)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", action="store_true", help="cProfile the first row's collider run instead")
+    parser.add_argument("--against", type=Path, help="another checkout: its solver runs in turn with this one's")
     args = parser.parse_args()
     rows = []
     for name in args.rows or list(SCENES):
@@ -138,11 +164,17 @@ def main() -> None:
     if args.profile:
         profile(*rows[0], args.frames)
         return
-    print("| collider | triangles | cloth | plain step | with the collider | added / plain |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    solvers = (solver,) if args.against is None else (_against(args.against), solver)
+    if args.against is None:
+        print("| collider | triangles | cloth | plain step | with the collider | added / plain |")
+        print("| --- | --- | --- | --- | --- | --- |")
+    else:
+        print(f"| collider | triangles | cloth | plain step | {args.against}: with / added ÷ plain | this checkout |")
+        print("| --- | --- | --- | --- | --- | --- |")
     for scene, kind in rows:
-        count, plain, with_mesh = cost(scene, kind, args.frames, args.rounds)
-        print(f"| {scene} | {count} | {kind} | {plain:.1f} | {with_mesh:.1f} | {(with_mesh - plain) / plain:.2f}× |")
+        count, plain, with_mesh = cost(scene, kind, args.frames, args.rounds, solvers)
+        added = " | ".join(f"{w:.1f} / {(w - plain) / plain:.2f}×" for w in with_mesh)
+        print(f"| {scene} | {count} | {kind} | {plain:.1f} | {added} |", flush=True)
 
 
 if __name__ == "__main__":
