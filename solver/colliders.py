@@ -256,13 +256,10 @@ def _slide_out_of_meshes(x, x_start, rows, plane: Plane, meshes, *, t0, t1, thic
     in-plane part, far enough to clear the mesh's tangent plane. Repeated so curved meshes settle.
     """
     _, normal, _ = plane.at(t1)
-    mask = np.zeros(len(x), dtype=bool)
     for _ in range(_CREASE_PASSES):
-        on_plane = x[rows].copy()
-        mask[rows] = True
+        on_plane = x[rows]
         for mesh in meshes:
-            mesh.collide(x, x_start, mask, t0, t1, thickness, friction)
-        mask[rows] = False
+            mesh.collide_rows(x, x_start, rows, t0, t1, thickness, friction)
         push = x[rows] - on_plane
         into = push @ normal < -1e-12 * max(thickness, 1e-9)  # pushed back towards (through) the plane
         if not into.any():

@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from .clearance import Clearance
 from .contact import combined_friction, coulomb_friction
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
@@ -32,6 +33,8 @@ from .triangles import FACE, closest_points, cross, dot, segment_crossings
 
 _EPS = 1e-12
 _PASSES = 2
+_EMPTY = np.zeros(0, dtype=np.int64)
+_CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
 
 
@@ -40,7 +43,12 @@ def _columns(rows: np.ndarray) -> np.ndarray:
 
 
 class TriangleMesh:
-    """A triangle soup with its broad phase (built on first use, once). Degenerate triangles are dropped."""
+    """A triangle soup with its broad phase (built on first use, once).
+
+    Degenerate triangles are dropped and the rest kept in a spatial (Morton) order, which
+    `triangles` gives; drop_degenerate=False keeps every triangle in the order given (a deforming
+    collider's start shape, matching its end shape's `triangles`).
+    """
 
     def __init__(self, vertices, triangles, drop_degenerate: bool = True):
         v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
@@ -53,6 +61,8 @@ class TriangleMesh:
         area2 = np.sqrt(dot(n, n))
         scale = max(float(np.ptp(v, axis=0).max()) if len(v) else 0.0, 1e-9)
         keep = np.flatnonzero(np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate))
+        if drop_degenerate:  # nearby triangles next to each other in memory: gathers for a cloth patch stay local
+            keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
         self.triangles = tris[keep]
         self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
         area2 = np.maximum(area2[keep], 1e-300)
@@ -66,17 +76,28 @@ class TriangleMesh:
         self.heights = area2 / np.sqrt(
             np.maximum([dot(self.c - self.b, self.c - self.b), dot(ac, ac), dot(ab, ab)], 1e-300)
         )
-        # What the broad phase's bound needs per triangle.
-        self.table = np.concatenate([self.a, self.normals, self.gv, self.gw, self.heights])
-        # What the rigid narrow phase needs per triangle, with the offsets that spare it `a`:
-        # height n.p - n.a and barycentrics gv.p - gv.a, gw.p - gw.a.
+        # What the rigid narrow phase and the broad phase's bound need per triangle, with the offsets that
+        # spare them `a`: height n.p - n.a and barycentrics gv.p - gv.a, gw.p - gw.a. One row per triangle
+        # (2 cache lines), so gathering a pair's data touches little memory (`_gather`).
         offsets = [dot(m, self.a)[None] for m in (self.normals, self.gv, self.gw)]
-        self.fast = np.concatenate([self.normals, offsets[0], self.gv, offsets[1], self.gw, offsets[2], self.heights])
+        fast = [self.normals, offsets[0], self.gv, offsets[1], self.gw, offsets[2], self.heights]
+        self.fast_rows = np.ascontiguousarray(np.concatenate(fast).T)
+        # Per edge (opposite corner a, b, c: running b->c, c->a, a->b) its length and where the opposite
+        # corner's foot lies along it (as a fraction), so an outside point's closest edge point comes
+        # from its barycentrics alone (see `_edge_distances`).
+        lengths = np.sqrt(np.maximum([dot(self.c - self.b, self.c - self.b), dot(ac, ac), dot(ab, ab)], 1e-300))
+        feet = [
+            dot(self.a - self.b, self.c - self.b) / (lengths[0] * lengths[0]),
+            dot(self.b - self.c, self.a - self.c) / (lengths[1] * lengths[1]),
+            dot(ac, ab) / (lengths[2] * lengths[2]),
+        ]
+        self.edges_rows = np.ascontiguousarray(np.concatenate([np.array(feet), lengths]).T)
         # A closed, consistently wound surface has an outside: +1 if the normals point out, -1 if in,
         # 0 for open meshes and sheets (which keep each vertex on the side it came from).
         self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
         self._grid: TriangleGrid | None = None
         self._grid_margin = 0.0
+        self.cell = 1.0  # the median triangle's box (set with the grid)
         self.candidates: list[_Candidates] = []  # per cloth size and gap (see MeshCollider._candidates)
 
     def __len__(self) -> int:
@@ -85,7 +106,9 @@ class TriangleMesh:
     def grid(self, margin: float = 0.0) -> TriangleGrid:
         """The broad phase, boxes grown by `margin` (rebuilt only if a larger margin is asked for)."""
         if self._grid is None or margin > self._grid_margin:
-            self._grid = TriangleGrid().build(self.vertices, self.triangles, margin)
+            size = np.maximum(np.maximum(self.a, self.b), self.c) - np.minimum(np.minimum(self.a, self.b), self.c)
+            self.cell = float(np.median(size.max(axis=0))) + 2 * margin if len(self) else 1.0
+            self._grid = TriangleGrid().build(self.vertices, self.triangles, margin, cell=_CELL * self.cell)
             self._grid_margin = margin
         return self._grid
 
@@ -105,7 +128,11 @@ class _Candidates:
         # Distances are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
         self.bound = np.zeros(0)
         self.centre = np.zeros((3, vertex_count))
-        self._slot = np.full(vertex_count, -1, dtype=np.int64)
+        # Vertex i's pairs are first[i]:first[i + 1]; nearest[i] is the least bound among them (inf: none),
+        # so a substep looks only at the pairs of vertices that stray within reach of their nearest.
+        self.first = np.zeros(vertex_count + 1, dtype=np.int64)
+        self.nearest = np.full(vertex_count, np.inf)
+        self.clearance: Clearance | None = None  # still triangles: answers vertices clear of them (built on use)
         self.queries = 0
 
     def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray):
@@ -120,41 +147,65 @@ class _Candidates:
             half = 0.5 * self.skin
             inside = (low >= box_low + half) & (high <= box_high - half)
             stale |= ~(inside[0] & inside[1] & inside[2])
-        stale = np.flatnonzero(stale)
-        if len(stale):
-            self.queries += 1
-            who = np.take(idx, stale)
-            box_low, box_high = np.take(low, stale, axis=1) - self.skin, np.take(high, stale, axis=1) + self.skin
-            self.low[:, who], self.high[:, who] = box_low, box_high
-            self.centre[:, who] = (box_low + box_high) * 0.5
-            q, t = grid.query_boxes((box_low - self.gap).T, (box_high + self.gap).T)
-            if self.mesh is not None:
-                q, t, bound = self._prune(q, t, box_low, box_high)
-            else:
-                bound = np.full(len(q), -np.inf)
-            requeried = np.zeros(self.vertex_count, dtype=bool)
-            requeried[who] = True
-            keep = np.flatnonzero(~np.take(requeried, self.v))
-            # Merge the new pairs (sorted among themselves) into the kept ones, still sorted by vertex.
-            v = np.take(who, q)
-            order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-            v, t, bound = np.take(v, order), np.take(t, order), np.take(bound, order)
-            kept_v = np.take(self.v, keep)
-            at = np.searchsorted(kept_v, v)
-            self.v = np.insert(kept_v, at, v)
-            self.t = np.insert(np.take(self.t, keep), at, t)
-            self.bound = np.insert(np.take(self.bound, keep), at, bound)
+            self._query(grid, idx, np.flatnonzero(stale), low, high)
         # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
         centre = np.take(self.centre, idx, axis=1)
         d0, d1 = p0 - centre, p1 - centre
-        stray = np.sqrt(np.maximum(dot(d0, d0), dot(d1, d1)))
-        self._slot[idx] = np.arange(len(idx))
-        column = np.take(self._slot, self.v)
-        self._slot[idx] = -1
-        reach = np.full(len(idx) + 1, -np.inf)  # the last entry: vertices not in idx (column -1)
-        reach[:-1] = stray + self.gap
-        use = np.flatnonzero(self.bound < np.take(reach, column))
-        return np.take(column, use), np.take(self.t, use)
+        reach = np.sqrt(np.maximum(dot(d0, d0), dot(d1, d1)))
+        reach += self.gap
+        hot = np.flatnonzero(np.take(self.nearest, idx) < reach)
+        if len(hot) == 0:
+            return _EMPTY, _EMPTY
+        who = np.take(idx, hot)
+        first = np.take(self.first, who)
+        count = np.take(self.first, who + 1) - first
+        column = np.repeat(hot, count)
+        at = np.arange(len(column)) + np.repeat(first - (np.cumsum(count) - count), count)
+        use = np.flatnonzero(np.take(self.bound, at) < np.take(reach, column))
+        return np.take(column, use), np.take(self.t, np.take(at, use))
+
+    def _query(self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray):
+        """Find the pairs of the vertices idx[stale] again, for their paths' boxes (low, high) grown by the skin."""
+        self.queries += 1
+        who = np.take(idx, stale)
+        path_low, path_high = np.take(low, stale, axis=1), np.take(high, stale, axis=1)
+        box_low, box_high = path_low - self.skin, path_high + self.skin
+        asked = np.arange(len(who))
+        if self.mesh is not None:  # vertices in a free block keep it as their box, with no pairs
+            if self.clearance is None:
+                self.clearance = Clearance(grid.low, grid.high, self.gap, self.skin / _SKIN)  # cells of a triangle
+            clear, block_low, block_high = self.clearance.blocks(box_low, box_high)  # only if roomier
+            box_low[:, clear], box_high[:, clear] = block_low, block_high
+            asked = np.delete(asked, clear)
+        self.low[:, who], self.high[:, who] = box_low, box_high
+        self.centre[:, who] = (box_low + box_high) * 0.5
+        q, t = grid.query_boxes(
+            (np.take(box_low, asked, axis=1) - self.gap).T, (np.take(box_high, asked, axis=1) + self.gap).T
+        )
+        q = np.take(asked, q)
+        if self.mesh is not None:
+            q, t, bound = self._prune(q, t, box_low, box_high)
+        else:
+            bound = np.full(len(q), -np.inf)
+        requeried = np.zeros(self.vertex_count, dtype=bool)
+        requeried[who] = True
+        keep = np.flatnonzero(~np.take(requeried, self.v))
+        # Merge the new pairs (sorted among themselves) into the kept ones, still sorted by vertex.
+        v = np.take(who, q)
+        order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
+        v, t, bound = np.take(v, order), np.take(t, order), np.take(bound, order)
+        kept_v = np.take(self.v, keep)
+        at = np.searchsorted(kept_v, v)
+        self.v = np.insert(kept_v, at, v)
+        self.t = np.insert(np.take(self.t, keep), at, t)
+        self.bound = np.insert(np.take(self.bound, keep), at, bound)
+        counts = np.bincount(self.v, minlength=self.vertex_count)
+        np.cumsum(counts, out=self.first[1:])
+        # Only the re-queried vertices' least bounds change (from their new pairs, sorted by vertex).
+        self.nearest[who] = np.inf
+        if len(v):
+            runs = np.flatnonzero(np.diff(v, prepend=-1))
+            self.nearest[np.take(v, runs)] = np.minimum.reduceat(bound, runs)
 
     def _prune(self, q, t, box_low, box_high):
         """Keep the pairs whose triangle comes within the gap of some point of the box (still triangles)."""
@@ -167,20 +218,45 @@ class _Candidates:
         return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
 
 
+def _within(x, x_start, lower, upper) -> np.ndarray:
+    """Which rows' paths x_start -> x ((k, 3) rows) have a box meeting the box lower..upper."""
+    meets = np.minimum(x, x_start) <= upper
+    meets &= np.maximum(x, x_start) >= lower
+    return meets[:, 0] & meets[:, 1] & meets[:, 2]
+
+
+def _morton(points: np.ndarray) -> np.ndarray:
+    """Morton (Z-order) codes of (3, k) points, 16 bits per axis over their bounding box."""
+    if points.shape[1] == 0:
+        return np.zeros(0, dtype=np.int64)
+    low = points.min(axis=1, keepdims=True)
+    size = max(float((points.max(axis=1, keepdims=True) - low).max()), 1e-300)
+    cells = np.clip((points - low) * (65535.0 / size), 0, 65535).astype(np.int64)
+    code = np.zeros(points.shape[1], dtype=np.int64)
+    for bit in range(16):
+        for axis in range(3):
+            code |= ((cells[axis] >> bit) & 1) << (3 * bit + axis)
+    return code
+
+
 def _lower_bound(mesh: TriangleMesh, points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(|signed distance to the plane|, a lower bound of the distance to the triangle) for (3, P) points.
 
     The in-plane part is the distance to the half-plane beyond the edge where a barycentric is
     negative: (negative barycentric) x (that corner's height). Both are 1-Lipschitz in the point.
     """
-    data = np.take(mesh.table[:15], tri, axis=1)
-    e = points - data[0:3]
-    h = np.abs(dot(data[3:6], e))
-    v, w = dot(data[6:9], e), dot(data[9:12], e)
-    heights = data[12:15]
-    in_plane = np.maximum(np.maximum(-(1.0 - v - w) * heights[0], -v * heights[1]), -w * heights[2])
-    np.maximum(in_plane, 0.0, out=in_plane)
-    return h, np.sqrt(in_plane * in_plane + h * h)
+    data = _gather(mesh.fast_rows, tri)
+    h = np.abs(_heights(data, points))
+    beyond = np.maximum(-_inside_by(_barycentrics(data, points), data), 0.0)
+    return h, np.sqrt(beyond * beyond + h * h)
+
+
+def _gather(rows: np.ndarray, tri: np.ndarray) -> np.ndarray:
+    """Columns (k, P) of per-triangle rows (T, k): gathering whole rows touches a few cache lines per
+    triangle, where gathering from k separate arrays touches k."""
+    out = np.empty((rows.shape[1], len(tri)))
+    out[...] = np.take(rows, tri, axis=0).T
+    return out
 
 
 def _outward(triangles: np.ndarray, vertex_count: int, a, b, c) -> int:
@@ -316,12 +392,20 @@ class MeshCollider:
 
     def collide(self, x, x_start, active, t0: float, t1: float, thickness: float, cloth_friction: float) -> None:
         """Resolve contacts of vertices (rows of x where `active`) moving from x_start, for t0 -> t1."""
+        self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction)
+
+    def collide_rows(self, x, x_start, active, t0: float, t1: float, thickness: float, cloth_friction: float) -> None:
+        """`collide` for the rows of x where `active` (a mask), or the rows `active` lists (indices)."""
         if len(self.mesh) == 0:
             return
         gap = float(thickness) + self.offset
         grid = self._grid(gap)
         pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
-        idx = self._near(x, x_start, active, grid.lower - gap, grid.upper + gap, pose0, pose1)
+        lower, upper = self._world_box(grid.lower - gap, grid.upper + gap, pose0, pose1)
+        if active.dtype == bool:
+            idx = np.flatnonzero(_within(x, x_start, lower, upper) & active)
+        else:
+            idx = np.take(active, np.flatnonzero(_within(x[active], x_start[active], lower, upper)))
         if len(idx) == 0:
             return
         rows1, rows0 = np.take(x, idx, axis=0), np.take(x_start, idx, axis=0)
@@ -343,21 +427,19 @@ class MeshCollider:
         for cache in self.mesh.candidates:
             if cache.vertex_count == n and cache.gap == gap:
                 return cache
-        cache = _Candidates(n, gap, _SKIN * grid.levels[0][1], self.mesh if self.mesh_start is None else None)
+        cell = self.mesh.cell if self.mesh_start is None else grid.levels[0][1]
+        cache = _Candidates(n, gap, _SKIN * cell, self.mesh if self.mesh_start is None else None)
         self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
         return cache
 
     @staticmethod
-    def _near(x, x_start, active, lower, upper, pose0, pose1) -> np.ndarray:
-        """Active vertices whose path's box meets the collider's box (in world space, both poses)."""
-        if pose1 is not None:  # the world box around the own-frame box at both ends of the substep
-            box = np.stack(np.meshgrid(*zip(lower, upper, strict=True), indexing="ij"), -1).reshape(-1, 3)
-            world = np.concatenate([box @ r.T + o for r, o in (pose0, pose1)])
-            lower, upper = world.min(axis=0), world.max(axis=0)
-        near = active.copy()
-        for j in range(3):
-            near &= (np.maximum(x[:, j], x_start[:, j]) >= lower[j]) & (np.minimum(x[:, j], x_start[:, j]) <= upper[j])
-        return np.flatnonzero(near)
+    def _world_box(lower, upper, pose0, pose1):
+        """The world box around the own-frame box lower..upper at both ends of the substep."""
+        if pose1 is None:
+            return lower, upper
+        box = np.stack(np.meshgrid(*zip(lower, upper, strict=True), indexing="ij"), -1).reshape(-1, 3)
+        world = np.concatenate([box @ r.T + o for r, o in (pose0, pose1)])
+        return world.min(axis=0), world.max(axis=0)
 
     def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> np.ndarray:
         """Move p1's columns (in place) out of the candidate triangles; returns the columns moved.
@@ -504,58 +586,209 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
 
 
 def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
-    """`_contacts` for still triangles, from their table (one gather per pair): cheap rejections
-    first, and the exact closest point only for pairs outside the face region (most contacts are
-    on a face)."""
-    data = np.take(mesh.fast, tri, axis=1)  # n, n.a, gv, gv.a, gw, gw.a, heights
+    """`_contacts` for still triangles, from their table (one gather per pair).
+
+    Cheap rejections first; the crossing test only for paths that cross a plane; the exact distance
+    to an edge or corner from the barycentrics (`_edge_distances`); the contact choice on the scores
+    alone, and directions only for the chosen contacts. A vertex whose other contacts its push does
+    not clear (checked at its new position) gets another pass.
+    """
+    data = _gather(mesh.fast_rows, tri)  # n, n.a, gv, gv.a, gw, gw.a, heights
     start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
-    n = data[0:3]
-    h0, h1 = dot(n, start), dot(n, end)
-    h0 -= data[3]
-    h1 -= data[3]
-    v, w = dot(data[4:7], end), dot(data[8:11], end)
-    v -= data[7]
-    w -= data[11]
-    u = 1.0 - v - w
-    heights = data[12:15]
-    in_plane = np.maximum(np.maximum(-u * heights[0], -v * heights[1]), -w * heights[2])
-    np.maximum(in_plane, 0.0, out=in_plane)
-    # The path crosses the triangle's plane, or ends within the gap of the triangle.
+    h0, h1 = _heights(data, start), _heights(data, end)
+    bary = _barycentrics(data, end)
+    # The path crosses the triangle's plane, or ends within the gap of the triangle (a lower bound).
     across = (h0 * h1 <= 0.0) & ((h0 != 0.0) | (h1 != 0.0))
-    in_plane *= in_plane
-    maybe = across | (in_plane + h1 * h1 < gap * gap)
+    beyond = -_inside_by(bary, data)  # > 0: how far the end's projection lies beyond an edge's line
+    outside = np.maximum(beyond, 0.0)
+    outside *= outside
+    maybe = across | (outside + h1 * h1 < gap * gap)
     if not maybe.any():
         return None
-    maybe = np.flatnonzero(maybe)
-    if len(maybe) < 0.75 * len(q):
-        q, tri, across, h0, h1, u, v, w = (np.take(m, maybe) for m in (q, tri, across, h0, h1, u, v, w))
-        n, start, end, data = (np.take(m, maybe, axis=1) for m in (n, start, end, data))
-    v0, w0 = dot(data[4:7], start), dot(data[8:11], start)
-    v0 -= data[7]
-    w0 -= data[11]
-    # Crossing the face: barycentrics are linear along the path, so interpolate them at the plane.
-    t = h0 / np.where(h0 != h1, h0 - h1, 1.0)
-    vc, wc = v0 + (v - v0) * t, w0 + (w - w0) * t
-    crossed = across & (vc >= 0.0) & (wc >= 0.0) & (vc + wc <= 1.0)
-    s = np.where(crossed, t, 0.0)
-    if mesh.outward:
-        crossed &= h0 * mesh.outward > 0.0  # into a closed surface, not out of it
-    side = _side(h0, h1, (v0 >= 0.0) & (w0 >= 0.0) & (v0 + w0 <= 1.0), crossed, mesh.outward)
-    face = (u >= 0.0) & (v >= 0.0) & (w >= 0.0)
+    if np.count_nonzero(maybe) < 0.75 * len(q):
+        maybe = np.flatnonzero(maybe)
+        q, tri, across, h0, h1, beyond = (np.take(m, maybe) for m in (q, tri, across, h0, h1, beyond))
+        start, end, data, bary = (np.take(m, maybe, axis=1) for m in (start, end, data, bary))
+    side, crossed, s = _rigid_crossings(mesh.outward, data, start, end, bary, h0, h1, across)
     push = gap - h1 * side
     dist = np.abs(h1)
-    direction = n * side
-    edge = np.flatnonzero(~face & ~crossed)  # the exact closest point on an edge or corner
+    edge = np.flatnonzero((beyond > 0.0) & ~crossed)  # the end is off the face: the exact distance
+    nearest_edge = None
     if len(edge):
-        te, ee = np.take(tri, edge), np.take(end, edge, axis=1)
-        closest, *_ = closest_points(ee, *(np.take(m, te, axis=1) for m in (mesh.a, mesh.b, mesh.c)))
-        away = ee - closest
-        length = np.sqrt(dot(away, away))
-        usable = length > 1e-9
+        te = np.take(tri, edge)
+        squared, *nearest_edge = _edge_distances(
+            np.take(bary, edge, axis=1), np.take(data[12:15], edge, axis=1), _gather(mesh.edges_rows, te)
+        )
+        squared += np.take(h1, edge) ** 2
+        length = np.sqrt(squared)
         dist[edge] = length
-        push[edge] = np.where(usable, gap - length, push[edge])
-        direction[:, edge] = np.where(usable, away / np.maximum(length, _EPS), direction[:, edge])
+        push[edge] = np.where(length > 1e-9, gap - length, np.take(push, edge))
     contact = crossed | ((push > 0) & (dist < gap))
     if not contact.any():
         return None
-    return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
+    touching = np.flatnonzero(contact)  # only the contacts compete
+    tq = np.take(q, touching)
+    score = np.minimum(np.take(push, touching), 1.0)
+    if crossed.any():  # the first crossing wins over any push
+        score = np.where(np.take(crossed, touching), 4.0 - np.take(s, touching), score)
+    pick, group = _best_per_vertex(tq, score)
+    chosen = np.take(touching, pick)  # pair of each vertex's contact
+    depth = np.take(push, chosen)
+    normal = np.take(data[0:3], chosen, axis=1) * (side if np.isscalar(side) else np.take(side, chosen))
+    if nearest_edge is not None:  # chosen edge or corner contacts push away from their closest point
+        on_edge = np.zeros(len(q), dtype=np.int64) - 1
+        on_edge[edge] = np.arange(len(edge))
+        slot = np.take(on_edge, chosen)
+        which = np.flatnonzero((slot >= 0) & (np.take(dist, chosen) > 1e-9))
+        if len(which):
+            e = np.take(slot, which)
+            c = np.take(chosen, which)
+            n = np.take(data[0:3], c, axis=1)
+            k, beyond_k, along_k = (np.take(m, e) for m in nearest_edge)
+            away = _edge_offsets(k, beyond_k, along_k, np.take(data, c, axis=1), n)
+            away += n * np.take(h1, c)
+            away /= np.take(dist, c)
+            normal[:, which] = away
+    target = np.take(end, chosen, axis=1) + normal * depth
+    moved = coulomb_friction(target, np.take(start, chosen, axis=1), normal, depth, mu)
+    crowded = _still_touching(tq, pick, group, touching, target, data, side, crossed, beyond, mesh.edges_rows, tri, gap)
+    return np.take(tq, pick), moved, crowded
+
+
+def _heights(data: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Signed heights of (3, P) points above their triangles' planes (`fast_rows` gathered as `data`)."""
+    h = dot(data[0:3], points)
+    h -= data[3]
+    return h
+
+
+def _barycentrics(data: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(3, P) barycentrics u, v, w of (3, P) points' projections onto their triangles."""
+    bary = np.empty_like(points)
+    np.subtract(dot(data[4:7], points), data[7], out=bary[1])
+    np.subtract(dot(data[8:11], points), data[11], out=bary[2])
+    np.subtract(1.0 - bary[1], bary[2], out=bary[0])
+    return bary
+
+
+def _inside_by(bary: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """How far inside every edge's line each projection lies (negative: beyond one, by that much)."""
+    return (bary * data[12:15]).min(axis=0)
+
+
+def _rigid_crossings(outward: int, data, start, end, bary, h0, h1, across):
+    """(side (scalar or per pair), crossed, s): which side of each triangle the vertex belongs on, whether
+    its path passes through the triangle (into a closed surface) and where along the path."""
+    crossed = np.zeros(len(h0), dtype=bool)
+    s = np.zeros(len(h0))
+    if outward:  # outside a closed surface; only paths entering it can cross
+        which = np.flatnonzero(across & (h0 * outward > 0.0))
+        if len(which) == 0:  # (resting cloth: none)
+            return float(outward), crossed, s
+        start_bary = _barycentrics(np.take(data, which, axis=1), np.take(start, which, axis=1))
+        end_bary = np.take(bary, which, axis=1)
+    else:
+        which = None
+        start_bary, end_bary = _barycentrics(data, start), bary
+    # Crossing the face: barycentrics are linear along the path, so interpolate them at the plane.
+    a0, a1 = (h0, h1) if which is None else (np.take(h0, which), np.take(h1, which))
+    t = a0 / np.where(a0 != a1, a0 - a1, 1.0)
+    at_plane = start_bary + (end_bary - start_bary) * t
+    hit = at_plane.min(axis=0) >= 0.0
+    if which is None:
+        crossed = across & hit
+        s = np.where(crossed, t, 0.0)
+        in_front = start_bary.min(axis=0) >= 0.0
+        return _side(h0, h1, in_front, crossed, 0), crossed, s
+    crossed[which] = hit
+    s[which] = np.where(hit, t, 0.0)
+    return float(outward), crossed, s
+
+
+def _best_per_vertex(q: np.ndarray, score: np.ndarray):
+    """(pick, group): the first best-scoring pair of each run of equal q (sorted), and each pair's run."""
+    change = np.empty(len(q), dtype=bool)
+    change[0] = True
+    np.not_equal(q[1:], q[:-1], out=change[1:])
+    first = np.flatnonzero(change)
+    group = np.cumsum(change) - 1
+    if len(first) == len(q):  # one pair per vertex
+        return first, group
+    best = np.maximum.reduceat(score, first)
+    pick = np.flatnonzero(score == np.take(best, group))
+    keep = np.empty(len(pick), dtype=bool)
+    keep[0] = True
+    picked = np.take(group, pick)
+    np.not_equal(picked[1:], picked[:-1], out=keep[1:])
+    return np.take(pick, np.flatnonzero(keep)), group
+
+
+def _still_touching(q, pick, group, touching, moved, data, side, crossed, beyond, edges, tri, gap):
+    """Vertices (from q, sorted: the vertices of the contact pairs `touching`) some other contact of which
+    their push may not clear. Checked at the pushed position `moved` (one column per vertex; friction
+    aside, as the push's own first-order estimate was): a face contact by its height on its side, an
+    edge contact by its distance; a crossing always gets another pass."""
+    if len(pick) == len(q):
+        return q[:0]
+    other = np.ones(len(q), dtype=bool)
+    other[pick] = False
+    other = np.flatnonzero(other)
+    pair = np.take(touching, other)
+    data = np.take(data, pair, axis=1)
+    points = np.take(moved, np.take(group, other), axis=1)
+    h = _heights(data, points)
+    h *= side if np.isscalar(side) else np.take(side, pair)
+    bary = _barycentrics(data, points)
+    beyond_now = np.maximum(-_inside_by(bary, data), 0.0)
+    clear = gap * (1.0 - 1e-3)
+    close = beyond_now * beyond_now + h * h < clear * clear  # by the lower bound: make sure off the face
+    edge = np.flatnonzero(close & (beyond_now > 0.0))
+    if len(edge):
+        te = np.take(tri, np.take(pair, edge))
+        squared, *_ = _edge_distances(
+            np.take(bary, edge, axis=1), np.take(data[12:15], edge, axis=1), _gather(edges, te)
+        )
+        close[edge] = squared + np.take(h, edge) ** 2 < clear * clear
+    close |= np.take(crossed, pair)
+    close |= (np.take(beyond, pair) <= 0.0) & (h < clear)  # was a face contact
+    return np.take(q, np.take(other, np.flatnonzero(close)))
+
+
+def _edge_distances(bary: np.ndarray, heights: np.ndarray, edges: np.ndarray):
+    """For projections outside their triangles (barycentrics `bary` (3, E), some negative), the squared
+    in-plane distance to the closest point of the triangle, from the barycentrics alone.
+
+    The closest point lies on an edge the projection is beyond (its barycentric negative). Beyond the
+    edge opposite corner k by -bary_k x height_k, with its foot at the fraction t_k = bary_next +
+    bary_k x foot_k along the edge (`TriangleMesh.edges_rows`; next: the barycentric of the edge's start);
+    clamping t_k to [0, 1] gives the closest point on that edge, and the nearest such edge wins.
+    Returns (squared distances, that edge k, -(distance beyond its line), (t_k - clamped) x length).
+    """
+    feet, lengths = edges[0:3], edges[3:6]
+    t = bary * feet
+    t += bary[[2, 0, 1]]
+    along = np.maximum(t, 0.0)
+    np.minimum(along, 1.0, out=along)
+    np.subtract(t, along, out=along)
+    along *= lengths
+    beyond = bary * heights
+    squared = beyond * beyond
+    squared += along * along
+    squared[bary >= 0.0] = np.inf
+    k = np.argmin(squared, axis=0)
+    column = np.arange(len(k))
+    return squared[k, column], k, beyond[k, column], along[k, column]
+
+
+def _edge_offsets(k, beyond, along, data: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """In-plane offsets (3, E) from the closest points found by `_edge_distances` to the projections:
+    (distance beyond the line) x the edge's outward normal + `along` x the edge's direction (n x outward)."""
+    # The outward normal of edge k is -height_k x the gradient of barycentric k (gu = -gv - gw).
+    gv, gw = data[4:7], data[8:11]
+    outward = np.where(k == 1, gv, np.where(k == 2, gw, -(gv + gw)))
+    outward *= -np.take_along_axis(data[12:15], k[None], axis=0)[0]
+    offset = cross(n, outward)
+    offset *= along
+    outward *= -beyond
+    offset += outward
+    return offset

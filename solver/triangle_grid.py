@@ -88,10 +88,12 @@ class TriangleGrid:
         level = np.minimum(level, 60)
         keys, owners = [], []
         self.levels = []
+        self._first_cells = np.empty((3, count), dtype=np.int64)  # each box's lowest cell on its level
         for lv in np.unique(level).tolist():
             which = np.flatnonzero(level == lv)
             width = base * 2.0**lv
             first = _corner_cells(low[:, which], 1.0 / width)
+            self._first_cells[:, which] = first
             span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
             for corner in range(8):
                 step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
@@ -185,15 +187,15 @@ class TriangleGrid:
         origin, slot = np.take(origin, same), np.take(slot, same)
         q = np.take(who, origin)
         t = np.take(self._entry_triangles, slot)
-        # Overlap, and report only from the cell holding the overlap's lowest corner.
+        # Overlap, and report only from the cell holding the overlap's lowest corner: the larger of the
+        # two boxes' lowest cells (flooring is monotone), so a pair seen from several cells counts once.
         keep = np.ones(len(q), dtype=bool)
+        single = len(who) == lo.shape[1]  # each query box in one cell: every pair is seen once
         for axis in range(3):
-            q_lo, q_hi = np.take(lo[axis], q), np.take(hi[axis], q)
-            t_lo, t_hi = np.take(self.low[axis], t), np.take(self.high[axis], t)
-            keep &= (q_lo <= t_hi) & (t_lo <= q_hi)
-            corner = np.fmax(q_lo, t_lo) * inv
-            np.fmax(corner, -_CLIP, out=corner)
-            np.fmin(corner, _CLIP, out=corner)
-            keep &= np.floor(corner).astype(np.int64) == np.take(cells[axis], origin)
+            keep &= np.take(lo[axis], q) <= np.take(self.high[axis], t)
+            keep &= np.take(self.low[axis], t) <= np.take(hi[axis], q)
+            if not single:
+                corner = np.maximum(np.take(first[axis], q), np.take(self._first_cells[axis], t))
+                keep &= corner == np.take(cells[axis], origin)
         keep = np.flatnonzero(keep)
         return np.take(q, keep), np.take(t, keep)

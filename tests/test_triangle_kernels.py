@@ -152,3 +152,51 @@ def test_grid_rebuilds_in_place_for_moving_triangles():
     grid.build(vertices, np.zeros((0, 3), dtype=int))
     q, t = grid.query_points(points, 0.03)
     assert len(q) == len(t) == 0
+
+
+def test_edge_distances_from_barycentrics_match_the_closest_points():
+    """The rigid collider's closest edge or corner point (from the projection's barycentrics and
+    per-triangle edge data) is the exact one, on obtuse and sliver triangles too."""
+    from solver.mesh_collider import TriangleMesh, _barycentrics, _edge_distances, _edge_offsets, _heights
+
+    rng = np.random.default_rng(7)
+    n = 600
+    corners = rng.normal(size=(3 * n, 3))
+    corners[2::3] = corners[0::3] + (corners[1::3] - corners[0::3]) * rng.uniform(-0.5, 1.5, size=(n, 1))
+    corners[2::3] += rng.normal(size=(n, 3)) * rng.choice([0.02, 1.0], size=(n, 1))  # slivers and obtuse ones
+    mesh = TriangleMesh(corners, np.arange(3 * n).reshape(n, 3))
+    tri = np.arange(len(mesh))
+    a, b, c = (corners[mesh.triangles[:, k]] for k in range(3))
+    p = rng.normal(size=(len(mesh), 3)) * 2
+    data = np.ascontiguousarray(mesh.fast_rows[tri].T)
+    points = np.ascontiguousarray(p.T)
+    bary = _barycentrics(data, points)
+    off = np.flatnonzero(bary.min(axis=0) < 0)  # projections outside their triangle
+    assert len(off) > 300
+    squared, k, beyond, along = _edge_distances(
+        bary[:, off], data[12:15, off], np.ascontiguousarray(mesh.edges_rows[off].T)
+    )
+    h = _heights(data, points)[off]
+    expected_point, expected = _brute_closest(p[off], a[off], b[off], c[off])
+    assert np.allclose(np.sqrt(squared + h * h), expected, atol=1e-9)
+    away = _edge_offsets(k, beyond, along, data[:, off], data[0:3, off]) + data[0:3, off] * h
+    assert np.allclose(away.T, p[off] - expected_point, atol=1e-9)
+
+
+def test_clearance_blocks_are_clear_of_every_triangle_box():
+    from solver.clearance import Clearance
+
+    rng = np.random.default_rng(8)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid().build(vertices, triangles)
+    gap = 0.01
+    clearance = Clearance(grid.low, grid.high, gap, grid.levels[0][1])
+    centres = rng.uniform(grid.lower - 0.3, grid.upper + 0.3, size=(2000, 3)).T
+    low, high = centres - 0.003, centres + 0.003
+    clear, block_low, block_high = clearance.blocks(low, high)
+    assert 100 < len(clear) < 2000  # some boxes are near triangles, many are not
+    assert (block_low <= low[:, clear]).all() and (high[:, clear] <= block_high).all()
+    # No triangle box grown by the gap meets any block.
+    for lo, hi in zip(block_low.T, block_high.T, strict=True):
+        meets = ((grid.low - gap) <= hi[:, None]).all(axis=0) & (lo[:, None] <= (grid.high + gap)).all(axis=0)
+        assert not meets.any()

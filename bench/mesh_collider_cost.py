@@ -1,0 +1,181 @@
+"""What a rigid mesh collider adds to the 64² solver step, solver-only (pure NumPy, no Blender).
+
+The scenes of bench/mesh_colliders.py's cost table, built without Blender: a 192 × 48 torus
+(18,432 triangles) and a 20,480-triangle ico ball (r 0.5) on the floor, a table (a 1 × 0.7 m top
+on four square legs); the 2 m 64² cloth (quad or triangulated) 1 m up falls onto them for 48
+frames. Each frame is stepped with the collider and the floor, then (interleaved) the same cloth
+with the floor alone; CPU time (process time), median over the frames, best of the rounds.
+
+    .venv/bin/python bench/mesh_collider_cost.py [--rounds 2] [--frames 48] [scene[/kind] ...]
+    .venv/bin/python bench/mesh_collider_cost.py --profile torus/quad   # cProfile of the collider run
+    .venv/bin/python bench/mesh_collider_cost.py --against /path/to/other/checkout   # A/B, same process
+
+Scenes: torus, ball, table; kinds: quad, triangulated (default: all six rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import importlib
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mesh_kinds_solver import torus  # noqa: E402
+
+import solver  # noqa: E402
+from solver import meshes  # noqa: E402
+
+N = 64
+FPS = 24
+
+
+def ico_ball(subdivisions: int = 5, radius: float = 0.5, centre=(0.0, 0.0, 0.5)):
+    """(vertices, triangles) of an icosphere: 20 · 4^subdivisions triangles (5: Blender's 'subdivisions=6')."""
+    t = (1.0 + 5**0.5) / 2.0
+    v = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t)]
+    v += [(0, -1, -t), (0, 1, -t), (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
+    vertices = [np.array(p, dtype=np.float64) / np.linalg.norm(p) for p in v]
+    tris = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2)]
+    tris += [(10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5)]
+    tris += [(2, 4, 11), (6, 2, 10), (8, 6, 7), (9, 8, 1)]
+    middle: dict[tuple[int, int], int] = {}  # edge -> its midpoint vertex (vertex ids stay unique across rounds)
+
+    def mid(i: int, j: int) -> int:
+        key = (min(i, j), max(i, j))
+        if key not in middle:
+            p = vertices[i] + vertices[j]
+            vertices.append(p / np.linalg.norm(p))
+            middle[key] = len(vertices) - 1
+        return middle[key]
+
+    for _ in range(subdivisions):
+        tris = [
+            new
+            for a, b, c in tris
+            for new in ((a, mid(a, b), mid(c, a)), (b, mid(b, c), mid(a, b)), (c, mid(c, a), mid(b, c)))
+            + ((mid(a, b), mid(b, c), mid(c, a)),)
+        ]
+    return np.array(vertices) * radius + np.asarray(centre), np.array(tris, dtype=np.int64)
+
+
+def table():
+    """(vertices, triangles): a 1 × 0.7 × 0.04 m top at 0.75 m on four 7 cm square legs (closed boxes)."""
+    parts, offset = [], 0
+    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
+    boxes += [((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
+    for centre, size in boxes:
+        vertices, quads = meshes.box(1)
+        tris = meshes.triangulated(quads)
+        parts.append((vertices * np.asarray(size) + np.asarray(centre), tris + offset))
+        offset += len(vertices)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+SCENES = {"torus": torus, "ball": ico_ball, "table": table}
+KINDS = ("quad", "triangulated")
+
+
+def cloth(kind: str):
+    rest, faces = meshes.grid(N, N, size=2.0, height=1.0)
+    if kind == "triangulated":
+        faces = meshes.triangulated(faces)
+    return solver.build_model(rest, faces)
+
+
+def _cpu(fn, *args) -> float:
+    started = time.process_time()
+    fn(*args)
+    return time.process_time() - started
+
+
+def cost(scene: str, kind: str, frames: int, rounds: int, solvers=(solver,)) -> tuple[int, float, list[float]]:
+    """(triangles, plain ms, with-collider ms per solver package): CPU ms per frame, median over the
+    frames, best of rounds; every solver's frame and the plain one in turn, frame by frame."""
+    vertices, triangles = SCENES[scene]()
+    rest, faces = meshes.grid(N, N, size=2.0, height=1.0)
+    if kind == "triangulated":
+        faces = meshes.triangulated(faces)
+    runs = []
+    for package in solvers:
+        shape = package.TriangleMesh(vertices, triangles)
+        model = package.build_model(rest, faces)
+        runs.append((package, shape, model, package.Params(), package.Plane(point=(0, 0, 0))))
+    best_plain, best_with = float("inf"), [float("inf")] * len(runs)
+    for _ in range(rounds):
+        states = []
+        for _, shape, model, *_ in runs:
+            shape.candidates = []  # each round starts cold, as a fresh bake does
+            states.append(model.initial_state())
+        _, _, plain_model, plain_params, plain_floor = runs[0]
+        alone = plain_model.initial_state()
+        t_with, t_alone = [[] for _ in runs], []
+        for _ in range(frames):
+            for times, state, (package, shape, model, params, floor) in zip(t_with, states, runs, strict=True):
+                collider = package.MeshCollider(shape)  # as the add-on makes it each frame
+                times.append(_cpu(package.step, model, state, params, 1 / FPS, [collider, floor]))
+            t_alone.append(_cpu(runs[0][0].step, plain_model, alone, plain_params, 1 / FPS, [plain_floor]))
+        best_plain = min(best_plain, 1000 * statistics.median(t_alone))
+        best_with = [min(b, 1000 * statistics.median(t)) for b, t in zip(best_with, t_with, strict=True)]
+    return len(triangles), best_plain, best_with
+
+
+def _against(checkout: Path):
+    """Another checkout's solver, imported as its own package (copied: its imports are relative)."""
+    scratch = Path(tempfile.mkdtemp(prefix="vc_against_"))
+    shutil.copytree(checkout / "solver", scratch / "solver_against", ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(scratch))
+    return importlib.import_module("solver_against")
+
+
+def profile(scene: str, kind: str, frames: int) -> None:
+    shape = solver.TriangleMesh(*SCENES[scene]())
+    model, params, floor = cloth(kind), solver.Params(), solver.Plane(point=(0, 0, 0))
+    state = model.initial_state()
+    profiler = cProfile.Profile(time.process_time)
+    for _ in range(frames):
+        collider = solver.MeshCollider(shape)
+        profiler.runcall(solver.step, model, state, params, 1 / FPS, [collider, floor])
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("rows", nargs="*", help="scene or scene/kind (default: all)")
+    parser.add_argument("--frames", type=int, default=48)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--profile", action="store_true", help="cProfile the first row's collider run instead")
+    parser.add_argument("--against", type=Path, help="another checkout: its solver runs in turn with this one's")
+    args = parser.parse_args()
+    rows = []
+    for name in args.rows or list(SCENES):
+        scene, _, kind = name.partition("/")
+        rows += [(scene, k) for k in ((kind,) if kind else KINDS)]
+    if args.profile:
+        profile(*rows[0], args.frames)
+        return
+    solvers = (solver,) if args.against is None else (_against(args.against), solver)
+    if args.against is None:
+        print("| collider | triangles | cloth | plain step | with the collider | added / plain |")
+        print("| --- | --- | --- | --- | --- | --- |")
+    else:
+        print(f"| collider | triangles | cloth | plain step | {args.against}: with / added ÷ plain | this checkout |")
+        print("| --- | --- | --- | --- | --- | --- |")
+    for scene, kind in rows:
+        count, plain, with_mesh = cost(scene, kind, args.frames, args.rounds, solvers)
+        added = " | ".join(f"{w:.1f} / {(w - plain) / plain:.2f}×" for w in with_mesh)
+        print(f"| {scene} | {count} | {kind} | {plain:.1f} | {added} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
