@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
+from ..solver.params import auto_substeps
 from .scene_reading import force_field_wind
 
 
@@ -43,9 +44,21 @@ def self_collision_gap(settings, mean_edge: float = 0.0) -> float:
     return table.self_collision_gap(table.cloth_values(settings), mean_edge)
 
 
+def gravity_of(scene) -> tuple[float, float, float]:
+    return tuple(float(g) for g in scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)  # type: ignore[return-value]
+
+
+def auto_substeps_of(scene, mean_edge: float) -> int:
+    """The substeps Auto Substeps gives a cloth whose mean edge is `mean_edge` (m) in this scene."""
+    return auto_substeps(frame_time(scene), mean_edge, gravity_of(scene))
+
+
 def params_of(scene, settings, mean_edge: float = 0.0) -> solver.Params:
     """Solver settings for this frame, from the settings table (solver/settings.py), each value
-    clamped to its hard range; mean_edge (m) sizes the automatic self-collision distance."""
-    gravity = tuple(float(g) for g in scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)
+    clamped to its hard range; mean_edge (m) sizes the automatic self-collision distance and substeps."""
+    gravity = gravity_of(scene)
     values = table.cloth_values(settings)  # ~25 property reads: once a frame
-    return table.params_from(values, gravity, wind_of(scene, settings, values), mean_edge)  # type: ignore[arg-type]
+    if settings.get("auto_substeps") is None and settings.get("substeps") is not None:
+        values["auto_substeps"] = False  # a file from before Auto Substeps keeps the substeps it was set to
+    wind = wind_of(scene, settings, values)
+    return table.params_from(values, gravity, wind, mean_edge, frame_time(scene))  # type: ignore[arg-type]

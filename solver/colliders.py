@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .contact import combined_friction, coulomb_friction
+from .contact import combined_friction, coulomb_friction, settled_push
 from .mesh_collider import MeshCollider
 from .triangles import dot
 from .vectors import squared_distances
@@ -117,7 +117,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
         return
     idx = np.nonzero(near)[0]
     # The narrow phase works coordinate-major, (3, k): NumPy is far quicker on long rows than on rows of 3.
-    hit, new = _collide_sphere_exact(
+    hit, new, settle = _collide_sphere_exact(
         gather_columns(x, idx),
         gather_columns(x_start, idx),
         sphere,
@@ -127,11 +127,14 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
         cloth_friction=cloth_friction,
     )
     if new is not None:
-        scatter_columns(x, idx if hit is None else idx[hit], new)
+        rows = idx if hit is None else idx[hit]
+        scatter_columns(x, rows, new)
+        x_start[rows] += settle.T
 
 
 def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
-    """Exact sphere contact for (3, k) positions: (which of them hit or None for all, their new positions)."""
+    """Exact sphere contact for (3, k) positions: (which of them hit or None for all, their new
+    positions, how far their starts move with them (`contact.settled_push`))."""
     (c0, r0), (c1, r1) = start, end
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
@@ -152,7 +155,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     which = None
     if not hit.all():
         if not hit.any():
-            return None, None
+            return None, None, None
         which = np.flatnonzero(hit)
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
@@ -175,6 +178,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         length = np.sqrt(dot(base, base))
     normal = np.divide(base, length, out=base)
     depth = np.maximum(reach1 - dot(rel_new, normal), 0.0)
+    settle = settled_push(normal, depth, rel_old, rel_new)
     moved = normal * depth
     moved += rel_new
     moved = coulomb_friction(moved, rel_old, normal, depth, combined_friction(cloth_friction, sphere.friction))
@@ -184,7 +188,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     if inside.any():
         moved *= np.where(inside, reach1 / np.maximum(radius, _EPS), 1.0)
     moved += c1[:, None]
-    return which, moved
+    return which, moved, settle
 
 
 def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_friction):
@@ -209,9 +213,11 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     idx = np.nonzero(hit)[0]
     depth = -side_new[idx]
     normal = n1[:, None]
-    rel_new = gather_columns(x, idx) - p1[:, None] + normal * depth
+    end = gather_columns(x, idx) - p1[:, None]
     rel_old = gather_columns(x_start, idx) - p0[:, None]
-    moved = coulomb_friction(rel_new, rel_old, normal, depth, combined_friction(cloth_friction, plane.friction))
+    x_start[idx] += settled_push(normal, depth, rel_old, end).T
+    mu = combined_friction(cloth_friction, plane.friction)
+    moved = coulomb_friction(end + normal * depth, rel_old, normal, depth, mu)
     moved += p1[:, None]
     scatter_columns(x, idx, moved)
     return idx

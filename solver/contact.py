@@ -30,3 +30,14 @@ def coulomb_friction(new, old, normal, depth, mu):
     # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
     tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
     return np.subtract(new, tangential, out=tangential)
+
+
+def settled_push(normal, depth, start, end):
+    """The part of each push (3, k) that clears what was already within the gap at the substep's start.
+
+    A push that only undoes this substep's approach (end - start along -normal) stops the vertex: it
+    is a change of velocity. The rest moves the start along with the end, so a cloth found within
+    the gap (or starting inside a closed mesh) is set right without being launched off the surface.
+    """
+    approach = np.maximum(dot(start - end, normal), 0.0)
+    return normal * np.maximum(depth - approach, 0.0)

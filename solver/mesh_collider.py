@@ -26,12 +26,13 @@ import math
 import numpy as np
 
 from .clearance import Clearance
-from .contact import combined_friction, coulomb_friction
+from .contact import combined_friction, coulomb_friction, settled_push
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
 
 _EPS = 1e-12
+_ZERO = np.zeros(3)
 _PASSES = 2
 _EMPTY = np.zeros(0, dtype=np.int64)
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
@@ -416,11 +417,13 @@ class MeshCollider:
         q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1)
         if len(q) == 0:
             return
-        moved = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
+        moved, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
         if len(moved) == 0:
             return
         new = p1[:, moved]
-        x[idx[moved]] = new.T if pose1 is None else _from_frame(new, *pose1)
+        rows = idx[moved]
+        x[rows] = new.T if pose1 is None else _from_frame(new, *pose1)
+        x_start[rows] += settled.T if pose1 is None else _from_frame(settled, pose1[0], _ZERO)
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
@@ -441,13 +444,15 @@ class MeshCollider:
         world = np.concatenate([box @ r.T + o for r, o in (pose0, pose1)])
         return world.min(axis=0), world.max(axis=0)
 
-    def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> np.ndarray:
-        """Move p1's columns (in place) out of the candidate triangles; returns the columns moved.
+    def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> tuple[np.ndarray, np.ndarray]:
+        """Move p1's columns (in place) out of the candidate triangles; returns the columns moved and
+        how far each one's start moves with it ((3, k), see `_settled`).
 
         (q, tri): candidate pairs, q sorted.
         """
         mu = combined_friction(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
+        settled = np.zeros_like(p1)
         dt = t1 - t0
         all_q, all_tri = q, tri
         for _ in range(_PASSES):
@@ -461,8 +466,9 @@ class MeshCollider:
                 hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward)
             if hit is None:
                 break
-            who, target, crowded = hit
+            who, target, crowded, settle = hit
             p1[:, who] = target
+            settled[:, who] += settle
             moved_any[who] = True
             # The next pass re-checks only vertices that touched more than one triangle (creases, corners).
             again = np.zeros(p1.shape[1], dtype=bool)
@@ -473,10 +479,11 @@ class MeshCollider:
             q, tri = np.take(q, keep), np.take(tri, keep)
         moved = np.flatnonzero(moved_any)
         if len(moved):
-            self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt)
-        return moved
+            stopped = self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt)
+            settled[:, stopped] = 0.0
+        return moved, settled[:, moved]
 
-    def _stop_before_crossings(self, p0, p1, q, tri, moved, t1, dt) -> None:
+    def _stop_before_crossings(self, p0, p1, q, tri, moved, t1, dt) -> np.ndarray:
         """Keep each moved vertex's whole path clear of the candidate triangles (in place on p1).
 
         A push out of one triangle can carry a vertex through another where two parts of the mesh
@@ -495,12 +502,13 @@ class MeshCollider:
         if self.mesh.outward:  # out of a closed surface is always allowed
             crossed &= dot(cross(b - a, c - a), start - a) * self.mesh.outward > 0.0
         if not crossed.any():
-            return
+            return q[:0]
         pick = np.flatnonzero(crossed)
         pick = pick[np.lexsort((s[pick], q[pick]))]  # by vertex, its first crossing first
         pick = pick[np.flatnonzero(np.diff(q[pick], prepend=-1))]
         start, end = start[:, pick], end[:, pick]
         p1[:, q[pick]] = start + (end - start) * (0.5 * s[pick])
+        return q[pick]
 
     def _deforming_candidates(self, p0, p1, q, tri, t1, dt, gap):
         """Pairs that can touch, with their data, for triangles moving over the substep."""
@@ -582,7 +590,9 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
     else:
         cleared = np.take(depth, group) * dot(np.take(normal, group, axis=1), direction)
         crowded = q[push - cleared > 1e-3 * gap]
-    return np.take(q, pick), coulomb_friction(target, np.take(start, pick, axis=1), normal, depth, mu), crowded
+    start, end = np.take(start, pick, axis=1), np.take(end, pick, axis=1)
+    moved = coulomb_friction(target, start, normal, depth, mu)
+    return np.take(q, pick), moved, crowded, settled_push(normal, depth, start, end)
 
 
 def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
@@ -649,10 +659,11 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
             away += n * np.take(h1, c)
             away /= np.take(dist, c)
             normal[:, which] = away
-    target = np.take(end, chosen, axis=1) + normal * depth
-    moved = coulomb_friction(target, np.take(start, chosen, axis=1), normal, depth, mu)
+    end_chosen, start_chosen = np.take(end, chosen, axis=1), np.take(start, chosen, axis=1)
+    target = end_chosen + normal * depth
+    moved = coulomb_friction(target, start_chosen, normal, depth, mu)
     crowded = _still_touching(tq, pick, group, touching, target, data, side, crossed, beyond, mesh.edges_rows, tri, gap)
-    return np.take(tq, pick), moved, crowded
+    return np.take(tq, pick), moved, crowded, settled_push(normal, depth, start_chosen, end_chosen)
 
 
 def _heights(data: np.ndarray, points: np.ndarray) -> np.ndarray:

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .params import Params
+from .params import Params, auto_substeps
 
 # Blender's frame limits (MINAFRAME, MAXFRAME): a key outside them can never be shown.
 MIN_FRAME, MAX_FRAME = -1048574, 1048574
@@ -29,7 +29,7 @@ class Setting:
     description. subtype: Blender's display subtype where the unit does not imply it ("FACTOR",
     "DIRECTION"). items: an enum's (identifier, label, description) triples. update: what a change
     must do on the Blender side ("enabled", "model": rebuild masses and pins, "tearing", "rebuild":
-    a new model from the mesh, as after Make Cloth).
+    a new model from the mesh, as after Make Cloth; "substeps": Auto Substeps off).
     """
 
     name: str
@@ -92,13 +92,22 @@ CLOTH: tuple[Setting, ...] = _resolved(
     # Substeps × iterations is the cost of a frame: the ceilings keep one preview frame within
     # seconds even on a large cloth (100 × 20 is 200× the default work).
     Setting(
+        "auto_substeps",
+        "Auto Substeps",
+        "Choose the substeps from the frame rate and the cloth's edge length, so fine and small cloth "
+        "stretches no more than coarse cloth, and the motion is the same at any frame rate",
+        default=True,
+    ),
+    Setting(
         "substeps",
         "Substeps",
-        "Verlet steps per frame; more removes stretch and makes collisions more reliable",
+        "Verlet steps per frame; more removes stretch and makes collisions more reliable. Setting it "
+        "turns Auto Substeps off",
         min=1,
         max=100,
         soft_max=64,
         param="substeps",
+        update="substeps",
     ),
     Setting(
         "iterations",
@@ -511,14 +520,17 @@ def params_from(
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81),
     wind: tuple[float, float, float] | None = None,
     mean_edge: float = 0.0,
+    frame_time: float | None = None,
 ) -> Params:
     """Solver settings for a cloth's values (see `cloth_values`).
 
     gravity: the scene's (m/s²). wind: the whole wind (m/s) when the caller adds the scene's
     force fields to `own_wind(values)`; by default the cloth's own. mean_edge (m) sizes the
-    automatic self-collision distance.
+    automatic self-collision distance and, with frame_time (s), the automatic substeps.
     """
     fields = {s.param: values[s.name] for s in CLOTH if s.param is not None}
+    if values["auto_substeps"] and frame_time is not None:
+        fields["substeps"] = auto_substeps(frame_time, mean_edge, gravity)
     fields["stretch_limit"] = values["stretch_limit"] if values["limit_stretch"] else math.inf
     fields["tear_factor"] = values["tear_factor"] if values["tear_factor"] > 1.0 else 0.0  # ≤ 1 tears at rest
     fields["self_collision_distance"] = self_collision_gap(values, mean_edge)

@@ -134,7 +134,8 @@ def test_pinned_vertices_stay_put_and_partial_pins_lag(blender):
         co = _evaluated(blender, cloth, frame)
         np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]], atol=1e-5)
         assert co[free, 2] < rest[free, 2] - 0.005, "the free corner falls"
-        assert co[partial, 2] > co[free, 2] + 0.005, "the half-pinned corner is held back"
+        fall_partial, fall_free = rest[partial, 2] - co[partial, 2], rest[free, 2] - co[free, 2]
+        assert fall_partial < 0.6 * fall_free, "the half-pinned corner is held back"
 
 
 def test_live_preview_matches_the_bake(blender):

@@ -85,3 +85,23 @@ def test_friction_on_an_incline_is_coulomb(friction, slides):
     if friction == 0.0:
         # Frictionless: 1 s of slide along the slope covers about g sin(30°) t² / 2.
         assert travelled == pytest.approx(0.5 * 9.81 * 0.5, rel=0.05)
+
+
+@pytest.mark.parametrize("collider", ["floor", "sphere"])
+def test_cloth_found_within_the_thickness_is_set_out_without_being_launched(collider):
+    # Pushing a vertex 8 mm out in one substep used to leave it 8 mm / substep (3 m/s) of upward
+    # velocity: the cloth jumped ~0.4 m. The push that clears what was already there moves its start too.
+    vertices, faces = solver.grid(8, 8, size=0.3, height=-0.003)  # 3 mm into the floor: 8 mm within the gap
+    obstacle = solver.Plane(point=(0, 0, 0))
+    if collider == "sphere":
+        vertices[:, 2] += 1.0
+        obstacle = solver.Sphere(center=(0, 0, 0.0), radius=1.0)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    params = solver.Params()
+    top = []
+    for _ in range(6):
+        solver.step(model, state, params, 1 / 24, colliders=[obstacle])
+        top.append(state.positions[:, 2].max() - vertices[:, 2].max())
+    assert max(top) < params.thickness + 0.005  # set on the surface, not thrown off it
+    assert min(top) > params.thickness - 0.005

@@ -35,7 +35,7 @@ def _expected(name: str) -> dict:
 @pytest.mark.parametrize("name", NAMES)
 def test_preset_sets_every_material_property(name):
     values = _expected(name)
-    extra = {"pillow": {"substeps", "use_pressure", "pressure"}}.get(name, set())
+    extra = {"pillow": {"auto_substeps", "substeps", "use_pressure", "pressure"}}.get(name, set())
     assert set(values) == set(PROPERTIES) | extra
     assert values["mass_mode"] == "DENSITY"
     assert all(values[p] > 0 for p in PROPERTIES if p not in {"mass_mode", "limit_stretch"})

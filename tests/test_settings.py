@@ -135,3 +135,21 @@ def test_thickness_and_offset_beyond_the_range_would_not_stay_finite():
         huge = _drape({**settings.cloth_values({}), "thickness": 3.4e38})
         far = _drape(settings.cloth_values({}), {"friction": 0.3, "offset": 3.4e38})
     assert not np.isfinite(huge).all() and not np.isfinite(far).all()
+
+
+def test_auto_substeps_keep_one_substep_length_and_grow_for_fine_or_small_cloth():
+    from solver.params import MAX_AUTO_SUBSTEPS, auto_substeps
+
+    edge = 2.0 / 63  # a 2 m 64² grid
+    assert auto_substeps(1 / 24, edge) == 16
+    assert auto_substeps(1 / 12, edge) == 32 and auto_substeps(1 / 48, edge) == 8  # per second, not per frame
+    assert auto_substeps(1 / 24, edge / 4) == 30  # a quarter of the edge: twice the sag rule's 15 at this edge
+    assert auto_substeps(1 / 24, 1e-4) == MAX_AUTO_SUBSTEPS
+    assert auto_substeps(1 / 24, edge, gravity=(0, 0, 0)) == 16  # no gravity: the floor
+    assert auto_substeps(1 / 24, 0.0) == 16 and auto_substeps(0.0, edge) == 1
+    values = settings.cloth_values({})
+    assert settings.params_from(values, mean_edge=edge / 4, frame_time=1 / 24).substeps == 30
+    assert (
+        settings.params_from({**values, "auto_substeps": False}, mean_edge=edge / 4, frame_time=1 / 24).substeps == 16
+    )
+    assert settings.params_from(values, mean_edge=edge / 4).substeps == 16  # no frame time: the setting

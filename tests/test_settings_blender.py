@@ -12,7 +12,8 @@ CLOTH_NAMES = {
     "enabled": False,
     "pin_group": "",
     "iterations": 1,
-    "substeps": 10,
+    "auto_substeps": True,
+    "substeps": 16,
     "damping": 0.1,
     "stretch_stiffness": 1e4,
     "shear_stiffness": 1e3,
@@ -136,3 +137,22 @@ def test_out_of_range_values_from_an_older_file_are_clamped_before_the_solver(bl
         co = np.empty(len(key.data) * 3)
         key.data.foreach_get("co", co)
         assert np.isfinite(co).all(), key.name
+
+
+def test_auto_substeps_follow_frame_rate_and_edge_length_and_setting_substeps_turns_them_off(blender):
+    scene = setup_scene(blender, 4)
+    settings = grid_object(blender).verlet_cloth
+    params_of = _solver_params().params_of
+    assert settings.auto_substeps
+    coarse, fine = 2.0 / 63, 2.0 / 127  # mean edges (m) of 2 m 64² and 128² grids
+    assert params_of(scene, settings, coarse).substeps == 16  # 384 substeps a second at 24 fps
+    assert params_of(scene, settings, fine).substeps == 22  # finer cloth: more, so it stretches alike
+    scene.render.fps = 60
+    assert params_of(scene, settings, coarse).substeps == 7  # the same substep length at 60 fps
+    settings.substeps = 20  # set by hand (UI, preset or script): meant as given
+    assert not settings.auto_substeps
+    assert params_of(scene, settings, fine).substeps == 20
+    older = grid_object(blender, "Older").verlet_cloth
+    older["substeps"] = 12  # a file from before Auto Substeps: the substeps it was made with
+    assert "auto_substeps" not in older.keys()
+    assert params_of(scene, older, fine).substeps == 12

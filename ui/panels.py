@@ -6,7 +6,7 @@ import textwrap
 
 import bpy
 
-from ..services import checks, mesh_colliders, runs
+from ..services import checks, mesh_colliders, runs, solver_params
 
 
 def _cloth(context):
@@ -86,7 +86,14 @@ class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
         layout = _split(self.layout)
         settings = context.active_object.verlet_cloth
         col = layout.column(align=True)
-        col.prop(settings, "substeps")
+        col.prop(settings, "auto_substeps")
+        sub = col.row()
+        sub.active = not settings.auto_substeps
+        sub.prop(settings, "substeps")
+        run = runs.cached(context.active_object)
+        if settings.auto_substeps and run is not None:
+            count = solver_params.auto_substeps_of(context.scene, run.mean_edge)
+            col.label(text=f"Auto: {count} substeps a frame", icon="INFO")
         col.prop(settings, "iterations")
         col.prop(settings, "damping")
         col = layout.column(align=True, heading="Stiffness")

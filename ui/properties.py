@@ -54,6 +54,12 @@ def _settings_changed(self, context) -> None:
     runs.mark_dirty(self.id_data)
 
 
+def _substeps_changed(self, context) -> None:
+    # Substeps set by hand (the UI, a preset, a script) mean just that: Auto Substeps goes off.
+    if self.auto_substeps:
+        self.auto_substeps = False
+
+
 def _rebuild_changed(self, context) -> None:
     # A setting that changes which edges are cloth edges (sewing): a new model, as after Make Cloth.
     if self.enabled:
@@ -72,6 +78,7 @@ _UPDATES = {
     "model": _settings_changed,
     "tearing": _tearing_changed,
     "rebuild": _rebuild_changed,
+    "substeps": _substeps_changed,
 }
 # Blender's (subtype, unit) for a setting's SI unit.
 _UNITS = {"m": ("DISTANCE", "LENGTH"), "kg": ("NONE", "MASS"), "m/s": ("NONE", "VELOCITY")}

@@ -2,7 +2,8 @@
 
 Pressure is in Pa above the outside air and acts on closed meshes only (every edge in two faces;
 seams count with Sewing on). 15 Pa holds a 0.2 kg/m² cloth firmly against gravity (its weight is
-about 2 Pa); 20 substeps keep fine pillows from stretching under it (docs/garments.md).
+about 2 Pa); 20 substeps (not Auto's 16 for a pillow's edges) keep fine pillows from stretching under
+it (docs/garments.md).
 """
 
 import bpy
@@ -18,6 +19,7 @@ cloth.damping = 0.2
 cloth.friction = 0.6
 cloth.thickness = 0.005
 cloth.limit_stretch = True
+cloth.auto_substeps = False
 cloth.substeps = 20
 cloth.use_pressure = True
 cloth.pressure = 15.0
