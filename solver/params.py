@@ -15,6 +15,7 @@ from .topology import BEND, SHEAR, STRUCTURAL
 MIN_SUBSTEP_RATE = 384.0  # substeps per second at least: 16 a frame at 24 fps
 SAG_PER_EDGE = 0.0024  # g dt² / edge length at most
 MAX_AUTO_SUBSTEPS = 40  # a frame's cost stays within ~2.5x the floor's on very fine cloth
+MAX_SUBSTEPS = 100  # the Substeps setting's ceiling (a preview frame stays within seconds)
 
 
 @dataclass(frozen=True)
@@ -120,10 +121,12 @@ def auto_substeps(frame_time: float, edge_length: float, gravity=(0.0, 0.0, -9.8
     moves a vertex at most SAG_PER_EDGE of an edge in one: the same substep length at any frame rate,
     and more substeps for finer or smaller cloth (a 2 m cloth at 24 fps: 16 for a 64² grid, 22 for
     128², 31 for 256²)."""
-    longest = 1.0 / MIN_SUBSTEP_RATE
-    g = float(np.linalg.norm(np.asarray(gravity, dtype=np.float64)))
-    if g > 0.0 and edge_length > 0.0 and np.isfinite(g * edge_length):
-        longest = min(longest, float(np.sqrt(SAG_PER_EDGE * edge_length / g)))
     if not (np.isfinite(frame_time) and frame_time > 0.0):
         return 1
-    return int(min(max(np.ceil(frame_time / longest - 1e-9), 1), MAX_AUTO_SUBSTEPS))
+    floor = np.ceil(frame_time * MIN_SUBSTEP_RATE - 1e-9)
+    count = floor
+    g = float(np.linalg.norm(np.asarray(gravity, dtype=np.float64)))
+    if g > 0.0 and edge_length > 0.0 and np.isfinite(g * edge_length):
+        sag = np.ceil(frame_time / np.sqrt(SAG_PER_EDGE * edge_length / g) - 1e-9)
+        count = max(floor, min(sag, MAX_AUTO_SUBSTEPS))  # the cap limits the sag rule, never the floor
+    return int(min(max(count, 1), MAX_SUBSTEPS))

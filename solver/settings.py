@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .params import Params, auto_substeps
+from .params import MAX_SUBSTEPS, Params, auto_substeps
 
 # Blender's frame limits (MINAFRAME, MAXFRAME): a key outside them can never be shown.
 MIN_FRAME, MAX_FRAME = -1048574, 1048574
@@ -104,7 +104,7 @@ CLOTH: tuple[Setting, ...] = _resolved(
         "Verlet steps per frame; more removes stretch and makes collisions more reliable. Setting it "
         "turns Auto Substeps off",
         min=1,
-        max=100,
+        max=MAX_SUBSTEPS,
         soft_max=64,
         param="substeps",
         update="substeps",

@@ -145,6 +145,7 @@ def test_auto_substeps_keep_one_substep_length_and_grow_for_fine_or_small_cloth(
     assert auto_substeps(1 / 12, edge) == 32 and auto_substeps(1 / 48, edge) == 8  # per second, not per frame
     assert auto_substeps(1 / 24, edge / 4) == 30  # a quarter of the edge: twice the sag rule's 15 at this edge
     assert auto_substeps(1 / 24, 1e-4) == MAX_AUTO_SUBSTEPS
+    assert auto_substeps(1 / 5, 1e-4) == 77  # the cap limits the edge rule, not the 384 a second
     assert auto_substeps(1 / 24, edge, gravity=(0, 0, 0)) == 16  # no gravity: the floor
     assert auto_substeps(1 / 24, 0.0) == 16 and auto_substeps(0.0, edge) == 1
     values = settings.cloth_values({})
