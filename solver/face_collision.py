@@ -17,6 +17,8 @@ no speed limit.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
 shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
+Edge–edge contacts only between edges at least 2 × the gap long (`_long_edges`): a shorter edge
+meeting another has an end within the gap of that edge's triangles (vertex–triangle holds it).
 
 Broad phase: a Verlet list of the (vertex, triangle) and (edge, edge) pairs themselves, found
 with TriangleGrid boxes (no vertex pairs expanded into the triangles and edges around them).
@@ -56,6 +58,7 @@ class FaceCollision:
 
     needs_speed_limit = False  # the continuous check replaces the speed limit
     rounds = 2  # passes over the contacts per substep
+    long_edge = 2.0  # edge–edge contacts only between edges this many gaps long (`_long_edges`)
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -198,11 +201,12 @@ class FaceCollision:
             return _EMPTY, _EMPTY
         half = 0.5 * (self.gap + self.skin)
         margin = half + self.pad[edges].max(axis=1)
-        grid = self.edge_grid.build(anchor, edges[:, [0, 1, 1]], margin=margin)
-        who = np.arange(len(edges)) if moved is None else np.flatnonzero(moved[edges].any(axis=1))
+        long = np.flatnonzero(self._long_edges())
+        grid = self.edge_grid.build(anchor, edges[long][:, [0, 1, 1]], margin=margin[long])
+        who = long if moved is None else long[moved[edges[long]].any(axis=1)]
         low, high = _boxes(anchor, edges[who], margin[who])
         e, f = grid.query_boxes(low, high)
-        e = who[e]
+        e, f = who[e], long[f]
         if moved is None:
             keep = e < f
         else:  # a pair of two moved edges is found from both: keep one
@@ -220,6 +224,16 @@ class FaceCollision:
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
         return e[apart], f[apart]
+
+    def _long_edges(self) -> np.ndarray:
+        """Edges that may be `long_edge` x gap long or longer while their anchors hold (each end
+        within skin / 2 + its pad of its anchor). Only pairs of those collide edge to edge: when an
+        edge shorter than 2 x gap meets another, one of its ends is within the gap of the other
+        edge's triangles, where vertex–triangle contacts hold it."""
+        a, b = self.edges[:, 0], self.edges[:, 1]
+        assert self.anchor is not None
+        slack = self.skin + self.pad[a] + self.pad[b]
+        return np.sqrt(squared_distances(self.anchor[a], self.anchor[b])) + slack >= self.long_edge * self.gap
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:
         first, second = self.edges[e], self.edges[f]
