@@ -79,6 +79,21 @@ class TriangleGrid:
         high = np.maximum(np.maximum(corners[0], corners[1]), corners[2])
         low -= margin
         high += margin
+        return self._bin(low, high, cell)
+
+    def build_boxes(self, lower: np.ndarray, upper: np.ndarray, cell: float | None = None):
+        """Bin boxes lower[k]..upper[k] ((K, 3) rows) as the items to query against. Returns self."""
+        self.triangle_count = len(lower)
+        self._release()
+        if len(lower) == 0:
+            self.levels = []
+            return self
+        low = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)
+        high = np.ascontiguousarray(np.asarray(upper, dtype=np.float64).T)
+        return self._bin(low, high, cell)
+
+    def _bin(self, low: np.ndarray, high: np.ndarray, cell: float | None):
+        """Bin the (3, T) boxes low..high into levels and the hash table."""
         self.low, self.high = low, high  # (3, T) triangle boxes, margin included
         self.lower, self.upper = low.min(axis=1), high.max(axis=1)
         size = np.max(high - low, axis=0)
