@@ -17,8 +17,6 @@ no speed limit.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
 shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
-Edge–edge contacts only between edges at least 2 × the gap long (`_long_edges`): a shorter edge
-meeting another has an end within the gap of that edge's triangles (vertex–triangle holds it).
 
 Broad phase: a Verlet list of the (vertex, triangle) and (edge, edge) pairs themselves, found
 with TriangleGrid boxes (no vertex pairs expanded into the triangles and edges around them).
@@ -27,6 +25,10 @@ mean) and a pad (half that path); pairs within gap + skin + both pads at the anc
 and a vertex whose substep start or end strays more than skin / 2 + its pad from its anchor is
 queried again. That holds every pair that comes within the gap at any moment of a substep, so
 the continuous check needs nothing else. Only the pairs of re-queried vertices are found again.
+Under violent motion (a cloth landing: no skin lasts a substep) there is no skin and no list:
+each substep finds the pairs within gap + half their vertices' largest relative motion at the
+middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
+are then no candidates, however fast they move.
 """
 
 from __future__ import annotations
@@ -78,7 +80,6 @@ class FaceCollision:
 
     needs_speed_limit = False  # the continuous check replaces the speed limit
     rounds = 2  # passes over the contacts per substep
-    long_edge = 2.0  # edge–edge contacts only between edges this many gaps long (`_long_edges`)
     every_substep = True  # violent motion: no skin, this substep's candidates only (see refresh)
 
     def __init__(self, model, gap: float, skin: float | None = None):
@@ -247,18 +248,17 @@ class FaceCollision:
         return p[apart], t[apart]
 
     def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(edge, edge) pairs, e < f, of long edges within `_limits` at the anchors, sharing no
+        """(edge, edge) pairs, e < f, within `_limits` at the anchors, sharing no
         vertex and not excluded; with `moved`, only those with a moved end."""
         edges, anchor = self.edges, self.anchor
         assert anchor is not None
         if len(edges) < 2:
             return _EMPTY, _EMPTY
         low, high = _spans(self.low, self.high, edges)
-        long = np.flatnonzero(self._long_edges())
-        grid = self.edge_grid.build_boxes(low[long], high[long])
-        who = long if moved is None else long[moved[edges[long]].any(axis=1)]
+        grid = self.edge_grid.build_boxes(low, high)
+        who = np.arange(len(edges)) if moved is None else np.flatnonzero(moved[edges].any(axis=1))
         e, f = grid.query_boxes(low[who], high[who])
-        e, f = who[e], long[f]
+        e = who[e]
         if moved is None:
             keep = e < f
         else:  # a pair of two moved edges is found from both: keep one
@@ -276,19 +276,6 @@ class FaceCollision:
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
         return e[apart], f[apart]
-
-    def _long_edges(self) -> np.ndarray:
-        """Edges that may be `long_edge` x gap long or longer while their anchors hold (each end
-        within skin / 2 + its pad of its anchor). Only pairs of those collide edge to edge: when an
-        edge shorter than 2 x gap meets another, one of its ends is within the gap of the other
-        edge's triangles, where vertex–triangle contacts hold it."""
-        a, b = self.edges[:, 0], self.edges[:, 1]
-        assert self.anchor is not None
-        if self.skin == 0.0:  # this substep only: the length at the middle of the paths, +- half the stretch
-            slack = 0.5 * np.sqrt(squared_distances(self.motion[a], self.motion[b]))
-        else:
-            slack = self.skin + self.pad[a] + self.pad[b]
-        return np.sqrt(squared_distances(self.anchor[a], self.anchor[b])) + slack >= self.long_edge * self.gap
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:
         first, second = self.edges[e], self.edges[f]
