@@ -256,17 +256,17 @@ class FaceCollision:
             return _EMPTY, _EMPTY
         low, high = _spans(self.low, self.high, edges)
         grid = self.edge_grid.build_boxes(low, high)
-        who = np.arange(len(edges)) if moved is None else np.flatnonzero(moved[edges].any(axis=1))
-        e, f = grid.query_boxes(low[who], high[who])
-        e = who[e]
         if moved is None:
-            keep = e < f
-        else:  # a pair of two moved edges is found from both: keep one
+            e, f = grid.query_boxes(low, high, below=True)  # each pair once, e < f
+        else:
+            who = np.flatnonzero(moved[edges].any(axis=1))
+            e, f = grid.query_boxes(low[who], high[who])
+            e = who[e]
             asked = np.zeros(len(edges), dtype=bool)
             asked[who] = True
-            keep = (e < f) | ~asked[f]
-        e, f = e[keep], f[keep]
-        e, f = np.minimum(e, f), np.maximum(e, f)
+            keep = (e < f) | ~asked[f]  # a pair of two moved edges is found from both: keep one
+            e, f = e[keep], f[keep]
+            e, f = np.minimum(e, f), np.maximum(e, f)
         first, second = edges[e], edges[f]
         keep = (first[:, 0] != second[:, 0]) & (first[:, 0] != second[:, 1])
         keep &= (first[:, 1] != second[:, 0]) & (first[:, 1] != second[:, 1])

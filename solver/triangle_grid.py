@@ -151,8 +151,10 @@ class TriangleGrid:
         p = np.asarray(points, dtype=np.float64)
         return self.query_boxes(p - radius, p + radius)
 
-    def query_boxes(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pairs (q, t) whose boxes overlap: query box q is lower[q]..upper[q] ((Q, 3) rows)."""
+    def query_boxes(self, lower: np.ndarray, upper: np.ndarray, *, below: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (q, t) whose boxes overlap: query box q is lower[q]..upper[q] ((Q, 3) rows).
+
+        below: only pairs with q < t (querying the binned boxes themselves: each pair once)."""
         if self.triangle_count == 0 or len(lower) == 0:
             return _EMPTY, _EMPTY
         lo = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)  # (3, Q) coordinate-major
@@ -161,14 +163,14 @@ class TriangleGrid:
         for start in range(0, lo.shape[1], _ROWS):
             part_lo, part_hi = lo[:, start : start + _ROWS], hi[:, start : start + _ROWS]
             for lv, width in self.levels:
-                q, t = self._level_pairs(lv, width, part_lo, part_hi)
+                q, t = self._level_pairs(lv, width, part_lo, part_hi, start if below else None)
                 found_q.append(q + start)
                 found_t.append(t)
         if len(found_q) == 1:
             return found_q[0], found_t[0]
         return np.concatenate(found_q), np.concatenate(found_t)
 
-    def _level_pairs(self, lv: int, width: float, lo: np.ndarray, hi: np.ndarray):
+    def _level_pairs(self, lv: int, width: float, lo: np.ndarray, hi: np.ndarray, below: int | None = None):
         inv = 1.0 / width
         first = _corner_cells(lo, inv)
         span = _corner_cells(hi, inv) - first + 1  # cells per axis, >= 1
@@ -200,6 +202,9 @@ class TriangleGrid:
         origin, slot = np.take(origin, same), np.take(slot, same)
         q = np.take(who, origin)
         t = np.take(self._entry_triangles, slot)
+        if below is not None:  # q + below is the query's own index among the binned boxes
+            lower = np.flatnonzero(q + below < t)
+            q, t, origin = np.take(q, lower), np.take(t, lower), np.take(origin, lower)
         # Overlap, and report only from the cell holding the overlap's lowest corner.
         keep = np.ones(len(q), dtype=bool)
         for axis in range(3):
