@@ -151,7 +151,9 @@ class TriangleGrid:
         p = np.asarray(points, dtype=np.float64)
         return self.query_boxes(p - radius, p + radius)
 
-    def query_boxes(self, lower: np.ndarray, upper: np.ndarray, *, below: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def query_boxes(
+        self, lower: np.ndarray, upper: np.ndarray, *, below: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Pairs (q, t) whose boxes overlap: query box q is lower[q]..upper[q] ((Q, 3) rows).
 
         below: only pairs with q < t (querying the binned boxes themselves: each pair once)."""
