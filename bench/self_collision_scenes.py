@@ -9,7 +9,8 @@ same frames: "off" (no self-collision), "vertex" (the default, vertex–vertex) 
 (experimental vertex–triangle + edge–edge, solver/face_collision.py). Intersections: pairs of
 polygons that pass through each other and share no vertex (solver/intersections.py).
 Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact (--drape), and
-one full face-based candidate query on it at frame 12, just after impact (--query).
+one full face-based candidate query on it at frame 12, just after impact (--query); and the n²
+drape from rest over the given frames, with its intersecting pairs at the end (--from-rest=64,128).
 """
 
 from __future__ import annotations
@@ -69,6 +70,26 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
     return out
 
 
+def drape_run(n: int, frames: int = 48) -> str:
+    """The n² drape from rest over `frames` frames (the bench's scene, bench.py's self-collision
+    line): CPU ms/frame and intersecting face pairs at the end, for each engine."""
+    cells = []
+    for engine in ("off", "vertex", "face"):
+        vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+        model = solver.build_model(vertices, faces)
+        colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
+        state = model.initial_state()
+        params = solver.Params(self_collision=engine != "off")
+        if engine == "face":
+            FaceCollision.install(state, model, params)
+        start = time.process_time()
+        for _ in range(frames):
+            solver.step(model, state, params, FRAME, colliders)
+        ms = 1e3 * (time.process_time() - start) / frames
+        cells.append(f"{engine} {count_self_intersections(model, state.positions)} ({ms:.0f} ms)")
+    return f"{n}² drape from rest, {frames} frames: " + "   ".join(cells)
+
+
 def query_cost(n: int = 128, frames: int = 12) -> str:
     """One full FaceCollision candidate query on the n² drape after `frames` frames (CPU s, counts)."""
     model, _, state = _drape(n, frames)
@@ -92,6 +113,10 @@ def main() -> None:
         print(f"{n:3d}²  " + "   ".join(cells), flush=True)
     if "--query" in sys.argv:
         print(query_cost(), flush=True)
+    for arg in sys.argv:
+        if arg.startswith("--from-rest="):  # e.g. --from-rest=64,128
+            for n in arg.split("=")[1].split(","):
+                print(drape_run(int(n), frames), flush=True)
     if "--drape" in sys.argv:
         cost = drape_cost()
         print("128² drape, frames 10-13 (CPU ms/frame): " + ", ".join(f"{k} {v:.0f}" for k, v in cost.items()))

@@ -25,6 +25,10 @@ mean) and a pad (half that path); pairs within gap + skin + both pads at the anc
 and a vertex whose substep start or end strays more than skin / 2 + its pad from its anchor is
 queried again. That holds every pair that comes within the gap at any moment of a substep, so
 the continuous check needs nothing else. Only the pairs of re-queried vertices are found again.
+Under violent motion (a cloth landing: no skin lasts a substep) there is no skin and no list:
+each substep finds the pairs within gap + half their vertices' largest relative motion at the
+middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
+are then no candidates, however fast they move.
 """
 
 from __future__ import annotations
@@ -41,14 +45,34 @@ def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.take(x, rows, axis=0).T.copy()
 
 
-def _boxes(anchors: np.ndarray, cells: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) (K, 3) boxes of `cells` (K, m) vertex rows at `anchors`, grown by `margin` (K,)."""
-    corners = anchors[cells]  # (K, m, 3)
-    grow = margin[:, None]
-    return corners.min(axis=1) - grow, corners.max(axis=1) + grow
+def _spans(low: np.ndarray, high: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) (K, 3) boxes holding the vertex boxes low..high of each of `cells` (K, m) vertex rows."""
+    lower, upper = low[cells[:, 0]], high[cells[:, 0]]
+    for k in range(1, cells.shape[1]):
+        np.minimum(lower, low[cells[:, k]], out=lower)
+        np.maximum(upper, high[cells[:, k]], out=upper)
+    return lower, upper
+
+
+def _largest(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """max over each row of `cells` (K, m) of values[cell]."""
+    out = values[cells[:, 0]].copy()
+    for k in range(1, cells.shape[1]):
+        np.maximum(out, values[cells[:, k]], out=out)
+    return out
+
+
+def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """max over a in first (K, m), b in second (K, l) of |motion[a] - motion[b]|."""
+    out = np.zeros(len(first))
+    for i in range(first.shape[1]):
+        for j in range(second.shape[1]):
+            np.maximum(out, squared_distances(motion[first[:, i]], motion[second[:, j]]), out=out)
+    return np.sqrt(out)
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_ZERO = np.zeros(3)
 
 
 class FaceCollision:
@@ -56,6 +80,7 @@ class FaceCollision:
 
     needs_speed_limit = False  # the continuous check replaces the speed limit
     rounds = 2  # passes over the contacts per substep
+    every_substep = True  # violent motion: no skin, this substep's candidates only (see refresh)
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -74,6 +99,8 @@ class FaceCollision:
         self.anchor: np.ndarray | None = None  # positions (less the cloth's mean) at each vertex's last query
         self.pad = np.zeros(n)  # how far beyond skin / 2 each vertex may stray from its anchor
         self.moves = np.zeros(n)  # each vertex's motion in the last substep, relative to the mean motion
+        self.motion = np.zeros((n, 3))  # each vertex's motion (relative to the mean) in its last queried substep
+        self.low = self.high = np.zeros((n, 3))  # each vertex's box (see _query)
         self.age = 0  # substeps since the last full query
         self.rebuilds = 0
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
@@ -112,6 +139,14 @@ class FaceCollision:
             self._query(x, previous, mean, mean0)
             return
         stray = np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
+        if self.skin == 0.0:
+            # Violent motion, no skin: the candidates of this substep only, every substep, until a
+            # quarter-gap skin would have lasted this one (a quarter of the cloth or less strayed).
+            allowed = 0.125 * self.gap + self.pad
+            if 4 * np.count_nonzero(stray > allowed * allowed) <= n:
+                self.skin = 0.25 * self.gap
+            self._query(x, previous, mean, mean0)
+            return
         allowed = 0.5 * self.skin + self.pad
         moved = stray > allowed * allowed
         count = int(np.count_nonzero(moved))
@@ -120,9 +155,11 @@ class FaceCollision:
         skin = self.skin
         if self.adaptive and (self.age >= 8 or 4 * count > n):
             # Calm: a wide skin lets a query last many substeps; violent (queries every substep or
-            # two): a narrow one makes each cheap.
+            # two): a narrow one makes each cheap, and none (`every_substep`) cheaper still.
             factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
             self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
+            if self.every_substep and self.age <= 1 and skin == 0.25 * self.gap:
+                self.skin = 0.0
         if 4 * count > n or self.skin != skin:  # much of the cloth, or a new skin: query everything
             self._query(x, previous, mean, mean0)
         else:
@@ -132,17 +169,26 @@ class FaceCollision:
         """All candidates (moved None), or again those with a `moved` vertex. A queried vertex's
         anchor is the middle of its substep's path and its pad half that path."""
         self.rebuilds += 1
-        middle = 0.5 * (translated(x, mean) + translated(previous, mean0))
-        pad = 0.5 * np.sqrt(squared_distances(x, previous, mean - mean0))
+        end, start = translated(x, mean), translated(previous, mean0)
+        middle = 0.5 * (end + start)
+        self.motion = end - start
+        pad = 0.5 * np.sqrt(squared_distances(self.motion, _ZERO))
         if moved is None or self.anchor is None:
             self.age = 0
             self.anchor, self.pad = middle, pad
+            if self.skin == 0.0:  # this substep's paths: their boxes, grown by gap / 2
+                self.low, self.high = np.minimum(start, end), np.maximum(start, end)
+                self.low -= 0.5 * self.gap
+                self.high += 0.5 * self.gap
+            else:
+                self._ball_boxes()
             self.p, self.t = self._vertex_triangle_candidates()
             self.e, self.f = self._edge_edge_candidates()
             return
         index = np.flatnonzero(moved)
         self.anchor[index] = middle[index]
         self.pad[index] = pad[index]
+        self._ball_boxes()
         tri, edges = self.triangles, self.edges
         old = ~(moved[self.p] | moved[tri[self.t]].any(axis=1))
         p, t = self._vertex_triangle_candidates(moved)
@@ -155,67 +201,77 @@ class FaceCollision:
         keys = np.unique(np.concatenate([self.e[old] * n_edges + self.f[old], e * n_edges + f]))
         self.e, self.f = keys // n_edges, keys % n_edges
 
+    def _ball_boxes(self) -> None:
+        """Every vertex's box: its anchor, grown by half of gap + skin and its pad."""
+        assert self.anchor is not None
+        margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
+        self.low, self.high = self.anchor - margin, self.anchor + margin
+
+    def _limits(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """How close at the anchors pairs of primitives (vertex rows first (K, m), second (K, l)) must
+        be to be listed. With a skin: gap + skin + the largest pad of each (each vertex stays within
+        skin / 2 + its pad of its anchor). With none (this substep only: positions linear in time,
+        anchors the middle of the paths): gap + half their vertices' largest relative motion."""
+        if self.skin == 0.0:
+            return self.gap + 0.5 * _largest_difference(self.motion, first, second)
+        return self.gap + self.skin + _largest(self.pad, first) + _largest(self.pad, second)
+
     def _vertex_triangle_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(vertex, triangle) pairs within gap + skin + both pads at the anchors, not excluded; with
-        `moved`, only those with a moved vertex. Boxes first (vertices grown by half the radius and
-        their pad against triangles grown likewise, in a TriangleGrid), then exact distances."""
+        """(vertex, triangle) pairs within `_limits` at the anchors, not excluded; with `moved`, only
+        those with a moved vertex. Boxes first (each vertex's, and each triangle's holding its
+        corners', in a TriangleGrid), then exact distances."""
         tri, anchor = self.triangles, self.anchor
         assert anchor is not None
         if len(tri) == 0:
             return _EMPTY, _EMPTY
-        half = 0.5 * (self.gap + self.skin)
-        vertex_margin = half + self.pad
-        triangle_margin = vertex_margin[tri].max(axis=1)
+        low, high = _spans(self.low, self.high, tri)
         alive = np.arange(len(tri)) if self.active is None else np.flatnonzero(self.active)
-        grid = self.triangle_grid.build(anchor, tri[alive], margin=triangle_margin[alive])
+        grid = self.triangle_grid.build_boxes(low[alive], high[alive])
         if moved is None:
-            p, t = grid.query_boxes(anchor - vertex_margin[:, None], anchor + vertex_margin[:, None])
+            p, t = grid.query_boxes(self.low, self.high)
             t = alive[t]
         else:
             # The moved vertices against every triangle, and the triangles with a moved corner against every vertex.
             who = np.flatnonzero(moved)
-            p, t = grid.query_boxes(anchor[who] - vertex_margin[who, None], anchor[who] + vertex_margin[who, None])
+            p, t = grid.query_boxes(self.low[who], self.high[who])
             p, t = who[p], alive[t]
             touched = alive[moved[tri[alive]].any(axis=1)]
-            points = self.point_grid.build(anchor, np.repeat(np.arange(len(anchor))[:, None], 3, axis=1), vertex_margin)
-            low, high = _boxes(anchor, tri[touched], triangle_margin[touched])
-            t2, p2 = points.query_boxes(low, high)
+            points = self.point_grid.build_boxes(self.low, self.high)
+            t2, p2 = points.query_boxes(low[touched], high[touched])
             p, t = np.concatenate([p, p2]), np.concatenate([t, touched[t2]])
         keep = (tri[t] != p[:, None]).all(axis=1)
         p, t = p[keep], t[keep]
-        limit = 2.0 * half + self.pad[p] + self.pad[tri[t]].max(axis=1)
+        limit = self._limits(p[:, None], tri[t])
         near = self._distance2(anchor, p, t) < limit * limit
         p, t = p[near], t[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
         return p[apart], t[apart]
 
     def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(edge, edge) pairs, e < f, within gap + skin + their ends' pads at the anchors, sharing no
+        """(edge, edge) pairs, e < f, within `_limits` at the anchors, sharing no
         vertex and not excluded; with `moved`, only those with a moved end."""
         edges, anchor = self.edges, self.anchor
         assert anchor is not None
         if len(edges) < 2:
             return _EMPTY, _EMPTY
-        half = 0.5 * (self.gap + self.skin)
-        margin = half + self.pad[edges].max(axis=1)
-        grid = self.edge_grid.build(anchor, edges[:, [0, 1, 1]], margin=margin)
-        who = np.arange(len(edges)) if moved is None else np.flatnonzero(moved[edges].any(axis=1))
-        low, high = _boxes(anchor, edges[who], margin[who])
-        e, f = grid.query_boxes(low, high)
-        e = who[e]
+        low, high = _spans(self.low, self.high, edges)
+        grid = self.edge_grid.build_boxes(low, high)
         if moved is None:
-            keep = e < f
-        else:  # a pair of two moved edges is found from both: keep one
+            e, f = grid.query_boxes(low, high, below=True)  # each pair once, e < f
+        else:
+            who = np.flatnonzero(moved[edges].any(axis=1))
+            e, f = grid.query_boxes(low[who], high[who])
+            e = who[e]
             asked = np.zeros(len(edges), dtype=bool)
             asked[who] = True
-            keep = (e < f) | ~asked[f]
-        e, f = e[keep], f[keep]
-        e, f = np.minimum(e, f), np.maximum(e, f)
+            keep = (e < f) | ~asked[f]  # a pair of two moved edges is found from both: keep one
+            e, f = e[keep], f[keep]
+            e, f = np.minimum(e, f), np.maximum(e, f)
         first, second = edges[e], edges[f]
         keep = (first[:, 0] != second[:, 0]) & (first[:, 0] != second[:, 1])
         keep &= (first[:, 1] != second[:, 0]) & (first[:, 1] != second[:, 1])
         e, f = e[keep], f[keep]
-        limit = 2.0 * half + self.pad[edges[e]].max(axis=1) + self.pad[edges[f]].max(axis=1)
+        limit = self._limits(edges[e], edges[f])
         near = self._edge_distance2(anchor, e, f) < limit * limit
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach

@@ -79,6 +79,22 @@ class TriangleGrid:
         high = np.maximum(np.maximum(corners[0], corners[1]), corners[2])
         low -= margin
         high += margin
+        return self._bin(low, high, cell)
+
+    def build_boxes(self, lower: np.ndarray, upper: np.ndarray, cell: float | None = None):
+        """Bin boxes lower[k]..upper[k] ((K, 3) rows) as the items to query against. Returns self."""
+        self.triangle_count = len(lower)
+        self._release()
+        if len(lower) == 0:
+            self.levels = []
+            return self
+        low = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)
+        high = np.ascontiguousarray(np.asarray(upper, dtype=np.float64).T)
+        return self._bin(low, high, cell)
+
+    def _bin(self, low: np.ndarray, high: np.ndarray, cell: float | None):
+        """Bin the (3, T) boxes low..high into levels and the hash table."""
+        count = low.shape[1]
         self.low, self.high = low, high  # (3, T) triangle boxes, margin included
         self.lower, self.upper = low.min(axis=1), high.max(axis=1)
         size = np.max(high - low, axis=0)
@@ -138,8 +154,12 @@ class TriangleGrid:
         p = np.asarray(points, dtype=np.float64)
         return self.query_boxes(p - radius, p + radius)
 
-    def query_boxes(self, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pairs (q, t) whose boxes overlap: query box q is lower[q]..upper[q] ((Q, 3) rows)."""
+    def query_boxes(
+        self, lower: np.ndarray, upper: np.ndarray, *, below: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (q, t) whose boxes overlap: query box q is lower[q]..upper[q] ((Q, 3) rows).
+
+        below: only pairs with q < t (querying the binned boxes themselves: each pair once)."""
         if self.triangle_count == 0 or len(lower) == 0:
             return _EMPTY, _EMPTY
         lo = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)  # (3, Q) coordinate-major
@@ -148,14 +168,14 @@ class TriangleGrid:
         for start in range(0, lo.shape[1], _ROWS):
             part_lo, part_hi = lo[:, start : start + _ROWS], hi[:, start : start + _ROWS]
             for lv, width in self.levels:
-                q, t = self._level_pairs(lv, width, part_lo, part_hi)
+                q, t = self._level_pairs(lv, width, part_lo, part_hi, start if below else None)
                 found_q.append(q + start)
                 found_t.append(t)
         if len(found_q) == 1:
             return found_q[0], found_t[0]
         return np.concatenate(found_q), np.concatenate(found_t)
 
-    def _level_pairs(self, lv: int, width: float, lo: np.ndarray, hi: np.ndarray):
+    def _level_pairs(self, lv: int, width: float, lo: np.ndarray, hi: np.ndarray, below: int | None = None):
         inv = 1.0 / width
         first = _corner_cells(lo, inv)
         span = _corner_cells(hi, inv) - first + 1  # cells per axis, >= 1
@@ -187,6 +207,9 @@ class TriangleGrid:
         origin, slot = np.take(origin, same), np.take(slot, same)
         q = np.take(who, origin)
         t = np.take(self._entry_triangles, slot)
+        if below is not None:  # q + below is the query's own index among the binned boxes
+            lower = np.flatnonzero(q + below < t)
+            q, t, origin = np.take(q, lower), np.take(t, lower), np.take(origin, lower)
         # Overlap, and report only from the cell holding the overlap's lowest corner: the larger of the
         # two boxes' lowest cells (flooring is monotone), so a pair seen from several cells counts once.
         keep = np.ones(len(q), dtype=bool)

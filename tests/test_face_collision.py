@@ -229,12 +229,13 @@ def _brute_force_needed(collision, x, previous):
     return set(zip(P[vt].tolist(), T[vt].tolist())), set(zip(E[ee].tolist(), F[ee].tolist()))
 
 
-def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple():
+@pytest.mark.parametrize("distance", [0.0, 0.04])
+def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance):
     """Broad phase against brute force: a crumpling sheet with one corner whipped at 4 m/s (each
-    vertex's own search radius, not the fastest one's, must still cover everything)."""
+    vertex's own search radius, not the fastest one's, must still cover everything), at two gaps."""
     vertices, faces = solver.grid(10, 10, size=0.6)
     model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
-    params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5)
+    params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, self_collision_distance=distance)
     state = model.initial_state()
     dt = 1 / 24 / params.substeps
     state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
