@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
+from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
 from .model import Model
@@ -123,9 +124,11 @@ def step(
     gap = params.self_collision_gap
     self_collision = None
     if params.self_collision and gap > 0:
+        engine = FaceCollision if params.self_collision_faces else SelfCollision
         self_collision = state.scratch.get("self_collision")
-        if self_collision is None or self_collision.model is not model or self_collision.gap != gap:
-            self_collision = state.scratch["self_collision"] = SelfCollision(model, gap)
+        stale = self_collision is None or self_collision.model is not model or self_collision.gap != gap
+        if stale or (params.self_collision_faces and not isinstance(self_collision, FaceCollision)):
+            self_collision = state.scratch["self_collision"] = engine(model, gap)
         self_collision.set_active_faces(intact)
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False

@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 import pytest
-from vc_helpers import activate, mesh_object, setup_scene
+from vc_helpers import activate, evaluated_mesh, mesh_object, setup_scene
 
 N = 7
 
@@ -250,6 +250,38 @@ def test_automatic_self_collision_distance(blender):
     assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
     s.self_collision_distance = 0.02
     assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.02)
+    s.self_collision_distance, s.self_collision_faces = 0.0, True  # face contacts: the real thickness
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
+    s.thickness = 0.005
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.01)
+
+
+def _intersecting_face_pairs(bpy, obj) -> int:
+    """Pairs of the evaluated cloth's triangles that pass through each other and share no vertex."""
+    from mathutils.bvhtree import BVHTree
+
+    vertices, tris = evaluated_mesh(bpy, obj)
+    tree = BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
+    return sum(1 for a, b in tree.overlap(tree) if a < b and not set(tris[a]) & set(tris[b]))
+
+
+@pytest.mark.parametrize("faces", [False, True])
+def test_a_crumpled_cloth_with_face_self_collision_never_passes_through_itself(blender, faces):
+    # A soft sheet dropped edge-first piles up folding over itself (issue 13's crumple).
+    scene = setup_scene(blender, 36)
+    blender.ops.mesh.primitive_plane_add(size=6.0)
+    blender.ops.verlet_cloth.make_collider(kind="PLANE")
+    blender.ops.mesh.primitive_grid_add(x_subdivisions=16, y_subdivisions=16, size=1.0, location=(0, 0, 0.55))
+    cloth = blender.context.active_object
+    cloth.rotation_euler = (math.pi / 2, 0.0, 0.0)
+    blender.ops.verlet_cloth.convert()
+    s = cloth.verlet_cloth
+    s.bend_stiffness, s.friction, s.self_collision, s.self_collision_faces = 0.2, 0.5, True, faces
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    scene.frame_set(scene.frame_end)
+    assert evaluated_mesh(blender, cloth)[0][:, 2].max() < 0.3  # it fell into a pile
+    count = _intersecting_face_pairs(blender, cloth)
+    assert count == 0 if faces else count > 0  # vertex–vertex alone lets faces through
 
 
 # ---------------------------------------------------------------- dragging

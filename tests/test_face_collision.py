@@ -261,3 +261,18 @@ def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance)
             state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
         solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
     assert checked[0] > 100 and checked[1] > 100  # the scene did bring faces together
+
+
+@pytest.mark.parametrize("faces", [False, True])
+def test_the_faces_setting_chooses_face_contacts_and_they_keep_folds_apart(faces):
+    """Params.self_collision_faces (the Blender setting Faces) makes `step` use this engine."""
+    vertices, quads = solver.grid(16, 16, size=1.0, height=0.6)
+    model = solver.build_model(vertices, quads)
+    params = solver.Params(self_collision=True, self_collision_faces=faces, bend_stiffness=0.1, friction=0.5)
+    colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
+    state = model.initial_state()
+    for _ in range(36):
+        solver.step(model, state, params, 1 / 24, colliders)
+    assert isinstance(state.scratch["self_collision"], FaceCollision) == faces
+    count = count_self_intersections(model, state.positions)
+    assert count == 0 if faces else count > 0  # vertex–vertex lets faces pass through each other

@@ -162,6 +162,7 @@ class VIEW3D_PT_verlet_cloth_self_collision(_ClothSubPanel, bpy.types.Panel):
         layout = _split(self.layout)
         settings = context.active_object.verlet_cloth
         layout.active = settings.self_collision
+        layout.prop(settings, "self_collision_faces")
         layout.prop(settings, "self_collision_distance", text="Distance (0 = Auto)")
 
 
