@@ -75,6 +75,53 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _ZERO = np.zeros(3)
 
 
+def _across_seams(model, edges: np.ndarray) -> np.ndarray:
+    """Sorted keys low * N + high of the vertex pairs a seam brings within two edges of each other:
+    a seam end or its neighbours on one side with the other end or its neighbours on the other.
+
+    Sewn panels start apart, so their rest distance does not exclude them; once sewn they are
+    neighbours, and keeping them a gap apart would hold the seam open."""
+    seams = model.family("seams")
+    if seams is None or len(seams.pairs) == 0 or len(edges) == 0:
+        return _EMPTY
+    n = model.vertex_count
+    both = np.concatenate([edges, edges[:, ::-1]])
+    order = np.argsort(both[:, 0], kind="stable")
+    heads = both[order, 1]
+    start = np.searchsorted(both[order, 0], np.arange(n + 1))
+    degree = np.diff(start)
+
+    def ring(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(seam index, vertex) for each seam's end v and its one-ring."""
+        count = degree[v]
+        seam = np.repeat(np.arange(len(v)), count)
+        slot = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start[v], count)
+        return np.concatenate([np.arange(len(v)), seam]), np.concatenate([v, heads[slot]])
+
+    sa, va = ring(seams.pairs[:, 0])
+    sb, vb = ring(seams.pairs[:, 1])
+    # Every (a-side, b-side) pair of one seam: group both sides by seam and pair them up.
+    oa, ob = np.argsort(sa, kind="stable"), np.argsort(sb, kind="stable")
+    sa, va, sb, vb = sa[oa], va[oa], sb[ob], vb[ob]
+    ca = np.bincount(sa, minlength=len(seams.pairs))
+    cb = np.bincount(sb, minlength=len(seams.pairs))
+    first_b = np.cumsum(cb) - cb
+    reps = np.repeat(cb, ca)  # each a-side entry pairs with every b-side entry of its seam
+    left = np.repeat(va, reps)
+    offset = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
+    right = vb[np.repeat(first_b[sa], reps) + offset]
+    keep = left != right
+    low, high = np.minimum(left[keep], right[keep]), np.maximum(left[keep], right[keep])
+    return np.unique(low * n + high)
+
+
+def _joined(keys: np.ndarray, a: np.ndarray, b: np.ndarray, *, n: int) -> np.ndarray:
+    """Whether each vertex pair (a, b) is among the sorted `keys` (low * n + high)."""
+    key = np.minimum(a, b) * n + np.maximum(a, b)
+    at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+    return keys[at] == key
+
+
 class FaceCollision:
     """Vertex–triangle and edge–edge self-collision over a Verlet list of candidate pairs."""
 
@@ -104,6 +151,7 @@ class FaceCollision:
         self.age = 0  # substeps since the last full query
         self.rebuilds = 0
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
+        self.sewn = _across_seams(model, self.edges)
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -245,6 +293,10 @@ class FaceCollision:
         near = self._distance2(anchor, p, t) < limit * limit
         p, t = p[near], t[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
+        if len(self.sewn):
+            corners = tri[t]
+            for k in range(3):
+                apart &= ~_joined(self.sewn, p, corners[:, k], n=self.model.vertex_count)
         return p[apart], t[apart]
 
     def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -275,6 +327,11 @@ class FaceCollision:
         near = self._edge_distance2(anchor, e, f) < limit * limit
         e, f = e[near], f[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
+        if len(self.sewn):
+            first, second = edges[e], edges[f]
+            for i in range(2):
+                for j in range(2):
+                    apart &= ~_joined(self.sewn, first[:, i], second[:, j], n=self.model.vertex_count)
         return e[apart], f[apart]
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:

@@ -53,9 +53,10 @@ class Params:
     # Self-collision (solver/self_collision.py).
     self_collision: bool = False
     self_collision_distance: float = 0.0  # m, kept between non-neighbour vertices; 0 = 2 × thickness
-    # Vertex–triangle and edge–edge contacts (solver/face_collision.py) instead of vertex–vertex: folds
-    # never pass through each other, at 10-200x the plain step's cost (docs/self-collision.md).
-    self_collision_faces: bool = False
+    # Vertex–triangle and edge–edge contacts (solver/face_collision.py): folds never pass through each
+    # other, at 10-200x the plain step's cost (docs/self-collision.md); False: vertex–vertex, ~2x the
+    # plain step, but a vertex can slip through the middle of a face.
+    self_collision_faces: bool = True
     # Strain limiting (Provot 1995) through long-range constraints: no vertex gets farther than
     # (1 + stretch_limit) × its rest distance along the cloth from a pin (tethers), and no two vertices
     # 4 or 16 edges apart along a straight edge path (long_range.py) farther than (1 + stretch_limit) ×

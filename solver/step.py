@@ -124,11 +124,7 @@ def step(
     gap = params.self_collision_gap
     self_collision = None
     if params.self_collision and gap > 0:
-        engine = FaceCollision if params.self_collision_faces else SelfCollision
-        self_collision = state.scratch.get("self_collision")
-        stale = self_collision is None or self_collision.model is not model or self_collision.gap != gap
-        if stale or (params.self_collision_faces and not isinstance(self_collision, FaceCollision)):
-            self_collision = state.scratch["self_collision"] = engine(model, gap)
+        self_collision = _self_collision(state, model, params, gap)
         self_collision.set_active_faces(intact)
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
@@ -160,7 +156,7 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
-        if self_collision is not None and not self_collision.needs_speed_limit and inputs.colliders:
+        if isinstance(self_collision, FaceCollision) and inputs.colliders:
             # Face-based contacts against a layer the colliders just moved back (they undo its share).
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
@@ -178,6 +174,21 @@ def step(
     if tore:
         mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
+
+
+def _self_collision(state: State, model: Model, params: Params, gap: float) -> FaceCollision | SelfCollision:
+    """The state's self-collision engine for this model and gap: face contacts with `self_collision_faces`
+    (or once `FaceCollision.install` put them there), else vertex–vertex."""
+    found = state.scratch.get("self_collision")
+    if (
+        found is None
+        or found.model is not model
+        or found.gap != gap
+        or (params.self_collision_faces and not isinstance(found, FaceCollision))
+    ):
+        engine = FaceCollision if params.self_collision_faces else SelfCollision
+        found = state.scratch["self_collision"] = engine(model, gap)
+    return found
 
 
 def project(x: np.ndarray, work, families, iterations: int) -> None:

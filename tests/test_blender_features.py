@@ -244,16 +244,17 @@ def test_automatic_self_collision_distance(blender):
 
     scene = setup_scene(blender, 2)
     s = _curtain(blender, n=5, size=0.4).verlet_cloth  # 0.1 m edges
+    assert s.self_collision_faces  # the default: Auto is the cloth's thickness on both layers
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.01)
+    s.self_collision_faces = False  # vertex–vertex: no slipping through the middle of a coarse face
     assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.07)
     assert runs.start(scene, s.id_data).mean_edge == pytest.approx(0.1)
     s.thickness = 0.05
     assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
     s.self_collision_distance = 0.02
     assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.02)
-    s.self_collision_distance, s.self_collision_faces = 0.0, True  # face contacts: the real thickness
-    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)
-    s.thickness = 0.005
-    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.01)
+    s.self_collision_distance, s.self_collision_faces = 0.0, True
+    assert solver_params.params_of(scene, s, 0.1).self_collision_gap == pytest.approx(0.1)  # 2 × 0.05
 
 
 def _intersecting_face_pairs(bpy, obj) -> int:

@@ -69,7 +69,10 @@ def test_derived_params():
     assert params.stretch_limit == math.inf  # long-range limits off
     assert params.tear_factor == 0.0  # up to 1 would tear at rest: off
     assert params.wind == pytest.approx((0.0, 6.0, 8.0))
-    assert params.self_collision_distance == pytest.approx(0.07)  # Auto: 0.7 × mean edge
+    assert params.self_collision_distance == pytest.approx(0.01)  # Auto with Faces: 2 × thickness
+    values["self_collision_faces"] = False
+    vertex = settings.params_from(values, gravity=(0.0, 0.0, -1.0), mean_edge=0.1)
+    assert vertex.self_collision_distance == pytest.approx(0.07)  # vertex–vertex: 0.7 × mean edge
     assert params.gravity == (0.0, 0.0, -1.0)
     assert settings.own_wind({"wind_direction": (0.0, 0.0, 0.0), "wind_strength": 5.0}) == (0.0, 0.0, 0.0)
 

@@ -36,7 +36,7 @@ CLOTH_NAMES = {
     "tear_factor": 0.0,
     "self_collision": False,
     "self_collision_distance": 0.0,
-    "self_collision_faces": False,
+    "self_collision_faces": True,
     "use_scene_frame_range": True,
     "frame_start": 1,
     "frame_end": 250,
