@@ -5,8 +5,8 @@ Usage: .venv/bin/python bench/self_collision_scenes.py [sizes] [frames]
 
 Crumple: a soft (bend 0.2) 1 m n×n sheet dropped edge-first from 2 cm above the floor, tipped so
 it folds over itself as it piles up; gap 1 cm (2 × the default thickness). Each engine runs the
-same frames: "off" (no self-collision), "vertex" (the default, vertex–vertex) and "face"
-(experimental vertex–triangle + edge–edge, solver/face_collision.py). Intersections: pairs of
+same frames: "off" (no self-collision), "vertex" (vertex–vertex: Params.self_collision_faces off)
+and "face" (vertex–triangle + edge–edge, solver/face_collision.py: the default). Intersections: pairs of
 polygons that pass through each other and share no vertex (solver/intersections.py).
 Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact (--drape), and
 one full face-based candidate query on it at frame 12, just after impact (--query); and the n²
@@ -29,18 +29,27 @@ FRAME = 1 / 24
 FLOOR = solver.Plane(point=(0, 0, 0))
 
 
+def _params(engine: str, **settings) -> solver.Params:
+    """Settings for an engine: "off", "vertex" (vertex–vertex) or "face" (the default with self-collision)."""
+    return solver.Params(self_collision=engine != "off", self_collision_faces=engine == "face", **settings)
+
+
+def _timed(model, params, state, frames: int, colliders) -> float:
+    """CPU ms per frame of `frames` steps of `state`."""
+    start = time.process_time()
+    for _ in range(frames):
+        solver.step(model, state, params, FRAME, colliders)
+    return 1e3 * (time.process_time() - start) / frames
+
+
 def crumple(engine: str, n: int, frames: int):
     vertices, faces = solver.grid(n, n, size=1.0)
     model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.52], faces)
-    params = solver.Params(self_collision=engine != "off", bend_stiffness=0.2, friction=0.5)
+    params = _params(engine, bend_stiffness=0.2, friction=0.5)
     state = model.initial_state()
     state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * (FRAME / params.substeps)  # the tip
-    if engine == "face":
-        FaceCollision.install(state, model, params)
-    start = time.process_time()
-    for _ in range(frames):
-        solver.step(model, state, params, FRAME, colliders=[FLOOR])
-    return count_self_intersections(model, state.positions), 1e3 * (time.process_time() - start) / frames
+    ms = _timed(model, params, state, frames, [FLOOR])
+    return count_self_intersections(model, state.positions), ms
 
 
 def _drape(n: int, frames: int):
@@ -59,14 +68,7 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
     model, colliders, base = _drape(n, warm)
     out = {}
     for engine in ("off", "vertex", "face"):
-        state = base.copy()
-        params = solver.Params(self_collision=engine != "off")
-        if engine == "face":
-            FaceCollision.install(state, model, params)
-        start = time.process_time()
-        for _ in range(frames):
-            solver.step(model, state, params, FRAME, colliders)
-        out[engine] = 1e3 * (time.process_time() - start) / frames
+        out[engine] = _timed(model, _params(engine), base.copy(), frames, colliders)
     return out
 
 
@@ -79,13 +81,7 @@ def drape_run(n: int, frames: int = 48) -> str:
         model = solver.build_model(vertices, faces)
         colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
         state = model.initial_state()
-        params = solver.Params(self_collision=engine != "off")
-        if engine == "face":
-            FaceCollision.install(state, model, params)
-        start = time.process_time()
-        for _ in range(frames):
-            solver.step(model, state, params, FRAME, colliders)
-        ms = 1e3 * (time.process_time() - start) / frames
+        ms = _timed(model, _params(engine), state, frames, colliders)
         cells.append(f"{engine} {count_self_intersections(model, state.positions)} ({ms:.0f} ms)")
     return f"{n}² drape from rest, {frames} frames: " + "   ".join(cells)
 
