@@ -128,6 +128,7 @@ class FaceCollision:
     needs_speed_limit = False  # the continuous check replaces the speed limit
     rounds = 2  # passes over the contacts per substep
     every_substep = True  # violent motion: no skin, this substep's candidates only (see refresh)
+    installed = False  # set by `install`: `step` keeps this engine for the state
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -157,6 +158,7 @@ class FaceCollision:
     def install(state, model, params) -> FaceCollision:
         """Make `step` use face-based self-collision for `state` (params.self_collision must be on)."""
         collision = state.scratch["self_collision"] = FaceCollision(model, params.self_collision_gap)
+        collision.installed = True  # kept whatever params.self_collision_faces says
         return collision
 
     def set_active_faces(self, intact: np.ndarray | None) -> None:

@@ -180,14 +180,12 @@ def _self_collision(state: State, model: Model, params: Params, gap: float) -> F
     """The state's self-collision engine for this model and gap: face contacts with `self_collision_faces`
     (or once `FaceCollision.install` put them there), else vertex–vertex."""
     found = state.scratch.get("self_collision")
-    if (
-        found is None
-        or found.model is not model
-        or found.gap != gap
-        or (params.self_collision_faces and not isinstance(found, FaceCollision))
-    ):
-        engine = FaceCollision if params.self_collision_faces else SelfCollision
+    installed = isinstance(found, FaceCollision) and found.installed
+    engine = FaceCollision if params.self_collision_faces or installed else SelfCollision
+    if found is None or found.model is not model or found.gap != gap or type(found) is not engine:
         found = state.scratch["self_collision"] = engine(model, gap)
+        if isinstance(found, FaceCollision):
+            found.installed = installed
     return found
 
 

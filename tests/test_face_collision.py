@@ -276,3 +276,15 @@ def test_the_faces_setting_chooses_face_contacts_and_they_keep_folds_apart(faces
     assert isinstance(state.scratch["self_collision"], FaceCollision) == faces
     count = count_self_intersections(model, state.positions)
     assert count == 0 if faces else count > 0  # vertex–vertex lets faces pass through each other
+
+
+def test_switching_faces_off_and_on_switches_the_engine():
+    vertices, quads = solver.grid(8, 8, size=0.5, height=0.3)
+    model = solver.build_model(vertices, quads)
+    state = model.initial_state()
+    kinds = []
+    for faces in (True, False, True):
+        params = solver.Params(self_collision=True, self_collision_faces=faces)
+        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+        kinds.append(type(state.scratch["self_collision"]).__name__)
+    assert kinds == ["FaceCollision", "SelfCollision", "FaceCollision"]
