@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_closest, segment_crossings
 from .vectors import column_mean, squared_distances, translated
@@ -85,10 +86,7 @@ def _across_seams(model, edges: np.ndarray) -> np.ndarray:
     if seams is None or len(seams.pairs) == 0 or len(edges) == 0:
         return _EMPTY
     n = model.vertex_count
-    both = np.concatenate([edges, edges[:, ::-1]])
-    order = np.argsort(both[:, 0], kind="stable")
-    heads = both[order, 1]
-    start = np.searchsorted(both[order, 0], np.arange(n + 1))
+    start, heads = adjacency(n, edges)
     degree = np.diff(start)
 
     def ring(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -113,13 +111,6 @@ def _across_seams(model, edges: np.ndarray) -> np.ndarray:
     keep = left != right
     low, high = np.minimum(left[keep], right[keep]), np.maximum(left[keep], right[keep])
     return np.unique(low * n + high)
-
-
-def _joined(keys: np.ndarray, a: np.ndarray, b: np.ndarray, *, n: int) -> np.ndarray:
-    """Whether each vertex pair (a, b) is among the sorted `keys` (low * n + high)."""
-    key = np.minimum(a, b) * n + np.maximum(a, b)
-    at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-    return keys[at] == key
 
 
 class FaceCollision:
@@ -298,7 +289,7 @@ class FaceCollision:
         if len(self.sewn):
             corners = tri[t]
             for k in range(3):
-                apart &= ~_joined(self.sewn, p, corners[:, k], n=self.model.vertex_count)
+                apart &= ~has_pair(self.sewn, p, corners[:, k], self.model.vertex_count)
         return p[apart], t[apart]
 
     def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -333,7 +324,7 @@ class FaceCollision:
             first, second = edges[e], edges[f]
             for i in range(2):
                 for j in range(2):
-                    apart &= ~_joined(self.sewn, first[:, i], second[:, j], n=self.model.vertex_count)
+                    apart &= ~has_pair(self.sewn, first[:, i], second[:, j], self.model.vertex_count)
         return e[apart], f[apart]
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:

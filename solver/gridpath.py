@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .topology import STRUCTURAL, Constraints, Faces
+from .topology import STRUCTURAL, Constraints, Faces, adjacency
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ def detect_triangulated_grid(positions: np.ndarray, faces: Faces, constraints: C
     if at[3] - at[2] + 1 != cols or len(loop) - at[3] + 1 != rows or rows * cols != n:
         return None
     pairs = constraints.pairs[constraints.kind == STRUCTURAL]
-    indptr, neighbours = _adjacency(n, pairs)
+    indptr, neighbours = adjacency(n, pairs)
     row = _bfs(loop[: at[1] + 1], indptr, neighbours, n)
     col = _bfs(np.r_[loop[at[3] :], loop[:1]], indptr, neighbours, n)
     found = _slots_of(row, col, rows, cols)
@@ -215,7 +215,7 @@ def _boundary_loop(faces: Faces, n: int) -> np.ndarray | None:
     degree = np.bincount(ends.reshape(-1), minlength=n)
     if len(ends) < 4 or ((degree != 0) & (degree != 2)).any():
         return None
-    indptr, neighbours = _adjacency(n, ends)
+    indptr, neighbours = adjacency(n, ends)
     loop = np.empty(len(ends), dtype=np.int64)  # perimeter-long walk: O(sqrt N) steps at build time
     prev, cur = -1, int(ends[0, 0])
     for k in range(len(ends)):
@@ -223,16 +223,6 @@ def _boundary_loop(faces: Faces, n: int) -> np.ndarray | None:
         a, b = neighbours[indptr[cur] : indptr[cur] + 2]
         prev, cur = cur, int(b if a == prev else a)
     return loop if cur == loop[0] and len(np.unique(loop)) == len(loop) else None
-
-
-def _adjacency(n: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CSR (indptr, neighbours) of the undirected edges `pairs`."""
-    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
-    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
-    neighbours = dst[np.argsort(src, kind="stable")]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    indptr[1:] = np.cumsum(np.bincount(src, minlength=n))
-    return indptr, neighbours
 
 
 def _grid_slots(n: int, pairs: np.ndarray) -> tuple[int, int, np.ndarray] | None:
@@ -243,7 +233,7 @@ def _grid_slots(n: int, pairs: np.ndarray) -> tuple[int, int, np.ndarray] | None
     corners = np.nonzero(degree == 2)[0]
     if len(corners) != 4 or degree.max() > 4 or degree.min() < 2:
         return None
-    indptr, neighbours = _adjacency(n, pairs)
+    indptr, neighbours = adjacency(n, pairs)
     d0 = _bfs(int(corners[0]), indptr, neighbours, n)
     if (d0 < 0).any():
         return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .spatial_hash import SpatialHash
+from .topology import has_pair
 from .vectors import column_mean, squared_distances, translated
 
 
@@ -41,11 +42,8 @@ class SelfCollision:
     def _filter(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Drop topological neighbours and pairs already closer than the gap at rest (i < j)."""
         n = self.model.vertex_count
-        keys = self.model.neighbour_keys
-        if len(keys) and len(i):
-            at = np.minimum(np.searchsorted(keys, i * n + j), len(keys) - 1)
-            keep = keys[at] != i * n + j  # not topological neighbours
-            i, j = i[keep], j[keep]
+        keep = ~has_pair(self.model.neighbour_keys, i, j, n)  # not topological neighbours
+        i, j = i[keep], j[keep]
         rest = self.model.rest_positions
         d = rest[i] - rest[j]
         keep = np.einsum("ij,ij->i", d, d) >= self.gap * self.gap  # not already this close at rest

@@ -90,6 +90,25 @@ def _pair_keys(pairs: np.ndarray, n: int) -> np.ndarray:
     return pairs[:, 0] * n + pairs[:, 1]
 
 
+def has_pair(keys: np.ndarray, a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """Whether each vertex pair (a, b), in either order, is among the sorted `keys` (low * n + high)."""
+    key = np.minimum(a, b) * n + np.maximum(a, b)
+    if len(keys) == 0:
+        return np.zeros(len(key), dtype=bool)
+    at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+    return keys[at] == key
+
+
+def adjacency(n: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR (indptr, neighbours) of the undirected edges `pairs`: vertex v's are neighbours[indptr[v]:indptr[v + 1]]."""
+    src = np.concatenate([pairs[:, 0], pairs[:, 1]])
+    dst = np.concatenate([pairs[:, 1], pairs[:, 0]])
+    neighbours = dst[np.argsort(src, kind="stable")]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum(np.bincount(src, minlength=n))
+    return indptr, neighbours
+
+
 def _without(pairs: np.ndarray, existing: np.ndarray, n: int) -> np.ndarray:
     if len(pairs) == 0 or len(existing) == 0:
         return pairs
