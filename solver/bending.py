@@ -217,7 +217,9 @@ class PreparedBending:
         self.contributions = np.zeros(sum(sizes) + 1, np.float32)  # + a zero for the table's padding
         self.groups, start = [], 0
         for g, size, on_grid in zip(family.groups, sizes, strided):
-            view = self.contributions[start : start + size].reshape(3, *g.vertices.shape) if size else None
+            view = (
+                None if on_grid is not None else self.contributions[start : start + size].reshape(3, *g.vertices.shape)
+            )
             self.groups.append(_Prepared(g, slot_of, width, view, on_grid))
             start += size
         gathered = [p.flat for p in self.groups if p.grid is None]

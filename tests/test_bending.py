@@ -179,3 +179,13 @@ def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scramb
         gathered, strided = moved(False, override), moved(True, override)
         assert np.abs(gathered).max() > 1e-4  # the shaken panel is bent
         np.testing.assert_allclose(strided, gathered, rtol=0, atol=1e-6)
+
+
+def test_a_mesh_whose_stencils_are_all_degenerate_steps_and_stays_finite():
+    # Found by tests/test_robustness.py's search: four vertices at one point, a repeated triangle.
+    # A gathered stencil group with no stencil left had no contributions buffer and the sweep failed.
+    model = solver.build_model(np.zeros((4, 3)), [[0, 1, 2], [0, 1, 2], [0, 1, 3]], [])
+    state = model.initial_state()
+    for substeps in (1, 3):
+        solver.step(model, state, solver.Params(stretch_stiffness=1.0, damping=0.0, substeps=substeps), 1 / 24)
+    assert np.isfinite(state.positions).all()
