@@ -70,9 +70,11 @@ class TriangleMesh:
         n = n[:, keep]
         self.normals = n / area2
         ab, ac = self.b - self.a, self.c - self.a
-        # Barycentrics of a point's projection: v = (p - a).gv, w = (p - a).gw.
-        self.gv = cross(ac, n) / (area2 * area2)
-        self.gw = cross(n, ab) / (area2 * area2)
+        # Barycentrics of a point's projection: v = (p - a).gv, w = (p - a).gw (0 for a degenerate
+        # triangle kept in a deforming collider's start shape: its square area underflows).
+        squared_area = np.maximum(area2 * area2, 1e-300)
+        self.gv = cross(ac, n) / squared_area
+        self.gw = cross(n, ab) / squared_area
         # Each corner's height above the opposite edge.
         self.heights = area2 / np.sqrt(
             np.maximum([dot(self.c - self.b, self.c - self.b), dot(ac, ac), dot(ab, ab)], 1e-300)
@@ -116,17 +118,29 @@ class TriangleMesh:
 
 class _Candidates:
     """A Verlet list: each vertex's candidate triangles, found for its path's box grown by a skin
-    and reused while its path stays inside that box (so a resting cloth queries nothing)."""
+    and reused while its path stays inside that box (so a resting cloth queries nothing).
 
-    def __init__(self, vertex_count: int, gap: float, skin: float, mesh: TriangleMesh | None = None):
+    `mesh` (the shape at the frame's end) lets pairs that cannot touch anywhere in the box be
+    dropped; `motion` (per triangle, deforming meshes) is how far each triangle strays from that
+    shape during the frame, taken off the distance bounds."""
+
+    def __init__(
+        self,
+        vertex_count: int,
+        gap: float,
+        skin: float,
+        mesh: TriangleMesh | None = None,
+        motion: np.ndarray | None = None,
+    ):
         self.vertex_count, self.gap, self.skin = vertex_count, gap, skin
-        self.mesh = mesh  # still triangles: drop pairs that cannot touch anywhere in the box
+        self.mesh = mesh
+        self.motion = motion
         self.low = np.full((3, vertex_count), np.inf)  # each vertex's box (empty: never queried)
         self.high = np.full((3, vertex_count), -np.inf)
         self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
         self.t = np.zeros(0, dtype=np.int64)
-        # Still triangles: each pair's distance lower bound from its vertex's box centre (else -inf).
-        # Distances are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
+        # Each pair's distance lower bound from its vertex's box centre (-inf without a mesh). Distances
+        # are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
         self.bound = np.zeros(0)
         self.centre = np.zeros((3, vertex_count))
         # Vertex i's pairs are first[i]:first[i + 1]; nearest[i] is the least bound among them (inf: none),
@@ -172,7 +186,7 @@ class _Candidates:
         path_low, path_high = np.take(low, stale, axis=1), np.take(high, stale, axis=1)
         box_low, box_high = path_low - self.skin, path_high + self.skin
         asked = np.arange(len(who))
-        if self.mesh is not None:  # vertices in a free block keep it as their box, with no pairs
+        if self.mesh is not None and self.motion is None:  # vertices in a free block keep it as their box
             if self.clearance is None:
                 self.clearance = Clearance(grid.low, grid.high, self.gap, self.skin / _SKIN)  # cells of a triangle
             clear, block_low, block_high = self.clearance.blocks(box_low, box_high)  # only if roomier
@@ -215,6 +229,8 @@ class _Candidates:
         half = np.take(box_high - box_low, q, axis=1) * 0.5
         reach = np.sqrt(dot(half, half)) + self.gap
         _, bound = _lower_bound(self.mesh, centre, t)
+        if self.motion is not None:  # the triangle anywhere in its frame-long motion
+            bound -= np.take(self.motion, t)
         keep = np.flatnonzero(bound < reach)
         return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
 
@@ -360,6 +376,16 @@ class MeshCollider:
         self.friction = friction
         self.offset = float(offset)
         self._deform_grid: TriangleGrid | None = None
+        self._deform_candidates: list[_Candidates] = []  # this frame's only: bounds hold for its motion
+        if mesh_start is not None:
+            start = [mesh_start.a, mesh_start.b, mesh_start.c]
+            velocity = [e - s for e, s in zip((self.mesh.a, self.mesh.b, self.mesh.c), start, strict=True)]
+            # Each triangle's corners at the frame's start and their motion over it, one row per triangle
+            # (one gather per pair, see `_gather`), and how far any corner moves: a triangle stays within
+            # that of its end shape all frame long, which bounds its box and its distance to a point.
+            self._corner_rows = np.ascontiguousarray(np.concatenate(start + velocity).T)
+            squared = [dot(v, v) for v in velocity]
+            self._motion = np.sqrt(np.maximum(np.maximum(squared[0], squared[1]), squared[2]))
 
     # ------------------------------------------------------------------ frames and triangles
 
@@ -374,20 +400,17 @@ class MeshCollider:
     def _grid(self, gap: float) -> TriangleGrid:
         if self.mesh_start is None:
             return self.mesh.grid()
-        if self._deform_grid is None:  # once per frame: the end shape grown by the largest motion
-            motion = self.mesh.vertices - self.mesh_start.vertices
-            reach = float(np.sqrt((motion * motion).sum(axis=1).max())) if len(motion) else 0.0
-            self._deform_grid = TriangleGrid().build(self.mesh.vertices, self.mesh.triangles, reach)
+        if self._deform_grid is None:  # once per frame: each end triangle grown by its own motion
+            self._deform_grid = TriangleGrid().build(self.mesh.vertices, self.mesh.triangles, self._motion)
         return self._deform_grid
 
     def _corners(self, tri: np.ndarray, t: float):
         """Triangle corners (three (3, P)) at time t, and (for deforming meshes) their motion per unit time."""
-        end = [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)]
         if self.mesh_start is None:
-            return end, None
-        start = [np.take(m, tri, axis=1) for m in (self.mesh_start.a, self.mesh_start.b, self.mesh_start.c)]
-        velocity = [e - s for e, s in zip(end, start, strict=True)]
-        return [s + v * t for s, v in zip(start, velocity, strict=True)], velocity
+            return [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)], None
+        rows = _gather(self._corner_rows, tri)
+        rows[0:9] += rows[9:18] * t  # the corners at time t, in place of the start ones
+        return [rows[0:3], rows[3:6], rows[6:9]], [rows[9:12], rows[12:15], rows[15:18]]
 
     # ------------------------------------------------------------------ the substep
 
@@ -427,12 +450,17 @@ class MeshCollider:
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
-        for cache in self.mesh.candidates:
+        rigid = self.mesh_start is None
+        kept = self.mesh.candidates if rigid else self._deform_candidates
+        for cache in kept:
             if cache.vertex_count == n and cache.gap == gap:
                 return cache
-        cell = self.mesh.cell if self.mesh_start is None else grid.levels[0][1]
-        cache = _Candidates(n, gap, _SKIN * cell, self.mesh if self.mesh_start is None else None)
-        self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
+        cell = self.mesh.cell if rigid else grid.levels[0][1]
+        cache = _Candidates(n, gap, _SKIN * cell, self.mesh, None if rigid else self._motion)
+        if rigid:
+            self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
+        else:
+            self._deform_candidates = [cache, *self._deform_candidates[:7]]
         return cache
 
     @staticmethod
