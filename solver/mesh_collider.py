@@ -37,6 +37,9 @@ _PASSES = 2
 _EMPTY = np.zeros(0, dtype=np.int64)
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
+# A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
+# strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
+_DEFORMING_SKIN = 0.1
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -139,7 +142,8 @@ class _Candidates:
         self.high = np.full((3, vertex_count), -np.inf)
         self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
         self.t = np.zeros(0, dtype=np.int64)
-        # Each pair's distance lower bound from its vertex's box centre (-inf without a mesh). Distances
+        # Each pair's distance lower bound from its vertex's box centre, to the end shape (-inf without a
+        # mesh; a deforming triangle strays from that shape by up to its motion). Distances
         # are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
         self.bound = np.zeros(0)
         self.centre = np.zeros((3, vertex_count))
@@ -150,8 +154,11 @@ class _Candidates:
         self.clearance: Clearance | None = None  # still triangles: answers vertices clear of them (built on use)
         self.queries = 0
 
-    def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray):
-        """Candidate pairs (column of p0/p1, triangle), sorted by column, for vertices idx moving p0 -> p1."""
+    def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray, lag: float = 1.0):
+        """Candidate pairs (column of p0/p1, triangle), sorted by column, for vertices idx moving p0 -> p1.
+
+        lag: the fraction of the frame left from the substep's start (deforming meshes: a triangle is
+        then within lag x its motion of its end shape)."""
         low, high = np.minimum(p0, p1), np.maximum(p0, p1)
         box_low, box_high = np.take(self.low, idx, axis=1), np.take(self.high, idx, axis=1)
         inside = (low >= box_low) & (high <= box_high)
@@ -176,7 +183,10 @@ class _Candidates:
         count = np.take(self.first, who + 1) - first
         column = np.repeat(hot, count)
         at = np.arange(len(column)) + np.repeat(first - (np.cumsum(count) - count), count)
-        use = np.flatnonzero(np.take(self.bound, at) < np.take(reach, column))
+        bound = np.take(self.bound, at)
+        if self.motion is not None:
+            bound -= lag * np.take(self.motion, np.take(self.t, at))
+        use = np.flatnonzero(bound < np.take(reach, column))
         return np.take(column, use), np.take(self.t, np.take(at, use))
 
     def _query(self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray):
@@ -220,7 +230,8 @@ class _Candidates:
         self.nearest[who] = np.inf
         if len(v):
             runs = np.flatnonzero(np.diff(v, prepend=-1))
-            self.nearest[np.take(v, runs)] = np.minimum.reduceat(bound, runs)
+            least = bound if self.motion is None else bound - np.take(self.motion, t)  # at any time of the frame
+            self.nearest[np.take(v, runs)] = np.minimum.reduceat(least, runs)
 
     def _prune(self, q, t, box_low, box_high):
         """Keep the pairs whose triangle comes within the gap of some point of the box (still triangles)."""
@@ -229,9 +240,9 @@ class _Candidates:
         half = np.take(box_high - box_low, q, axis=1) * 0.5
         reach = np.sqrt(dot(half, half)) + self.gap
         _, bound = _lower_bound(self.mesh, centre, t)
-        if self.motion is not None:  # the triangle anywhere in its frame-long motion
-            bound -= np.take(self.motion, t)
-        keep = np.flatnonzero(bound < reach)
+        # A deforming triangle anywhere in its frame-long motion; the bound kept is the end shape's.
+        least = bound if self.motion is None else bound - np.take(self.motion, t)
+        keep = np.flatnonzero(least < reach)
         return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
 
 
@@ -437,7 +448,7 @@ class MeshCollider:
             p1, p0 = _columns(rows1), _columns(rows0)
         else:
             p1, p0 = _to_frame(rows1, *pose1), _to_frame(rows0, *pose0)
-        q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1)
+        q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1, 1.0 - t0)
         if len(q) == 0:
             return
         moved, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
@@ -456,7 +467,9 @@ class MeshCollider:
             if cache.vertex_count == n and cache.gap == gap:
                 return cache
         cell = self.mesh.cell if rigid else grid.levels[0][1]
-        cache = _Candidates(n, gap, _SKIN * cell, self.mesh, None if rigid else self._motion)
+        cache = _Candidates(
+            n, gap, (_SKIN if rigid else _DEFORMING_SKIN) * cell, self.mesh, None if rigid else self._motion
+        )
         if rigid:
             self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
         else:
