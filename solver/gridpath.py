@@ -95,6 +95,26 @@ def edge_specs(rows: int, cols: int):
         yield _simple((p, 0), ((rows - 1 - p + 1) // 2, cols), (2, 1), (1, 0))
 
 
+def diagonal_span_specs(rows: int, cols: int, k: int):
+    """(start, shape, steps, offset) of independent sets of pairs k apart along the grid's diagonals
+    (r, c)-(r+k, c+k), then its anti-diagonals (r, c)-(r+k, c-k): a triangulated grid's diagonal chains.
+
+    Anchor rows r = p0 + 2k·m + j (j < k), as `span_specs` does along columns, so blocks of 2k rows
+    never share a vertex; the blocks that do not fit form a last plain set.
+    """
+    if cols <= k:
+        return
+    for first_column, step in ((0, k), (k, -k)):
+        for p0 in (0, k):
+            full = max(0, (rows - p0) // (2 * k))
+            tail_start = p0 + 2 * k * full
+            tail = min(k, rows - k - tail_start)
+            if full:
+                yield (p0, first_column), (k, full, cols - k), ((1, 0), (2 * k, 0), (0, 1)), (k, step)
+            if tail > 0:
+                yield (tail_start, first_column), (tail, cols - k), ((1, 0), (0, 1)), (k, step)
+
+
 @dataclass(frozen=True)
 class GridLayout:
     rows: int

@@ -216,6 +216,33 @@ def test_long_range_pairs_on_a_grid_are_its_rows_and_columns_as_strided_views():
     assert (distance <= long_range.rest * 1.05).all()
 
 
+@pytest.mark.parametrize("anti", [False, True])
+def test_long_range_diagonal_chains_of_a_triangulated_grid_are_strided_views_too(anti):
+    """Every quad split the same way: the diagonals are straight edge chains, so the long-range pairs
+    along them are k slots apart along the grid's diagonals (or anti-diagonals), and strided like its
+    rows and columns; every pair in exactly one batch of independent pairs, in any vertex order."""
+    n = 40
+    vertices, quads = solver.grid(n, n, size=2.0, height=1.5)
+    corners = [0, 1, 3] if anti else [0, 1, 2]
+    rest = [1, 2, 3] if anti else [0, 2, 3]
+    vertices, faces, order = _scrambled(vertices, np.concatenate([quads[:, corners], quads[:, rest]]))
+    model = solver.build_model(vertices, faces)
+    assert model.grid is not None
+    long_range = model.family("long_range")
+    assert all(b.view is not None for b in long_range.batches)
+    members = np.concatenate([b.member.ravel() for b in long_range.batches])
+    assert np.array_equal(np.sort(members), np.arange(len(long_range.pairs)))
+    for b in long_range.batches:
+        ends = np.stack([b.vertex_a.ravel(), b.vertex_b.ravel()])
+        assert len(np.unique(ends)) == ends.size
+        assert (np.sort(long_range.pairs[b.member.ravel()], axis=1) == np.sort(ends.T, axis=1)).all()
+    for k in (4, 16):  # rows, columns and one diagonal direction: (n - k) pairs along each of n rows and
+        assert (long_range.span == k).sum() == 2 * n * (n - k) + (n - k) ** 2  # columns, (n - k)² diagonals
+    x = _drape(model, frames=36)
+    distance = np.linalg.norm(x[long_range.pairs[:, 0]] - x[long_range.pairs[:, 1]], axis=1)
+    assert (distance <= long_range.rest * 1.05).all()
+
+
 def test_vertices_squeezed_under_a_resting_sphere_slide_out_along_the_floor():
     """Where a sphere rests on the floor, neither push alone can free a vertex: the floor lifts it into
     the sphere and the sphere pushes it into the floor. It must end outside both."""
