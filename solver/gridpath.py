@@ -296,6 +296,23 @@ def matched_colours(specs, slots: np.ndarray, keys: np.ndarray) -> list[GridColo
     return present_colours(specs, slots, keys, every=True)
 
 
+MIN_INNER = 8  # a view's densest axis goes last (NumPy's inner loop) when at least this long
+
+
+def _inner_axis_last(shape, steps, columns: int):
+    """(shape, steps) with the axes reordered so that the one with the smallest memory step is the
+    last (NumPy iterates the last axis innermost), when it is at least MIN_INNER long; the other axes
+    by decreasing step. The same pairs in another order: a row span's 16 neighbours in a row were
+    the outer axis, so the inner loop ran over 2-4 pairs 32 columns apart (128²: 100-120 -> 50-60 us
+    a batch)."""
+    stride = [abs(dr * columns + dc) for dr, dc in steps]
+    inner = min(range(len(shape)), key=lambda i: stride[i])
+    if inner == len(shape) - 1 or shape[inner] < MIN_INNER:
+        return shape, steps
+    axes = sorted((i for i in range(len(shape)) if i != inner), key=lambda i: -stride[i]) + [inner]
+    return tuple(shape[i] for i in axes), tuple(steps[i] for i in axes)
+
+
 def present_colours(specs, slots: np.ndarray, keys: np.ndarray, every: bool = False) -> list[GridColour] | None:
     """The colours of `specs` whose pairs are all among `keys` (as `matched_colours`); the others are skipped.
 
@@ -305,9 +322,11 @@ def present_colours(specs, slots: np.ndarray, keys: np.ndarray, every: bool = Fa
     order = np.argsort(keys)
     sorted_keys = keys[order]
     colours = []
-    for start, shape, steps, offset in specs:
-        if min(shape) <= 0:
+    columns = slots.shape[1]
+    for start, given_shape, given_steps, offset in specs:
+        if min(given_shape) <= 0:
             continue
+        shape, steps = _inner_axis_last(given_shape, given_steps, columns)
         probe = GridColour(start, shape, steps, offset, np.empty(0, dtype=np.int64))
         a, b = probe.views(slots)
         key = np.minimum(a, b) * n + np.maximum(a, b)
