@@ -30,8 +30,8 @@ def _unit(v: np.ndarray, fallback=(0.0, 0.0, 1.0)) -> np.ndarray:
 
 def _axis(normal: np.ndarray) -> int | None:
     """k when the unit `normal` is +-e_k exactly (a floor, a wall), else None."""
-    zero = normal == 0.0
-    return int(np.flatnonzero(~zero)[0]) if zero.sum() == 2 else None
+    nonzero = [k for k in range(3) if normal[k] != 0.0]  # three scalars: quicker in Python than in NumPy
+    return nonzero[0] if len(nonzero) == 1 else None
 
 
 def _lerp(a, b, t: float):
@@ -118,7 +118,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     path_bound = np.sqrt(squared_distances(x, x_start))
     path_bound += float(np.linalg.norm(c1 - c0)) + abs(r1 - r0) + reach1
     path_bound *= path_bound
-    idx = np.flatnonzero(d_new < path_bound)
+    idx = (d_new < path_bound).nonzero()[0]
     idx = idx[active.take(idx)]  # quicker than masking all N: a fraction of the cloth is near
     if len(idx) == 0:
         return
@@ -141,7 +141,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
 def add_settled(x_start: np.ndarray, rows: np.ndarray, settle: np.ndarray) -> None:
     """x_start[rows] += settle.T for (3, k) `settle`, only where it is not zero (a few percent of the
     contacts: most settled pushes are 0) and one coordinate at a time (fancy indexing of rows of 3 is slow)."""
-    moving = np.flatnonzero(settle.any(axis=0))
+    moving = settle.any(axis=0).nonzero()[0]
     if len(moving) == 0:
         return
     rows = rows.take(moving)
@@ -162,7 +162,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     hit = column_dot(rel_new, rel_new) < reach1 * reach1
     # Crossing test, needed only by those outside now that came from outside (few: most candidates
     # rest on the sphere): the relative path enters the sphere somewhere in the substep.
-    passing = np.flatnonzero(came_in & ~hit)
+    passing = (came_in & ~hit).nonzero()[0]
     if len(passing):
         old = rel_old.take(passing, axis=1)
         path = rel_new.take(passing, axis=1) - old
@@ -173,7 +173,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     if not hit.all():
         if not hit.any():
             return None, None, None
-        which = np.flatnonzero(hit)
+        which = hit.nonzero()[0]
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
     path = rel_new - rel_old
@@ -228,9 +228,9 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
         inside_u = np.abs(local @ extent[0]) <= extent[0] @ extent[0]
         inside_v = np.abs(local @ extent[1]) <= extent[1] @ extent[1]
         hit &= (side_old >= -1e-9) & inside_u & inside_v
-        idx = np.flatnonzero(hit)
+        idx = hit.nonzero()[0]
     else:  # the few behind the plane, then those of them that may move (quicker than masking all N)
-        idx = np.flatnonzero(side_new < 0.0)
+        idx = (side_new < 0.0).nonzero()[0]
         idx = idx[active.take(idx)]
     if len(idx) == 0:
         return None
