@@ -23,8 +23,12 @@ def _vec(v) -> np.ndarray:
     return np.asarray(v, dtype=np.float64).reshape(3)
 
 
+def _length(v: np.ndarray) -> float:
+    return math.sqrt(float(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))  # np.linalg.norm costs µs per call
+
+
 def _unit(v: np.ndarray, fallback=(0.0, 0.0, 1.0)) -> np.ndarray:
-    length = math.sqrt(float(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))  # np.linalg.norm costs µs per call
+    length = _length(v)
     return v / length if length > _EPS else np.asarray(fallback, dtype=np.float64)
 
 
@@ -116,7 +120,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     # Column by column: NumPy is much slower on (n, 3) rows broadcast against a 3-vector.
     d_new = squared_distances(x, c1)
     path_bound = np.sqrt(squared_distances(x, x_start))
-    path_bound += float(np.linalg.norm(c1 - c0)) + abs(r1 - r0) + reach1
+    path_bound += _length(c1 - c0) + abs(r1 - r0) + reach1
     path_bound *= path_bound
     idx = (d_new < path_bound).nonzero()[0]
     idx = idx[active.take(idx)]  # quicker than masking all N: a fraction of the cloth is near

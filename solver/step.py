@@ -117,6 +117,7 @@ def step(
         free, partial = free.copy(), partial.copy()
         free[held_index] = partial[held_index] = False
     partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None]
+    any_partial = bool(partial.any())
     broken, face_torn_frame = ensure_tear_state(state, model)
     if held is not None or broken.any():
         families = _overridden(run.families, inv_mass, broken)
@@ -162,7 +163,7 @@ def step(
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
 
-        if partial.any():
+        if any_partial:
             target = (target_start + (target_end - target_start) * t1)[partial]
             x[partial] += (target - x[partial]) * partial_fraction
 
