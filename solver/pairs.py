@@ -392,6 +392,8 @@ def chained_axis(colour: GridColour, grid, room: int) -> int | None:
         real = np.concatenate([v.reshape(-1) for v in colour.views(grid_slots)])
         ends = _padded_view(colour, axis).views(grid_slots)
         phantom = np.concatenate([np.take(v, [colour.shape[axis]], axis=axis).reshape(-1) for v in ends])
+        # Past the last row is the next coordinate's first row (or, after the last, the padding).
+        phantom %= grid.rows * columns
         if not np.isin(phantom, real).any() and len(np.unique(phantom)) == len(phantom):
             return axis
     return None

@@ -244,16 +244,19 @@ def test_long_range_diagonal_chains_of_a_triangulated_grid_are_strided_views_too
     assert (distance <= long_range.rest * 1.05).all()
 
 
-@pytest.mark.parametrize("triangulate", [False, True])
-def test_phantom_pairs_that_chain_a_strided_colour_move_nothing(triangulate):
+@pytest.mark.parametrize(
+    ("cols", "rows", "triangulate"), [(24, 24, False), (24, 24, True), (30, 17, False), (18, 30, True)]
+)
+def test_phantom_pairs_that_chain_a_strided_colour_move_nothing(cols, rows, triangulate):
     """A strided colour one pair short of its row's end is padded with a phantom pair per row (zero
     coefficients), so its rows chain into one run (pairs.chained_axis): the sweep moves every vertex
     exactly as on an unpadded buffer, torn and held too, and the workspace's padding stays zero."""
     from solver.workspace import Workspace
 
-    vertices, quads = solver.grid(24, 24, size=1.0)
+    vertices, quads = solver.grid(cols, rows, size=1.0)
     faces = meshes.triangulated(quads) if triangulate else quads
     model = solver.build_model(vertices, faces)
+    assert model.layout.grid is not None
     n = model.vertex_count
     shaken = vertices + np.random.default_rng(0).normal(0, 0.02, vertices.shape)
     params = solver.Params(stretch_stiffness=1e3)
@@ -283,7 +286,7 @@ def test_phantom_pairs_that_chain_a_strided_colour_move_nothing(triangulate):
 
     for override in (None, "torn", "held"):
         (with_phantoms, chained), (without, none) = swept(True, override), swept(False, override)
-        assert chained >= 2 and none == 0
+        assert chained >= 1 and none == 0
         assert np.array_equal(with_phantoms, without)
 
 
