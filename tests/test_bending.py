@@ -181,6 +181,51 @@ def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scramb
         np.testing.assert_allclose(strided, gathered, rtol=0, atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["irregular", "fan", "half_cylinder"])
+def test_flat_stencils_as_one_sparse_operator_project_as_the_gathered_stencils(monkeypatch, kind):
+    """Flat stencils (zero rest curvature) run as one sparse operator (solver/linear_bending.py): one
+    projection moves every vertex as the per-stencil form does, to float32 rounding, on an irregular
+    triangle mesh, a fan disc (its centre in 128 stencils: the rows beyond the table) and a curved
+    rest shape (its flat stencils linear, the curved ones not), with torn edges and held vertices."""
+    from solver import bending
+
+    if kind == "irregular":
+        rest, faces = meshes.jittered_grid(14, size=1.0)
+    elif kind == "fan":
+        rest, faces = meshes.fan_disc(64, 3, radius=0.5)
+    else:
+        rest, _ = _panel(0.3, np.pi / 2)
+        faces = meshes.triangulated(np.asarray(solver.grid(12, 12)[1]))  # flat diagonal hinges, curved others
+    model = solver.build_model(rest, faces)
+    family = model.family("bending")
+    n = len(rest)
+    slots = model.layout.slot_of
+    shaken = rest + np.random.default_rng(0).normal(0, 0.01, rest.shape)
+    broken = np.zeros(len(model.constraints.pairs), bool)
+    broken[np.random.default_rng(2).choice(len(broken), 20, replace=False)] = True
+    held = np.zeros(n, bool)
+    held[::7] = True
+
+    def moved(linear, override=None):
+        monkeypatch.setattr(bending, "LINEAR_FLAT_STENCILS", linear)
+        buffer = np.zeros((3, n), np.float32)
+        run = family.prepare(model, solver.Params(), FRAME / 10, type("W", (), {"buffer": buffer})())
+        assert (run.linear is not None) == linear
+        if override == "torn":
+            run = run.overridden(model.inv_mass, broken)
+        elif override == "held":
+            run = run.overridden(np.where(held, 0.0, model.inv_mass), None)
+        buffer[:, slots] = shaken.T
+        before = buffer.copy()
+        run.project(buffer)
+        return (buffer - before)[:, slots]
+
+    for override in (None, "torn", "held"):
+        gathered, linear = moved(False, override), moved(True, override)
+        assert np.abs(gathered).max() > 1e-4  # the shaken mesh is bent
+        np.testing.assert_allclose(linear, gathered, rtol=0, atol=1e-6)
+
+
 def test_a_mesh_whose_stencils_are_all_degenerate_steps_and_stays_finite():
     # Found by tests/test_robustness.py's search: four vertices at one point, a repeated triangle.
     # A gathered stencil group with no stencil left had no contributions buffer and the sweep failed.
