@@ -580,10 +580,12 @@ class MeshCollider:
             start = start + (velocity[0] * u + velocity[1] * v + velocity[2] * w) * dt
         h0, h1 = dot(n, start - a), dot(n, end - a)
         crossed, s = segment_crossings(start, end, a, b, c)
-        _, v0, w0, region0 = closest_points(start - n * h0, a, b, c)  # the start's projection
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
-        side = _side(h0, h1, region0 == FACE, crossed, outward)
+            in_front = None  # the side is the outside, wherever the start is
+        else:
+            in_front = closest_points(start - n * h0, a, b, c)[3] == FACE  # the start's projection on the face
+        side = _side(h0, h1, in_front, crossed, outward)
         h1 = h1 * side
         away = end - closest
         dist = np.sqrt(dot(away, away))
