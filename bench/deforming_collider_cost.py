@@ -171,6 +171,9 @@ def main() -> None:
         run(scenes[0], args.frames, 1, profiler)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         return
+    print("# Deforming mesh colliders: what they add to the solver step, solver only\n")
+    print("CPU ms per frame, median over the frames, best of the rounds, interleaved with the plain step;")
+    print("scenes in the docstring of `bench/deforming_collider_cost.py` (the command).\n")
     columns = ["deforming collider", "triangles", "cloth", "plain step", "with the collider"]
     columns += ["added / plain", "deepest inside"]
     print("| " + " | ".join(columns) + " |")
