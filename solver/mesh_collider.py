@@ -551,6 +551,14 @@ class MeshCollider:
         use = np.flatnonzero(np.take(moved, q))
         q, tri = np.take(q, use), np.take(tri, use)
         start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        if not self.deforming:  # only paths that reach the other side of a triangle's plane can cross it
+            data = _gather(self.mesh.fast_rows, tri)
+            h0 = _heights(data, start)
+            across = np.flatnonzero((h0 * _heights(data, end) <= 0.0) & (h0 * self.mesh.outward >= 0.0))
+            if len(across) == 0:  # (resting cloth: none)
+                return q[:0]
+            q, tri = np.take(q, across), np.take(tri, across)
+            start, end = np.take(start, across, axis=1), np.take(end, across, axis=1)
         (a, b, c), velocity = self._corners(tri, t1)
         if velocity is not None:  # the path relative to the moving triangle
             start = start + (velocity[0] + velocity[1] + velocity[2]) * (dt / 3.0)
