@@ -207,8 +207,7 @@ class FaceCollision:
             self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
             if self.every_substep and self.age <= 1 and skin == 0.25 * self.gap:
                 self.skin = 0.0
-        stale = int(np.count_nonzero(self.changed | moved))
-        if 4 * count > n or self.skin != skin or 2 * stale > n:  # much of the cloth, or a new skin: query everything
+        if 4 * count > n or self.skin != skin:  # much of the cloth, or a new skin: query everything
             self._query(x, previous, mean, mean0)
         else:
             self._query(x, previous, mean, mean0, moved)
@@ -239,6 +238,8 @@ class FaceCollision:
         self.pad[index] = pad[index]
         self._ball_boxes()
         self.changed |= moved
+        if 2 * np.count_nonzero(self.changed) > len(moved):  # the kept grids are mostly stale: bin afresh
+            self._rebin()
         tri, edges = self.triangles, self.edges
         old = ~(moved[self.p] | moved[tri[self.t]].any(axis=1))
         p, t = self._vertex_triangle_candidates(moved)
@@ -256,6 +257,15 @@ class FaceCollision:
         assert self.anchor is not None
         margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
         self.low, self.high = self.anchor - margin, self.anchor + margin
+
+    def _rebin(self) -> None:
+        """Bin every (alive) triangle's and edge's current box in the kept grids: none is stale now."""
+        alive = self.grid_alive
+        low, high = _spans(self.low, self.high, self.triangles[alive])
+        self.triangle_grid.build_boxes(low, high)
+        if len(self.edges) >= 2:
+            self.edge_grid.build_boxes(*_spans(self.low, self.high, self.edges))
+        self.changed[:] = False
 
     def _limits(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """How close at the anchors pairs of primitives (vertex rows first (K, m), second (K, l)) must
