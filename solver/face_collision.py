@@ -24,7 +24,8 @@ Each vertex has an anchor (the middle of its substep's path at its last query, l
 mean) and a pad (half that path); pairs within gap + skin + both pads at the anchors are listed,
 and a vertex whose substep start or end strays more than skin / 2 + its pad from its anchor is
 queried again. That holds every pair that comes within the gap at any moment of a substep, so
-the continuous check needs nothing else. Only the pairs of re-queried vertices are found again.
+the continuous check needs nothing else. Only the pairs of re-queried vertices are found again,
+in the grids kept from the last full query (only the boxes that changed since are binned again).
 Under violent motion (a cloth landing: no skin lasts a substep) there is no skin and no list:
 each substep finds the pairs within gap + half their vertices' largest relative motion at the
 middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
