@@ -207,8 +207,6 @@ class FaceCollision:
             # Calm: a wide skin lets a query last many substeps; violent (queries every substep or
             # two): a narrow one makes each cheap, and none (`every_substep`) cheaper still.
             factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
-            if factor > 1 and len(self.p) + len(self.e) > 0.5 * n:
-                factor = 1.0  # a long list costs every substep (the narrow phase's passes): no wider
             self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
             if self.every_substep and self.age <= 1 and skin == 0.25 * self.gap:
                 self.skin = 0.0
