@@ -27,6 +27,10 @@ _BIAS = 1 << (_BITS - 1)
 _CLIP = float((1 << (_BITS - 2)) - 1)  # cell coordinates are clipped to ±2^16 (far cells share a key)
 _TABLE = 4  # hash buckets per entry
 _ROWS = 8192  # query boxes per pass: bounds the temporaries
+# A query box spanning more cells than this on a level (a box far larger than that level's items:
+# a 1 m edge against cells made for degenerate ones) is tested against the level's boxes directly.
+_MOST_CELLS = 512
+_BRUTE = 1 << 22  # box comparisons per block of that direct test
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -105,8 +109,9 @@ class TriangleGrid:
         keys, owners = [], []
         self.levels = []
         self._first_cells = np.empty((3, count), dtype=np.int64)  # each box's lowest cell on its level
+        self._level_boxes = {}
         for lv in np.unique(level).tolist():
-            which = np.flatnonzero(level == lv)
+            which = self._level_boxes[lv] = np.flatnonzero(level == lv)
             width = base * 2.0**lv
             first = _corner_cells(low[:, which], 1.0 / width)
             self._first_cells[:, which] = first
@@ -180,11 +185,16 @@ class TriangleGrid:
         first = _corner_cells(lo, inv)
         span = _corner_cells(hi, inv) - first + 1  # cells per axis, >= 1
         count = span[0] * span[1] * span[2]
-        if (count == 1).all():  # the usual case: each box inside one cell of this level
+        huge = count > _MOST_CELLS
+        direct = self._direct_pairs(lv, lo, hi, np.flatnonzero(huge), below) if huge.any() else None
+        single = direct is None and bool((count == 1).all())
+        if single:  # the usual case: each box inside one cell of this level
             who = np.arange(lo.shape[1])
             cells = first
         else:
-            who = np.repeat(np.arange(lo.shape[1]), count)
+            boxes = np.flatnonzero(~huge)
+            count = np.take(count, boxes)
+            who = np.repeat(boxes, count)
             k = np.arange(len(who)) - np.repeat(np.cumsum(count) - count, count)
             sy, sz = np.take(span[1], who), np.take(span[2], who)
             cells = np.take(first, who, axis=1)
@@ -196,7 +206,7 @@ class TriangleGrid:
         bucket = ((keys * _GOLDEN) >> self._shift).view(np.int64)
         used = np.flatnonzero(np.take(self._occupied, bucket))
         if len(used) == 0:
-            return _EMPTY, _EMPTY
+            return direct if direct is not None else (_EMPTY, _EMPTY)
         ranges = np.take(self._ranges, np.take(bucket, used), axis=0)
         start, size = ranges[:, 0], ranges[:, 1]
         # Expand each bucket into its entries (most hold one or two).
@@ -213,12 +223,35 @@ class TriangleGrid:
         # Overlap, and report only from the cell holding the overlap's lowest corner: the larger of the
         # two boxes' lowest cells (flooring is monotone), so a pair seen from several cells counts once.
         keep = np.ones(len(q), dtype=bool)
-        single = len(who) == lo.shape[1]  # each query box in one cell: every pair is seen once
-        for axis in range(3):
+        for axis in range(3):  # (single: each query box in one cell, every pair is seen once)
             keep &= np.take(lo[axis], q) <= np.take(self.high[axis], t)
             keep &= np.take(self.low[axis], t) <= np.take(hi[axis], q)
             if not single:
                 corner = np.maximum(np.take(first[axis], q), np.take(self._first_cells[axis], t))
                 keep &= corner == np.take(cells[axis], origin)
         keep = np.flatnonzero(keep)
-        return np.take(q, keep), np.take(t, keep)
+        q, t = np.take(q, keep), np.take(t, keep)
+        if direct is not None:
+            q, t = np.concatenate([q, direct[0]]), np.concatenate([t, direct[1]])
+        return q, t
+
+    def _direct_pairs(self, lv: int, lo: np.ndarray, hi: np.ndarray, boxes: np.ndarray, below: int | None):
+        """Pairs of the query boxes `boxes` with every box of level lv that they overlap, compared
+        directly (in blocks) rather than cell by cell."""
+        items = self._level_boxes[lv]
+        found_q, found_t = [], []
+        step = max(_BRUTE // max(len(items), 1), 1)
+        for start in range(0, len(boxes), step):
+            b = boxes[start : start + step]
+            meets = np.ones((len(b), len(items)), dtype=bool)
+            for axis in range(3):
+                meets &= lo[axis][b, None] <= self.high[axis][items][None, :]
+                meets &= self.low[axis][items][None, :] <= hi[axis][b, None]
+            qi, ti = np.nonzero(meets)
+            q, t = np.take(b, qi), np.take(items, ti)
+            if below is not None:
+                lower = np.flatnonzero(q + below < t)
+                q, t = np.take(q, lower), np.take(t, lower)
+            found_q.append(q)
+            found_t.append(t)
+        return np.concatenate(found_q), np.concatenate(found_t)

@@ -134,6 +134,20 @@ def test_wind_tearing_self_collision_and_grab_never_give_nan(
     assert ((state.face_torn_frame == -1) | (state.face_torn_frame >= 1)).all()
 
 
+def test_self_collision_with_a_vanishing_gap_on_a_degenerate_mesh_stays_bounded():
+    # Found by the search above: three coincident corners and a 1e-154 m gap. The face engine's
+    # edge grid got cells made for the zero-length edges, and a long edge's query box then spanned
+    # 3e10 of them (a 512 GiB allocation); such boxes are now compared with the level's boxes directly.
+    model = solver.build_model(np.array([[0.0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 1, 1]]), [[0, 1, 2, 3]], edges=[])
+    state = model.initial_state()
+    params = solver.Params(
+        substeps=3, self_collision=True, self_collision_distance=1.0779766469900563e-154, gravity=(0, 0, -1e3)
+    )
+    for _ in range(3):
+        solver.step(model, state, params, FRAME, colliders=[solver.Plane(point=(0, 0, -1))])
+    assert np.isfinite(state.positions).all()
+
+
 def test_wind_tearing_and_self_collision_are_bit_identical_run_to_run():
     def run():
         vertices, faces = solver.grid(16, 16, size=1.0, height=1.0)
