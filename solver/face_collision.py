@@ -13,7 +13,10 @@ that crossed a triangle during the substep (its side of the plane changed and th
 taken in the triangle's frame, pierces the face), or two edges that passed through each other
 (their tetrahedron changed orientation where, to first order, they met inside both), are pushed
 back to the side they came from: the continuous check that keeps fast folds from tunnelling with
-no speed limit.
+no speed limit. After the substep's last pass (and the colliders), `undo_crossings` sends whatever
+is still crossed back to where it was at the substep's start, with the face or edge it crossed:
+a layer squeezed between the floor and the layers above it, or a flap landing faster than the gap
+per substep, would otherwise stay through the layer below for good.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
 shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
@@ -142,6 +145,7 @@ class FaceCollision:
         self.low = self.high = np.zeros((n, 3))  # each vertex's box (see _query)
         self.age = 0  # substeps since the last full query
         self.rebuilds = 0
+        self.undone = 0  # vertices `undo_crossings` sent back, in all
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         self.sewn = _across_seams(model, self.edges)
 
@@ -362,6 +366,37 @@ class FaceCollision:
                     first += ends.shape[1] if round_ == 0 else 0
         return first
 
+    def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
+        """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
+        still crossed (a vertex now on the other side of a triangle it passed through, two edges that
+        passed through each other) back to their substep start (`previous`), with the corners of the
+        face or edge they crossed, until none is left (a rigid impact zone, Harmon et al. 2008: the
+        start was not crossed, so rewinding everything involved always ends clean). Vertices that
+        cannot move (inverse mass 0) stay. Returns how many vertices went back."""
+        if len(self.p) == 0 and len(self.e) == 0:
+            return 0
+        tri, edges = self.triangles[self.t], self.edges
+        vt = np.concatenate([self.p[:, None], tri], axis=1)  # (K, 4): vertex, corners
+        ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)  # (L, 4): first edge, second
+        vt0, ee0 = _orientations(previous, vt), _orientations(previous, ee)
+        back = np.zeros(len(x), dtype=bool)
+        vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
+        for _ in range(rounds):
+            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows])]
+            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows])]
+            involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
+            involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
+            if len(involved) == 0:
+                break
+            x[involved] = previous[involved]
+            back[involved] = True
+            # Only pairs with a vertex just sent back can have changed.
+            vt_rows = np.flatnonzero(back[vt].any(axis=1))
+            ee_rows = np.flatnonzero(back[ee].any(axis=1))
+        count = int(np.count_nonzero(back))
+        self.undone += count
+        return count
+
     def _vertex_triangle(self, x: np.ndarray, previous: np.ndarray):
         """Vertex–triangle contacts: (ends (4, K), coefficients (4, K), direction (3, K), depth (K,),
         slip (3, K)), or None."""
@@ -456,6 +491,53 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+def _orientations(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Signed volumes of the tetrahedra ends (K, 4) at positions x: for (vertex, a, b, c) the side of
+    triangle abc the vertex is on, for (a, b, c, d) which way edge ab passes edge cd."""
+    P, A, B, C = (_columns(x, ends[:, k]) for k in range(4))
+    return dot(cross(B - A, C - A), P - A)
+
+
+def _vertex_crossed(previous: np.ndarray, x: np.ndarray, ends: np.ndarray, side0: np.ndarray) -> np.ndarray:
+    """Which (vertex, a, b, c) rows `ends` (K, 4) end the substep on the other side of their triangle
+    (or in its plane) than they started (`side0`: their start orientations), having passed through
+    its face: the vertex's path, taken in the triangle's frame (first order), pierces it."""
+    side1 = _orientations(x, ends)
+    rows = np.flatnonzero((side0 * side1 <= 0.0) & (side0 != 0.0))
+    out = np.zeros(len(ends), dtype=bool)
+    if len(rows) == 0:
+        return out
+    P, A, B, C = (_columns(x, ends[rows, k]) for k in range(4))
+    P0, A0, B0, C0 = (_columns(previous, ends[rows, k]) for k in range(4))
+    closest, v, w, _ = closest_points(P, A, B, C)
+    start = P0 - (A0 * (1.0 - v - w) + B0 * v + C0 * w) + closest  # moved by the triangle's motion there
+    out[rows], _ = segment_crossings(start, P, A, B, C)
+    return out
+
+
+def _edges_crossed(previous: np.ndarray, x: np.ndarray, ends: np.ndarray, volume0: np.ndarray) -> np.ndarray:
+    """Which edge pairs (a, b, c, d) rows `ends` (K, 4) passed through each other in the substep: the
+    tetrahedron changed orientation (or flattened), and where its volume (linear in time, to first
+    order) vanished, the edges' closest points lay inside both, closer than the pair moved."""
+    volume1 = _orientations(x, ends)  # the tetrahedron's signed volume, as at the start
+    rows = np.flatnonzero((volume0 * volume1 <= 0.0) & (volume0 != 0.0))
+    out = np.zeros(len(ends), dtype=bool)
+    if len(rows) == 0:
+        return out
+    tau = volume0[rows] / (volume0[rows] - volume1[rows])
+    now = [_columns(x, ends[rows, k]) for k in range(4)]
+    then = [_columns(previous, ends[rows, k]) for k in range(4)]
+    A, B, C, D = (p0 + (p1 - p0) * tau for p0, p1 in zip(then, now))
+    s, t = segment_closest(A, B, C, D)
+    meet = (A + (B - A) * s) - (C + (D - C) * t)
+    motion = np.zeros(len(rows))
+    for p0, p1 in zip(then, now):
+        np.maximum(motion, dot(p1 - p0, p1 - p0), out=motion)
+    inside = (s > 0.0) & (s < 1.0) & (t > 0.0) & (t < 1.0)
+    out[rows] = inside & (dot(meet, meet) <= 4.0 * motion)
+    return out
 
 
 def _respond(x, inv_mass, ends, coefficient, direction, depth, slip, gap: float, friction: float) -> None:
