@@ -40,7 +40,7 @@ import numpy as np
 
 from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
-from .triangles import FACE, closest_points, cross, dot, segment_closest, segment_crossings
+from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
 from .vectors import column_mean, squared_distances, translated
 
 
@@ -369,21 +369,23 @@ class FaceCollision:
     def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
         still crossed (a vertex now on the other side of a triangle it passed through, two edges that
-        passed through each other) back to their substep start (`previous`), with the corners of the
-        face or edge they crossed, until none is left (a rigid impact zone, Harmon et al. 2008: the
-        start was not crossed, so rewinding everything involved always ends clean). Vertices that
-        cannot move (inverse mass 0) stay. Returns how many vertices went back."""
+        passed through each other, exact continuous tests on the straight paths from `previous`; a
+        vertex ending in the plane of a face it is over counts) back to their substep start, with the
+        corners of the face or edge they crossed, until none is left (the last resort of impact zones,
+        Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
+        Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back."""
         if len(self.p) == 0 and len(self.e) == 0:
             return 0
         tri, edges = self.triangles[self.t], self.edges
         vt = np.concatenate([self.p[:, None], tri], axis=1)  # (K, 4): vertex, corners
         ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)  # (L, 4): first edge, second
-        vt0, ee0 = _orientations(previous, vt), _orientations(previous, ee)
+        vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
+        flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
         vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
         for _ in range(rounds):
-            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows])]
-            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows])]
+            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat)]
+            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat)]
             involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             if len(involved) == 0:
@@ -493,50 +495,120 @@ class FaceCollision:
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
 
 
-def _orientations(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Signed volumes of the tetrahedra ends (K, 4) at positions x: for (vertex, a, b, c) the side of
-    triangle abc the vertex is on, for (a, b, c, d) which way edge ab passes edge cd."""
+def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Signed distances of vertices from their triangles' planes, rows (vertex, a, b, c) of `ends`."""
     P, A, B, C = (_columns(x, ends[:, k]) for k in range(4))
-    return dot(cross(B - A, C - A), P - A)
+    normal = cross(B - A, C - A)
+    return dot(normal, P - A) / np.maximum(np.sqrt(dot(normal, normal)), 1e-300)
 
 
-def _vertex_crossed(previous: np.ndarray, x: np.ndarray, ends: np.ndarray, side0: np.ndarray) -> np.ndarray:
-    """Which (vertex, a, b, c) rows `ends` (K, 4) end the substep on the other side of their triangle
-    (or in its plane) than they started (`side0`: their start orientations), having passed through
-    its face: the vertex's path, taken in the triangle's frame (first order), pierces it."""
-    side1 = _orientations(x, ends)
-    rows = np.flatnonzero((side0 * side1 <= 0.0) & (side0 != 0.0))
-    out = np.zeros(len(ends), dtype=bool)
+def _separations(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Signed distances between the lines of edge pairs, rows (a, b, c, d) of `ends`: which way ab
+    passes cd (the sign of the tetrahedron's volume)."""
+    A, B, C, D = (_columns(x, ends[:, k]) for k in range(4))
+    normal = cross(B - A, D - C)
+    return dot(normal, C - A) / np.maximum(np.sqrt(dot(normal, normal)), 1e-300)
+
+
+def _flipped(before: np.ndarray, after: np.ndarray, flat: float) -> np.ndarray:
+    """Rows that started clearly on one side (farther than `flat`) and ended in the plane or past it.
+    Ending *in* the plane counts: layers a floor flattened into one plane are as good as crossed."""
+    return (np.abs(before) > flat) & (after * np.sign(before) <= flat)
+
+
+def _crossing_moments(previous, x, ends: np.ndarray, ended_flat: np.ndarray) -> np.ndarray:
+    """(3, K) moments in the substep (NaN: none) when the four points of each row of `ends` (K, 4),
+    moving on straight lines from `previous` to `x`, are coplanar (exact continuous collision:
+    the tetrahedron's volume is cubic in time); rows `ended_flat` count the end as coplanar."""
+    then = [_columns(previous, ends[:, k]) for k in range(4)]
+    now = [_columns(x, ends[:, k]) for k in range(4)]
+    samples = []
+    for t in (0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0):
+        P, A, B, C = (p0 + (p1 - p0) * t for p0, p1 in zip(then, now))
+        samples.append(dot(cross(B - A, C - A), P - A))
+    samples[3] = np.where(ended_flat, 0.0, samples[3])
+    return cubic_roots(*samples)
+
+
+def _at(previous, x, ends: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
+    """The (3, K) positions of each of the four points of rows `ends` at moments tau (K,)."""
+    return [p0 + (_columns(x, ends[:, k]) - p0) * tau for k in range(4) for p0 in [_columns(previous, ends[:, k])]]
+
+
+def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: float) -> np.ndarray:
+    """Which (vertex, a, b, c) rows `ends` (K, 4) passed through their triangle's face in the substep
+    (`height0`: their `_heights` at the start): the vertex ends in the triangle's plane or past it,
+    and at a moment it was in the plane it was on the face (boundary included)."""
+    height1 = _heights(x, ends)
+    out = _slid_onto(previous, x, ends, height0, height1, flat)
+    rows = np.flatnonzero(_flipped(height0, height1, flat))
     if len(rows) == 0:
         return out
-    P, A, B, C = (_columns(x, ends[rows, k]) for k in range(4))
-    P0, A0, B0, C0 = (_columns(previous, ends[rows, k]) for k in range(4))
-    closest, v, w, _ = closest_points(P, A, B, C)
-    start = P0 - (A0 * (1.0 - v - w) + B0 * v + C0 * w) + closest  # moved by the triangle's motion there
-    out[rows], _ = segment_crossings(start, P, A, B, C)
+    ends = ends[rows]
+    moments = _crossing_moments(previous, x, ends, np.abs(height1[rows]) <= flat)
+    for tau in moments:
+        some = np.flatnonzero(np.isfinite(tau))
+        if len(some):
+            P, A, B, C = _at(previous, x, ends[some], tau[some])
+            out[rows[some]] |= _over_face(P, A, B, C, cross(B - A, C - A))
     return out
 
 
-def _edges_crossed(previous: np.ndarray, x: np.ndarray, ends: np.ndarray, volume0: np.ndarray) -> np.ndarray:
-    """Which edge pairs (a, b, c, d) rows `ends` (K, 4) passed through each other in the substep: the
-    tetrahedron changed orientation (or flattened), and where its volume (linear in time, to first
-    order) vanished, the edges' closest points lay inside both, closer than the pair moved."""
-    volume1 = _orientations(x, ends)  # the tetrahedron's signed volume, as at the start
-    rows = np.flatnonzero((volume0 * volume1 <= 0.0) & (volume0 != 0.0))
+def _slid_onto(previous, x, ends: np.ndarray, height0, height1, flat: float) -> np.ndarray:
+    """Rows (vertex, a, b, c) of `ends` in their triangle's plane all along (layers a floor holds
+    flat) whose vertex ends on the face but did not start on it: it slid into the face in its plane."""
     out = np.zeros(len(ends), dtype=bool)
-    if len(rows) == 0:
-        return out
-    tau = volume0[rows] / (volume0[rows] - volume1[rows])
-    now = [_columns(x, ends[rows, k]) for k in range(4)]
-    then = [_columns(previous, ends[rows, k]) for k in range(4)]
-    A, B, C, D = (p0 + (p1 - p0) * tau for p0, p1 in zip(then, now))
+    rows = np.flatnonzero((np.abs(height0) <= flat) & (np.abs(height1) <= flat))
+    if len(rows):
+        P, A, B, C = (_columns(x, ends[rows, k]) for k in range(4))
+        P0, A0, B0, C0 = (_columns(previous, ends[rows, k]) for k in range(4))
+        out[rows] = _over_face(P, A, B, C, cross(B - A, C - A)) & ~_over_face(P0, A0, B0, C0, cross(B0 - A0, C0 - A0))
+    return out
+
+
+def _slid_across(previous, x, ends: np.ndarray, separation0, separation1, flat: float) -> np.ndarray:
+    """Edge pairs (a, b, c, d) of `ends` in one plane all along that meet at the end, inside both,
+    and did not at the start: one slid across the other in their plane."""
+    out = np.zeros(len(ends), dtype=bool)
+    rows = np.flatnonzero((np.abs(separation0) <= flat) & (np.abs(separation1) <= flat))
+    if len(rows):
+        out[rows] = _edges_meet(*(_columns(x, ends[rows, k]) for k in range(4)), flat)
+        out[rows] &= ~_edges_meet(*(_columns(previous, ends[rows, k]) for k in range(4)), flat)
+    return out
+
+
+def _edges_meet(A, B, C, D, flat: float) -> np.ndarray:
+    """Which segments AB and CD, all (3, n), pass within `flat` of each other, inside both."""
     s, t = segment_closest(A, B, C, D)
     meet = (A + (B - A) * s) - (C + (D - C) * t)
-    motion = np.zeros(len(rows))
-    for p0, p1 in zip(then, now):
-        np.maximum(motion, dot(p1 - p0, p1 - p0), out=motion)
-    inside = (s > 0.0) & (s < 1.0) & (t > 0.0) & (t < 1.0)
-    out[rows] = inside & (dot(meet, meet) <= 4.0 * motion)
+    return (s > 0.0) & (s < 1.0) & (t > 0.0) & (t < 1.0) & (dot(meet, meet) <= flat * flat)
+
+
+def _over_face(q, a, b, c, normal) -> np.ndarray:
+    """Which points q project onto their triangles (a, b, c), boundary included (a vertex falling
+    exactly onto a corner or an edge crosses the triangles there), all (3, n); normal: (b - a) x (c - a)."""
+    e, ab, ac = q - a, b - a, c - a
+    size = dot(normal, normal)
+    v, w = dot(cross(e, ac), normal), dot(cross(ab, e), normal)
+    margin = -1e-9 * size
+    return (v >= margin) & (w >= margin) & (v + w <= size - margin) & (size > 0.0)
+
+
+def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat: float) -> np.ndarray:
+    """Which edge pairs (a, b, c, d) rows `ends` (K, 4) passed through each other in the substep
+    (`separation0`: their `_separations` at the start): their lines changed sides (or met), and at
+    a moment the four ends were coplanar the edges met, inside both."""
+    separation1 = _separations(x, ends)
+    out = _slid_across(previous, x, ends, separation0, separation1, flat)
+    rows = np.flatnonzero(_flipped(separation0, separation1, flat))
+    if len(rows) == 0:
+        return out
+    ends = ends[rows]
+    moments = _crossing_moments(previous, x, ends, np.abs(separation1[rows]) <= flat)
+    for tau in moments:
+        some = np.flatnonzero(np.isfinite(tau))
+        if len(some):
+            out[rows[some]] |= _edges_meet(*_at(previous, x, ends[some], tau[some]), flat)
     return out
 
 

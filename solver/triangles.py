@@ -132,3 +132,37 @@ def segment_closest(p0, p1, q0, q1):
         s = np.where(low, s_low, np.where(high, s_high, s))
         s = np.where(a > _EPS, s, 0.0)
     return s, t
+
+
+_SAMPLES = (1.0 / 3.0, 2.0 / 3.0, 1.0)
+_TO_COEFFICIENTS = np.linalg.inv(np.array([[t**3, t**2, t] for t in _SAMPLES]))
+
+
+def cubic_roots(f0, f1, f2, f3, steps: int = 30):
+    """Roots in [0, 1] of the cubics through (0, f0), (1/3, f1), (2/3, f2), (1, f3), all (n,): e.g.
+    the moments four points moving on straight lines are coplanar (their signed volume is cubic in
+    time). Returns (3, n) times, NaN where there is none: one per stretch between the turning
+    points, found by bisection where the cubic changes sign (or ends at zero) over it."""
+    a, b, c = _TO_COEFFICIENTS @ np.stack([f1 - f0, f2 - f0, f3 - f0])
+
+    def value(t):
+        return ((a * t + b) * t + c) * t + f0
+
+    # Turning points: 3a t² + 2b t + c = 0, by the stable quadratic formula.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = -(b + np.copysign(np.sqrt(np.maximum(b * b - 3.0 * a * c, 0.0)), b))
+        turns = np.stack([q / (3.0 * a), c / q])
+    turns = np.where(np.isfinite(turns) & (turns > 0.0) & (turns < 1.0), turns, 1.0)
+    bounds = np.sort(np.concatenate([np.zeros((1, len(f0))), turns, np.ones((1, len(f0)))]), axis=0)
+    low, high = bounds[:-1], bounds[1:]
+    f_low = np.where(low == 0.0, f0, value(low))  # the samples themselves at the ends: a zero stays zero
+    f_high = np.where(high == 1.0, f3, value(high))
+    found = (low < high) & (f_low * f_high <= 0.0)
+    for _ in range(steps):
+        middle = 0.5 * (low + high)
+        f_middle = value(middle)
+        left = f_low * f_middle <= 0.0
+        high = np.where(left, middle, high)
+        low = np.where(left, low, middle)
+        f_low = np.where(left, f_low, f_middle)
+    return np.where(found, 0.5 * (low + high), np.nan)
