@@ -148,6 +148,9 @@ class FaceCollision:
         self.undone = 0  # vertices `undo_crossings` sent back, in all
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         self.sewn = _across_seams(model, self.edges)
+        # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
+        self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
+        self.near_vt_rows, self.near_ee_rows = _rows_by_vertex(self.near_vt, n), _rows_by_vertex(self.near_ee, n)
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -366,6 +369,28 @@ class FaceCollision:
                     first += ends.shape[1] if round_ == 0 else 0
         return first
 
+    def _near_at_rest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vertex, a, b, c) rows and their triangles, and (a, b, c, d) rows, of the pairs sharing no
+        vertex but closer than `reach` at rest: too close to hold a gap apart (no contacts), yet they
+        must not pass through each other either (sheared slivers, jittered diagonals); the failsafe
+        checks them where the cloth is crumpled."""
+        rest, tri, edges = self.model.rest_positions, self.triangles, self.edges
+        if len(tri) == 0:
+            return np.zeros((0, 4), dtype=np.int64), _EMPTY, np.zeros((0, 4), dtype=np.int64)
+        low, high = rest - 0.5 * self.reach, rest + 0.5 * self.reach
+        p, t = TriangleGrid().build_boxes(*_spans(low, high, tri)).query_boxes(low, high)
+        keep = (tri[t] != p[:, None]).all(axis=1)
+        p, t = p[keep], t[keep]
+        near = self._distance2(rest, p, t) < self.reach * self.reach
+        p, t = p[near], t[near]
+        vt = np.concatenate([p[:, None], tri[t]], axis=1)
+        edge_low, edge_high = _spans(low, high, edges)
+        e, f = TriangleGrid().build_boxes(edge_low, edge_high).query_boxes(edge_low, edge_high, below=True)
+        keep = (edges[e][:, :, None] != edges[f][:, None, :]).all(axis=(1, 2))
+        e, f = e[keep], f[keep]
+        near = self._edge_distance2(rest, e, f) < self.reach * self.reach
+        return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
+
     def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
         still crossed (a vertex now on the other side of a triangle it passed through, two edges that
@@ -374,11 +399,22 @@ class FaceCollision:
         corners of the face or edge they crossed, until none is left (the last resort of impact zones,
         Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
         Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back."""
-        if len(self.p) == 0 and len(self.e) == 0:
+        if len(self.p) + len(self.e) == 0:
             return 0
         tri, edges = self.triangles[self.t], self.edges
         vt = np.concatenate([self.p[:, None], tri], axis=1)  # (K, 4): vertex, corners
         ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)  # (L, 4): first edge, second
+        if len(self.near_vt) or len(self.near_ee):
+            # The pairs near at rest, where the cloth is crumpled: around a candidate pair.
+            busy = np.zeros(len(x), dtype=bool)
+            busy[vt.ravel()] = True
+            busy[ee.ravel()] = True
+            busy = np.flatnonzero(busy)
+            rows = _rows_touching(self.near_vt_rows, busy)
+            if self.active is not None:
+                rows = rows[self.active[self.near_triangles[rows]]]
+            vt = np.concatenate([vt, self.near_vt[rows]])
+            ee = np.concatenate([ee, self.near_ee[_rows_touching(self.near_ee_rows, busy)]])
         vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
@@ -493,6 +529,25 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+def _rows_by_vertex(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(start (n + 1,), row indices) listing, for each vertex, the rows (K, m) it appears in."""
+    vertex = rows.ravel()
+    order = np.argsort(vertex, kind="stable")
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(vertex, minlength=n), out=start[1:])
+    return start, order // max(rows.shape[1], 1)
+
+
+def _rows_touching(index: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:
+    """The rows (sorted, each once) of a `_rows_by_vertex` index that hold any of `vertices`."""
+    start, rows = index
+    if len(rows) == 0 or len(vertices) == 0:
+        return _EMPTY
+    first, count = start[vertices], start[vertices + 1] - start[vertices]
+    slots = np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())
+    return np.unique(rows[slots])
 
 
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
