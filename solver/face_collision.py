@@ -146,6 +146,7 @@ class FaceCollision:
         self.age = 0  # substeps since the last full query
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
+        self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
@@ -359,6 +360,7 @@ class FaceCollision:
         previous = x if previous is None else previous
         if refresh:
             self.refresh(x, previous)
+            self.found_at = x.copy()  # where the candidates were found: see undo_crossings
         first = 0
         for round_ in range(self.rounds):
             for find in (self._vertex_triangle, self._edge_edge):
@@ -391,22 +393,14 @@ class FaceCollision:
         near = self._edge_distance2(rest, e, f) < self.reach * self.reach
         return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
 
-    def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
-        """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
-        still crossed (a vertex now on the other side of a triangle it passed through, two edges that
-        passed through each other, exact continuous tests on the straight paths from `previous`; a
-        vertex ending in the plane of a face it is over counts) back to their substep start, with the
-        corners of the face or edge they crossed, until none is left (the last resort of impact zones,
-        Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
-        Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back."""
-        if len(self.p) + len(self.e) == 0:
-            return 0
+    def _failsafe_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the candidates, and the pairs
+        near at rest where the cloth is crumpled (around a candidate pair)."""
         tri, edges = self.triangles[self.t], self.edges
-        vt = np.concatenate([self.p[:, None], tri], axis=1)  # (K, 4): vertex, corners
-        ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)  # (L, 4): first edge, second
+        vt = np.concatenate([self.p[:, None], tri], axis=1)
+        ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)
         if len(self.near_vt) or len(self.near_ee):
-            # The pairs near at rest, where the cloth is crumpled: around a candidate pair.
-            busy = np.zeros(len(x), dtype=bool)
+            busy = np.zeros(n, dtype=bool)
             busy[vt.ravel()] = True
             busy[ee.ravel()] = True
             busy = np.flatnonzero(busy)
@@ -415,11 +409,32 @@ class FaceCollision:
                 rows = rows[self.active[self.near_triangles[rows]]]
             vt = np.concatenate([vt, self.near_vt[rows]])
             ee = np.concatenate([ee, self.near_ee[_rows_touching(self.near_ee_rows, busy)]])
-        vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
+        return vt, ee
+
+    def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
+        """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
+        still crossed (a vertex now on the other side of a triangle it passed through, two edges that
+        passed through each other, exact continuous tests on the straight paths from `previous`; a
+        vertex ending in the plane of a face it is over counts) back to their substep start, with the
+        corners of the face or edge they crossed, until none is left (the last resort of impact zones,
+        Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
+        Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back."""
+        found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
-        vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
+        vt = ee = None
         for _ in range(rounds):
+            # Vertices more than half a gap from where the candidates were found (moved by the passes,
+            # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
+            drift = squared_distances(x, found) > 0.25 * self.gap * self.gap
+            if drift.any():
+                self._query(x, previous, column_mean(x), column_mean(previous), drift)
+                found[drift] = x[drift]
+                vt = None
+            if vt is None:
+                vt, ee = self._failsafe_rows(len(x))
+                vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
+                vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
             vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat)]
             ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat)]
             involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
