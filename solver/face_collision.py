@@ -422,7 +422,8 @@ class FaceCollision:
         found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
-        vt = ee = None
+        vt, ee = self._failsafe_rows(len(x))
+        stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
@@ -430,9 +431,10 @@ class FaceCollision:
             if drift.any():
                 self._query(x, previous, column_mean(x), column_mean(previous), drift)
                 found[drift] = x[drift]
-                vt = None
-            if vt is None:
                 vt, ee = self._failsafe_rows(len(x))
+                stale = True
+            if stale:
+                stale = False
                 vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
                 vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
             vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat)]
@@ -597,7 +599,7 @@ def _crossing_moments(previous, x, ends: np.ndarray, ended_flat: np.ndarray) -> 
         P, A, B, C = (p0 + (p1 - p0) * t for p0, p1 in zip(then, now))
         samples.append(dot(cross(B - A, C - A), P - A))
     samples[3] = np.where(ended_flat, 0.0, samples[3])
-    return cubic_roots(*samples)
+    return cubic_roots(samples[0], samples[1], samples[2], samples[3])
 
 
 def _at(previous, x, ends: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
@@ -642,13 +644,14 @@ def _slid_across(previous, x, ends: np.ndarray, separation0, separation1, flat: 
     out = np.zeros(len(ends), dtype=bool)
     rows = np.flatnonzero((np.abs(separation0) <= flat) & (np.abs(separation1) <= flat))
     if len(rows):
-        out[rows] = _edges_meet(*(_columns(x, ends[rows, k]) for k in range(4)), flat)
-        out[rows] &= ~_edges_meet(*(_columns(previous, ends[rows, k]) for k in range(4)), flat)
+        out[rows] = _edges_meet([_columns(x, ends[rows, k]) for k in range(4)], flat)
+        out[rows] &= ~_edges_meet([_columns(previous, ends[rows, k]) for k in range(4)], flat)
     return out
 
 
-def _edges_meet(A, B, C, D, flat: float) -> np.ndarray:
-    """Which segments AB and CD, all (3, n), pass within `flat` of each other, inside both."""
+def _edges_meet(points: list[np.ndarray], flat: float) -> np.ndarray:
+    """Which segments AB and CD (points: A, B, C, D, each (3, n)) pass within `flat` of each other, inside both."""
+    A, B, C, D = points
     s, t = segment_closest(A, B, C, D)
     meet = (A + (B - A) * s) - (C + (D - C) * t)
     return (s > 0.0) & (s < 1.0) & (t > 0.0) & (t < 1.0) & (dot(meet, meet) <= flat * flat)
@@ -678,7 +681,7 @@ def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat:
     for tau in moments:
         some = np.flatnonzero(np.isfinite(tau))
         if len(some):
-            out[rows[some]] |= _edges_meet(*_at(previous, x, ends[some], tau[some]), flat)
+            out[rows[some]] |= _edges_meet(_at(previous, x, ends[some], tau[some]), flat)
     return out
 
 
