@@ -84,10 +84,13 @@ extension: venv
 	@$(BLENDER_EXT) build --source-dir . --output-dir $(DIST)
 
 # A benchmark, not a test: the add-on vs Blender's Cloth modifier vs the seeds' Python loop.
-# Writes bench/results.md, bench/results.png and bench/profile.txt (~5-10 minutes).
+# Writes bench/results.md, bench/results.png and bench/profile.txt (~5-10 minutes), then
+# bench/mesh_colliders.md and bench/deforming_colliders.md (solver-only, ~2 minutes).
 bench: venv
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 	$(BIN)/python bench/mesh_colliders.py
+	$(BIN)/python bench/deforming_collider_cost.py > bench/deforming_colliders.md.part
+	mv bench/deforming_colliders.md.part bench/deforming_colliders.md
 
 clean:
 	rm -rf out dist .pytest_cache .mypy_cache .ruff_cache

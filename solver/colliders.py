@@ -14,8 +14,7 @@ import numpy as np
 
 from .contact import combined_friction, coulomb_friction, settled_push
 from .mesh_collider import MeshCollider
-from .triangles import dot
-from .vectors import squared_distances
+from .vectors import column_dot, squared_distances
 
 _EPS = 1e-12
 
@@ -24,9 +23,19 @@ def _vec(v) -> np.ndarray:
     return np.asarray(v, dtype=np.float64).reshape(3)
 
 
+def _length(v: np.ndarray) -> float:
+    return math.sqrt(float(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))  # np.linalg.norm costs µs per call
+
+
 def _unit(v: np.ndarray, fallback=(0.0, 0.0, 1.0)) -> np.ndarray:
-    length = math.sqrt(float(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]))  # np.linalg.norm costs µs per call
+    length = _length(v)
     return v / length if length > _EPS else np.asarray(fallback, dtype=np.float64)
+
+
+def _axis(normal: np.ndarray) -> int | None:
+    """k when the unit `normal` is +-e_k exactly (a floor, a wall), else None."""
+    nonzero = [k for k in range(3) if normal[k] != 0.0]  # three scalars: quicker in Python than in NumPy
+    return nonzero[0] if len(nonzero) == 1 else None
 
 
 def _lerp(a, b, t: float):
@@ -111,11 +120,12 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     # Column by column: NumPy is much slower on (n, 3) rows broadcast against a 3-vector.
     d_new = squared_distances(x, c1)
     path_bound = np.sqrt(squared_distances(x, x_start))
-    path_bound += float(np.linalg.norm(c1 - c0)) + abs(r1 - r0) + reach1
-    near = active & (d_new < path_bound * path_bound)
-    if not near.any():
+    path_bound += _length(c1 - c0) + abs(r1 - r0) + reach1
+    path_bound *= path_bound
+    idx = (d_new < path_bound).nonzero()[0]
+    idx = idx[active.take(idx)]  # quicker than masking all N: a fraction of the cloth is near
+    if len(idx) == 0:
         return
-    idx = np.nonzero(near)[0]
     # The narrow phase works coordinate-major, (3, k): NumPy is far quicker on long rows than on rows of 3.
     hit, new, settle = _collide_sphere_exact(
         gather_columns(x, idx),
@@ -129,7 +139,18 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     if new is not None:
         rows = idx if hit is None else idx[hit]
         scatter_columns(x, rows, new)
-        x_start[rows] += settle.T
+        add_settled(x_start, rows, settle)
+
+
+def add_settled(x_start: np.ndarray, rows: np.ndarray, settle: np.ndarray) -> None:
+    """x_start[rows] += settle.T for (3, k) `settle`, only where it is not zero (a few percent of the
+    contacts: most settled pushes are 0) and one coordinate at a time (fancy indexing of rows of 3 is slow)."""
+    moving = settle.any(axis=0).nonzero()[0]
+    if len(moving) == 0:
+        return
+    rows = rows.take(moving)
+    for k in range(3):
+        x_start[rows, k] += settle[k].take(moving)
 
 
 def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
@@ -140,28 +161,28 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     reach0 = r0 + thickness + sphere.offset
     rel_old = x_start - c0[:, None]
     rel_new = x - c1[:, None]
-    d_old = dot(rel_old, rel_old)
+    d_old = column_dot(rel_old, rel_old)
     came_in = d_old >= reach0 * reach0
-    hit = dot(rel_new, rel_new) < reach1 * reach1
+    hit = column_dot(rel_new, rel_new) < reach1 * reach1
     # Crossing test, needed only by those outside now that came from outside (few: most candidates
     # rest on the sphere): the relative path enters the sphere somewhere in the substep.
-    passing = np.flatnonzero(came_in & ~hit)
+    passing = (came_in & ~hit).nonzero()[0]
     if len(passing):
         old = rel_old.take(passing, axis=1)
         path = rel_new.take(passing, axis=1) - old
-        inv_a = 1.0 / np.maximum(dot(path, path), _EPS)
-        nearest = old + path * np.clip(-dot(old, path) * inv_a, 0.0, 1.0)
-        hit[passing] = dot(nearest, nearest) < reach1 * reach1
+        inv_a = 1.0 / np.maximum(column_dot(path, path), _EPS)
+        nearest = old + path * np.clip(-column_dot(old, path) * inv_a, 0.0, 1.0)
+        hit[passing] = column_dot(nearest, nearest) < reach1 * reach1
     which = None
     if not hit.all():
         if not hit.any():
             return None, None, None
-        which = np.flatnonzero(hit)
+        which = hit.nonzero()[0]
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
     path = rel_new - rel_old
-    a = dot(path, path)
-    b = dot(rel_old, path)
+    a = column_dot(path, path)
+    b = column_dot(rel_old, path)
     inv_a = 1.0 / np.maximum(a, _EPS)
     # Normal at the entry point for vertices that came from outside, else the radial direction.
     disc = np.maximum(b * b - a * (d_old - reach1 * reach1), 0.0)
@@ -169,21 +190,21 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     path *= s_entry
     path += rel_old
     base = np.where(came_in, path, rel_new)
-    length = np.sqrt(dot(base, base))
+    length = np.sqrt(column_dot(base, base))
     degenerate = length <= _EPS
     if degenerate.any():  # at the centre: push back the way it came, else up
         up = np.array([[0.0], [0.0], [1.0]])
-        fallback = np.where(np.sqrt(dot(rel_old, rel_old)) > _EPS, rel_old, up)
+        fallback = np.where(np.sqrt(column_dot(rel_old, rel_old)) > _EPS, rel_old, up)
         base = np.where(degenerate, fallback, base)
-        length = np.sqrt(dot(base, base))
+        length = np.sqrt(column_dot(base, base))
     normal = np.divide(base, length, out=base)
-    depth = np.maximum(reach1 - dot(rel_new, normal), 0.0)
+    depth = np.maximum(reach1 - column_dot(rel_new, normal), 0.0)
     settle = settled_push(normal, depth, rel_old, rel_new)
     moved = normal * depth
     moved += rel_new
     moved = coulomb_friction(moved, rel_old, normal, depth, combined_friction(cloth_friction, sphere.friction))
     # The tangent-plane push can leave a vertex just inside the curved surface: finish radially.
-    radius = np.sqrt(dot(moved, moved))
+    radius = np.sqrt(column_dot(moved, moved))
     inside = radius < reach1
     if inside.any():
         moved *= np.where(inside, reach1 / np.maximum(radius, _EPS), 1.0)
@@ -196,26 +217,32 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     p0, n0, _ = plane.at(t0)
     p1, n1, extent = plane.at(t1)
     gap = thickness + plane.offset
-    # Not `@` (a BLAS call may spin up threads on a busy machine) nor einsum (slower): column by column.
-    side_new = x[:, 0] * n1[0]
-    side_new += x[:, 1] * n1[1]
-    side_new += x[:, 2] * n1[2]
+    axis = _axis(n1)
+    if axis is not None:  # a floor or wall: the other two products are zeros (only a zero's sign may differ)
+        side_new = x[:, axis] * n1[axis]
+    else:  # Not `@` (a BLAS call may spin up threads on a busy machine) nor einsum (slower): column by column.
+        side_new = x[:, 0] * n1[0]
+        side_new += x[:, 1] * n1[1]
+        side_new += x[:, 2] * n1[2]
     side_new -= float(p1 @ n1) + gap
-    hit = active & (side_new < 0.0)
     if extent is not None:
+        hit = active & (side_new < 0.0)
         side_old = (x_start - p0) @ n0 - gap
         local = x - p1
         inside_u = np.abs(local @ extent[0]) <= extent[0] @ extent[0]
         inside_v = np.abs(local @ extent[1]) <= extent[1] @ extent[1]
         hit &= (side_old >= -1e-9) & inside_u & inside_v
-    if not hit.any():
+        idx = hit.nonzero()[0]
+    else:  # the few behind the plane, then those of them that may move (quicker than masking all N)
+        idx = (side_new < 0.0).nonzero()[0]
+        idx = idx[active.take(idx)]
+    if len(idx) == 0:
         return None
-    idx = np.nonzero(hit)[0]
     depth = -side_new[idx]
     normal = n1[:, None]
     end = gather_columns(x, idx) - p1[:, None]
     rel_old = gather_columns(x_start, idx) - p0[:, None]
-    x_start[idx] += settled_push(normal, depth, rel_old, end).T
+    add_settled(x_start, idx, settled_push(normal, depth, rel_old, end))
     mu = combined_friction(cloth_friction, plane.friction)
     moved = coulomb_friction(end + normal * depth, rel_old, normal, depth, mu)
     moved += p1[:, None]

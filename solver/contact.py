@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from .triangles import dot
+from .vectors import column_dot
 
 _EPS = 1e-12
 
@@ -24,8 +24,8 @@ def coulomb_friction(new, old, normal, depth, mu):
     Returns `new` less the tangential slide friction removes.
     """
     tangential = new - old  # the motion, less its normal part (in place: fewer temporaries)
-    tangential -= normal * dot(tangential, normal)
-    slide = np.sqrt(dot(tangential, tangential))
+    tangential -= normal * column_dot(tangential, normal)
+    slide = np.sqrt(column_dot(tangential, tangential))
     limit = mu * depth
     # Remove all of the slide when it is within the friction limit, else remove `limit` of it.
     tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
@@ -39,5 +39,5 @@ def settled_push(normal, depth, start, end):
     is a change of velocity. The rest moves the start along with the end, so a cloth found within
     the gap (or starting inside a closed mesh) is set right without being launched off the surface.
     """
-    approach = np.maximum(dot(start - end, normal), 0.0)
+    approach = np.maximum(column_dot(start - end, normal), 0.0)
     return normal * np.maximum(depth - approach, 0.0)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .facemap import fan_triangles
-from .gridpath import span_specs
+from .gridpath import diagonal_span_specs, span_specs
 from .pairs import Layout, PairBatch, PreparedPairs, hard_compliance, layout_batches
 from .topology import STRUCTURAL, Constraints, Faces
 
@@ -202,7 +202,10 @@ class LongRangeFamily:
 
 
 def _level_batches(layout: Layout, pairs: np.ndarray, members: np.ndarray, k: int, n: int, seed: int):
-    """The level's pairs: on a grid layout, its rows and columns k apart as strided views, the rest gathered."""
+    """The level's pairs: on a grid layout, its rows and columns k apart as strided views, and so are a
+    triangulated grid's diagonal chains when every quad is split the same way; the rest gathered."""
     grid = layout.grid
-    specs = () if grid is None else span_specs(grid.rows, grid.columns, k)
+    specs: tuple = ()
+    if grid is not None:  # diagonals first: they came first while they were gathered
+        specs = (*diagonal_span_specs(grid.rows, grid.columns, k), *span_specs(grid.rows, grid.columns, k))
     return layout_batches(pairs, members, layout, n, specs, seed=seed)

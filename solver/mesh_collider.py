@@ -37,6 +37,9 @@ _PASSES = 2
 _EMPTY = np.zeros(0, dtype=np.int64)
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
+# A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
+# strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
+_DEFORMING_SKIN = 0.1
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -70,9 +73,11 @@ class TriangleMesh:
         n = n[:, keep]
         self.normals = n / area2
         ab, ac = self.b - self.a, self.c - self.a
-        # Barycentrics of a point's projection: v = (p - a).gv, w = (p - a).gw.
-        self.gv = cross(ac, n) / (area2 * area2)
-        self.gw = cross(n, ab) / (area2 * area2)
+        # Barycentrics of a point's projection: v = (p - a).gv, w = (p - a).gw (0 for a degenerate
+        # triangle kept in a deforming collider's start shape: its square area underflows).
+        squared_area = np.maximum(area2 * area2, 1e-300)
+        self.gv = cross(ac, n) / squared_area
+        self.gw = cross(n, ab) / squared_area
         # Each corner's height above the opposite edge.
         self.heights = area2 / np.sqrt(
             np.maximum([dot(self.c - self.b, self.c - self.b), dot(ac, ac), dot(ab, ab)], 1e-300)
@@ -116,17 +121,30 @@ class TriangleMesh:
 
 class _Candidates:
     """A Verlet list: each vertex's candidate triangles, found for its path's box grown by a skin
-    and reused while its path stays inside that box (so a resting cloth queries nothing)."""
+    and reused while its path stays inside that box (so a resting cloth queries nothing).
 
-    def __init__(self, vertex_count: int, gap: float, skin: float, mesh: TriangleMesh | None = None):
+    `mesh` (the shape at the frame's end) lets pairs that cannot touch anywhere in the box be
+    dropped; `motion` (per triangle, deforming meshes) is how far each triangle strays from that
+    shape during the frame, taken off the distance bounds."""
+
+    def __init__(
+        self,
+        vertex_count: int,
+        gap: float,
+        skin: float,
+        mesh: TriangleMesh | None = None,
+        motion: np.ndarray | None = None,
+    ):
         self.vertex_count, self.gap, self.skin = vertex_count, gap, skin
-        self.mesh = mesh  # still triangles: drop pairs that cannot touch anywhere in the box
+        self.mesh = mesh
+        self.motion = motion
         self.low = np.full((3, vertex_count), np.inf)  # each vertex's box (empty: never queried)
         self.high = np.full((3, vertex_count), -np.inf)
         self.v = np.zeros(0, dtype=np.int64)  # pairs (vertex, triangle), sorted by vertex
         self.t = np.zeros(0, dtype=np.int64)
-        # Still triangles: each pair's distance lower bound from its vertex's box centre (else -inf).
-        # Distances are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
+        # Each pair's distance lower bound from its vertex's box centre, to the end shape (-inf without a
+        # mesh; a deforming triangle strays from that shape by up to its motion). Distances
+        # are 1-Lipschitz, so a pair matters only while its vertex is within bound - gap of it.
         self.bound = np.zeros(0)
         self.centre = np.zeros((3, vertex_count))
         # Vertex i's pairs are first[i]:first[i + 1]; nearest[i] is the least bound among them (inf: none),
@@ -136,8 +154,11 @@ class _Candidates:
         self.clearance: Clearance | None = None  # still triangles: answers vertices clear of them (built on use)
         self.queries = 0
 
-    def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray):
-        """Candidate pairs (column of p0/p1, triangle), sorted by column, for vertices idx moving p0 -> p1."""
+    def pairs(self, grid: TriangleGrid, idx: np.ndarray, p0: np.ndarray, p1: np.ndarray, lag: float = 1.0):
+        """Candidate pairs (column of p0/p1, triangle), sorted by column, for vertices idx moving p0 -> p1.
+
+        lag: the fraction of the frame left from the substep's start (deforming meshes: a triangle is
+        then within lag x its motion of its end shape)."""
         low, high = np.minimum(p0, p1), np.maximum(p0, p1)
         box_low, box_high = np.take(self.low, idx, axis=1), np.take(self.high, idx, axis=1)
         inside = (low >= box_low) & (high <= box_high)
@@ -162,7 +183,10 @@ class _Candidates:
         count = np.take(self.first, who + 1) - first
         column = np.repeat(hot, count)
         at = np.arange(len(column)) + np.repeat(first - (np.cumsum(count) - count), count)
-        use = np.flatnonzero(np.take(self.bound, at) < np.take(reach, column))
+        bound = np.take(self.bound, at)
+        if self.motion is not None:
+            bound -= lag * np.take(self.motion, np.take(self.t, at))
+        use = np.flatnonzero(bound < np.take(reach, column))
         return np.take(column, use), np.take(self.t, np.take(at, use))
 
     def _query(self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray):
@@ -172,7 +196,7 @@ class _Candidates:
         path_low, path_high = np.take(low, stale, axis=1), np.take(high, stale, axis=1)
         box_low, box_high = path_low - self.skin, path_high + self.skin
         asked = np.arange(len(who))
-        if self.mesh is not None:  # vertices in a free block keep it as their box, with no pairs
+        if self.mesh is not None and self.motion is None:  # vertices in a free block keep it as their box
             if self.clearance is None:
                 self.clearance = Clearance(grid.low, grid.high, self.gap, self.skin / _SKIN)  # cells of a triangle
             clear, block_low, block_high = self.clearance.blocks(box_low, box_high)  # only if roomier
@@ -206,7 +230,8 @@ class _Candidates:
         self.nearest[who] = np.inf
         if len(v):
             runs = np.flatnonzero(np.diff(v, prepend=-1))
-            self.nearest[np.take(v, runs)] = np.minimum.reduceat(bound, runs)
+            least = bound if self.motion is None else bound - np.take(self.motion, t)  # at any time of the frame
+            self.nearest[np.take(v, runs)] = np.minimum.reduceat(least, runs)
 
     def _prune(self, q, t, box_low, box_high):
         """Keep the pairs whose triangle comes within the gap of some point of the box (still triangles)."""
@@ -215,7 +240,9 @@ class _Candidates:
         half = np.take(box_high - box_low, q, axis=1) * 0.5
         reach = np.sqrt(dot(half, half)) + self.gap
         _, bound = _lower_bound(self.mesh, centre, t)
-        keep = np.flatnonzero(bound < reach)
+        # A deforming triangle anywhere in its frame-long motion; the bound kept is the end shape's.
+        least = bound if self.motion is None else bound - np.take(self.motion, t)
+        keep = np.flatnonzero(least < reach)
         return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
 
 
@@ -360,6 +387,16 @@ class MeshCollider:
         self.friction = friction
         self.offset = float(offset)
         self._deform_grid: TriangleGrid | None = None
+        self._deform_candidates: list[_Candidates] = []  # this frame's only: bounds hold for its motion
+        if mesh_start is not None:
+            start = [mesh_start.a, mesh_start.b, mesh_start.c]
+            velocity = [e - s for e, s in zip((self.mesh.a, self.mesh.b, self.mesh.c), start, strict=True)]
+            # Each triangle's corners at the frame's start and their motion over it, one row per triangle
+            # (one gather per pair, see `_gather`), and how far any corner moves: a triangle stays within
+            # that of its end shape all frame long, which bounds its box and its distance to a point.
+            self._corner_rows = np.ascontiguousarray(np.concatenate(start + velocity).T)
+            squared = [dot(v, v) for v in velocity]
+            self._motion = np.sqrt(np.maximum(np.maximum(squared[0], squared[1]), squared[2]))
 
     # ------------------------------------------------------------------ frames and triangles
 
@@ -374,20 +411,17 @@ class MeshCollider:
     def _grid(self, gap: float) -> TriangleGrid:
         if self.mesh_start is None:
             return self.mesh.grid()
-        if self._deform_grid is None:  # once per frame: the end shape grown by the largest motion
-            motion = self.mesh.vertices - self.mesh_start.vertices
-            reach = float(np.sqrt((motion * motion).sum(axis=1).max())) if len(motion) else 0.0
-            self._deform_grid = TriangleGrid().build(self.mesh.vertices, self.mesh.triangles, reach)
+        if self._deform_grid is None:  # once per frame: each end triangle grown by its own motion
+            self._deform_grid = TriangleGrid().build(self.mesh.vertices, self.mesh.triangles, self._motion)
         return self._deform_grid
 
     def _corners(self, tri: np.ndarray, t: float):
         """Triangle corners (three (3, P)) at time t, and (for deforming meshes) their motion per unit time."""
-        end = [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)]
         if self.mesh_start is None:
-            return end, None
-        start = [np.take(m, tri, axis=1) for m in (self.mesh_start.a, self.mesh_start.b, self.mesh_start.c)]
-        velocity = [e - s for e, s in zip(end, start, strict=True)]
-        return [s + v * t for s, v in zip(start, velocity, strict=True)], velocity
+            return [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)], None
+        rows = _gather(self._corner_rows, tri)
+        rows[0:9] += rows[9:18] * t  # the corners at time t, in place of the start ones
+        return [rows[0:3], rows[3:6], rows[6:9]], [rows[9:12], rows[12:15], rows[15:18]]
 
     # ------------------------------------------------------------------ the substep
 
@@ -414,7 +448,7 @@ class MeshCollider:
             p1, p0 = _columns(rows1), _columns(rows0)
         else:
             p1, p0 = _to_frame(rows1, *pose1), _to_frame(rows0, *pose0)
-        q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1)
+        q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1, 1.0 - t0)
         if len(q) == 0:
             return
         moved, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
@@ -427,12 +461,19 @@ class MeshCollider:
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
-        for cache in self.mesh.candidates:
+        rigid = self.mesh_start is None
+        kept = self.mesh.candidates if rigid else self._deform_candidates
+        for cache in kept:
             if cache.vertex_count == n and cache.gap == gap:
                 return cache
-        cell = self.mesh.cell if self.mesh_start is None else grid.levels[0][1]
-        cache = _Candidates(n, gap, _SKIN * cell, self.mesh if self.mesh_start is None else None)
-        self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
+        cell = self.mesh.cell if rigid else grid.levels[0][1]
+        cache = _Candidates(
+            n, gap, (_SKIN if rigid else _DEFORMING_SKIN) * cell, self.mesh, None if rigid else self._motion
+        )
+        if rigid:
+            self.mesh.candidates = [cache, *self.mesh.candidates[:7]]
+        else:
+            self._deform_candidates = [cache, *self._deform_candidates[:7]]
         return cache
 
     @staticmethod
@@ -539,10 +580,12 @@ class MeshCollider:
             start = start + (velocity[0] * u + velocity[1] * v + velocity[2] * w) * dt
         h0, h1 = dot(n, start - a), dot(n, end - a)
         crossed, s = segment_crossings(start, end, a, b, c)
-        _, v0, w0, region0 = closest_points(start - n * h0, a, b, c)  # the start's projection
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
-        side = _side(h0, h1, region0 == FACE, crossed, outward)
+            in_front = None  # the side is the outside, wherever the start is
+        else:
+            in_front = closest_points(start - n * h0, a, b, c)[3] == FACE  # the start's projection on the face
+        side = _side(h0, h1, in_front, crossed, outward)
         h1 = h1 * side
         away = end - closest
         dist = np.sqrt(dot(away, away))

@@ -41,10 +41,10 @@ def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> 
     With `origin` (3,), the length limited is that of displacement - origin.
     """
     # Column by column: ~2.5x quicker than einsum over rows of 3 (it runs every substep).
-    if origin is None:  # |d|² column by column, without subtracting a zero origin (the same sums)
-        length = displacement[:, 0] * displacement[:, 0]
-        length += displacement[:, 1] * displacement[:, 1]
-        length += displacement[:, 2] * displacement[:, 2]
+    if origin is None:  # |d|² without subtracting a zero origin: the rows squared at once, then summed
+        squares = displacement * displacement  # by column in the same order (the same sums, ~10% quicker)
+        length = squares[:, 0] + squares[:, 1]
+        length += squares[:, 2]
         origin = _ORIGIN
     else:
         length = squared_distances(displacement, origin)
@@ -101,6 +101,7 @@ def step(
     if extra is not None:
         accel = accel + extra
     kick = accel * (dt * dt)
+    kick_axes = [k for k in range(3) if kick[k] != 0.0] if kick.ndim == 1 else []
     keep = (1.0 - float(params.damping)) ** dt  # velocity kept per substep
     max_step = float(params.max_speed) * dt
 
@@ -116,6 +117,7 @@ def step(
         free, partial = free.copy(), partial.copy()
         free[held_index] = partial[held_index] = False
     partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None]
+    any_partial = bool(partial.any())
     broken, face_torn_frame = ensure_tear_state(state, model)
     if held is not None or broken.any():
         families = _overridden(run.families, inv_mass, broken)
@@ -135,7 +137,7 @@ def step(
         np.subtract(x, previous, out=displacement)
         displacement *= keep
         if kick.ndim == 1:  # column by column: ~3x quicker than broadcasting a (3,) kick over rows
-            for k in range(3):
+            for k in kick_axes:  # gravity alone: only the vertical column
                 displacement[:, k] += kick[k]
         else:  # a per-vertex (N, 3) acceleration
             displacement += kick
@@ -163,7 +165,7 @@ def step(
         if isinstance(self_collision, FaceCollision):
             self_collision.undo_crossings(x, previous, inv_mass)  # the failsafe: nothing left crossed
 
-        if partial.any():
+        if any_partial:
             target = (target_start + (target_end - target_start) * t1)[partial]
             x[partial] += (target - x[partial]) * partial_fraction
 

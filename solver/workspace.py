@@ -15,7 +15,10 @@ import numpy as np
 class Workspace:
     def __init__(self, order: np.ndarray | None, n: int):
         self.order = order  # (N,) vertex at each layout slot; None: the vertex order itself
-        self.buffer = np.empty((3, n), np.float32)
+        # Zeros after the buffer: a strided batch's phantom pairs (pairs.chained_axis) may reach past the
+        # last row by up to a row; they only ever add 0 there.
+        self.storage = np.zeros(3 * n + n, np.float32)
+        self.buffer = self.storage[: 3 * n].reshape(3, n)
         self.start = np.empty_like(self.buffer)
         self._reference = 0 if order is None or n == 0 else int(order[0])
 

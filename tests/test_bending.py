@@ -138,20 +138,12 @@ def test_bending_stops_across_a_tear_and_holds_grabbed_vertices_still():
     assert np.array_equal(buffer[:, held], before[:, held]) and not np.array_equal(buffer, before)
 
 
-@pytest.mark.parametrize("scrambled", [False, True])
-def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scrambled):
-    """On a quad grid's workspace the path stencils run on strided views (solver/grid_bending.py):
-    one projection moves every vertex as the gathered stencils do, to float32 rounding, for a curved
-    rest shape (the quarter cylinder), any vertex order, with torn edges and with held vertices."""
+def _one_projection(monkeypatch, model, rest, switch: str, uses):
+    """moved(on, override): how one bending projection moves a shaken `rest` shape, with the module
+    flag `switch` of solver.bending set to `on` (asserting `uses(run) == on`), as is or with torn
+    edges ("torn") or held vertices ("held")."""
     from solver import bending
 
-    rest, _ = _panel(0.3, np.pi / 2)
-    _, quads = solver.grid(12, 12)
-    quads = np.asarray(quads)
-    if scrambled:
-        order = np.random.default_rng(1).permutation(len(rest))
-        rest, quads = rest[order], np.argsort(order)[quads]
-    model = solver.build_model(rest, quads)
     family = model.family("bending")
     n = len(rest)
     slots = model.layout.slot_of
@@ -161,11 +153,11 @@ def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scramb
     held = np.zeros(n, bool)
     held[::7] = True
 
-    def moved(strided, override=None):
-        monkeypatch.setattr(bending, "STRIDED_ON_GRIDS", strided)
+    def moved(on: bool, override=None):
+        monkeypatch.setattr(bending, switch, on)
         buffer = np.zeros((3, n), np.float32)
         run = family.prepare(model, solver.Params(), FRAME / 10, type("W", (), {"buffer": buffer})())
-        assert all((p.grid is not None) == strided for p in run.groups)  # a quad grid: paths only
+        assert uses(run) == on
         if override == "torn":
             run = run.overridden(model.inv_mass, broken)
         elif override == "held":
@@ -175,10 +167,53 @@ def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scramb
         run.project(buffer)
         return (buffer - before)[:, slots]
 
+    return moved
+
+
+def _projects_alike(moved) -> None:
     for override in (None, "torn", "held"):
-        gathered, strided = moved(False, override), moved(True, override)
-        assert np.abs(gathered).max() > 1e-4  # the shaken panel is bent
-        np.testing.assert_allclose(strided, gathered, rtol=0, atol=1e-6)
+        reference, fast = moved(False, override), moved(True, override)
+        assert np.abs(reference).max() > 1e-4  # the shaken shape is bent
+        np.testing.assert_allclose(fast, reference, rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("scrambled", [False, True])
+def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scrambled):
+    """On a quad grid's workspace the path stencils run on strided views (solver/grid_bending.py):
+    one projection moves every vertex as the gathered stencils do, to float32 rounding, for a curved
+    rest shape (the quarter cylinder), any vertex order, with torn edges and with held vertices."""
+    rest, _ = _panel(0.3, np.pi / 2)
+    _, quads = solver.grid(12, 12)
+    quads = np.asarray(quads)
+    if scrambled:
+        order = np.random.default_rng(1).permutation(len(rest))
+        rest, quads = rest[order], np.argsort(order)[quads]
+    model = solver.build_model(rest, quads)
+
+    def strided(run) -> bool:  # a quad grid: paths only, all strided or none
+        on = {p.grid is not None for p in run.groups}
+        assert len(on) == 1
+        return on.pop()
+
+    _projects_alike(_one_projection(monkeypatch, model, rest, "STRIDED_ON_GRIDS", strided))
+
+
+@pytest.mark.parametrize("kind", ["irregular", "fan", "half_cylinder"])
+def test_flat_stencils_as_one_sparse_operator_project_as_the_gathered_stencils(monkeypatch, kind):
+    """Flat stencils (zero rest curvature) run as one sparse operator (solver/linear_bending.py): one
+    projection moves every vertex as the per-stencil form does, to float32 rounding, on an irregular
+    triangle mesh, a fan disc (its centre in 128 stencils: the rows beyond the table) and a curved
+    rest shape (its flat stencils linear, the curved ones not), with torn edges and held vertices."""
+    if kind == "irregular":
+        rest, faces = meshes.jittered_grid(14, size=1.0)
+    elif kind == "fan":
+        rest, faces = meshes.fan_disc(64, 3, radius=0.5)
+    else:
+        rest, _ = _panel(0.3, np.pi / 2)
+        faces = meshes.triangulated(np.asarray(solver.grid(12, 12)[1]))  # flat diagonal hinges, curved others
+    model = solver.build_model(rest, faces)
+    moved = _one_projection(monkeypatch, model, rest, "LINEAR_FLAT_STENCILS", lambda run: run.linear is not None)
+    _projects_alike(moved)
 
 
 def test_a_mesh_whose_stencils_are_all_degenerate_steps_and_stays_finite():

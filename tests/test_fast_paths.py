@@ -5,6 +5,7 @@ import pytest
 from solver_scenes import hanging_cloth, run
 
 import solver
+from solver import meshes
 from solver.gridpath import detect_grid
 from solver.topology import BEND, build_constraints
 
@@ -214,6 +215,79 @@ def test_long_range_pairs_on_a_grid_are_its_rows_and_columns_as_strided_views():
     x = with_limits
     distance = np.linalg.norm(x[long_range.pairs[:, 0]] - x[long_range.pairs[:, 1]], axis=1)
     assert (distance <= long_range.rest * 1.05).all()
+
+
+@pytest.mark.parametrize("anti", [False, True])
+def test_long_range_diagonal_chains_of_a_triangulated_grid_are_strided_views_too(anti):
+    """Every quad split the same way: the diagonals are straight edge chains, so the long-range pairs
+    along them are k slots apart along the grid's diagonals (or anti-diagonals), and strided like its
+    rows and columns; every pair in exactly one batch of independent pairs, in any vertex order."""
+    n = 40
+    vertices, quads = solver.grid(n, n, size=2.0, height=1.5)
+    corners = [0, 1, 3] if anti else [0, 1, 2]
+    rest = [1, 2, 3] if anti else [0, 2, 3]
+    vertices, faces, order = _scrambled(vertices, np.concatenate([quads[:, corners], quads[:, rest]]))
+    model = solver.build_model(vertices, faces)
+    assert model.grid is not None
+    long_range = model.family("long_range")
+    assert all(b.view is not None for b in long_range.batches)
+    members = np.concatenate([b.member.ravel() for b in long_range.batches])
+    assert np.array_equal(np.sort(members), np.arange(len(long_range.pairs)))
+    for b in long_range.batches:
+        ends = np.stack([b.vertex_a.ravel(), b.vertex_b.ravel()])
+        assert len(np.unique(ends)) == ends.size
+        assert (np.sort(long_range.pairs[b.member.ravel()], axis=1) == np.sort(ends.T, axis=1)).all()
+    for k in (4, 16):  # rows, columns and one diagonal direction: (n - k) pairs along each of n rows and
+        assert (long_range.span == k).sum() == 2 * n * (n - k) + (n - k) ** 2  # columns, (n - k)² diagonals
+    x = _drape(model, frames=36)
+    distance = np.linalg.norm(x[long_range.pairs[:, 0]] - x[long_range.pairs[:, 1]], axis=1)
+    assert (distance <= long_range.rest * 1.05).all()
+
+
+@pytest.mark.parametrize(
+    ("cols", "rows", "triangulate"), [(24, 24, False), (24, 24, True), (30, 17, False), (18, 30, True)]
+)
+def test_phantom_pairs_that_chain_a_strided_colour_move_nothing(cols, rows, triangulate):
+    """A strided colour one pair short of its row's end is padded with a phantom pair per row (zero
+    coefficients), so its rows chain into one run (pairs.chained_axis): the sweep moves every vertex
+    exactly as on an unpadded buffer, torn and held too, and the workspace's padding stays zero."""
+    from solver.workspace import Workspace
+
+    vertices, quads = solver.grid(cols, rows, size=1.0)
+    faces = meshes.triangulated(quads) if triangulate else quads
+    model = solver.build_model(vertices, faces)
+    assert model.layout.grid is not None
+    n = model.vertex_count
+    shaken = vertices + np.random.default_rng(0).normal(0, 0.02, vertices.shape)
+    params = solver.Params(stretch_stiffness=1e3)
+    broken = np.zeros(len(model.constraints.pairs), bool)
+    broken[::37] = True
+    held = np.where(np.arange(n) % 11 == 0, 0.0, model.inv_mass)
+
+    def swept(padded: bool, override):
+        work = Workspace(model.layout.order, n)
+        if not padded:
+            work.buffer = np.zeros((3, n), np.float32)  # no room after it: no phantoms
+        families = [f.prepare(model, params, FRAME / 16, work, {}) for f in model.families]
+        families = [f for f in families if f is not None and f.__class__.__name__ == "PreparedPairs"]
+        chained = sum(co.pad is not None for f in families for co in f.coefficients)
+        if override == "torn":
+            families = [f.overridden(model.inv_mass, broken) for f in families]
+        elif override == "held":
+            families = [f.overridden(held, None) for f in families]
+        work.load(shaken)
+        before = work.buffer.copy()
+        for family in families:
+            family.project(work.buffer)
+        if padded:
+            assert not work.storage[3 * n :].any()
+        assert np.abs(work.buffer - before).max() > 1e-4  # the shaken cloth was pulled together
+        return work.buffer.copy(), chained
+
+    for override in (None, "torn", "held"):
+        (with_phantoms, chained), (without, none) = swept(True, override), swept(False, override)
+        assert chained >= 1 and none == 0
+        assert np.array_equal(with_phantoms, without)
 
 
 def test_vertices_squeezed_under_a_resting_sphere_slide_out_along_the_floor():

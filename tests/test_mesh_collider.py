@@ -133,6 +133,34 @@ def test_rising_bump_lifts_resting_cloth():
     assert state.positions[centre, 2] > 0.3  # lifted with the bump (0.4 m at its peak)
 
 
+def test_a_fast_deforming_sheet_carries_the_cloth_lying_on_it():
+    # The sheet's vertices (not a pose) rise 6 cm a frame, farther than the thickness, and tilt:
+    # every candidate triangle must be found where it will be during the frame, not where it ends.
+    n = 13
+    xs = np.linspace(-1, 1, n)
+    gx, gy = np.meshgrid(xs, xs)
+    quads = np.array(
+        [[i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j] for i in range(n - 1) for j in range(n - 1)]
+    )
+    tris = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]])
+    vertices, faces = solver.grid(16, 16, size=1.0, height=0.006)
+    model = solver.build_model(vertices, faces)
+
+    def height(f, x):
+        return 0.06 * f * (1.0 + 0.2 * x)
+
+    def shape(f):
+        return np.stack([gx.ravel(), gy.ravel(), height(f, gx.ravel())], 1)
+
+    def colliders(f):
+        return [solver.MeshCollider(shape(f + 1), tris, mesh_start=shape(f))]
+
+    for f, state in _run(model, colliders, 12):
+        x = state.positions
+        assert (x[:, 2] >= height(f + 1, x[:, 0]) + 0.004).all(), f"frame {f}: cloth below the sheet"
+    assert state.positions[:, 2].min() > 0.5  # carried up with it
+
+
 def test_cloth_rests_on_a_lower_cloth_and_never_passes_through():
     """The lower cloth's simulated shape is the upper cloth's (deforming) collider, one way."""
     lower_v, faces = solver.grid(20, 20, size=1.6, height=0.6)

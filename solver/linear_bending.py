@@ -1,0 +1,80 @@
+"""Flat bending stencils as one sparse operator: every vertex's Jacobi correction is Σ_j A_ij x_j.
+
+A stencil whose rest curvature is zero (every stencil of a flat rest shape) is linear in the
+positions: its curvature is v = Σ_k K_k x_k and its correction of vertex i is scaled_i v
+(`bending`). Summed over the stencils, vertex i moves by Σ_j A_ij x_j with constant
+A_ij = Σ_s scaled_is K_js over the stencils s holding both i and j: its neighbours within two
+rings, ~13 on a triangle mesh. So a sweep is one gather of those neighbours' positions from a
+padded (W, N) table and one multiply-sum, instead of gathering every stencil's vertices, projecting
+and gathering their contributions back (a triangulated 64² grid: 185 -> 90 us a sweep). The rows
+wider than the table (a fan's centre: 129 neighbours) are summed in float64 by a bincount.
+
+The same physics as the per-stencil form; only float32 rounding differs (the sums run in
+another order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .vectors import c_einsum
+
+
+class LinearStencils:
+    """The flat stencils of some groups as a padded table of (neighbour slot, coefficient) per slot."""
+
+    def __init__(self, groups, slot_of: np.ndarray, width: int):
+        """groups: (vertices (k, S), weights (k, S)) of the stencils; width: the workspace's N."""
+        n = width
+        pairs = []  # (row slot × N + column slot) of every (vertex i, vertex j) of every stencil
+        self.weights = []
+        for vertices, weights in groups:
+            slots = slot_of[vertices]
+            pairs.append((slots[:, None, :] * n + slots[None, :, :]).reshape(-1))
+            self.weights.append(np.asarray(weights, dtype=np.float64))
+        keys, inverse = np.unique(np.concatenate(pairs), return_inverse=True)
+        del pairs
+        # Kept to sum the coefficients again (a grab, a tear): 16 per hinge, int32 halves it (200k vertices: 38 MB).
+        self.inverse = inverse.astype(np.int32) if len(inverse) and inverse.max() < 2**31 else inverse
+        row, column = np.divmod(keys, n)
+        count = np.bincount(row, minlength=n)
+        first = np.zeros(n, dtype=np.int64)
+        np.cumsum(count[:-1], out=first[1:])
+        rank = np.arange(len(keys)) - first[row]  # keys are sorted by row, then column
+        used = count[count > 0]
+        self.table_width = w = int(np.percentile(used, 95)) if len(used) else 0
+        inside = rank < w
+        self.entries = len(keys)
+        self.at = rank[inside] * n + row[inside]  # each entry's place in the (W, N) table
+        self.inside = inside
+        table = np.tile(np.arange(n), (w, 1))  # padding: the row's own slot, coefficient 0
+        table[rank[inside], row[inside]] = column[inside]
+        self.flat = (table[None] + n * np.arange(3)[:, None, None]).reshape(-1)  # into the flat (3, N) buffer
+        self.gathered = np.empty((3, w, n), np.float32)
+        self.delta = np.empty((3, n), np.float32)
+        # Rows wider than the table: (row, column) pairs summed by a bincount over (coordinate, row).
+        extra_rows, self.extra_rows_index = np.unique(row[~inside], return_inverse=True)
+        self.extra_flat_rows = (extra_rows[None, :] + n * np.arange(3)[:, None]).reshape(-1)
+        self.extra_flat = (column[~inside][None, :] + n * np.arange(3)[:, None]).reshape(-1)
+        self.extra_bins = (self.extra_rows_index[None, :] + len(extra_rows) * np.arange(3)[:, None]).reshape(-1)
+        self.width = n
+
+    def coefficients(self, scaled) -> tuple[np.ndarray, np.ndarray]:
+        """The (W, N) float32 table of A and the float64 A of the entries beyond it, from each group's
+        (k, S) float64 scaled weights (`bending`: -w_i K_i / (Σ w_j n_j K_j² + α~), 0 where off)."""
+        products = [(s[:, None, :] * w[None, :, :]).reshape(-1) for s, w in zip(scaled, self.weights)]
+        a = np.bincount(self.inverse, weights=np.concatenate(products), minlength=self.entries)
+        table = np.zeros(self.table_width * self.width, np.float32)
+        table[self.at] = a[self.inside]
+        return table.reshape(self.table_width, self.width), np.tile(a[~self.inside], 3)
+
+    def correction(self, flat_buffer: np.ndarray, table: np.ndarray, extra: np.ndarray) -> np.ndarray:
+        """(3, N) Σ_j A_ij x_j of the positions in the flat (3, N) buffer (read only)."""
+        flat_buffer.take(self.flat, out=self.gathered.reshape(-1), mode="clip")
+        c_einsum("rwn,wn->rn", self.gathered, table, out=self.delta)
+        if len(extra):
+            moved = np.bincount(
+                self.extra_bins, weights=flat_buffer[self.extra_flat] * extra, minlength=len(self.extra_flat_rows)
+            )
+            self.delta.reshape(-1)[self.extra_flat_rows] += moved.astype(np.float32)
+        return self.delta
