@@ -676,6 +676,19 @@ def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat:
     rows = np.flatnonzero(_flipped(separation0, separation1, flat))
     if len(rows) == 0:
         return out
+    # Lines turning through parallel flip too: skip the pairs whose segments stayed apart (a point
+    # of one moves relative to a point of the other by at most the largest relative corner motion).
+    then = [_columns(previous, ends[rows, k]) for k in range(4)]
+    now = [_columns(x, ends[rows, k]) for k in range(4)]
+    relative = np.zeros(len(rows))
+    for i in (0, 1):
+        for j in (2, 3):
+            step = (now[i] - then[i]) - (now[j] - then[j])
+            np.maximum(relative, dot(step, step), out=relative)
+    apart = _segment_distances(then) + _segment_distances(now) > np.sqrt(relative) + 2.0 * flat
+    rows = rows[~apart]
+    if len(rows) == 0:
+        return out
     ends = ends[rows]
     moments = _crossing_moments(previous, x, ends, np.abs(separation1[rows]) <= flat)
     for tau in moments:
@@ -683,6 +696,14 @@ def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat:
         if len(some):
             out[rows[some]] |= _edges_meet(_at(previous, x, ends[some], tau[some]), flat)
     return out
+
+
+def _segment_distances(points: list[np.ndarray]) -> np.ndarray:
+    """Distances between segments AB and CD (points: A, B, C, D, each (3, n))."""
+    A, B, C, D = points
+    s, t = segment_closest(A, B, C, D)
+    gap = (A + (B - A) * s) - (C + (D - C) * t)
+    return np.sqrt(dot(gap, gap))
 
 
 def _respond(x, inv_mass, ends, coefficient, direction, depth, slip, gap: float, friction: float) -> None:

@@ -138,11 +138,11 @@ _SAMPLES = (1.0 / 3.0, 2.0 / 3.0, 1.0)
 _TO_COEFFICIENTS = np.linalg.inv(np.array([[t**3, t**2, t] for t in _SAMPLES]))
 
 
-def cubic_roots(f0, f1, f2, f3, steps: int = 30):
+def cubic_roots(f0, f1, f2, f3, steps: int = 16):
     """Roots in [0, 1] of the cubics through (0, f0), (1/3, f1), (2/3, f2), (1, f3), all (n,): e.g.
     the moments four points moving on straight lines are coplanar (their signed volume is cubic in
     time). Returns (3, n) times, NaN where there is none: one per stretch between the turning
-    points, found by bisection where the cubic changes sign (or ends at zero) over it."""
+    points where the cubic changes sign (or ends at zero), by bisection, then a secant step."""
     a, b, c = _TO_COEFFICIENTS @ np.stack([f1 - f0, f2 - f0, f3 - f0])
 
     def value(t):
@@ -162,7 +162,9 @@ def cubic_roots(f0, f1, f2, f3, steps: int = 30):
         middle = 0.5 * (low + high)
         f_middle = value(middle)
         left = f_low * f_middle <= 0.0
-        high = np.where(left, middle, high)
-        low = np.where(left, low, middle)
-        f_low = np.where(left, f_low, f_middle)
-    return np.where(found, 0.5 * (low + high), np.nan)
+        high, f_high = np.where(left, middle, high), np.where(left, f_middle, f_high)
+        low, f_low = np.where(left, low, middle), np.where(left, f_low, f_middle)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        secant = low - f_low * (high - low) / (f_high - f_low)
+    root = np.where(np.isfinite(secant) & (secant >= low) & (secant <= high), secant, 0.5 * (low + high))
+    return np.where(found, root, np.nan)
