@@ -428,8 +428,16 @@ class FaceCollision:
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
             drift = squared_distances(x, found) > 0.25 * self.gap * self.gap
-            if drift.any():
-                self._query(x, previous, column_mean(x), column_mean(previous), drift)
+            count = int(np.count_nonzero(drift))
+            if count:
+                mean, mean0 = column_mean(x), column_mean(previous)
+                # All pairs when that is a quarter of the cloth or more (as `refresh`), or when a drifted
+                # vertex's new ball would dwarf the grid's cells (a partial query keeps the others'
+                # balls: its cost would explode).
+                pad = 0.5 * np.sqrt(squared_distances(x, previous, mean - mean0)[drift].max())
+                dwarfs = pad > 16.0 * (self.gap + self.skin + float(self.pad.max()))
+                full = 4 * count >= len(x) or dwarfs
+                self._query(x, previous, mean, mean0, None if full else drift)
                 found[drift] = x[drift]
                 vt, ee = self._failsafe_rows(len(x))
                 stale = True
