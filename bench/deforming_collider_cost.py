@@ -9,7 +9,8 @@ gives an armature-, shape-key- or modifier-deformed mesh):
   travelling round it, none at the poles); the 2 m 64² cloth falls onto it.
 - bump: a 2 m 64² ground grid with a 0.35 m Gaussian bump rising under the 64² cloth resting on it.
 
-Each frame is stepped with the collider and the floor, then (interleaved) the same cloth with the
+Each frame the collider is made from the two shapes and stepped with the floor (both timed, as the
+add-on does both every frame), then (interleaved) the same cloth with the
 floor alone; CPU time (process time), median over the frames, best of the rounds. "inside" is the
 deepest any cloth vertex lies on the wrong side of the collider's end-of-frame triangles, at any
 frame (closed shapes: inside the volume; the open ground: below it).
@@ -140,8 +141,8 @@ def run(scene: str, frames: int, rounds: int, profiler=None):
         t_with, t_alone = [], []
         for frame in range(frames):
             start, end = pose(rest_collider, frame), pose(rest_collider, frame + 1)
-            collider = solver.MeshCollider(end, triangles, mesh_start=start)
             began = time.process_time()
+            collider = solver.MeshCollider(end, triangles, mesh_start=start)  # as the add-on makes it each frame
             if profiler is None:
                 solver.step(model, state, params, 1 / FPS, [collider, floor])
             else:

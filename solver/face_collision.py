@@ -27,7 +27,8 @@ Each vertex has an anchor (the middle of its substep's path at its last query, l
 mean) and a pad (half that path); pairs within gap + skin + both pads at the anchors are listed,
 and a vertex whose substep start or end strays more than skin / 2 + its pad from its anchor is
 queried again. That holds every pair that comes within the gap at any moment of a substep, so
-the continuous check needs nothing else. Only the pairs of re-queried vertices are found again.
+the continuous check needs nothing else. Only the pairs of re-queried vertices are found again,
+in the grids kept from the last full query (only the boxes that changed since are binned again).
 Under violent motion (a cloth landing: no skin lasts a substep) there is no skin and no list:
 each substep finds the pairs within gap + half their vertices' largest relative motion at the
 middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
@@ -128,7 +129,9 @@ class FaceCollision:
         self.model = model
         self.gap = float(gap)
         self.adaptive = skin is None
-        self.skin = self.gap if skin is None else float(skin)
+        # Adaptive: from a quarter gap. A full gap lists the flat cloth's own two-ring wherever edges are
+        # not much longer than the gap (128² 2 m sheet: 670 k pairs, 7 s a frame of free fall).
+        self.skin = 0.25 * self.gap if skin is None else float(skin)
         # Pairs closer than this at rest never collide: the cloth between them is shorter than the
         # tightest fold that holds two layers a gap apart (a half circle, pi / 2 x the gap).
         self.reach = 1.5 * self.gap
@@ -148,6 +151,12 @@ class FaceCollision:
         self.undone = 0  # vertices `undo_crossings` sent back, in all
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
+        # The triangle and edge grids are kept from the last full query; a partial query looks up only the
+        # primitives of re-queried vertices in them, and binns afresh only the primitives whose boxes changed
+        # since (a vertex in `changed`), in `stale_grid`.
+        self.stale_grid = TriangleGrid()
+        self.changed = np.zeros(n, dtype=bool)  # vertices whose box changed since the grids were built
+        self.grid_alive = _EMPTY  # the triangles binned in triangle_grid
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
@@ -233,11 +242,15 @@ class FaceCollision:
                 self._ball_boxes()
             self.p, self.t = self._vertex_triangle_candidates()
             self.e, self.f = self._edge_edge_candidates()
+            self.changed[:] = False
             return
         index = np.flatnonzero(moved)
         self.anchor[index] = middle[index]
         self.pad[index] = pad[index]
         self._ball_boxes()
+        self.changed |= moved
+        if 2 * np.count_nonzero(self.changed) > len(moved):  # the kept grids are mostly stale: bin afresh
+            self._rebin()
         tri, edges = self.triangles, self.edges
         old = ~(moved[self.p] | moved[tri[self.t]].any(axis=1))
         p, t = self._vertex_triangle_candidates(moved)
@@ -255,6 +268,15 @@ class FaceCollision:
         assert self.anchor is not None
         margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
         self.low, self.high = self.anchor - margin, self.anchor + margin
+
+    def _rebin(self) -> None:
+        """Bin every (alive) triangle's and edge's current box in the kept grids: none is stale now."""
+        alive = self.grid_alive
+        low, high = _spans(self.low, self.high, self.triangles[alive])
+        self.triangle_grid.build_boxes(low, high)
+        if len(self.edges) >= 2:
+            self.edge_grid.build_boxes(*_spans(self.low, self.high, self.edges))
+        self.changed[:] = False
 
     def _limits(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """How close at the anchors pairs of primitives (vertex rows first (K, m), second (K, l)) must
@@ -274,20 +296,27 @@ class FaceCollision:
         if len(tri) == 0:
             return _EMPTY, _EMPTY
         low, high = _spans(self.low, self.high, tri)
-        alive = np.arange(len(tri)) if self.active is None else np.flatnonzero(self.active)
-        grid = self.triangle_grid.build_boxes(low[alive], high[alive])
         if moved is None:
-            p, t = grid.query_boxes(self.low, self.high)
+            alive = self.grid_alive = np.arange(len(tri)) if self.active is None else np.flatnonzero(self.active)
+            p, t = self.triangle_grid.build_boxes(low[alive], high[alive]).query_boxes(self.low, self.high)
             t = alive[t]
         else:
-            # The moved vertices against every triangle, and the triangles with a moved corner against every vertex.
+            # The moved vertices against every triangle: in the kept grid those whose box has not changed
+            # since it was built, the others binned afresh; and the triangles with a moved corner against
+            # every vertex.
+            alive = self.grid_alive
             who = np.flatnonzero(moved)
-            p, t = grid.query_boxes(self.low[who], self.high[who])
+            stale = self.changed[tri].any(axis=1)
+            p, t = self.triangle_grid.query_boxes(self.low[who], self.high[who])
             p, t = who[p], alive[t]
+            kept = ~stale[t]
+            p, t = p[kept], t[kept]
+            redone = alive[stale[alive]]
+            p2, t2 = self.stale_grid.build_boxes(low[redone], high[redone]).query_boxes(self.low[who], self.high[who])
             touched = alive[moved[tri[alive]].any(axis=1)]
-            points = self.point_grid.build_boxes(self.low, self.high)
-            t2, p2 = points.query_boxes(low[touched], high[touched])
-            p, t = np.concatenate([p, p2]), np.concatenate([t, touched[t2]])
+            p3, t3 = self.point_grid.build_boxes(low[touched], high[touched]).query_boxes(self.low, self.high)
+            p = np.concatenate([p, who[p2], p3])
+            t = np.concatenate([t, redone[t2], touched[t3]])
         keep = (tri[t] != p[:, None]).all(axis=1)
         p, t = p[keep], t[keep]
         limit = self._limits(p[:, None], tri[t])
@@ -308,13 +337,19 @@ class FaceCollision:
         if len(edges) < 2:
             return _EMPTY, _EMPTY
         low, high = _spans(self.low, self.high, edges)
-        grid = self.edge_grid.build_boxes(low, high)
         if moved is None:
-            e, f = grid.query_boxes(low, high, below=True)  # each pair once, e < f
+            e, f = self.edge_grid.build_boxes(low, high).query_boxes(low, high, below=True)  # each pair once, e < f
         else:
+            # The edges with a moved end against every edge: the kept grid for those whose box has not
+            # changed since it was built, the others binned afresh.
             who = np.flatnonzero(moved[edges].any(axis=1))
-            e, f = grid.query_boxes(low[who], high[who])
-            e = who[e]
+            stale = self.changed[edges].any(axis=1)
+            e, f = self.edge_grid.query_boxes(low[who], high[who])
+            kept = ~stale[f]
+            e, f = e[kept], f[kept]
+            redone = np.flatnonzero(stale)
+            e2, f2 = self.stale_grid.build_boxes(low[redone], high[redone]).query_boxes(low[who], high[who])
+            e, f = who[np.concatenate([e, e2])], np.concatenate([f, redone[f2]])
             asked = np.zeros(len(edges), dtype=bool)
             asked[who] = True
             keep = (e < f) | ~asked[f]  # a pair of two moved edges is found from both: keep one

@@ -21,6 +21,7 @@ creases settle, then Coulomb friction on the motion relative to the surface.
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import numpy as np
@@ -288,23 +289,32 @@ def _gather(rows: np.ndarray, tri: np.ndarray) -> np.ndarray:
 
 
 def _outward(triangles: np.ndarray, vertex_count: int, a, b, c) -> int:
-    """+1 / -1: the triangles close a volume and their normals point out / in; 0: not closed.
-
-    Closed and consistently wound: every directed edge appears once and its reverse once.
-    """
-    if len(triangles) < 4:
-        return 0
-    heads = triangles.ravel()
-    tails = triangles[:, [1, 2, 0]].ravel()
-    edges = np.sort(heads * vertex_count + tails)
-    if len(edges) > 1 and (np.diff(edges) == 0).any():
-        return 0
-    reverse = tails * vertex_count + heads
-    at = np.minimum(np.searchsorted(edges, reverse), len(edges) - 1)
-    if not (edges[at] == reverse).all():
+    """+1 / -1: the triangles close a volume and their normals point out / in; 0: not closed."""
+    if not _closed(triangles, vertex_count):
         return 0
     volume = float(dot(a, cross(b, c)).sum())  # six times the signed volume
     return 0 if volume == 0.0 else (1 if volume > 0.0 else -1)
+
+
+_CLOSED: dict[tuple[int, int, bytes], bool] = {}  # the last few meshes' answers (a deforming one asks every frame)
+
+
+def _closed(triangles: np.ndarray, vertex_count: int) -> bool:
+    """Closed and consistently wound: every directed edge appears once and its reverse once."""
+    if len(triangles) < 4:
+        return False
+    key = (vertex_count, len(triangles), hashlib.blake2b(np.ascontiguousarray(triangles).data, digest_size=16).digest())
+    if key not in _CLOSED:
+        heads = triangles.ravel()
+        tails = triangles[:, [1, 2, 0]].ravel()
+        edges = np.sort(heads * vertex_count + tails)
+        reverse = tails * vertex_count + heads
+        at = np.minimum(np.searchsorted(edges, reverse), len(edges) - 1)
+        unique = len(edges) < 2 or not (np.diff(edges) == 0).any()
+        if len(_CLOSED) >= 8:
+            _CLOSED.pop(next(iter(_CLOSED)))
+        _CLOSED[key] = bool(unique and (edges[at] == reverse).all())
+    return _CLOSED[key]
 
 
 def _rotation_between(r0: np.ndarray, r1: np.ndarray, t: float) -> np.ndarray:
@@ -372,14 +382,9 @@ class MeshCollider:
 
     def __init__(self, mesh, triangles=None, *, mesh_start=None, pose=None, pose_start=None, friction=None, offset=0.0):
         self.mesh = mesh if isinstance(mesh, TriangleMesh) else TriangleMesh(mesh, triangles)
-        if mesh_start is not None and not isinstance(mesh_start, TriangleMesh):
-            mesh_start = np.asarray(mesh_start, dtype=np.float64).reshape(-1, 3)
-            if mesh_start.shape != self.mesh.vertices.shape:
-                raise ValueError("mesh_start must have the same vertices as mesh")
-            mesh_start = TriangleMesh(mesh_start, self.mesh.triangles, drop_degenerate=False)
-        if mesh_start is not None and pose is not None:
+        self.deforming = mesh_start is not None
+        if self.deforming and pose is not None:
             raise ValueError("give a deforming collider's shapes in world space, without a pose")
-        self.mesh_start = mesh_start
         self.pose: tuple[np.ndarray, np.ndarray] | None = None if pose is None else _rigid(pose)
         self.pose_start: tuple[np.ndarray, np.ndarray] | None = self.pose if pose_start is None else _rigid(pose_start)
         if pose is None and pose_start is not None:
@@ -388,8 +393,8 @@ class MeshCollider:
         self.offset = float(offset)
         self._deform_grid: TriangleGrid | None = None
         self._deform_candidates: list[_Candidates] = []  # this frame's only: bounds hold for its motion
-        if mesh_start is not None:
-            start = [mesh_start.a, mesh_start.b, mesh_start.c]
+        if self.deforming:
+            start = self._start_corners(mesh_start)
             velocity = [e - s for e, s in zip((self.mesh.a, self.mesh.b, self.mesh.c), start, strict=True)]
             # Each triangle's corners at the frame's start and their motion over it, one row per triangle
             # (one gather per pair, see `_gather`), and how far any corner moves: a triangle stays within
@@ -400,6 +405,16 @@ class MeshCollider:
 
     # ------------------------------------------------------------------ frames and triangles
 
+    def _start_corners(self, mesh_start) -> list[np.ndarray]:
+        """The corners (three (3, T)) of the end shape's triangles at the frame's start: from a
+        TriangleMesh made on `self.mesh.triangles`, or from the start's vertices (no mesh built)."""
+        if isinstance(mesh_start, TriangleMesh):
+            return [mesh_start.a, mesh_start.b, mesh_start.c]
+        vertices = np.asarray(mesh_start, dtype=np.float64).reshape(-1, 3)
+        if vertices.shape != self.mesh.vertices.shape:
+            raise ValueError("mesh_start must have the same vertices as mesh")
+        return [_columns(np.take(vertices, self.mesh.triangles[:, k], axis=0)) for k in range(3)]
+
     def _pose_at(self, t: float):
         if self.pose is None or self.pose_start is None:
             return None
@@ -409,7 +424,7 @@ class MeshCollider:
         return _rotation_between(r0, r1, t), o0 + (o1 - o0) * t
 
     def _grid(self, gap: float) -> TriangleGrid:
-        if self.mesh_start is None:
+        if not self.deforming:
             return self.mesh.grid()
         if self._deform_grid is None:  # once per frame: each end triangle grown by its own motion
             self._deform_grid = TriangleGrid().build(self.mesh.vertices, self.mesh.triangles, self._motion)
@@ -417,7 +432,7 @@ class MeshCollider:
 
     def _corners(self, tri: np.ndarray, t: float):
         """Triangle corners (three (3, P)) at time t, and (for deforming meshes) their motion per unit time."""
-        if self.mesh_start is None:
+        if not self.deforming:
             return [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)], None
         rows = _gather(self._corner_rows, tri)
         rows[0:9] += rows[9:18] * t  # the corners at time t, in place of the start ones
@@ -461,7 +476,7 @@ class MeshCollider:
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
-        rigid = self.mesh_start is None
+        rigid = not self.deforming
         kept = self.mesh.candidates if rigid else self._deform_candidates
         for cache in kept:
             if cache.vertex_count == n and cache.gap == gap:
@@ -497,7 +512,7 @@ class MeshCollider:
         dt = t1 - t0
         all_q, all_tri = q, tri
         for _ in range(_PASSES):
-            if self.mesh_start is None:
+            if not self.deforming:
                 hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu)
             else:
                 pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
@@ -536,6 +551,14 @@ class MeshCollider:
         use = np.flatnonzero(np.take(moved, q))
         q, tri = np.take(q, use), np.take(tri, use)
         start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        if not self.deforming:  # only paths that reach the other side of a triangle's plane can cross it
+            data = _gather(self.mesh.fast_rows, tri)
+            h0 = _heights(data, start)
+            across = np.flatnonzero((h0 * _heights(data, end) <= 0.0) & (h0 * self.mesh.outward >= 0.0))
+            if len(across) == 0:  # (resting cloth: none)
+                return q[:0]
+            q, tri = np.take(q, across), np.take(tri, across)
+            start, end = np.take(start, across, axis=1), np.take(end, across, axis=1)
         (a, b, c), velocity = self._corners(tri, t1)
         if velocity is not None:  # the path relative to the moving triangle
             start = start + (velocity[0] + velocity[1] + velocity[2]) * (dt / 3.0)

@@ -1,6 +1,8 @@
 """Face-based self-collision (solver/face_collision.py): vertex–triangle and edge–edge contacts,
 the continuous crossing check, exclusions and weighting, on hand-made configurations."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -375,3 +377,32 @@ def test_switching_faces_off_and_on_switches_the_engine():
         solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
         kinds.append(type(state.scratch["self_collision"]).__name__)
     assert kinds == ["FaceCollision", "SelfCollision", "FaceCollision"]
+
+
+def test_partial_queries_find_what_binning_every_box_afresh_finds():
+    """A partial query looks re-queried primitives up in the grids kept from the last full query and
+    bins afresh only the boxes that changed since: it must list the same pairs as binning them all."""
+    vertices, quads = solver.grid(14, 14, size=1.0, height=0.6)
+    model = solver.build_model(vertices, quads)
+    params = solver.Params(self_collision=True, bend_stiffness=0.1, friction=0.5)
+    colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
+    state = model.initial_state()
+    collision = FaceCollision.install(state, model, params)
+    query = collision._query
+    partial = []
+
+    def checking_query(x, previous, mean, mean0, moved=None):
+        if moved is None or collision.anchor is None:
+            return query(x, previous, mean, mean0, moved)
+        twin = copy.deepcopy(collision)
+        query(x, previous, mean, mean0, moved)
+        twin.changed[:] = True  # every box stale: all of them binned afresh
+        FaceCollision._query(twin, x, previous, mean, mean0, moved)
+        assert set(zip(collision.p.tolist(), collision.t.tolist())) == set(zip(twin.p.tolist(), twin.t.tolist()))
+        assert set(zip(collision.e.tolist(), collision.f.tolist())) == set(zip(twin.e.tolist(), twin.f.tolist()))
+        partial.append(int(np.count_nonzero(collision.changed)))
+
+    collision._query = checking_query
+    for _ in range(30):
+        solver.step(model, state, params, 1 / 24, colliders)
+    assert len(partial) > 20 and max(partial) > 0  # partial queries did meet stale boxes
