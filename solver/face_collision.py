@@ -412,7 +412,7 @@ class FaceCollision:
         must not pass through each other either (sheared slivers, jittered diagonals); the failsafe
         checks them where the cloth is crumpled."""
         rest, tri, edges = self.model.rest_positions, self.triangles, self.edges
-        if len(tri) == 0:
+        if len(tri) == 0 or self.reach < 1e-6:  # below a micrometre nothing is near but coincident points
             return np.zeros((0, 4), dtype=np.int64), _EMPTY, np.zeros((0, 4), dtype=np.int64)
         low, high = rest - 0.5 * self.reach, rest + 0.5 * self.reach
         p, t = TriangleGrid().build_boxes(*_spans(low, high, tri)).query_boxes(low, high)
