@@ -7,6 +7,7 @@ result here is (3, n) (use `colliders.gather_columns` to gather rows into that l
   coordinates and region (face, edge or vertex: Ericson, *Real-Time Collision Detection* 5.1.5).
 - `segment_crossings`: where each segment p0 -> p1 passes through its triangle's interior.
 - `segment_closest`: the closest points of two segments (edge-edge proximity).
+- `cubic_roots`: the roots in [0, 1] of cubics given by four samples (when four moving points are coplanar).
 
 A continuous test against a MOVING triangle is done by the caller in the triangle's frame: move
 the segment's start by the triangle's motion at the contact (exact for a translating triangle,
