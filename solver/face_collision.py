@@ -13,7 +13,10 @@ that crossed a triangle during the substep (its side of the plane changed and th
 taken in the triangle's frame, pierces the face), or two edges that passed through each other
 (their tetrahedron changed orientation where, to first order, they met inside both), are pushed
 back to the side they came from: the continuous check that keeps fast folds from tunnelling with
-no speed limit.
+no speed limit. After the substep's last pass (and the colliders), `undo_crossings` sends whatever
+is still crossed back to where it was at the substep's start, with the face or edge it crossed:
+a layer squeezed between the floor and the layers above it, or a flap landing faster than the gap
+per substep, would otherwise stay through the layer below for good.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
 shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
@@ -38,7 +41,7 @@ import numpy as np
 
 from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
-from .triangles import FACE, closest_points, cross, dot, segment_closest, segment_crossings
+from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
 from .vectors import column_mean, squared_distances, translated
 
 
@@ -145,6 +148,8 @@ class FaceCollision:
         self.low = self.high = np.zeros((n, 3))  # each vertex's box (see _query)
         self.age = 0  # substeps since the last full query
         self.rebuilds = 0
+        self.undone = 0  # vertices `undo_crossings` sent back, in all
+        self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         # The triangle and edge grids are kept from the last full query; a partial query looks up only the
         # primitives of re-queried vertices in them, and binns afresh only the primitives whose boxes changed
@@ -153,6 +158,9 @@ class FaceCollision:
         self.changed = np.zeros(n, dtype=bool)  # vertices whose box changed since the grids were built
         self.grid_alive = _EMPTY  # the triangles binned in triangle_grid
         self.sewn = _across_seams(model, self.edges)
+        # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
+        self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
+        self.near_vt_rows, self.near_ee_rows = _rows_by_vertex(self.near_vt, n), _rows_by_vertex(self.near_ee, n)
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -387,6 +395,7 @@ class FaceCollision:
         previous = x if previous is None else previous
         if refresh:
             self.refresh(x, previous)
+            self.found_at = x.copy()  # where the candidates were found: see undo_crossings
         first = 0
         for round_ in range(self.rounds):
             for find in (self._vertex_triangle, self._edge_edge):
@@ -396,6 +405,95 @@ class FaceCollision:
                     _respond(x, inv_mass, ends, coefficient, direction, depth, slip, self.gap, friction)
                     first += ends.shape[1] if round_ == 0 else 0
         return first
+
+    def _near_at_rest(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vertex, a, b, c) rows and their triangles, and (a, b, c, d) rows, of the pairs sharing no
+        vertex but closer than `reach` at rest: too close to hold a gap apart (no contacts), yet they
+        must not pass through each other either (sheared slivers, jittered diagonals); the failsafe
+        checks them where the cloth is crumpled."""
+        rest, tri, edges = self.model.rest_positions, self.triangles, self.edges
+        if len(tri) == 0 or self.reach < 1e-6:  # below a micrometre nothing is near but coincident points
+            return np.zeros((0, 4), dtype=np.int64), _EMPTY, np.zeros((0, 4), dtype=np.int64)
+        low, high = rest - 0.5 * self.reach, rest + 0.5 * self.reach
+        p, t = TriangleGrid().build_boxes(*_spans(low, high, tri)).query_boxes(low, high)
+        keep = (tri[t] != p[:, None]).all(axis=1)
+        p, t = p[keep], t[keep]
+        near = self._distance2(rest, p, t) < self.reach * self.reach
+        p, t = p[near], t[near]
+        vt = np.concatenate([p[:, None], tri[t]], axis=1)
+        edge_low, edge_high = _spans(low, high, edges)
+        e, f = TriangleGrid().build_boxes(edge_low, edge_high).query_boxes(edge_low, edge_high, below=True)
+        keep = (edges[e][:, :, None] != edges[f][:, None, :]).all(axis=(1, 2))
+        e, f = e[keep], f[keep]
+        near = self._edge_distance2(rest, e, f) < self.reach * self.reach
+        return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
+
+    def _failsafe_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the candidates, and the pairs
+        near at rest where the cloth is crumpled (around a candidate pair)."""
+        tri, edges = self.triangles[self.t], self.edges
+        vt = np.concatenate([self.p[:, None], tri], axis=1)
+        ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)
+        if len(self.near_vt) or len(self.near_ee):
+            busy = np.zeros(n, dtype=bool)
+            busy[vt.ravel()] = True
+            busy[ee.ravel()] = True
+            busy = np.flatnonzero(busy)
+            rows = _rows_touching(self.near_vt_rows, busy)
+            if self.active is not None:
+                rows = rows[self.active[self.near_triangles[rows]]]
+            vt = np.concatenate([vt, self.near_vt[rows]])
+            ee = np.concatenate([ee, self.near_ee[_rows_touching(self.near_ee_rows, busy)]])
+        return vt, ee
+
+    def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
+        """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
+        still crossed (a vertex now on the other side of a triangle it passed through, two edges that
+        passed through each other, exact continuous tests on the straight paths from `previous`; a
+        vertex ending in the plane of a face it is over counts) back to their substep start, with the
+        corners of the face or edge they crossed, until none is left (the last resort of impact zones,
+        Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
+        Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back."""
+        found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
+        flat = 1e-6 * self.gap  # nearer a plane than this is in it
+        back = np.zeros(len(x), dtype=bool)
+        vt, ee = self._failsafe_rows(len(x))
+        stale = True  # the rows' start sides are to be found
+        for _ in range(rounds):
+            # Vertices more than half a gap from where the candidates were found (moved by the passes,
+            # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
+            drift = squared_distances(x, found) > 0.25 * self.gap * self.gap
+            count = int(np.count_nonzero(drift))
+            if count:
+                mean, mean0 = column_mean(x), column_mean(previous)
+                # All pairs when that is a quarter of the cloth or more (as `refresh`), or when a drifted
+                # vertex's new ball would dwarf the grid's cells (a partial query keeps the others'
+                # balls: its cost would explode).
+                pad = 0.5 * np.sqrt(squared_distances(x, previous, mean - mean0)[drift].max())
+                dwarfs = pad > 16.0 * (self.gap + self.skin + float(self.pad.max()))
+                full = 4 * count >= len(x) or dwarfs
+                self._query(x, previous, mean, mean0, None if full else drift)
+                found[drift] = x[drift]
+                vt, ee = self._failsafe_rows(len(x))
+                stale = True
+            if stale:
+                stale = False
+                vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
+                vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
+            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat)]
+            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat)]
+            involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
+            involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
+            if len(involved) == 0:
+                break
+            x[involved] = previous[involved]
+            back[involved] = True
+            # Only pairs with a vertex just sent back can have changed.
+            vt_rows = np.flatnonzero(back[vt].any(axis=1))
+            ee_rows = np.flatnonzero(back[ee].any(axis=1))
+        count = int(np.count_nonzero(back))
+        self.undone += count
+        return count
 
     def _vertex_triangle(self, x: np.ndarray, previous: np.ndarray):
         """Vertex–triangle contacts: (ends (4, K), coefficients (4, K), direction (3, K), depth (K,),
@@ -491,6 +589,164 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+def _rows_by_vertex(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(start (n + 1,), row indices) listing, for each vertex, the rows (K, m) it appears in."""
+    vertex = rows.ravel()
+    order = np.argsort(vertex, kind="stable")
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(vertex, minlength=n), out=start[1:])
+    return start, order // max(rows.shape[1], 1)
+
+
+def _rows_touching(index: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:
+    """The rows (sorted, each once) of a `_rows_by_vertex` index that hold any of `vertices`."""
+    start, rows = index
+    if len(rows) == 0 or len(vertices) == 0:
+        return _EMPTY
+    first, count = start[vertices], start[vertices + 1] - start[vertices]
+    slots = np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())
+    return np.unique(rows[slots])
+
+
+def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Signed distances of vertices from their triangles' planes, rows (vertex, a, b, c) of `ends`."""
+    P, A, B, C = (_columns(x, ends[:, k]) for k in range(4))
+    normal = cross(B - A, C - A)
+    return dot(normal, P - A) / np.maximum(np.sqrt(dot(normal, normal)), 1e-300)
+
+
+def _separations(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Signed distances between the lines of edge pairs, rows (a, b, c, d) of `ends`: which way ab
+    passes cd (the sign of the tetrahedron's volume)."""
+    A, B, C, D = (_columns(x, ends[:, k]) for k in range(4))
+    normal = cross(B - A, D - C)
+    return dot(normal, C - A) / np.maximum(np.sqrt(dot(normal, normal)), 1e-300)
+
+
+def _flipped(before: np.ndarray, after: np.ndarray, flat: float) -> np.ndarray:
+    """Rows that started clearly on one side (farther than `flat`) and ended in the plane or past it.
+    Ending *in* the plane counts: layers a floor flattened into one plane are as good as crossed."""
+    return (np.abs(before) > flat) & (after * np.sign(before) <= flat)
+
+
+def _crossing_moments(previous, x, ends: np.ndarray, ended_flat: np.ndarray) -> np.ndarray:
+    """(3, K) moments in the substep (NaN: none) when the four points of each row of `ends` (K, 4),
+    moving on straight lines from `previous` to `x`, are coplanar (exact continuous collision:
+    the tetrahedron's volume is cubic in time); rows `ended_flat` count the end as coplanar."""
+    then = [_columns(previous, ends[:, k]) for k in range(4)]
+    now = [_columns(x, ends[:, k]) for k in range(4)]
+    samples = []
+    for t in (0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0):
+        P, A, B, C = (p0 + (p1 - p0) * t for p0, p1 in zip(then, now))
+        samples.append(dot(cross(B - A, C - A), P - A))
+    samples[3] = np.where(ended_flat, 0.0, samples[3])
+    return cubic_roots(samples[0], samples[1], samples[2], samples[3])
+
+
+def _at(previous, x, ends: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
+    """The (3, K) positions of each of the four points of rows `ends` at moments tau (K,)."""
+    return [p0 + (_columns(x, ends[:, k]) - p0) * tau for k in range(4) for p0 in [_columns(previous, ends[:, k])]]
+
+
+def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: float) -> np.ndarray:
+    """Which (vertex, a, b, c) rows `ends` (K, 4) passed through their triangle's face in the substep
+    (`height0`: their `_heights` at the start): the vertex ends in the triangle's plane or past it,
+    and at a moment it was in the plane it was on the face (boundary included)."""
+    height1 = _heights(x, ends)
+    out = _slid_onto(previous, x, ends, height0, height1, flat)
+    rows = np.flatnonzero(_flipped(height0, height1, flat))
+    if len(rows) == 0:
+        return out
+    ends = ends[rows]
+    moments = _crossing_moments(previous, x, ends, np.abs(height1[rows]) <= flat)
+    for tau in moments:
+        some = np.flatnonzero(np.isfinite(tau))
+        if len(some):
+            P, A, B, C = _at(previous, x, ends[some], tau[some])
+            out[rows[some]] |= _over_face(P, A, B, C, cross(B - A, C - A))
+    return out
+
+
+def _slid_onto(previous, x, ends: np.ndarray, height0, height1, flat: float) -> np.ndarray:
+    """Rows (vertex, a, b, c) of `ends` in their triangle's plane all along (layers a floor holds
+    flat) whose vertex ends on the face but did not start on it: it slid into the face in its plane."""
+    out = np.zeros(len(ends), dtype=bool)
+    rows = np.flatnonzero((np.abs(height0) <= flat) & (np.abs(height1) <= flat))
+    if len(rows):
+        P, A, B, C = (_columns(x, ends[rows, k]) for k in range(4))
+        P0, A0, B0, C0 = (_columns(previous, ends[rows, k]) for k in range(4))
+        out[rows] = _over_face(P, A, B, C, cross(B - A, C - A)) & ~_over_face(P0, A0, B0, C0, cross(B0 - A0, C0 - A0))
+    return out
+
+
+def _slid_across(previous, x, ends: np.ndarray, separation0, separation1, flat: float) -> np.ndarray:
+    """Edge pairs (a, b, c, d) of `ends` in one plane all along that meet at the end, inside both,
+    and did not at the start: one slid across the other in their plane."""
+    out = np.zeros(len(ends), dtype=bool)
+    rows = np.flatnonzero((np.abs(separation0) <= flat) & (np.abs(separation1) <= flat))
+    if len(rows):
+        out[rows] = _edges_meet([_columns(x, ends[rows, k]) for k in range(4)], flat)
+        out[rows] &= ~_edges_meet([_columns(previous, ends[rows, k]) for k in range(4)], flat)
+    return out
+
+
+def _edges_meet(points: list[np.ndarray], flat: float) -> np.ndarray:
+    """Which segments AB and CD (points: A, B, C, D, each (3, n)) pass within `flat` of each other, inside both."""
+    A, B, C, D = points
+    s, t = segment_closest(A, B, C, D)
+    meet = (A + (B - A) * s) - (C + (D - C) * t)
+    return (s > 0.0) & (s < 1.0) & (t > 0.0) & (t < 1.0) & (dot(meet, meet) <= flat * flat)
+
+
+def _over_face(q, a, b, c, normal) -> np.ndarray:
+    """Which points q project onto their triangles (a, b, c), boundary included (a vertex falling
+    exactly onto a corner or an edge crosses the triangles there), all (3, n); normal: (b - a) x (c - a)."""
+    e, ab, ac = q - a, b - a, c - a
+    size = dot(normal, normal)
+    v, w = dot(cross(e, ac), normal), dot(cross(ab, e), normal)
+    margin = -1e-9 * size
+    return (v >= margin) & (w >= margin) & (v + w <= size - margin) & (size > 0.0)
+
+
+def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat: float) -> np.ndarray:
+    """Which edge pairs (a, b, c, d) rows `ends` (K, 4) passed through each other in the substep
+    (`separation0`: their `_separations` at the start): their lines changed sides (or met), and at
+    a moment the four ends were coplanar the edges met, inside both."""
+    separation1 = _separations(x, ends)
+    out = _slid_across(previous, x, ends, separation0, separation1, flat)
+    rows = np.flatnonzero(_flipped(separation0, separation1, flat))
+    if len(rows) == 0:
+        return out
+    # Lines turning through parallel flip too: skip the pairs whose segments stayed apart (a point
+    # of one moves relative to a point of the other by at most the largest relative corner motion).
+    then = [_columns(previous, ends[rows, k]) for k in range(4)]
+    now = [_columns(x, ends[rows, k]) for k in range(4)]
+    relative = np.zeros(len(rows))
+    for i in (0, 1):
+        for j in (2, 3):
+            step = (now[i] - then[i]) - (now[j] - then[j])
+            np.maximum(relative, dot(step, step), out=relative)
+    apart = _segment_distances(then) + _segment_distances(now) > np.sqrt(relative) + 2.0 * flat
+    rows = rows[~apart]
+    if len(rows) == 0:
+        return out
+    ends = ends[rows]
+    moments = _crossing_moments(previous, x, ends, np.abs(separation1[rows]) <= flat)
+    for tau in moments:
+        some = np.flatnonzero(np.isfinite(tau))
+        if len(some):
+            out[rows[some]] |= _edges_meet(_at(previous, x, ends[some], tau[some]), flat)
+    return out
+
+
+def _segment_distances(points: list[np.ndarray]) -> np.ndarray:
+    """Distances between segments AB and CD (points: A, B, C, D, each (3, n))."""
+    A, B, C, D = points
+    s, t = segment_closest(A, B, C, D)
+    gap = (A + (B - A) * s) - (C + (D - C) * t)
+    return np.sqrt(dot(gap, gap))
 
 
 def _respond(x, inv_mass, ends, coefficient, direction, depth, slip, gap: float, friction: float) -> None:

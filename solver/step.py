@@ -162,6 +162,8 @@ def step(
             # Face-based contacts against a layer the colliders just moved back (they undo its share).
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        if isinstance(self_collision, FaceCollision):
+            self_collision.undo_crossings(x, previous, inv_mass)  # the failsafe: nothing left crossed
 
         if any_partial:
             target = (target_start + (target_end - target_start) * t1)[partial]

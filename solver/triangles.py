@@ -7,6 +7,7 @@ result here is (3, n) (use `colliders.gather_columns` to gather rows into that l
   coordinates and region (face, edge or vertex: Ericson, *Real-Time Collision Detection* 5.1.5).
 - `segment_crossings`: where each segment p0 -> p1 passes through its triangle's interior.
 - `segment_closest`: the closest points of two segments (edge-edge proximity).
+- `cubic_roots`: the roots in [0, 1] of cubics given by four samples (when four moving points are coplanar).
 
 A continuous test against a MOVING triangle is done by the caller in the triangle's frame: move
 the segment's start by the triangle's motion at the contact (exact for a translating triangle,
@@ -132,3 +133,39 @@ def segment_closest(p0, p1, q0, q1):
         s = np.where(low, s_low, np.where(high, s_high, s))
         s = np.where(a > _EPS, s, 0.0)
     return s, t
+
+
+_SAMPLES = (1.0 / 3.0, 2.0 / 3.0, 1.0)
+_TO_COEFFICIENTS = np.linalg.inv(np.array([[t**3, t**2, t] for t in _SAMPLES]))
+
+
+def cubic_roots(f0, f1, f2, f3, steps: int = 16):
+    """Roots in [0, 1] of the cubics through (0, f0), (1/3, f1), (2/3, f2), (1, f3), all (n,): e.g.
+    the moments four points moving on straight lines are coplanar (their signed volume is cubic in
+    time). Returns (3, n) times, NaN where there is none: one per stretch between the turning
+    points where the cubic changes sign (or ends at zero), by bisection, then a secant step."""
+    a, b, c = _TO_COEFFICIENTS @ np.stack([f1 - f0, f2 - f0, f3 - f0])
+
+    def value(t):
+        return ((a * t + b) * t + c) * t + f0
+
+    # Turning points: 3a t² + 2b t + c = 0, by the stable quadratic formula.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = -(b + np.copysign(np.sqrt(np.maximum(b * b - 3.0 * a * c, 0.0)), b))
+        turns = np.stack([q / (3.0 * a), c / q])
+    turns = np.where(np.isfinite(turns) & (turns > 0.0) & (turns < 1.0), turns, 1.0)
+    bounds = np.sort(np.concatenate([np.zeros((1, len(f0))), turns, np.ones((1, len(f0)))]), axis=0)
+    low, high = bounds[:-1], bounds[1:]
+    f_low = np.where(low == 0.0, f0, value(low))  # the samples themselves at the ends: a zero stays zero
+    f_high = np.where(high == 1.0, f3, value(high))
+    found = (low < high) & (f_low * f_high <= 0.0)
+    for _ in range(steps):
+        middle = 0.5 * (low + high)
+        f_middle = value(middle)
+        left = f_low * f_middle <= 0.0
+        high, f_high = np.where(left, middle, high), np.where(left, f_middle, f_high)
+        low, f_low = np.where(left, low, middle), np.where(left, f_low, f_middle)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        secant = low - f_low * (high - low) / (f_high - f_low)
+    root = np.where(np.isfinite(secant) & (secant >= low) & (secant <= high), secant, 0.5 * (low + high))
+    return np.where(found, root, np.nan)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from solver.triangle_grid import TriangleGrid
-from solver.triangles import FACE, closest_points, segment_closest, segment_crossings
+from solver.triangles import FACE, closest_points, cubic_roots, segment_closest, segment_crossings
 
 
 def _columns(*rows):
@@ -200,3 +200,21 @@ def test_clearance_blocks_are_clear_of_every_triangle_box():
     for lo, hi in zip(block_low.T, block_high.T, strict=True):
         meets = ((grid.low - gap) <= hi[:, None]).all(axis=0) & (lo[:, None] <= (grid.high + gap)).all(axis=0)
         assert not meets.any()
+
+
+def test_cubic_roots_finds_every_root_in_the_unit_interval():
+    rng = np.random.default_rng(1)
+    roots = rng.uniform(-0.5, 1.5, (3, 500))
+    scale = rng.uniform(0.5, 2.0, 500) * rng.choice([-1.0, 1.0], 500)
+
+    def cubic(t):
+        return scale * (t - roots[0]) * (t - roots[1]) * (t - roots[2])
+
+    found = np.sort(cubic_roots(cubic(0.0), cubic(1 / 3), cubic(2 / 3), cubic(1.0)), axis=0)
+    wanted = np.sort(np.where((roots >= 0.0) & (roots <= 1.0), roots, np.nan), axis=0)
+    assert np.array_equal(np.isnan(found), np.isnan(wanted))
+    assert np.allclose(found[~np.isnan(found)], wanted[~np.isnan(wanted)], atol=1e-7)
+    # A cubic ending exactly at zero has a root at the end; one that never changes sign has none.
+    ending_at_zero = cubic_roots(np.array([1.0]), np.array([0.5]), np.array([0.2]), np.array([0.0]))
+    assert np.count_nonzero(~np.isnan(ending_at_zero)) == 1 and np.nanmax(ending_at_zero) == pytest.approx(1.0)
+    assert np.isnan(cubic_roots(np.array([1.0]), np.array([2.0]), np.array([1.5]), np.array([0.5]))).all()
