@@ -661,12 +661,19 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
         return out
     ends = ends[rows]
     moments = _crossing_moments(previous, x, ends, np.abs(height1[rows]) <= flat)
+    out[rows] |= _met_at(previous, x, ends, moments, lambda p: _over_face(*p, cross(p[2] - p[1], p[3] - p[1])))
+    return out
+
+
+def _met_at(previous, x, ends: np.ndarray, moments, test) -> np.ndarray:
+    """Which rows of `ends` (K, 4) pass `test` (on their four points' (3, k) positions) at one of
+    their `moments` (each (K,), not finite: no such moment)."""
+    met = np.zeros(len(ends), dtype=bool)
     for tau in moments:
         some = np.flatnonzero(np.isfinite(tau))
         if len(some):
-            P, A, B, C = _at(previous, x, ends[some], tau[some])
-            out[rows[some]] |= _over_face(P, A, B, C, cross(B - A, C - A))
-    return out
+            met[some] |= test(_at(previous, x, ends[some], tau[some]))
+    return met
 
 
 def _slid_onto(previous, x, ends: np.ndarray, height0, height1, flat: float) -> np.ndarray:
@@ -734,10 +741,7 @@ def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat:
         return out
     ends = ends[rows]
     moments = _crossing_moments(previous, x, ends, np.abs(separation1[rows]) <= flat)
-    for tau in moments:
-        some = np.flatnonzero(np.isfinite(tau))
-        if len(some):
-            out[rows[some]] |= _edges_meet(_at(previous, x, ends[some], tau[some]), flat)
+    out[rows] |= _met_at(previous, x, ends, moments, lambda p: _edges_meet(p, flat))
     return out
 
 
