@@ -661,8 +661,14 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
         return out
     ends = ends[rows]
     moments = _crossing_moments(previous, x, ends, np.abs(height1[rows]) <= flat)
-    out[rows] |= _met_at(previous, x, ends, moments, lambda p: _over_face(*p, cross(p[2] - p[1], p[3] - p[1])))
+    out[rows] |= _met_at(previous, x, ends, moments, _on_face)
     return out
+
+
+def _on_face(points: list[np.ndarray]) -> np.ndarray:
+    """`_over_face` of points (P, A, B, C, each (3, n)): P onto triangle ABC."""
+    P, A, B, C = points
+    return _over_face(P, A, B, C, cross(B - A, C - A))
 
 
 def _met_at(previous, x, ends: np.ndarray, moments, test) -> np.ndarray:
