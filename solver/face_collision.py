@@ -1,9 +1,10 @@
-"""Face-based self-collision (experimental): vertex–triangle and edge–edge proximity with a
-continuous crossing check, between non-neighbouring parts of one cloth.
+"""Face-based self-collision: vertex–triangle and edge–edge proximity with a continuous crossing
+check and a failsafe, between non-neighbouring parts of one cloth.
 
-Not yet what `step` uses by default (that is vertex–vertex, self_collision.py): its broad phase
-costs too much on fine meshes (see docs/self-collision.md). Put it in place for a state with
-`FaceCollision.install(state, model, params)`; `step` then uses it for that state.
+What `step` uses with `Params.self_collision_faces` (the default; off: vertex–vertex,
+self_collision.py, cheaper but leaky). Its broad phase costs tens of times the plain step on fine
+meshes (see docs/self-collision.md). `FaceCollision.install(state, model, params)` puts it in place
+for a state whatever the setting.
 
 Narrow phase (every substep): each candidate (vertex, triangle) and (edge, edge) pair closer than
 the gap is pushed apart along its contact normal, mass- and barycentric-weighted (Bridson et al.
