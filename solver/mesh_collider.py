@@ -210,16 +210,16 @@ class _Candidates:
         )
         q = np.take(asked, q)
         if self.mesh is not None:
-            q, t, bound = self._prune(q, t, box_low, box_high)
+            q, t, bound, least = self._prune(q, t, box_low, box_high)
         else:
-            bound = np.full(len(q), -np.inf)
+            bound = least = np.full(len(q), -np.inf)
         requeried = np.zeros(self.vertex_count, dtype=bool)
         requeried[who] = True
         keep = np.flatnonzero(~np.take(requeried, self.v))
         # Merge the new pairs (sorted among themselves) into the kept ones, still sorted by vertex.
         v = np.take(who, q)
         order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-        v, t, bound = np.take(v, order), np.take(t, order), np.take(bound, order)
+        v, t, bound, least = np.take(v, order), np.take(t, order), np.take(bound, order), np.take(least, order)
         kept_v = np.take(self.v, keep)
         at = np.searchsorted(kept_v, v)
         self.v = np.insert(kept_v, at, v)
@@ -231,11 +231,11 @@ class _Candidates:
         self.nearest[who] = np.inf
         if len(v):
             runs = np.flatnonzero(np.diff(v, prepend=-1))
-            least = bound if self.motion is None else bound - np.take(self.motion, t)  # at any time of the frame
             self.nearest[np.take(v, runs)] = np.minimum.reduceat(least, runs)
 
     def _prune(self, q, t, box_low, box_high):
-        """Keep the pairs whose triangle comes within the gap of some point of the box (still triangles)."""
+        """Keep the pairs whose triangle comes within the gap of some point of the box at some moment of
+        the frame: (q, t, their bounds to the end shape, their bounds at any moment)."""
         assert self.mesh is not None
         centre = np.take(box_low + box_high, q, axis=1) * 0.5
         half = np.take(box_high - box_low, q, axis=1) * 0.5
@@ -244,7 +244,7 @@ class _Candidates:
         # A deforming triangle anywhere in its frame-long motion; the bound kept is the end shape's.
         least = bound if self.motion is None else bound - np.take(self.motion, t)
         keep = np.flatnonzero(least < reach)
-        return np.take(q, keep), np.take(t, keep), np.take(bound, keep)
+        return np.take(q, keep), np.take(t, keep), np.take(bound, keep), np.take(least, keep)
 
 
 def _within(x, x_start, lower, upper) -> np.ndarray:
@@ -580,10 +580,7 @@ class MeshCollider:
         assert velocity is not None
         n = cross(b - a, c - a)
         n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
-        fastest = np.maximum(
-            np.maximum(dot(velocity[0], velocity[0]), dot(velocity[1], velocity[1])), dot(velocity[2], velocity[2])
-        )
-        slack = gap + np.sqrt(fastest) * dt
+        slack = gap + np.take(self._motion, tri) * dt  # its fastest corner's motion over the substep
         start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
         h0, h1 = dot(n, start - a), dot(n, end - a)
         maybe = np.flatnonzero((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack))
