@@ -158,11 +158,11 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
-        if isinstance(self_collision, FaceCollision) and inputs.colliders:
-            # Face-based contacts against a layer the colliders just moved back (they undo its share).
-            self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
-            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
         if isinstance(self_collision, FaceCollision):
+            if inputs.colliders:
+                # Face-based contacts against a layer the colliders just moved back (they undo its share).
+                self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
+                collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
             self_collision.undo_crossings(x, previous, inv_mass)  # the failsafe: nothing left crossed
 
         if any_partial:
