@@ -115,14 +115,15 @@ def _inside(x: np.ndarray, vertices: np.ndarray, triangles: np.ndarray, closed: 
     away = p - closest
     distance = np.sqrt(dot(away, away))
     n = cross(b - a, c - a)
+    n /= np.maximum(np.sqrt(dot(n, n)), 1e-30)
     # Closed shapes: the side their winding calls inside; the ground: below it (its normals point up).
+    # Mostly along the inward normal: at a convex edge an outside point lies level with one of the
+    # two faces sharing it, and that face's side says nothing.
     side = dot(n, away) * (solver.TriangleMesh(vertices, triangles, drop_degenerate=False).outward if closed else 1)
     nearest = np.full(len(x), np.inf)
     np.minimum.at(nearest, q, distance)  # bench only
     is_nearest = distance <= nearest[q] + 1e-12
-    wrong = is_nearest & (side < 0) & (distance > 1e-6)
-    if not closed:
-        wrong &= dot(n / np.maximum(np.sqrt(dot(n, n)), 1e-30), away) < -0.5 * distance
+    wrong = is_nearest & (side < -0.5 * distance) & (distance > 1e-6)
     return float(distance[wrong].max()) if wrong.any() else 0.0
 
 
