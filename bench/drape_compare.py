@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 
-import bench
 import scenes
+
+import bench
 
 
 def main() -> None:
@@ -34,7 +35,9 @@ def main() -> None:
             samples, positions = bench.time_blender(spec, spec.frames)
             ms = 1000 * sum(samples) / len(samples)
         rest, faces, edges = mesh
-        result = bench.measure(spec, who, (rest, edges, faces), positions, ms=ms, frames_timed=spec.frames, projections=None)
+        result = bench.measure(
+            spec, who, (rest, edges, faces), positions, ms=ms, frames_timed=spec.frames, projections=None
+        )
         print(
             f"{spec.name}, frame {spec.frames}, {who}: {ms:.0f} ms/frame, stretch {100 * result.stretch_mean:.2f}%, "
             f"cap {result.cap_angle:.2f}°"
