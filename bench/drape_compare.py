@@ -1,6 +1,6 @@
 """One drape of `make bench`, this add-on and Blender's Cloth side by side at the same frame.
 
-    .venv/bin/python bench/drape_compare.py 256 --frames 48 [--mesh quad]
+    .venv/bin/python bench/drape_compare.py 256 --frames 48 [--mesh quad] [--self-collision]
 
 Prints, for each solver: wall ms per frame, mean edge stretch and the cap angle (mean angle between
 neighbouring faces resting on the sphere) after `--frames` frames. `make bench` reports the same
@@ -22,6 +22,7 @@ def main() -> None:
     parser.add_argument("n", type=int, help="grid size (fan: subdivisions)")
     parser.add_argument("--frames", type=int, default=bench.FRAMES)
     parser.add_argument("--mesh", default="quad", help="quad, triangulated, irregular, fan or holed")
+    parser.add_argument("--self-collision", action="store_true", help="self-collision on in both (Faces here)")
     args = parser.parse_args()
     scenes.enable_checkout("vc_drape_compare")
     spec = bench.SceneSpec("drape", args.n, frames=args.frames, mesh=args.mesh)
@@ -29,10 +30,10 @@ def main() -> None:
         cloth, _, _ = bench.build_scene(spec)
         mesh = bench.mesh_arrays(cloth)
         if who == "this add-on":
-            elapsed, positions, _, _ = bench.time_addon(spec)
+            elapsed, positions, _, _ = bench.time_addon(spec, self_collision=args.self_collision)
             ms = 1000 * elapsed / spec.frames
         else:
-            samples, positions = bench.time_blender(spec, spec.frames)
+            samples, positions = bench.time_blender(spec, spec.frames, self_collision=args.self_collision)
             ms = 1000 * sum(samples) / len(samples)
         rest, faces, edges = mesh
         result = bench.measure(
