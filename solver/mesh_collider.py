@@ -41,6 +41,10 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
+# Rigid: measured on the torus and ball drapes (bench/mesh_collider_cost.py; docs/design.md, issue 11's sixth round).
+_AHEAD = 4.0  # substeps of its last path that a quick vertex's new box reaches ahead
+_QUICK = 0.3  # of the skin: a path longer than this per substep is quick
+_CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -165,12 +169,18 @@ class _Candidates:
         inside = (low >= box_low) & (high <= box_high)
         stale = ~(inside[0] & inside[1] & inside[2])
         if stale.any():
-            # One query also refreshes the vertices that have used half their skin, so queries
-            # (whose cost is mostly per call) come every few substeps, not every one.
-            half = 0.5 * self.skin
-            inside = (low >= box_low + half) & (high <= box_high - half)
-            stale |= ~(inside[0] & inside[1] & inside[2])
-            self._query(grid, idx, np.flatnonzero(stale), low, high)
+            out = np.flatnonzero(stale)
+            if self.mesh is not None and self.motion is None:
+                out, freed = self._free(grid, idx, out, low, high)
+            if len(out):
+                # One query also refreshes the vertices that have used half their skin, so queries
+                # (whose cost is mostly per call) come every few substeps, not every one.
+                half = 0.5 * self.skin
+                inside = (low >= box_low + half) & (high <= box_high - half)
+                stale |= ~(inside[0] & inside[1] & inside[2])
+                if self.mesh is not None and self.motion is None:
+                    stale[freed] = False  # (their boxes above are the old ones)
+                self._query(grid, idx, np.flatnonzero(stale), low, high, p1 - p0 if self.motion is None else None)
         # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
         centre = np.take(self.centre, idx, axis=1)
         d0, d1 = p0 - centre, p1 - centre
@@ -190,17 +200,46 @@ class _Candidates:
         use = np.flatnonzero(bound < np.take(reach, column))
         return np.take(column, use), np.take(self.t, np.take(at, use))
 
-    def _query(self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray):
-        """Find the pairs of the vertices idx[stale] again, for their paths' boxes (low, high) grown by the skin."""
+    def _clearance(self, grid: TriangleGrid) -> Clearance:
+        if self.clearance is None:  # cells of half a median triangle box
+            self.clearance = Clearance(grid.low, grid.high, self.gap, _CLEARANCE_CELL * self.skin / _SKIN)
+        return self.clearance
+
+    def _free(self, grid: TriangleGrid, idx: np.ndarray, out: np.ndarray, low: np.ndarray, high: np.ndarray):
+        """Give the vertices idx[out] that have no pairs and whose skin box lies in a free block that
+        block as their box, with no query (most vertices leaving their box are cloth swinging in and
+        out of the collider's bounds, far from its triangles). Returns (the rest of out, those freed)."""
+        lonely = np.flatnonzero(np.take(self.nearest, np.take(idx, out)) == np.inf)
+        if len(lonely) == 0:
+            return out, _EMPTY
+        cols = np.take(out, lonely)
+        path_low, path_high = np.take(low, cols, axis=1), np.take(high, cols, axis=1)
+        clear, block_low, block_high = self._clearance(grid).blocks(path_low - self.skin, path_high + self.skin)
+        if len(clear) == 0:
+            return out, _EMPTY
+        freed = np.take(cols, clear)
+        who = np.take(idx, freed)
+        self.low[:, who], self.high[:, who] = block_low, block_high
+        self.centre[:, who] = (block_low + block_high) * 0.5
+        return np.delete(out, np.take(lonely, clear)), freed
+
+    def _query(
+        self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray, step=None
+    ):
+        """Find the pairs of the vertices idx[stale] again, for their paths' boxes (low, high) grown by the skin
+        (and for a quick vertex, `step` its last path (3, len(idx)), a few such steps ahead)."""
         self.queries += 1
         who = np.take(idx, stale)
         path_low, path_high = np.take(low, stale, axis=1), np.take(high, stale, axis=1)
         box_low, box_high = path_low - self.skin, path_high + self.skin
+        if step is not None:  # a quick vertex's box also reaches a few substeps ahead along its path
+            step = np.take(step, stale, axis=1)
+            ahead = step * (_AHEAD * (np.abs(step).max(axis=0) > _QUICK * self.skin))
+            box_low += np.minimum(ahead, 0.0)
+            box_high += np.maximum(ahead, 0.0)
         asked = np.arange(len(who))
         if self.mesh is not None and self.motion is None:  # vertices in a free block keep it as their box
-            if self.clearance is None:
-                self.clearance = Clearance(grid.low, grid.high, self.gap, self.skin / _SKIN)  # cells of a triangle
-            clear, block_low, block_high = self.clearance.blocks(box_low, box_high)  # only if roomier
+            clear, block_low, block_high = self._clearance(grid).blocks(box_low, box_high)  # only if roomier
             box_low[:, clear], box_high[:, clear] = block_low, block_high
             asked = np.delete(asked, clear)
         self.low[:, who], self.high[:, who] = box_low, box_high
