@@ -41,10 +41,7 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
-# Rigid: measured on the torus and ball drapes (bench/mesh_collider_cost.py; docs/design.md, issue 11's sixth round).
-_AHEAD = 4.0  # substeps of its last path that a quick vertex's new box reaches ahead
-_QUICK = 0.3  # of the skin: a path longer than this per substep is quick
-_CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes
+_CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -180,7 +177,7 @@ class _Candidates:
                 stale |= ~(inside[0] & inside[1] & inside[2])
                 if self.mesh is not None and self.motion is None:
                     stale[freed] = False  # (their boxes above are the old ones)
-                self._query(grid, idx, stale.nonzero()[0], low, high, p1 - p0 if self.motion is None else None)
+                self._query(grid, idx, stale.nonzero()[0], low, high)
         # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
         centre = self.centre.take(idx, axis=1)
         d0, d1 = p0 - centre, p1 - centre
@@ -223,20 +220,12 @@ class _Candidates:
         self.centre[:, who] = (block_low + block_high) * 0.5
         return np.delete(out, lonely.take(clear)), freed
 
-    def _query(
-        self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray, step=None
-    ):
-        """Find the pairs of the vertices idx[stale] again, for their paths' boxes (low, high) grown by the skin
-        (and for a quick vertex, `step` its last path (3, len(idx)), a few such steps ahead)."""
+    def _query(self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray):
+        """Find the pairs of the vertices idx[stale] again, for their paths' boxes (low, high) grown by the skin."""
         self.queries += 1
         who = idx.take(stale)
         path_low, path_high = low.take(stale, axis=1), high.take(stale, axis=1)
         box_low, box_high = path_low - self.skin, path_high + self.skin
-        if step is not None:  # a quick vertex's box also reaches a few substeps ahead along its path
-            step = step.take(stale, axis=1)
-            ahead = step * (_AHEAD * (np.abs(step).max(axis=0) > _QUICK * self.skin))
-            box_low += np.minimum(ahead, 0.0)
-            box_high += np.maximum(ahead, 0.0)
         asked = np.arange(len(who))
         if self.mesh is not None and self.motion is None:  # vertices in a free block keep it as their box
             clear, block_low, block_high = self._clearance(grid).blocks(box_low, box_high)  # only if roomier
