@@ -41,6 +41,7 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
+_REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to their box's side
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
@@ -171,8 +172,8 @@ class _Candidates:
                 out, freed = self._free(grid, idx, out, low, high)
             if len(out):
                 # One query also refreshes the vertices that have used half their skin, so queries
-                # (whose cost is mostly per call) come every few substeps, not every one.
-                half = 0.5 * self.skin
+                # (with a fixed cost of ~0.2 ms a call) come every few substeps, not every one.
+                half = _REFRESH * self.skin
                 inside = (low >= box_low + half) & (high <= box_high - half)
                 stale |= ~(inside[0] & inside[1] & inside[2])
                 if self.mesh is not None and self.motion is None:
