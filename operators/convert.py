@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import bpy
-import numpy as np
 
-from ..services import checks, rest, runs, scene_reading
+from ..services import checks, rest, runs
 
 BAKED = "This cloth is baked: press Free Bake first, then Make Cloth again."
-NOT_NUMBERS = (
-    "Some of the mesh's vertex positions are not numbers (NaN or infinite): fix them in Edit Mode "
-    "(move or delete those vertices), then try again."
-)
 
 
 class VERLET_CLOTH_OT_convert(bpy.types.Operator):
@@ -25,8 +20,8 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
         obj, problem = checks.active(context, checks.object_problem)
         if problem is None and obj.verlet_cloth.baked:
             problem = BAKED
-        if problem is None and not np.isfinite(scene_reading.read_vectors(obj.data.vertices)).all():
-            problem = NOT_NUMBERS
+        if problem is None and not checks.finite_rest(obj):
+            problem = checks.NOT_NUMBERS
         if problem:
             return checks.cancel(self, problem)
         rest.capture_rest(obj)

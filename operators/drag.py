@@ -87,6 +87,14 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
 
     # ------------------------------------------------------------ the operator
 
+    def execute(self, context):
+        # Called from a script (bpy.ops.verlet_cloth.drag()): there is no mouse to drag with, so
+        # refuse with the reason instead of Blender's bare "Invalid operator call".
+        obj, problem = checks.active(context, checks.cloth_problem)
+        if problem is None and obj.verlet_cloth.baked:
+            problem = BAKED
+        return checks.cancel(self, problem or NO_VIEW)
+
     def invoke(self, context, event):
         obj, problem = checks.active(context, checks.cloth_problem)
         if problem is None and obj.verlet_cloth.baked:

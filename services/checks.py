@@ -8,7 +8,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from .scene_reading import topology_of
+from .scene_reading import read_shape, topology_of
 
 # Messages for bad input, shared by every operator.
 NO_OBJECT = "Select a mesh object first: make it the active object, then try again."
@@ -26,6 +26,10 @@ SHARED_MESH = (
 ZERO_SCALE = (
     "The object's scale is zero on an axis (as after S Z 0), so the cloth has no size there: apply the "
     "scale (Object ▸ Apply ▸ Scale) or give that axis a size, then try again."
+)
+NOT_NUMBERS = (
+    "Some of the mesh's vertex positions are not numbers (NaN or infinite): fix them in Edit Mode "
+    "(move or delete those vertices), then try again."
 )
 ABSOLUTE_KEYS = "The mesh's shape keys are absolute: enable Relative in the Shape Keys panel, then bake again."
 
@@ -124,8 +128,8 @@ def object_problem(obj) -> str | None:
 def cloth_problem(obj, quick: bool = False) -> str | None:
     """Why `obj` cannot be simulated or baked as it is, or None.
 
-    quick compares only the element counts of the topology (the live preview's per-frame check;
-    the full signature is compared whenever a run starts).
+    quick compares only the element counts of the topology and skips reading the rest shape (the
+    live preview's per-frame check; the full checks run whenever a run starts).
     """
     problem = object_problem(obj)
     if problem:
@@ -141,7 +145,14 @@ def cloth_problem(obj, quick: bool = False) -> str | None:
                 return TOPOLOGY_CHANGED
         elif settings.topology != topology_of(mesh)[0]:
             return TOPOLOGY_CHANGED
+    if not quick and not finite_rest(obj):
+        return NOT_NUMBERS
     return None
+
+
+def finite_rest(obj) -> bool:
+    """Whether the shape the cloth starts from (the vertices, or the Basis key) is all numbers."""
+    return bool(np.isfinite(read_shape(obj)).all())
 
 
 def active(context, problem_of: Callable[[Any], str | None]) -> tuple[Any, str | None]:

@@ -625,3 +625,28 @@ def test_preview_starts_from_enabling_and_after_reopening_a_file(blender, tmp_pa
     for frame in range(2, 5):
         scene.frame_set(frame)
     assert _evaluated(blender, cloth)[:, 2].mean() < rest[:, 2].mean() - 0.02, "play after reopening simulates"
+
+
+def test_a_cloth_whose_rest_shape_became_nan_is_refused_with_what_to_do(blender):
+    # A vertex (or the Basis key) set to NaN after Make Cloth: Bake and Reset say what to fix,
+    # as Make Cloth does, instead of "Bake failed ... Please report this".
+    setup_scene(blender, FRAMES)
+    cloth = _cloth(blender)
+    ops = blender.ops.verlet_cloth
+    cloth.data.vertices[0].co = (float("nan"), 0.0, 0.0)
+    for op in (ops.bake, ops.reset, ops.convert):
+        _refused(blender, op, "not numbers")
+    cloth.data.vertices[0].co = (0.0, 0.0, 0.0)
+    cloth.shape_key_add(name="Basis", from_mix=False)
+    cloth.data.shape_keys.key_blocks["Basis"].data[1].co = (0.0, float("nan"), 0.0)
+    for op in (ops.bake, ops.reset, ops.convert):
+        _refused(blender, op, "not numbers")
+    assert not cloth.verlet_cloth.baked and cloth.data.shape_keys.key_blocks.keys() == ["Basis"]
+
+
+def test_drag_called_from_a_script_without_a_viewport_is_refused_with_a_message(blender):
+    setup_scene(blender, FRAMES)
+    _cloth(blender)
+    _refused(blender, blender.ops.verlet_cloth.drag, "3D viewport")
+    blender.context.view_layer.objects.active = None
+    _refused(blender, blender.ops.verlet_cloth.drag, "Select a mesh")
