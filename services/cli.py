@@ -21,11 +21,12 @@ and the input survives any failure.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..solver.settings import MAX_FRAME, MIN_FRAME
@@ -231,6 +232,51 @@ def _bake(args: argparse.Namespace) -> int:
     else:
         scene = bpy.context.scene
     objects = resolve_objects(scene, args.object_names)
+    with _active(scene):
+        _bake_objects(args, scene, objects)
+
+    def save(path: str) -> None:
+        # A copy: the session keeps its file path; relative paths stay right (same folder).
+        bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False, copy=True)
+
+    versions = int(bpy.context.preferences.filepaths.save_version)
+    try:
+        size = blend_file.save_verified(args.output, save, versions)
+    except blend_file.SaveError as exc:
+        raise CliError(f"cannot save {args.output}: {exc}; {_untouched(args)}") from None
+    _say(f"saved {args.output} ({size / 1e6:.1f} MB, checked)")
+    return 0
+
+
+@contextlib.contextmanager
+def _active(scene: Any) -> Iterator[None]:
+    """`scene` is the window's scene while baking, and the file's own active scene again after.
+
+    Blender evaluates animation, drivers and world matrices only for the scene a window shows: a
+    bake of another scene (`--scene`) read every object unevaluated (the cloth at the world
+    origin, colliders frozen), so the bake shows the scene, as the artist would.
+    """
+    import bpy
+
+    window = bpy.context.window or next(iter(bpy.context.window_manager.windows), None)
+    previous = None if window is None else window.scene
+    if previous is None or previous == scene:
+        if bpy.context.scene != scene:
+            raise CliError(f"cannot show scene {scene.name!r} to bake it: save the file with that scene active")
+        yield
+        return
+    window.scene = scene
+    try:
+        if bpy.context.scene != scene:
+            raise CliError(f"cannot show scene {scene.name!r} to bake it: save the file with that scene active")
+        bpy.context.view_layer.update()  # its depsgraph made the active one now (Blender 4.2 waits for an event)
+        yield
+    finally:
+        window.scene = previous
+        bpy.context.view_layer.update()
+
+
+def _bake_objects(args: argparse.Namespace, scene: Any, objects: list[Any]) -> None:
     jobs = [(obj, args.frame_range or object_frame_range(scene, obj)) for obj in objects]
     for obj, (start, end) in jobs:
         if start > end:
@@ -246,18 +292,6 @@ def _bake(args: argparse.Namespace) -> int:
         except Exception as exc:
             raise CliError(f"baking {obj.name} failed: {exc}") from exc
         _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s")
-
-    def save(path: str) -> None:
-        # A copy: the session keeps its file path; relative paths stay right (same folder).
-        bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False, copy=True)
-
-    versions = int(bpy.context.preferences.filepaths.save_version)
-    try:
-        size = blend_file.save_verified(args.output, save, versions)
-    except blend_file.SaveError as exc:
-        raise CliError(f"cannot save {args.output}: {exc}; {_untouched(args)}") from None
-    _say(f"saved {args.output} ({size / 1e6:.1f} MB, checked)")
-    return 0
 
 
 def _untouched(args: argparse.Namespace) -> str:

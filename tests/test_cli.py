@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import ADDON_MODULE
-from vc_helpers import evaluated_positions, grid_object
+from vc_helpers import activate, evaluated_positions, grid_object, grid_vertices, mesh_object
 
 
 @pytest.fixture
@@ -202,3 +202,44 @@ def test_bake_of_every_cloth_bakes_the_cloths_that_collide_first(cli, blender, t
     # The upper one lies on it: not on the lower cloth's rest height (0.5 m), and never below it.
     assert above[:, 2].max() < 0.1
     assert above[:, 2].min() > below[:, 2].max() - 1e-3
+
+
+def test_bake_of_a_scene_that_is_not_the_files_active_one_reads_its_animation(cli, blender, tmp_path, capsys):
+    """`--scene` names a scene other than the active one: its objects' animation and transforms count
+    (they used to be read unevaluated: the cloth baked at the world origin, its colliders frozen),
+    and the file's active scene stays the one it was."""
+    main = blender.context.scene.name
+    shot = blender.data.scenes.new("Shot2")
+    shot.frame_start, shot.frame_end = 1, 12
+    cloth = mesh_object(blender, "Cloth", grid_vertices(6, 0.6, 0.0), 6)
+    blender.context.scene.collection.objects.unlink(cloth)
+    shot.collection.objects.link(cloth)
+    cloth.location = (0.0, 0.0, 2.0)
+    cloth.keyframe_insert("location", frame=1)
+    cloth.location = (3.0, 0.0, 2.0)
+    cloth.keyframe_insert("location", frame=12)
+    pins = cloth.vertex_groups.new(name="Pins")
+    pins.add(list(range(6)), 1.0, "REPLACE")
+    cloth.verlet_cloth.enabled = True
+    cloth.verlet_cloth.pin_group = "Pins"
+    path = _save(blender, tmp_path / "two_scenes.blend")
+    assert cli.main(["bake", path, "--scene", "Shot2"]) == 0, capsys.readouterr().err
+
+    blender.ops.wm.open_mainfile(filepath=path)
+    assert blender.context.scene.name == main
+    blender.context.window.scene = blender.data.scenes["Shot2"]
+    cloth = blender.data.objects["Cloth"]
+    from_the_command_line = []
+    for frame in (6, 12):
+        blender.context.scene.frame_set(frame)
+        from_the_command_line.append(evaluated_positions(blender, cloth))
+    # The same bake with Shot2 active, through the operator: what the artist sees.
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    for frame, simulated in zip((6, 12), from_the_command_line, strict=True):
+        blender.context.scene.frame_set(frame)
+        np.testing.assert_allclose(simulated, evaluated_positions(blender, cloth), atol=1e-4)
+    # It moved with its object (x = 3 m at frame 12), the free rows swinging (the object slows down).
+    assert abs(simulated[:6, 0].mean() - 3.0) < 1e-4
+    assert abs(simulated[-6:, 0].mean() - 3.0) > 0.05
