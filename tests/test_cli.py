@@ -243,3 +243,27 @@ def test_bake_of_a_scene_that_is_not_the_files_active_one_reads_its_animation(cl
     # It moved with its object (x = 3 m at frame 12), the free rows swinging (the object slows down).
     assert abs(simulated[:6, 0].mean() - 3.0) < 1e-4
     assert abs(simulated[-6:, 0].mean() - 3.0) > 0.05
+
+
+def test_bake_of_every_cloth_bakes_a_stack_of_colliding_cloths_from_the_bottom_up(cli, blender, tmp_path, capsys):
+    """Three layers, each a Mesh collider for the others, made top first: each lands on the bake of the
+    one below (the lowest is baked first), as in the live preview, not on its rest shape."""
+    blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 24
+    layers = {}
+    for name, height, size in (("Top", 0.9, 0.8), ("Middle", 0.6, 1.0), ("Low", 0.3, 1.2)):
+        layers[name] = grid_object(blender, name, n=9, size=size, height=height)
+        layers[name].verlet_cloth.enabled = True
+        layers[name].verlet_cloth_collider.kind = "MESH"
+    floor = grid_object(blender, "Floor", n=2, size=4.0, height=0.0)
+    floor.verlet_cloth_collider.kind = "PLANE"
+    path = _save(blender, tmp_path / "stack.blend")
+    assert cli.main(["bake", path]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.index("baking Low") < out.index("baking Middle") < out.index("baking Top")
+
+    blender.ops.wm.open_mainfile(filepath=path)
+    blender.context.scene.frame_set(24)
+    top, middle, low = (evaluated_positions(blender, blender.data.objects[n])[:, 2] for n in ("Top", "Middle", "Low"))
+    assert low.max() < 0.05  # on the floor
+    assert low.max() - 1e-3 < middle.min() and middle.max() < 0.1  # on the low one, not at its rest height (0.3 m)
+    assert middle.max() - 1e-3 < top.min() and top.max() < 0.15  # on the middle one, not at 0.6 m
