@@ -46,18 +46,30 @@ def sphere_radius(world_co, center) -> float:
     return float(np.sqrt(np.max(np.einsum("ij,ij->i", co - center, co - center))))
 
 
+def _plane_normal(basis) -> np.ndarray:
+    """Unit normal of the plane spanned by `basis`'s X and Y columns, on its Z column's side."""
+    x_axis, y_axis, z_axis = basis[:, 0], basis[:, 1], basis[:, 2]
+    normal = np.cross(x_axis, y_axis)
+    length = float(np.linalg.norm(normal))
+    if length > 1e-12 * float(np.linalg.norm(x_axis) * np.linalg.norm(y_axis)) and np.isfinite(length):
+        normal = normal / length
+        return -normal if normal @ z_axis < 0 else normal
+    length = float(np.linalg.norm(z_axis))  # X and Y flattened into a line: its Z axis, if any
+    return z_axis / length if length > 1e-12 and np.isfinite(length) else np.array([0.0, 0.0, 1.0])
+
+
 def plane_frame(matrix, local_co=None, half_size=None, bounded=False):
     """(point, normal, extent) of a plane collider from its object's 4×4 world matrix.
 
-    The plane passes through the object's origin and faces its local +Z. When `bounded`, it is
+    The plane passes through the object's origin and is the object's XY plane as drawn (spanned by
+    its world X and Y axes: perpendicular to them even when a parent's scale shears the transform or
+    the Z scale is zero), facing the side its local +Z points to. When `bounded`, it is
     limited to the XY extent of `local_co` (a mesh) or to ±`half_size` (an Empty); the rectangle's
     centre is the extent's centre, still on the plane. extent is None when unbounded.
     """
     m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
     basis = m[:3, :3]
-    normal = basis @ np.array([0.0, 0.0, 1.0])
-    length = np.linalg.norm(normal)
-    normal = normal / length if length > 1e-12 else np.array([0.0, 0.0, 1.0])
+    normal = _plane_normal(basis)
     point = m[:3, 3].copy()
     if not bounded:
         return point, normal, None

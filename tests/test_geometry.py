@@ -115,3 +115,31 @@ def test_percent_lines_print_each_tenth_once_and_the_end():
     assert len(lines) == 11  # the first frame, then 10%, 20%, ... 100%
     assert lines[1].startswith("Verlet Cloth bake:  10%")
     assert lines[-1].startswith("Verlet Cloth bake: 100%")
+
+
+def _rotation_x(angle):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+@pytest.mark.parametrize(
+    "basis",
+    [
+        _rotation_x(0.5) @ np.diag([1.0, 1.0, 0.0]),  # a tilted plane scaled flat along its Z (S Z 0)
+        np.diag([1.0, 3.0, 1.0]) @ _rotation_x(np.pi / 4),  # under a parent scaled along Y: sheared
+        _rotation_x(0.5) @ np.diag([2.0, -1.0, 0.5]),  # mirrored in Y: still faces its local +Z
+    ],
+)
+def test_plane_frame_normal_is_perpendicular_to_the_plane_the_object_shows(basis):
+    """The normal is perpendicular to the object's XY plane as drawn (its X and Y axes in world space),
+    on the side its local +Z points to; a flattened or sheared transform used to tilt it (or make
+    a tilted plane horizontal)."""
+    m = np.eye(4)
+    m[:3, :3] = basis
+    _, normal, _ = geometry.plane_frame(m)
+    assert np.linalg.norm(normal) == pytest.approx(1.0)
+    assert abs(normal @ basis[:, 0]) < 1e-12 and abs(normal @ basis[:, 1]) < 1e-12
+    if np.linalg.norm(basis[:, 2]) > 0:
+        assert normal @ basis[:, 2] > 0
+    else:
+        assert normal @ (_rotation_x(0.5) @ [0, 0, 1.0]) == pytest.approx(1.0)
