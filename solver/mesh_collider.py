@@ -42,6 +42,9 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
 _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to their box's side
+# The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
+# keep, and the next substep's path from there is not a crossing (it fell through every mesh).
+_MIN_GAP = 1e-6
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
@@ -475,7 +478,7 @@ class MeshCollider:
         """`collide` for the rows of x where `active` (a mask), or the rows `active` lists (indices)."""
         if len(self.mesh) == 0:
             return
-        gap = float(thickness) + self.offset
+        gap = max(float(thickness) + self.offset, _MIN_GAP)
         grid = self._grid(gap)
         pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
         lower, upper = self._world_box(grid.lower - gap, grid.upper + gap, pose0, pose1)

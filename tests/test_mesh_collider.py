@@ -336,3 +336,23 @@ def test_cloth_squeezed_into_a_sharp_crease_of_an_open_mesh_never_ends_behind_a_
     trough = solver.MeshCollider(walls, triangles)
     for _, state in _run(model, lambda f: [trough], 30):
         assert _deepest_behind(state.positions, walls, triangles) < 1e-4
+
+
+@pytest.mark.parametrize("rigid", [True, False])
+def test_a_cloth_of_zero_thickness_rests_on_the_box_and_never_falls_through(rigid):
+    """Thickness 0 and offset 0 (both the settings' minimum): a vertex resting exactly on a face had no
+    side to keep and fell through the next substep (every mesh collider was ignored)."""
+    v, t = _box()
+    vertices, faces = solver.grid(12, 12, size=0.6, height=1.2)
+    model = solver.build_model(vertices, faces)
+    params = solver.Params(thickness=0.0)
+    shape = solver.TriangleMesh(v, t)
+
+    def box(f):
+        if rigid:
+            return [solver.MeshCollider(shape, pose=np.eye(4), pose_start=np.eye(4))]
+        return [solver.MeshCollider(v, t, mesh_start=v)]  # a deforming collider that happens to stay
+
+    for _, state in _run(model, box, 36, params):
+        assert not _inside_box(state.positions, (-0.5, -0.5, 0.0), (0.5, 0.5, 1.0)).any()
+    assert np.abs(state.positions[:, 2] - 1.0).max() < 1e-3  # resting on the top face
