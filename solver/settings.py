@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .params import MAX_SUBSTEPS, Params, auto_substeps
+from .params import MAX_SUBSTEPS, MIN_AUTO_SELF_COLLISION_GAP, Params, auto_substeps
 
 # Blender's frame limits (MINAFRAME, MAXFRAME): a key outside them can never be shown.
 MIN_FRAME, MAX_FRAME = -1048574, 1048574
@@ -325,7 +325,7 @@ CLOTH: tuple[Setting, ...] = _resolved(
         "self_collision_distance",
         "Distance",
         "Distance in metres kept between non-neighbouring parts; 0 = Auto: 2 × Thickness with Faces, "
-        "else the larger of 2 × Thickness and 0.7 × the mean rest edge length",
+        "else the larger of 2 × Thickness and 0.7 × the mean rest edge length; at least 1 mm",
         unit="m",
         min=0.0,
         max=1.0,
@@ -504,7 +504,8 @@ def collider_values(source: Any) -> dict[str, Any]:
 
 def self_collision_gap(values: Mapping[str, Any], mean_edge: float = 0.0) -> float:
     """Self-collision distance (m): the setting, or Auto (0): the cloth's thickness on both layers
-    (2 × thickness) with face contacts; with vertex–vertex, max(2 × thickness, 0.7 × mean edge).
+    (2 × thickness) with face contacts; with vertex–vertex, max(2 × thickness, 0.7 × mean edge);
+    never below MIN_AUTO_SELF_COLLISION_GAP (a thickness of 0 must not switch it off).
 
     0.7 (just over half a diagonal, 1/√2) keeps a vertex from slipping through the middle of a
     square face of the other layer, which vertex–vertex collision alone would allow.
@@ -512,8 +513,8 @@ def self_collision_gap(values: Mapping[str, Any], mean_edge: float = 0.0) -> flo
     if values["self_collision_distance"] > 0:
         return float(values["self_collision_distance"])
     if values["self_collision_faces"]:
-        return 2.0 * float(values["thickness"])
-    return max(2.0 * float(values["thickness"]), 0.7 * float(mean_edge))
+        return max(2.0 * float(values["thickness"]), MIN_AUTO_SELF_COLLISION_GAP)
+    return max(2.0 * float(values["thickness"]), 0.7 * float(mean_edge), MIN_AUTO_SELF_COLLISION_GAP)
 
 
 def own_wind(values: Mapping[str, Any]) -> tuple[float, float, float]:
