@@ -49,7 +49,8 @@ class LinearStencils:
         self.inside = inside
         table = np.tile(np.arange(n), (w, 1))  # padding: the row's own slot, coefficient 0
         table[rank[inside], row[inside]] = column[inside]
-        self.flat = (table[None] + n * np.arange(3)[:, None, None]).reshape(-1)  # into the flat (3, N) buffer
+        self.table = table  # (W, N) slots, taken along the (3, N) buffer's second axis: the index is read
+        # once for all three coordinates (flat (3, W, N) indices: 50 -> 43 us a sweep at 48²)
         self.gathered = np.empty((3, w, n), np.float32)
         self.delta = np.empty((3, n), np.float32)
         # Rows wider than the table: (row, column) pairs summed by a bincount over (coordinate, row).
@@ -70,7 +71,7 @@ class LinearStencils:
 
     def correction(self, flat_buffer: np.ndarray, table: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """(3, N) Σ_j A_ij x_j of the positions in the flat (3, N) buffer (read only)."""
-        flat_buffer.take(self.flat, out=self.gathered.reshape(-1), mode="clip")
+        flat_buffer.reshape(3, -1).take(self.table, 1, self.gathered, "clip")
         c_einsum("rwn,wn->rn", self.gathered, table, out=self.delta)
         if len(extra):
             moved = np.bincount(
