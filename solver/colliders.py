@@ -195,7 +195,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     np.maximum(disc, 0.0, out=disc)
     s_entry = np.sqrt(disc, out=disc)
     np.subtract(np.negative(b, out=b), s_entry, out=s_entry)
-    s_entry *= np.divide(1.0, np.maximum(a, _EPS, out=a), out=a)  # times 1 / max(a, eps), not divided: the same rounding
+    s_entry *= np.divide(1.0, np.maximum(a, _EPS, out=a), out=a)  # × 1 / max(a, eps): the same rounding
     path *= np.minimum(np.maximum(s_entry, 0.0, out=s_entry), 1.0, out=s_entry)
     path += rel_old
     base = np.where(came_in, path, rel_new)
