@@ -83,6 +83,10 @@ class Plane:
     friction: float | None = None
     offset: float = 0.0
 
+    @property
+    def still(self) -> bool:
+        return self.point_start is None and self.normal_start is None and self.extent is None
+
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         p1, n1 = _vec(self.point), _unit(_vec(self.normal))
         if self.point_start is None and self.normal_start is None and self.extent is None:  # a still plane
@@ -223,8 +227,8 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
 
 def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_friction):
     """Keep vertices on the front side of the plane (or rectangle), moving from t0 to t1."""
-    p0, n0, _ = plane.at(t0)
     p1, n1, extent = plane.at(t1)
+    p0, n0, _ = (p1, n1, None) if plane.still else plane.at(t0)
     gap = thickness + plane.offset
     axis = _axis(n1)
     if axis is not None:  # a floor or wall: the other two products are zeros (only a zero's sign may differ)
