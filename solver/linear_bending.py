@@ -21,6 +21,7 @@ another order).
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .vectors import c_einsum
 
@@ -45,7 +46,7 @@ class LinearStencils:
         # Kept to sum the coefficients again (a grab, a tear): 16 per hinge, int32 halves it (200k vertices: 38 MB).
         self.inverse = inverse.astype(np.int32) if len(inverse) and inverse.max() < 2**31 else inverse
         row, column = np.divmod(keys, n)
-        self.window = None
+        self.window: tuple[int, int] | None = None
         if grid_shape is not None and self._within_window(row, column, grid_shape, n):
             self._as_window(row, column, grid_shape)
             return
@@ -94,7 +95,7 @@ class LinearStencils:
         self.inside = np.ones(len(row), dtype=bool)
         self.padded = np.zeros((3, rows + 2 * _REACH, columns + 2 * _REACH), np.float32)
         self.interior = self.padded[:, _REACH:-_REACH, _REACH:-_REACH]
-        windows = np.lib.stride_tricks.sliding_window_view(self.padded, (side, side), axis=(1, 2))
+        windows = sliding_window_view(self.padded, (1, side, side))[:, :, :, 0]  # (3, R, C, 5, 5)
         self.windows = windows.transpose(0, 3, 4, 1, 2)  # (3, 5, 5, R, C): the neighbour at each offset
         self.shifted = np.empty((3, side, side, rows, columns), np.float32)
         self.gathered = self.shifted.reshape(3, side * side, n)
