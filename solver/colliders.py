@@ -179,7 +179,9 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         old = rel_old.take(passing, axis=1)
         path = rel_new.take(passing, axis=1) - old
         inv_a = 1.0 / np.maximum(column_dot(path, path), _EPS)
-        nearest = old + path * np.clip(-column_dot(old, path) * inv_a, 0.0, 1.0)
+        along = np.negative(column_dot(old, path))
+        along *= inv_a
+        nearest = old + path * np.minimum(np.maximum(along, 0.0, out=along), 1.0, out=along)  # clipped to [0, 1]
         hit[passing] = column_dot(nearest, nearest) < reach1 * reach1
     which = None
     if not hit.all():
