@@ -426,11 +426,22 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
     replayed = rest if replay is None else replay
     held = None if replay is None else np.empty_like(rest)  # rest - replay, without a fresh temporary
     gather = co.gather
+    # One-sided pairs (the long-range limits): max(1 - L0 / max(L, eps), 0) is 1 - L0 / max(L, L0) when every
+    # L0 >= eps, one maximum instead of two (the same values: L0 / L0 is exactly 1).
+    shortest = np.maximum(rest, _EPS32) if floor is _ZERO32 and record is None and held is None else None
+    if shortest is not None and not (rest >= _EPS32).all():
+        shortest = None
 
     def ratio_of_lengths() -> None:  # ratio = C / L = 1 - L0 / L, floored
         subtract(pa, pb, d)
         squared("k...,k...->...", d, d, out=ratio)
         sqrt(ratio, ratio)
+        if shortest is not None:
+            maximum(ratio, shortest, ratio)
+            divide(rest, ratio, ratio)
+            subtract(_ONE32, ratio, ratio)
+            multiply(d, ratio, d)
+            return
         maximum(ratio, _EPS32, ratio)
         if record is not None:
             subtract(rest, ratio, record)
