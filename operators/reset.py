@@ -6,6 +6,8 @@ import bpy
 
 from ..services import checks, runs
 
+BAKED = "This cloth is baked and plays its bake back: press Free Bake first to simulate it live again."
+
 
 class VERLET_CLOTH_OT_reset(bpy.types.Operator):
     """Put the cloth back in its rest shape and restart the live preview from the current frame"""
@@ -16,6 +18,8 @@ class VERLET_CLOTH_OT_reset(bpy.types.Operator):
 
     def execute(self, context):
         obj, problem = checks.active(context, checks.cloth_problem)
+        if problem is None and obj.verlet_cloth.baked:
+            problem = BAKED  # resetting would hide the bake behind the rest shape and drop its tears
         if problem:
             return checks.cancel(self, problem)
         runs.reset(context.scene, obj)

@@ -650,3 +650,18 @@ def test_drag_called_from_a_script_without_a_viewport_is_refused_with_a_message(
     _refused(blender, blender.ops.verlet_cloth.drag, "3D viewport")
     blender.context.view_layer.objects.active = None
     _refused(blender, blender.ops.verlet_cloth.drag, "Select a mesh")
+
+
+def test_reset_refuses_a_baked_cloth_and_the_bake_keeps_playing(blender):
+    # Reset used to show the rest shape over the bake (1.5 m off) and drop the bake's tears.
+    scene = setup_scene(blender, FRAMES)
+    cloth = _cloth(blender)
+    cloth.verlet_cloth.tear_factor = 1.05
+    cloth.verlet_cloth.mass_mode, cloth.verlet_cloth.mass = "TOTAL", 50.0
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    baked = _evaluated(blender, cloth, FRAMES)
+    attributes = sorted(a.name for a in cloth.data.attributes)
+    _refused(blender, blender.ops.verlet_cloth.reset, "Free Bake first")
+    scene.frame_set(1)
+    np.testing.assert_array_equal(_evaluated(blender, cloth, FRAMES), baked)
+    assert sorted(a.name for a in cloth.data.attributes) == attributes

@@ -66,7 +66,9 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
             settings = obj.verlet_cloth
             row = layout.row(align=True)
             row.operator("verlet_cloth.convert", icon="MOD_CLOTH")
-            row.operator("verlet_cloth.reset", icon="LOOP_BACK")
+            reset = row.row(align=True)
+            reset.enabled = not settings.baked  # a baked cloth plays its bake back (Free Bake first)
+            reset.operator("verlet_cloth.reset", icon="LOOP_BACK")
             if settings.enabled and not settings.baked:
                 layout.operator("verlet_cloth.drag", icon="VIEW_PAN")
             if settings.enabled:
