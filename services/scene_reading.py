@@ -114,7 +114,7 @@ def collider_poses(scene, skip=None) -> dict[int, tuple]:
             continue  # a cloth collides with other cloths only as a mesh; an Empty cannot be one
         settings = SimpleNamespace(**table.collider_values(obj.verlet_cloth_collider))  # clamped
         matrix = world_matrix(obj)
-        local = read_vectors(obj.data.vertices) if obj.type == "MESH" else None
+        local = _evaluated_vertices(obj) if obj.type == "MESH" else None
         if kind == "SPHERE":
             centre = matrix[:3, 3].copy()
             if local is not None:
@@ -129,6 +129,16 @@ def collider_poses(scene, skip=None) -> dict[int, tuple]:
             point, normal, extent = geometry.plane_frame(matrix, local, half, settings.bounded)
             poses[session_key(obj)] = ("PLANE", point, normal, extent, settings.friction, settings.offset)
     return poses
+
+
+def _evaluated_vertices(obj) -> np.ndarray:
+    """(N, 3) local vertices of the mesh as shown (modifiers and shape keys applied): a cube with a
+    Subdivision modifier is a ball of the radius it shows, not of its cage's corners."""
+    import bpy  # noqa: PLC0415 - the rest of this module reads original data only
+
+    evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = getattr(evaluated, "data", None)
+    return read_vectors(mesh.vertices if mesh is not None else obj.data.vertices)
 
 
 def _mesh_pose(scene, obj) -> tuple | None:

@@ -665,3 +665,23 @@ def test_reset_refuses_a_baked_cloth_and_the_bake_keeps_playing(blender):
     scene.frame_set(1)
     np.testing.assert_array_equal(_evaluated(blender, cloth, FRAMES), baked)
     assert sorted(a.name for a in cloth.data.attributes) == attributes
+
+
+def test_a_sphere_collider_has_the_radius_its_modifiers_show(blender):
+    # A cube with a Subdivision modifier is a ball of radius ~0.43 m: its cage's corners (0.87 m)
+    # kept the cloth 0.45 m above what the viewport shows.
+    scene = setup_scene(blender, 24)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0.0, 0.0, 0.5))
+    ball = blender.context.active_object
+    ball.modifiers.new("Subdivision", "SUBSURF").levels = 3
+    activate(blender, ball)
+    assert blender.ops.verlet_cloth.make_collider(kind="SPHERE") == {"FINISHED"}
+    cloth = _grid(blender, size=0.6, height=1.2)
+    activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    for frame in range(1, 25):
+        scene.frame_set(frame)
+    top = _evaluated(blender, ball)[:, 2].max()
+    draped = _evaluated(blender, cloth)
+    centre = draped[np.argmin(np.linalg.norm(draped[:, :2], axis=1)), 2]
+    assert top < centre < top + 0.03
