@@ -273,13 +273,13 @@ def _active(scene: Any) -> Iterator[None]:
     """
     import bpy
 
-    window = bpy.context.window or next(iter(bpy.context.window_manager.windows), None)
-    previous = None if window is None else window.scene
-    if previous is None or previous == scene:
-        if bpy.context.scene != scene:
-            raise CliError(f"cannot show scene {scene.name!r} to bake it: save the file with that scene active")
+    if bpy.context.scene == scene:  # the file's active scene: nothing to switch
         yield
         return
+    window = bpy.context.window or next(iter(bpy.context.window_manager.windows), None)
+    if window is None:
+        raise CliError(f"cannot show scene {scene.name!r} to bake it: save the file with that scene active")
+    previous = window.scene
     window.scene = scene
     try:
         if bpy.context.scene != scene:
