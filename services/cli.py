@@ -143,21 +143,6 @@ def object_frame_range(scene: Any, obj: Any) -> tuple[int, int]:
     return settings.frame_start, settings.frame_end
 
 
-def height(scene: Any, obj: Any) -> float:
-    """How high (m, against the scene's gravity; +Z without gravity) the middle of `obj`'s mesh is."""
-    import numpy as np
-
-    from .scene_reading import read_shape, world_matrix
-
-    gravity = np.array(scene.gravity, dtype=np.float64) if scene.use_gravity else np.zeros(3)
-    length = float(np.linalg.norm(gravity))
-    up = -gravity / length if length > 0 and np.isfinite(length) else np.array([0.0, 0.0, 1.0])
-    matrix = world_matrix(obj)
-    middle = matrix[:3, :3] @ read_shape(obj).mean(axis=0) + matrix[:3, 3] if len(obj.data.vertices) else matrix[:3, 3]
-    value = float(middle @ up)
-    return value if np.isfinite(value) else 0.0
-
-
 def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
     """The cloth objects to bake; raise CliError naming unknown or non-cloth objects."""
     import bpy
@@ -166,10 +151,12 @@ def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
         found = [obj for obj in scene.objects if is_cloth(obj)]
         if not found:
             raise CliError(f"no object in scene {scene.name!r} has Verlet Cloth enabled; nothing to bake")
-        # Coupling is one-way: a cloth that is a mesh collider for the others is baked first, so
-        # they collide with its bake rather than its rest shape (the live preview steps in this order too);
-        # among those, the lowest first, so a stack of layers each lands on the bake of the one below.
-        return sorted(found, key=lambda obj: (obj.verlet_cloth_collider.kind != "MESH", height(scene, obj)))
+        # Coupling is one-way: a cloth that is a mesh collider for the others is baked first, the lowest
+        # first, so each layer collides with the bake of the ones below rather than their rest shape
+        # (the live preview steps in this order too).
+        from .scene_reading import layer_order
+
+        return sorted(found, key=lambda obj: layer_order(scene, obj))
     cloths = ", ".join(sorted(obj.name for obj in scene.objects if is_cloth(obj))) or "none"
     unknown = [name for name in names if name not in bpy.data.objects]
     if unknown:

@@ -82,6 +82,21 @@ def world_matrix(obj) -> np.ndarray:
     return np.array(obj.matrix_world, dtype=np.float64)
 
 
+def layer_order(scene, obj) -> tuple[bool, float]:
+    """Sort key of the cloths to step or bake: cloths that are Mesh colliders for the others first,
+    the lowest first (the middle of the rest shape, against the scene's gravity; +Z without it), so
+    each layer collides with what the layers below do at that frame, not with their rest shape."""
+    if obj.verlet_cloth_collider.kind != "MESH":
+        return True, 0.0
+    gravity = np.array(scene.gravity, dtype=np.float64) if scene.use_gravity else np.zeros(3)
+    length = float(np.linalg.norm(gravity))
+    up = -gravity / length if length > 0 and np.isfinite(length) else np.array([0.0, 0.0, 1.0])
+    matrix = world_matrix(obj)
+    middle = matrix[:3, 3] + (matrix[:3, :3] @ read_shape(obj).mean(axis=0) if len(obj.data.vertices) else 0.0)
+    height = float(middle @ up)
+    return False, height if np.isfinite(height) else 0.0
+
+
 def force_field_wind(scene) -> np.ndarray:
     """(3,) m/s: the sum of the scene's Wind force fields, each Strength m/s along its object's world +Z.
 
