@@ -151,6 +151,8 @@ def _evaluated_vertices(obj) -> np.ndarray:
     Subdivision modifier is a ball of the radius it shows, not of its cage's corners."""
     import bpy  # noqa: PLC0415 - the rest of this module reads original data only
 
+    if not len(obj.modifiers) and obj.data.shape_keys is None:
+        return read_vectors(obj.data.vertices)  # shown as made: the original data, no depsgraph lookup
     evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
     mesh = getattr(evaluated, "data", None)
     return read_vectors(mesh.vertices if mesh is not None else obj.data.vertices)
