@@ -222,8 +222,8 @@ class FaceCollision:
             # Calm: a wide skin lets a query last many substeps; violent (queries every substep or
             # two): a narrow one makes each cheap, and none (`every_substep`) cheaper still.
             factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
-            self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self._widest()))
-            if self.every_substep and self.age <= 1 and skin == 0.25 * self.gap:
+            self.skin = float(np.clip(self.skin * factor, self._narrowest(), self._widest()))
+            if self.every_substep and self.age <= 1 and skin == self._narrowest():
                 self.skin = 0.0
         elif self.adaptive and self.skin > self._widest():
             self.skin = self._widest()
@@ -232,6 +232,11 @@ class FaceCollision:
         else:
             self._query(x, previous, mean, mean0, moved)
         self._live(x, previous)
+
+    def _narrowest(self) -> float:
+        """The narrowest adaptive skin: a quarter gap, or half a gap while nothing is listed (a skirt
+        swinging into place with nothing near: a quarter-gap list lasts a substep or two there)."""
+        return 0.5 * self.gap if len(self.p) + len(self.e) == 0 else 0.25 * self.gap
 
     def _widest(self) -> float:
         """The widest adaptive skin: twice the gap while nothing is listed (a flag, a swinging sheet:
