@@ -243,9 +243,14 @@ class FaceCollision:
 
     def _widest(self) -> float:
         """The widest adaptive skin: twice the gap while nothing is listed (a flag, a swinging sheet:
-        a query lasts twice as long), the gap once something is (wider would list a pile's own
+        a query lasts twice as long) and, once that wide, while the list is short (an eighth of the
+        vertices: the flat cloth's farther neighbours a wide query finds; dropping back at once made
+        the flag alternate full queries at both skins); else the gap (wider would list a pile's own
         neighbourhood, or the flat cloth's where edges are not much longer than the gap)."""
-        return 2.0 * self.gap if len(self.p) + len(self.e) == 0 else self.gap
+        listed = len(self.p) + len(self.e)
+        if listed == 0 or (self.skin > self.gap and 8 * listed <= len(self.pad)):
+            return 2.0 * self.gap
+        return self.gap
 
     def _live(self, x: np.ndarray, previous: np.ndarray, stray: np.ndarray | None = None) -> None:
         """The candidates that can come within 1.25 × gap on the substep's straight paths (`previous`
