@@ -34,4 +34,6 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
         obj.verlet_cloth.enabled = True  # its update starts the preview here (runs.reset), once
         if runs.cached(obj) is None:
             runs.reset(context.scene, obj)
+        if note := checks.geometry_modifiers_note(obj):
+            self.report({"WARNING"}, note)
         return {"FINISHED"}

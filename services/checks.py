@@ -30,6 +30,40 @@ ZERO_SCALE = (
 ABSOLUTE_KEYS = "The mesh's shape keys are absolute: enable Relative in the Shape Keys panel, then bake again."
 
 
+# Modifiers that make new geometry: the cloth simulates the mesh as modelled and they apply after it.
+GEOMETRY_MODIFIERS = frozenset(
+    {
+        "SUBSURF",
+        "MULTIRES",
+        "TRIANGULATE",
+        "REMESH",
+        "DECIMATE",
+        "ARRAY",
+        "MIRROR",
+        "SOLIDIFY",
+        "SCREW",
+        "SKIN",
+        "WELD",
+        "BEVEL",
+        "WIREFRAME",
+        "BOOLEAN",
+        "EDGE_SPLIT",
+    }
+)
+
+
+def geometry_modifiers_note(obj) -> str | None:
+    """What to tell the user when `obj`'s own modifiers make new geometry, or None."""
+    names = [m.name for m in obj.modifiers if m.type in GEOMETRY_MODIFIERS]
+    if not names:
+        return None
+    return (
+        f"The cloth simulates the mesh as you modelled it ({len(obj.data.vertices)} vertices); "
+        f"{', '.join(names)} apply after the cloth, to its simulated shape. To simulate their result "
+        "instead, apply them first (Object ▸ Apply) and press Make Cloth again."
+    )
+
+
 def missing_pin_group(name: str) -> str:
     return f"The pin group '{name}' does not exist: pick an existing vertex group or clear the Pin Group field."
 

@@ -150,7 +150,9 @@ def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
         found = [obj for obj in scene.objects if is_cloth(obj)]
         if not found:
             raise CliError(f"no object in scene {scene.name!r} has Verlet Cloth enabled; nothing to bake")
-        return found
+        # Coupling is one-way: a cloth that is a mesh collider for the others is baked first, so
+        # they collide with its bake rather than its rest shape (the live preview steps in this order too).
+        return sorted(found, key=lambda obj: obj.verlet_cloth_collider.kind != "MESH")
     cloths = ", ".join(sorted(obj.name for obj in scene.objects if is_cloth(obj))) or "none"
     unknown = [name for name in names if name not in bpy.data.objects]
     if unknown:

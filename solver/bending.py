@@ -255,7 +255,8 @@ class PreparedBending:
         linear_groups = [p.group for p in self.groups if p.linear]
         self.linear = None
         if linear_groups:
-            self.linear = LinearStencils([(g.vertices, g.weights) for g in linear_groups], slot_of, width)
+            shape = None if grid is None else (grid.rows, grid.columns)
+            self.linear = LinearStencils([(g.vertices, g.weights) for g in linear_groups], slot_of, width, shape)
         self.linear_table: np.ndarray | None = None
         self.linear_extra: np.ndarray | None = None
         self._coefficients(inv_mass, None)

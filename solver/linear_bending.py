@@ -9,6 +9,11 @@ padded (W, N) table and one multiply-sum, instead of gathering every stencil's v
 and gathering their contributions back (a triangulated 64² grid: 185 -> 90 us a sweep). The rows
 wider than the table (a fan's centre: 129 neighbours) are summed in float64 by a bincount.
 
+On a grid layout (a triangulated grid, a jittered one) every neighbour of slot (r, c) lies within
+(r ± 2, c ± 2), so the gather is instead one copy of the 25 shifted grids of a zero-padded copy of the
+workspace (a sliding-window view): no index array to read, ~35% quicker than the table at 48² and 64²;
+A is then a dense (25, N) table, zero where an offset is no neighbour.
+
 The same physics as the per-stencil form; only float32 rounding differs (the sums run in
 another order).
 """
@@ -16,15 +21,19 @@ another order).
 from __future__ import annotations
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .vectors import c_einsum
+
+_REACH = 2  # the window's half width: a triangle mesh's stencils join vertices at most two grid steps apart
 
 
 class LinearStencils:
     """The flat stencils of some groups as a padded table of (neighbour slot, coefficient) per slot."""
 
-    def __init__(self, groups, slot_of: np.ndarray, width: int):
-        """groups: (vertices (k, S), weights (k, S)) of the stencils; width: the workspace's N."""
+    def __init__(self, groups, slot_of: np.ndarray, width: int, grid_shape: tuple[int, int] | None = None):
+        """groups: (vertices (k, S), weights (k, S)) of the stencils; width: the workspace's N;
+        grid_shape: (rows, columns) when the workspace is a grid layout's row-major slots."""
         n = width
         pairs = []  # (row slot × N + column slot) of every (vertex i, vertex j) of every stencil
         self.weights = []
@@ -37,6 +46,10 @@ class LinearStencils:
         # Kept to sum the coefficients again (a grab, a tear): 16 per hinge, int32 halves it (200k vertices: 38 MB).
         self.inverse = inverse.astype(np.int32) if len(inverse) and inverse.max() < 2**31 else inverse
         row, column = np.divmod(keys, n)
+        self.window: tuple[int, int] | None = None
+        if grid_shape is not None and self._within_window(row, column, grid_shape, n):
+            self._as_window(row, column, grid_shape)
+            return
         count = np.bincount(row, minlength=n)
         first = np.zeros(n, dtype=np.int64)
         np.cumsum(count[:-1], out=first[1:])
@@ -49,7 +62,8 @@ class LinearStencils:
         self.inside = inside
         table = np.tile(np.arange(n), (w, 1))  # padding: the row's own slot, coefficient 0
         table[rank[inside], row[inside]] = column[inside]
-        self.flat = (table[None] + n * np.arange(3)[:, None, None]).reshape(-1)  # into the flat (3, N) buffer
+        self.table = table  # (W, N) slots, taken along the (3, N) buffer's second axis: the index is read
+        # once for all three coordinates (flat (3, W, N) indices: 50 -> 43 us a sweep at 48²)
         self.gathered = np.empty((3, w, n), np.float32)
         self.delta = np.empty((3, n), np.float32)
         # Rows wider than the table: (row, column) pairs summed by a bincount over (coordinate, row).
@@ -58,6 +72,34 @@ class LinearStencils:
         self.extra_flat = (column[~inside][None, :] + n * np.arange(3)[:, None]).reshape(-1)
         self.extra_bins = (self.extra_rows_index[None, :] + len(extra_rows) * np.arange(3)[:, None]).reshape(-1)
         self.width = n
+
+    @staticmethod
+    def _within_window(row: np.ndarray, column: np.ndarray, grid_shape, n: int) -> bool:
+        rows, columns = grid_shape
+        if rows * columns != n or len(row) == 0:
+            return False
+        (r_i, c_i), (r_j, c_j) = np.divmod(row, columns), np.divmod(column, columns)
+        return bool((np.abs(r_j - r_i) <= _REACH).all() and (np.abs(c_j - c_i) <= _REACH).all())
+
+    def _as_window(self, row: np.ndarray, column: np.ndarray, grid_shape) -> None:
+        """The dense form: entry (i, j) at offset (dr, dc) of j from i goes to A[(dr + 2) × 5 + dc + 2, i]."""
+        rows, columns = grid_shape
+        n, side = rows * columns, 2 * _REACH + 1
+        (r_i, c_i), (r_j, c_j) = np.divmod(row, columns), np.divmod(column, columns)
+        offset = (r_j - r_i + _REACH) * side + (c_j - c_i + _REACH)
+        self.window = (rows, columns)
+        self.table_width = side * side
+        self.width = n
+        self.entries = len(row)
+        self.at = offset * n + row
+        self.inside = np.ones(len(row), dtype=bool)
+        self.padded = np.zeros((3, rows + 2 * _REACH, columns + 2 * _REACH), np.float32)
+        self.interior = self.padded[:, _REACH:-_REACH, _REACH:-_REACH]
+        windows = sliding_window_view(self.padded, (1, side, side))[:, :, :, 0]  # (3, R, C, 5, 5)
+        self.windows = windows.transpose(0, 3, 4, 1, 2)  # (3, 5, 5, R, C): the neighbour at each offset
+        self.shifted = np.empty((3, side, side, rows, columns), np.float32)
+        self.gathered = self.shifted.reshape(3, side * side, n)
+        self.delta = np.empty((3, n), np.float32)
 
     def coefficients(self, scaled) -> tuple[np.ndarray, np.ndarray]:
         """The (W, N) float32 table of A and the float64 A of the entries beyond it, from each group's
@@ -70,7 +112,12 @@ class LinearStencils:
 
     def correction(self, flat_buffer: np.ndarray, table: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """(3, N) Σ_j A_ij x_j of the positions in the flat (3, N) buffer (read only)."""
-        flat_buffer.take(self.flat, out=self.gathered.reshape(-1), mode="clip")
+        if self.window is not None:  # the 25 shifted grids, copied at once
+            np.copyto(self.interior, flat_buffer.reshape(3, *self.window))
+            np.copyto(self.shifted, self.windows)
+            c_einsum("rwn,wn->rn", self.gathered, table, out=self.delta)
+            return self.delta
+        flat_buffer.reshape(3, -1).take(self.table, 1, self.gathered, "clip")
         c_einsum("rwn,wn->rn", self.gathered, table, out=self.delta)
         if len(extra):
             moved = np.bincount(

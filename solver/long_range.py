@@ -31,6 +31,10 @@ from .pairs import Layout, PairBatch, PreparedPairs, hard_compliance, layout_bat
 from .topology import STRUCTURAL, Constraints, Faces
 
 LEVELS = (16, 4)  # edges per pair, coarse to fine
+# A level's colour sets smaller than this share of its first set are projected together as one split
+# batch (pairs.gathered_batches): the jittered 48² mesh's 12 long-range batches become 7 (tails of 1-96
+# pairs at its few vertices on 7-8 paths), ~5% of its frame.
+TAILS = 0.4
 _STRAIGHT_COS = -0.7  # an edge continues into its most opposite edge at ~135° or straighter
 
 
@@ -208,4 +212,4 @@ def _level_batches(layout: Layout, pairs: np.ndarray, members: np.ndarray, k: in
     specs: tuple = ()
     if grid is not None:  # diagonals first: they came first while they were gathered
         specs = (*diagonal_span_specs(grid.rows, grid.columns, k), *span_specs(grid.rows, grid.columns, k))
-    return layout_batches(pairs, members, layout, n, specs, seed=seed)
+    return layout_batches(pairs, members, layout, n, specs, seed=seed, tails=TAILS)

@@ -41,6 +41,8 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
+_REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to their box's side
+_CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -61,11 +63,11 @@ class TriangleMesh:
         if len(tris) and (tris.min() < 0 or tris.max() >= len(v)):
             raise ValueError("triangle indices out of range")
         self.vertices = v
-        a, b, c = (_columns(np.take(v, tris[:, k], axis=0)) for k in range(3))
+        a, b, c = (_columns(v.take(tris[:, k], axis=0)) for k in range(3))
         n = cross(b - a, c - a)
         area2 = np.sqrt(dot(n, n))
         scale = max(float(np.ptp(v, axis=0).max()) if len(v) else 0.0, 1e-9)
-        keep = np.flatnonzero(np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate))
+        keep = (np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate)).nonzero()[0]
         if drop_degenerate:  # nearby triangles next to each other in memory: gathers for a cloth patch stay local
             keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
         self.triangles = tris[keep]
@@ -161,90 +163,115 @@ class _Candidates:
         lag: the fraction of the frame left from the substep's start (deforming meshes: a triangle is
         then within lag x its motion of its end shape)."""
         low, high = np.minimum(p0, p1), np.maximum(p0, p1)
-        box_low, box_high = np.take(self.low, idx, axis=1), np.take(self.high, idx, axis=1)
+        box_low, box_high = self.low.take(idx, axis=1), self.high.take(idx, axis=1)
         inside = (low >= box_low) & (high <= box_high)
         stale = ~(inside[0] & inside[1] & inside[2])
         if stale.any():
-            # One query also refreshes the vertices that have used half their skin, so queries
-            # (whose cost is mostly per call) come every few substeps, not every one.
-            half = 0.5 * self.skin
-            inside = (low >= box_low + half) & (high <= box_high - half)
-            stale |= ~(inside[0] & inside[1] & inside[2])
-            self._query(grid, idx, np.flatnonzero(stale), low, high)
+            out = stale.nonzero()[0]
+            if self.mesh is not None and self.motion is None:
+                out, freed = self._free(grid, idx, out, low, high)
+            if len(out):
+                # One query also refreshes the vertices that have used half their skin, so queries
+                # (with a fixed cost of ~0.2 ms a call) come every few substeps, not every one.
+                half = _REFRESH * self.skin
+                inside = (low >= box_low + half) & (high <= box_high - half)
+                stale |= ~(inside[0] & inside[1] & inside[2])
+                if self.mesh is not None and self.motion is None:
+                    stale[freed] = False  # (their boxes above are the old ones)
+                self._query(grid, idx, stale.nonzero()[0], low, high)
         # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
-        centre = np.take(self.centre, idx, axis=1)
+        centre = self.centre.take(idx, axis=1)
         d0, d1 = p0 - centre, p1 - centre
         reach = np.sqrt(np.maximum(dot(d0, d0), dot(d1, d1)))
         reach += self.gap
-        hot = np.flatnonzero(np.take(self.nearest, idx) < reach)
+        hot = (self.nearest.take(idx) < reach).nonzero()[0]
         if len(hot) == 0:
             return _EMPTY, _EMPTY
-        who = np.take(idx, hot)
-        first = np.take(self.first, who)
-        count = np.take(self.first, who + 1) - first
+        who = idx.take(hot)
+        first = self.first.take(who)
+        count = self.first.take(who + 1) - first
         column = np.repeat(hot, count)
         at = np.arange(len(column)) + np.repeat(first - (np.cumsum(count) - count), count)
-        bound = np.take(self.bound, at)
+        bound = self.bound.take(at)
         if self.motion is not None:
-            bound -= lag * np.take(self.motion, np.take(self.t, at))
-        use = np.flatnonzero(bound < np.take(reach, column))
-        return np.take(column, use), np.take(self.t, np.take(at, use))
+            bound -= lag * self.motion.take(self.t.take(at))
+        use = (bound < reach.take(column)).nonzero()[0]
+        return column.take(use), self.t.take(at.take(use))
+
+    def _clearance(self, grid: TriangleGrid) -> Clearance:
+        if self.clearance is None:  # cells of half a median triangle box
+            self.clearance = Clearance(grid.low, grid.high, self.gap, _CLEARANCE_CELL * self.skin / _SKIN)
+        return self.clearance
+
+    def _free(self, grid: TriangleGrid, idx: np.ndarray, out: np.ndarray, low: np.ndarray, high: np.ndarray):
+        """Give the vertices idx[out] that have no pairs and whose skin box lies in a free block that
+        block as their box, with no query (most vertices leaving their box are cloth swinging in and
+        out of the collider's bounds, far from its triangles). Returns (the rest of out, those freed)."""
+        lonely = (self.nearest.take(idx.take(out)) == np.inf).nonzero()[0]
+        if len(lonely) == 0:
+            return out, _EMPTY
+        cols = out.take(lonely)
+        path_low, path_high = low.take(cols, axis=1), high.take(cols, axis=1)
+        clear, block_low, block_high = self._clearance(grid).blocks(path_low - self.skin, path_high + self.skin)
+        if len(clear) == 0:
+            return out, _EMPTY
+        freed = cols.take(clear)
+        who = idx.take(freed)
+        self.low[:, who], self.high[:, who] = block_low, block_high
+        self.centre[:, who] = (block_low + block_high) * 0.5
+        return np.delete(out, lonely.take(clear)), freed
 
     def _query(self, grid: TriangleGrid, idx: np.ndarray, stale: np.ndarray, low: np.ndarray, high: np.ndarray):
         """Find the pairs of the vertices idx[stale] again, for their paths' boxes (low, high) grown by the skin."""
         self.queries += 1
-        who = np.take(idx, stale)
-        path_low, path_high = np.take(low, stale, axis=1), np.take(high, stale, axis=1)
+        who = idx.take(stale)
+        path_low, path_high = low.take(stale, axis=1), high.take(stale, axis=1)
         box_low, box_high = path_low - self.skin, path_high + self.skin
         asked = np.arange(len(who))
         if self.mesh is not None and self.motion is None:  # vertices in a free block keep it as their box
-            if self.clearance is None:
-                self.clearance = Clearance(grid.low, grid.high, self.gap, self.skin / _SKIN)  # cells of a triangle
-            clear, block_low, block_high = self.clearance.blocks(box_low, box_high)  # only if roomier
+            clear, block_low, block_high = self._clearance(grid).blocks(box_low, box_high)  # only if roomier
             box_low[:, clear], box_high[:, clear] = block_low, block_high
             asked = np.delete(asked, clear)
         self.low[:, who], self.high[:, who] = box_low, box_high
         self.centre[:, who] = (box_low + box_high) * 0.5
-        q, t = grid.query_boxes(
-            (np.take(box_low, asked, axis=1) - self.gap).T, (np.take(box_high, asked, axis=1) + self.gap).T
-        )
-        q = np.take(asked, q)
+        q, t = grid.query_boxes((box_low.take(asked, axis=1) - self.gap).T, (box_high.take(asked, axis=1) + self.gap).T)
+        q = asked.take(q)
         if self.mesh is not None:
             q, t, bound, least = self._prune(q, t, box_low, box_high)
         else:
             bound = least = np.full(len(q), -np.inf)
         requeried = np.zeros(self.vertex_count, dtype=bool)
         requeried[who] = True
-        keep = np.flatnonzero(~np.take(requeried, self.v))
+        keep = (~requeried.take(self.v)).nonzero()[0]
         # Merge the new pairs (sorted among themselves) into the kept ones, still sorted by vertex.
-        v = np.take(who, q)
+        v = who.take(q)
         order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-        v, t, bound, least = np.take(v, order), np.take(t, order), np.take(bound, order), np.take(least, order)
-        kept_v = np.take(self.v, keep)
+        v, t, bound, least = v.take(order), t.take(order), bound.take(order), least.take(order)
+        kept_v = self.v.take(keep)
         at = np.searchsorted(kept_v, v)
         self.v = np.insert(kept_v, at, v)
-        self.t = np.insert(np.take(self.t, keep), at, t)
-        self.bound = np.insert(np.take(self.bound, keep), at, bound)
+        self.t = np.insert(self.t.take(keep), at, t)
+        self.bound = np.insert(self.bound.take(keep), at, bound)
         counts = np.bincount(self.v, minlength=self.vertex_count)
         np.cumsum(counts, out=self.first[1:])
         # Only the re-queried vertices' least bounds change (from their new pairs, sorted by vertex).
         self.nearest[who] = np.inf
         if len(v):
-            runs = np.flatnonzero(np.diff(v, prepend=-1))
-            self.nearest[np.take(v, runs)] = np.minimum.reduceat(least, runs)
+            runs = (np.diff(v, prepend=-1)).nonzero()[0]
+            self.nearest[v.take(runs)] = np.minimum.reduceat(least, runs)
 
     def _prune(self, q, t, box_low, box_high):
         """Keep the pairs whose triangle comes within the gap of some point of the box at some moment of
         the frame: (q, t, their bounds to the end shape, their bounds at any moment)."""
         assert self.mesh is not None
-        centre = np.take(box_low + box_high, q, axis=1) * 0.5
-        half = np.take(box_high - box_low, q, axis=1) * 0.5
+        centre = (box_low + box_high).take(q, axis=1) * 0.5
+        half = (box_high - box_low).take(q, axis=1) * 0.5
         reach = np.sqrt(dot(half, half)) + self.gap
         _, bound = _lower_bound(self.mesh, centre, t)
         # A deforming triangle anywhere in its frame-long motion; the bound kept is the end shape's.
-        least = bound if self.motion is None else bound - np.take(self.motion, t)
-        keep = np.flatnonzero(least < reach)
-        return np.take(q, keep), np.take(t, keep), np.take(bound, keep), np.take(least, keep)
+        least = bound if self.motion is None else bound - self.motion.take(t)
+        keep = (least < reach).nonzero()[0]
+        return q.take(keep), t.take(keep), bound.take(keep), least.take(keep)
 
 
 def _within(x, x_start, lower, upper) -> np.ndarray:
@@ -284,7 +311,7 @@ def _gather(rows: np.ndarray, tri: np.ndarray) -> np.ndarray:
     """Columns (k, P) of per-triangle rows (T, k): gathering whole rows touches a few cache lines per
     triangle, where gathering from k separate arrays touches k."""
     out = np.empty((rows.shape[1], len(tri)))
-    out[...] = np.take(rows, tri, axis=0).T
+    out[...] = rows.take(tri, axis=0).T
     return out
 
 
@@ -413,7 +440,7 @@ class MeshCollider:
         vertices = np.asarray(mesh_start, dtype=np.float64).reshape(-1, 3)
         if vertices.shape != self.mesh.vertices.shape:
             raise ValueError("mesh_start must have the same vertices as mesh")
-        return [_columns(np.take(vertices, self.mesh.triangles[:, k], axis=0)) for k in range(3)]
+        return [_columns(vertices.take(self.mesh.triangles[:, k], axis=0)) for k in range(3)]
 
     def _pose_at(self, t: float):
         if self.pose is None or self.pose_start is None:
@@ -433,7 +460,7 @@ class MeshCollider:
     def _corners(self, tri: np.ndarray, t: float):
         """Triangle corners (three (3, P)) at time t, and (for deforming meshes) their motion per unit time."""
         if not self.deforming:
-            return [np.take(m, tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)], None
+            return [m.take(tri, axis=1) for m in (self.mesh.a, self.mesh.b, self.mesh.c)], None
         rows = _gather(self._corner_rows, tri)
         rows[0:9] += rows[9:18] * t  # the corners at time t, in place of the start ones
         return [rows[0:3], rows[3:6], rows[6:9]], [rows[9:12], rows[12:15], rows[15:18]]
@@ -453,12 +480,12 @@ class MeshCollider:
         pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
         lower, upper = self._world_box(grid.lower - gap, grid.upper + gap, pose0, pose1)
         if active.dtype == bool:
-            idx = np.flatnonzero(_within(x, x_start, lower, upper) & active)
+            idx = (_within(x, x_start, lower, upper) & active).nonzero()[0]
         else:
-            idx = np.take(active, np.flatnonzero(_within(x[active], x_start[active], lower, upper)))
+            idx = active.take((_within(x[active], x_start[active], lower, upper)).nonzero()[0])
         if len(idx) == 0:
             return
-        rows1, rows0 = np.take(x, idx, axis=0), np.take(x_start, idx, axis=0)
+        rows1, rows0 = x.take(idx, axis=0), x_start.take(idx, axis=0)
         if pose1 is None:
             p1, p0 = _columns(rows1), _columns(rows0)
         else:
@@ -511,9 +538,10 @@ class MeshCollider:
         settled = np.zeros_like(p1)
         dt = t1 - t0
         all_q, all_tri = q, tri
+        planes: list = []  # the first pass's (rigid)
         for _ in range(_PASSES):
             if not self.deforming:
-                hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu)
+                hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu, None if planes else planes)
             else:
                 pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
                 if pairs is None:
@@ -529,36 +557,51 @@ class MeshCollider:
             # The next pass re-checks only vertices that touched more than one triangle (creases, corners).
             again = np.zeros(p1.shape[1], dtype=bool)
             again[crowded] = True
-            keep = np.flatnonzero(np.take(again, q))
+            keep = (again.take(q)).nonzero()[0]
             if len(keep) == 0:
                 break
-            q, tri = np.take(q, keep), np.take(tri, keep)
-        moved = np.flatnonzero(moved_any)
+            q, tri = q.take(keep), tri.take(keep)
+        moved = moved_any.nonzero()[0]
         if len(moved):
-            stopped = self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt)
+            stopped = self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt, planes)
             settled[:, stopped] = 0.0
         return moved, settled[:, moved]
 
-    def _stop_before_crossings(self, p0, p1, q, tri, moved, t1, dt) -> np.ndarray:
+    def _stop_before_crossings(self, p0, p1, q, tri, moved, t1, dt, planes=()) -> np.ndarray:
         """Keep each moved vertex's whole path clear of the candidate triangles (in place on p1).
 
         A push out of one triangle can carry a vertex through another where two parts of the mesh
         meet at a sharp concave crease (an ear against a head); on an open mesh the vertex would
         then stay on the wrong side for good. Such a vertex stops halfway to the first triangle its
         path (start to pushed position) crosses: still on the side it came from, and the next
-        substep pushes it out to the gap.
+        substep pushes it out to the gap. `planes`: the pairs' planes and start heights (still triangles).
         """
-        use = np.flatnonzero(np.take(moved, q))
-        q, tri = np.take(q, use), np.take(tri, use)
-        start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        if planes:  # only paths that reach the other side of a triangle's plane can cross it
+            plane, h0 = planes
+            end = p1.take(q, axis=1)
+            across = (h0 * _heights(plane, end) <= 0.0) & (h0 * self.mesh.outward >= 0.0)
+            across &= moved.take(q)
+            across = across.nonzero()[0]
+            if len(across) == 0:  # (resting cloth: none)
+                return q[:0]
+            q, tri = q.take(across), tri.take(across)
+            start, end = p0.take(q, axis=1), end.take(across, axis=1)
+            return self._stop_at_crossings(p1, q, tri, start, end, t1, dt)
+        use = (moved.take(q)).nonzero()[0]
+        q, tri = q.take(use), tri.take(use)
+        start, end = p0.take(q, axis=1), p1.take(q, axis=1)
         if not self.deforming:  # only paths that reach the other side of a triangle's plane can cross it
             data = _gather(self.mesh.fast_rows, tri)
             h0 = _heights(data, start)
-            across = np.flatnonzero((h0 * _heights(data, end) <= 0.0) & (h0 * self.mesh.outward >= 0.0))
+            across = ((h0 * _heights(data, end) <= 0.0) & (h0 * self.mesh.outward >= 0.0)).nonzero()[0]
             if len(across) == 0:  # (resting cloth: none)
                 return q[:0]
-            q, tri = np.take(q, across), np.take(tri, across)
-            start, end = np.take(start, across, axis=1), np.take(end, across, axis=1)
+            q, tri = q.take(across), tri.take(across)
+            start, end = start.take(across, axis=1), end.take(across, axis=1)
+        return self._stop_at_crossings(p1, q, tri, start, end, t1, dt)
+
+    def _stop_at_crossings(self, p1, q, tri, start, end, t1, dt) -> np.ndarray:
+        """`_stop_before_crossings` for the pairs (q, tri) whose paths start -> end may cross."""
         (a, b, c), velocity = self._corners(tri, t1)
         if velocity is not None:  # the path relative to the moving triangle
             start = start + (velocity[0] + velocity[1] + velocity[2]) * (dt / 3.0)
@@ -567,9 +610,9 @@ class MeshCollider:
             crossed &= dot(cross(b - a, c - a), start - a) * self.mesh.outward > 0.0
         if not crossed.any():
             return q[:0]
-        pick = np.flatnonzero(crossed)
+        pick = crossed.nonzero()[0]
         pick = pick[np.lexsort((s[pick], q[pick]))]  # by vertex, its first crossing first
-        pick = pick[np.flatnonzero(np.diff(q[pick], prepend=-1))]
+        pick = pick[(np.diff(q[pick], prepend=-1)).nonzero()[0]]
         start, end = start[:, pick], end[:, pick]
         p1[:, q[pick]] = start + (end - start) * (0.5 * s[pick])
         return q[pick]
@@ -580,15 +623,15 @@ class MeshCollider:
         assert velocity is not None
         n = cross(b - a, c - a)
         n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
-        slack = gap + np.take(self._motion, tri) * dt  # its fastest corner's motion over the substep
-        start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+        slack = gap + self._motion.take(tri) * dt  # its fastest corner's motion over the substep
+        start, end = p0.take(q, axis=1), p1.take(q, axis=1)
         h0, h1 = dot(n, start - a), dot(n, end - a)
-        maybe = np.flatnonzero((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack))
+        maybe = ((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack)).nonzero()[0]
         if len(maybe) == 0:
             return None
-        q, tri = np.take(q, maybe), np.take(tri, maybe)
-        a, b, c, n, start, end = (np.take(m, maybe, axis=1) for m in (a, b, c, n, start, end))
-        velocity = [np.take(m, maybe, axis=1) for m in velocity]
+        q, tri = q.take(maybe), tri.take(maybe)
+        a, b, c, n, start, end = (m.take(maybe, axis=1) for m in (a, b, c, n, start, end))
+        velocity = [m.take(maybe, axis=1) for m in velocity]
         return q, a, b, c, n, start, end, velocity
 
     @staticmethod
@@ -635,40 +678,43 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
 
     Returns (vertices, their new positions (3, k), vertices whose other contacts remain).
     """
-    touching = np.flatnonzero(contact)  # only the contacts compete
-    q, crossed, s, push = (np.take(m, touching) for m in (q, crossed, s, push))
-    direction, start, end = (np.take(m, touching, axis=1) for m in (direction, start, end))
+    touching = contact.nonzero()[0]  # only the contacts compete
+    q, crossed, s, push = (m.take(touching) for m in (q, crossed, s, push))
+    direction, start, end = (m.take(touching, axis=1) for m in (direction, start, end))
     score = np.where(crossed, 4.0 - s, np.minimum(push, 1.0))
-    first = np.flatnonzero(np.diff(q, prepend=-1))
+    first = (np.diff(q, prepend=-1)).nonzero()[0]
     best = np.maximum.reduceat(score, first)
     group = np.repeat(np.arange(len(first)), np.diff(first, append=len(q)))
-    pick = np.flatnonzero(score == np.take(best, group))
-    pick = pick[np.flatnonzero(np.diff(np.take(q, pick), prepend=-1))]  # the first such pair of each vertex
-    normal, depth = np.take(direction, pick, axis=1), np.take(push, pick)
-    target = np.take(end, pick, axis=1) + normal * depth
+    pick = (score == best.take(group)).nonzero()[0]
+    pick = pick[(np.diff(q.take(pick), prepend=-1)).nonzero()[0]]  # the first such pair of each vertex
+    normal, depth = direction.take(pick, axis=1), push.take(pick)
+    target = end.take(pick, axis=1) + normal * depth
     # Vertices whose other contacts this push does not clear (creases, corners) get another pass.
     # (Every vertex here has a contact, so group g's pick is pick[g].)
     if len(pick) == len(q):
         crowded = q[:0]
     else:
-        cleared = np.take(depth, group) * dot(np.take(normal, group, axis=1), direction)
+        cleared = depth.take(group) * dot(normal.take(group, axis=1), direction)
         crowded = q[push - cleared > 1e-3 * gap]
-    start, end = np.take(start, pick, axis=1), np.take(end, pick, axis=1)
+    start, end = start.take(pick, axis=1), end.take(pick, axis=1)
     moved = coulomb_friction(target, start, normal, depth, mu)
-    return np.take(q, pick), moved, crowded, settled_push(normal, depth, start, end)
+    return q.take(pick), moved, crowded, settled_push(normal, depth, start, end)
 
 
-def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
+def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, planes: list | None = None):
     """`_contacts` for still triangles, from their table (one gather per pair).
 
     Cheap rejections first; the crossing test only for paths that cross a plane; the exact distance
     to an edge or corner from the barycentrics (`_edge_distances`); the contact choice on the scores
     alone, and directions only for the chosen contacts. A vertex whose other contacts its push does
-    not clear (checked at its new position) gets another pass.
+    not clear (checked at its new position) gets another pass. `planes` (a list) receives every pair's
+    plane (n, n.a) and start height, for `_stop_before_crossings`.
     """
     data = _gather(mesh.fast_rows, tri)  # n, n.a, gv, gv.a, gw, gw.a, heights
-    start, end = np.take(p0, q, axis=1), np.take(p1, q, axis=1)
+    start, end = p0.take(q, axis=1), p1.take(q, axis=1)
     h0, h1 = _heights(data, start), _heights(data, end)
+    if planes is not None:
+        planes += [data[0:4], h0]
     bary = _barycentrics(data, end)
     # The path crosses the triangle's plane, or ends within the gap of the triangle (a lower bound).
     across = (h0 * h1 <= 0.0) & ((h0 != 0.0) | (h1 != 0.0))
@@ -679,54 +725,54 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float):
     if not maybe.any():
         return None
     if np.count_nonzero(maybe) < 0.75 * len(q):
-        maybe = np.flatnonzero(maybe)
-        q, tri, across, h0, h1, beyond = (np.take(m, maybe) for m in (q, tri, across, h0, h1, beyond))
-        start, end, data, bary = (np.take(m, maybe, axis=1) for m in (start, end, data, bary))
+        maybe = maybe.nonzero()[0]
+        q, tri, across, h0, h1, beyond = (m.take(maybe) for m in (q, tri, across, h0, h1, beyond))
+        start, end, data, bary = (m.take(maybe, axis=1) for m in (start, end, data, bary))
     side, crossed, s = _rigid_crossings(mesh.outward, data, start, end, bary, h0, h1, across)
     push = gap - h1 * side
     dist = np.abs(h1)
-    edge = np.flatnonzero((beyond > 0.0) & ~crossed)  # the end is off the face: the exact distance
+    edge = ((beyond > 0.0) & ~crossed).nonzero()[0]  # the end is off the face: the exact distance
     nearest_edge = None
     if len(edge):
-        te = np.take(tri, edge)
+        te = tri.take(edge)
         squared, *nearest_edge = _edge_distances(
-            np.take(bary, edge, axis=1), np.take(data[12:15], edge, axis=1), _gather(mesh.edges_rows, te)
+            bary.take(edge, axis=1), data[12:15].take(edge, axis=1), _gather(mesh.edges_rows, te)
         )
-        squared += np.take(h1, edge) ** 2
+        squared += h1.take(edge) ** 2
         length = np.sqrt(squared)
         dist[edge] = length
-        push[edge] = np.where(length > 1e-9, gap - length, np.take(push, edge))
+        push[edge] = np.where(length > 1e-9, gap - length, push.take(edge))
     contact = crossed | ((push > 0) & (dist < gap))
     if not contact.any():
         return None
-    touching = np.flatnonzero(contact)  # only the contacts compete
-    tq = np.take(q, touching)
-    score = np.minimum(np.take(push, touching), 1.0)
+    touching = contact.nonzero()[0]  # only the contacts compete
+    tq = q.take(touching)
+    score = np.minimum(push.take(touching), 1.0)
     if crossed.any():  # the first crossing wins over any push
-        score = np.where(np.take(crossed, touching), 4.0 - np.take(s, touching), score)
+        score = np.where(crossed.take(touching), 4.0 - s.take(touching), score)
     pick, group = _best_per_vertex(tq, score)
-    chosen = np.take(touching, pick)  # pair of each vertex's contact
-    depth = np.take(push, chosen)
-    normal = np.take(data[0:3], chosen, axis=1) * (side if np.isscalar(side) else np.take(side, chosen))
+    chosen = touching.take(pick)  # pair of each vertex's contact
+    depth = push.take(chosen)
+    normal = data[0:3].take(chosen, axis=1) * (side if np.isscalar(side) else side.take(chosen))
     if nearest_edge is not None:  # chosen edge or corner contacts push away from their closest point
         on_edge = np.zeros(len(q), dtype=np.int64) - 1
         on_edge[edge] = np.arange(len(edge))
-        slot = np.take(on_edge, chosen)
-        which = np.flatnonzero((slot >= 0) & (np.take(dist, chosen) > 1e-9))
+        slot = on_edge.take(chosen)
+        which = ((slot >= 0) & (dist.take(chosen) > 1e-9)).nonzero()[0]
         if len(which):
-            e = np.take(slot, which)
-            c = np.take(chosen, which)
-            n = np.take(data[0:3], c, axis=1)
-            k, beyond_k, along_k = (np.take(m, e) for m in nearest_edge)
-            away = _edge_offsets(k, beyond_k, along_k, np.take(data, c, axis=1), n)
-            away += n * np.take(h1, c)
-            away /= np.take(dist, c)
+            e = slot.take(which)
+            c = chosen.take(which)
+            n = data[0:3].take(c, axis=1)
+            k, beyond_k, along_k = (m.take(e) for m in nearest_edge)
+            away = _edge_offsets(k, beyond_k, along_k, data.take(c, axis=1), n)
+            away += n * h1.take(c)
+            away /= dist.take(c)
             normal[:, which] = away
-    end_chosen, start_chosen = np.take(end, chosen, axis=1), np.take(start, chosen, axis=1)
+    end_chosen, start_chosen = end.take(chosen, axis=1), start.take(chosen, axis=1)
     target = end_chosen + normal * depth
     moved = coulomb_friction(target, start_chosen, normal, depth, mu)
     crowded = _still_touching(tq, pick, group, touching, target, data, side, crossed, beyond, mesh.edges_rows, tri, gap)
-    return np.take(tq, pick), moved, crowded, settled_push(normal, depth, start_chosen, end_chosen)
+    return tq.take(pick), moved, crowded, settled_push(normal, depth, start_chosen, end_chosen)
 
 
 def _heights(data: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -756,16 +802,16 @@ def _rigid_crossings(outward: int, data, start, end, bary, h0, h1, across):
     crossed = np.zeros(len(h0), dtype=bool)
     s = np.zeros(len(h0))
     if outward:  # outside a closed surface; only paths entering it can cross
-        which = np.flatnonzero(across & (h0 * outward > 0.0))
+        which = (across & (h0 * outward > 0.0)).nonzero()[0]
         if len(which) == 0:  # (resting cloth: none)
             return float(outward), crossed, s
-        start_bary = _barycentrics(np.take(data, which, axis=1), np.take(start, which, axis=1))
-        end_bary = np.take(bary, which, axis=1)
+        start_bary = _barycentrics(data.take(which, axis=1), start.take(which, axis=1))
+        end_bary = bary.take(which, axis=1)
     else:
         which = None
         start_bary, end_bary = _barycentrics(data, start), bary
     # Crossing the face: barycentrics are linear along the path, so interpolate them at the plane.
-    a0, a1 = (h0, h1) if which is None else (np.take(h0, which), np.take(h1, which))
+    a0, a1 = (h0, h1) if which is None else (h0.take(which), h1.take(which))
     t = a0 / np.where(a0 != a1, a0 - a1, 1.0)
     at_plane = start_bary + (end_bary - start_bary) * t
     hit = at_plane.min(axis=0) >= 0.0
@@ -784,17 +830,17 @@ def _best_per_vertex(q: np.ndarray, score: np.ndarray):
     change = np.empty(len(q), dtype=bool)
     change[0] = True
     np.not_equal(q[1:], q[:-1], out=change[1:])
-    first = np.flatnonzero(change)
+    first = change.nonzero()[0]
     group = np.cumsum(change) - 1
     if len(first) == len(q):  # one pair per vertex
         return first, group
     best = np.maximum.reduceat(score, first)
-    pick = np.flatnonzero(score == np.take(best, group))
+    pick = (score == best.take(group)).nonzero()[0]
     keep = np.empty(len(pick), dtype=bool)
     keep[0] = True
-    picked = np.take(group, pick)
+    picked = group.take(pick)
     np.not_equal(picked[1:], picked[:-1], out=keep[1:])
-    return np.take(pick, np.flatnonzero(keep)), group
+    return pick.take(keep.nonzero()[0]), group
 
 
 def _still_touching(q, pick, group, touching, moved, data, side, crossed, beyond, edges, tri, gap):
@@ -806,26 +852,24 @@ def _still_touching(q, pick, group, touching, moved, data, side, crossed, beyond
         return q[:0]
     other = np.ones(len(q), dtype=bool)
     other[pick] = False
-    other = np.flatnonzero(other)
-    pair = np.take(touching, other)
-    data = np.take(data, pair, axis=1)
-    points = np.take(moved, np.take(group, other), axis=1)
+    other = other.nonzero()[0]
+    pair = touching.take(other)
+    data = data.take(pair, axis=1)
+    points = moved.take(group.take(other), axis=1)
     h = _heights(data, points)
-    h *= side if np.isscalar(side) else np.take(side, pair)
+    h *= side if np.isscalar(side) else side.take(pair)
     bary = _barycentrics(data, points)
     beyond_now = np.maximum(-_inside_by(bary, data), 0.0)
     clear = gap * (1.0 - 1e-3)
     close = beyond_now * beyond_now + h * h < clear * clear  # by the lower bound: make sure off the face
-    edge = np.flatnonzero(close & (beyond_now > 0.0))
+    edge = (close & (beyond_now > 0.0)).nonzero()[0]
     if len(edge):
-        te = np.take(tri, np.take(pair, edge))
-        squared, *_ = _edge_distances(
-            np.take(bary, edge, axis=1), np.take(data[12:15], edge, axis=1), _gather(edges, te)
-        )
-        close[edge] = squared + np.take(h, edge) ** 2 < clear * clear
-    close |= np.take(crossed, pair)
-    close |= (np.take(beyond, pair) <= 0.0) & (h < clear)  # was a face contact
-    return np.take(q, np.take(other, np.flatnonzero(close)))
+        te = tri.take(pair.take(edge))
+        squared, *_ = _edge_distances(bary.take(edge, axis=1), data[12:15].take(edge, axis=1), _gather(edges, te))
+        close[edge] = squared + h.take(edge) ** 2 < clear * clear
+    close |= crossed.take(pair)
+    close |= (beyond.take(pair) <= 0.0) & (h < clear)  # was a face contact
+    return q.take(other.take(close.nonzero()[0]))
 
 
 def _edge_distances(bary: np.ndarray, heights: np.ndarray, edges: np.ndarray):

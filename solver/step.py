@@ -116,8 +116,8 @@ def step(
         inv_mass[held_index] = 0.0
         free, partial = free.copy(), partial.copy()
         free[held_index] = partial[held_index] = False
-    partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None]
     any_partial = bool(partial.any())
+    partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None] if any_partial else None
     broken, face_torn_frame = ensure_tear_state(state, model)
     if held is not None or broken.any():
         families = _overridden(run.families, inv_mass, broken)

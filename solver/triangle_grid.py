@@ -78,7 +78,7 @@ class TriangleGrid:
         if count == 0:
             self.levels = []
             return self
-        corners = [np.take(v, tris[:, k], axis=0).T for k in range(3)]  # three (3, T)
+        corners = [v.take(tris[:, k], axis=0).T for k in range(3)]  # three (3, T)
         low = np.minimum(np.minimum(corners[0], corners[1]), corners[2])
         high = np.maximum(np.maximum(corners[0], corners[1]), corners[2])
         low -= margin
@@ -111,14 +111,14 @@ class TriangleGrid:
         self._first_cells = np.empty((3, count), dtype=np.int64)  # each box's lowest cell on its level
         self._level_boxes = {}
         for lv in np.unique(level).tolist():
-            which = self._level_boxes[lv] = np.flatnonzero(level == lv)
+            which = self._level_boxes[lv] = (level == lv).nonzero()[0]
             width = base * 2.0**lv
             first = _corner_cells(low[:, which], 1.0 / width)
             self._first_cells[:, which] = first
             span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
             for corner in range(8):
                 step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
-                inside = np.flatnonzero((step <= span).all(axis=0))
+                inside = ((step <= span).all(axis=0)).nonzero()[0]
                 keys.append(_keys(lv, first[:, inside] + step))
                 owners.append(which[inside])
             self.levels.append((lv, width))
@@ -137,11 +137,11 @@ class TriangleGrid:
         hashes = keys * _GOLDEN
         bucket = (hashes >> self._shift).view(np.int64)
         order = _argsort_below(bucket, bits)
-        sorted_bucket = np.take(bucket, order)
-        self._entry_keys = np.take(keys, order)
-        self._entry_triangles = np.take(owners, order)
-        first = np.flatnonzero(np.diff(sorted_bucket, prepend=-1))
-        self._runs = np.take(sorted_bucket, first)
+        sorted_bucket = bucket.take(order)
+        self._entry_keys = keys.take(order)
+        self._entry_triangles = owners.take(order)
+        first = (np.diff(sorted_bucket, prepend=-1)).nonzero()[0]
+        self._runs = sorted_bucket.take(first)
         self._occupied[self._runs] = True
         self._ranges[self._runs, 0] = first
         self._ranges[self._runs, 1] = np.diff(first, append=n)
@@ -186,51 +186,51 @@ class TriangleGrid:
         span = _corner_cells(hi, inv) - first + 1  # cells per axis, >= 1
         count = span[0] * span[1] * span[2]
         huge = count > _MOST_CELLS
-        direct = self._direct_pairs(lv, lo, hi, np.flatnonzero(huge), below) if huge.any() else None
+        direct = self._direct_pairs(lv, lo, hi, huge.nonzero()[0], below) if huge.any() else None
         single = direct is None and bool((count == 1).all())
         if single:  # the usual case: each box inside one cell of this level
             who = np.arange(lo.shape[1])
             cells = first
         else:
-            boxes = np.flatnonzero(~huge)
-            count = np.take(count, boxes)
+            boxes = (~huge).nonzero()[0]
+            count = count.take(boxes)
             who = np.repeat(boxes, count)
             k = np.arange(len(who)) - np.repeat(np.cumsum(count) - count, count)
-            sy, sz = np.take(span[1], who), np.take(span[2], who)
-            cells = np.take(first, who, axis=1)
+            sy, sz = span[1].take(who), span[2].take(who)
+            cells = first.take(who, axis=1)
             cells[2] += k % sz
             k //= sz
             cells[1] += k % sy
             cells[0] += k // sy
         keys = _keys(lv, cells)
         bucket = ((keys * _GOLDEN) >> self._shift).view(np.int64)
-        used = np.flatnonzero(np.take(self._occupied, bucket))
+        used = (self._occupied.take(bucket)).nonzero()[0]
         if len(used) == 0:
             return direct if direct is not None else (_EMPTY, _EMPTY)
-        ranges = np.take(self._ranges, np.take(bucket, used), axis=0)
+        ranges = self._ranges.take(bucket.take(used), axis=0)
         start, size = ranges[:, 0], ranges[:, 1]
         # Expand each bucket into its entries (most hold one or two).
         total = int(size.sum())
         origin = np.repeat(used, size)
         slot = np.arange(total) - np.repeat(np.cumsum(size) - size - start, size)
-        same = np.flatnonzero(np.take(self._entry_keys, slot) == np.take(keys, origin))
-        origin, slot = np.take(origin, same), np.take(slot, same)
-        q = np.take(who, origin)
-        t = np.take(self._entry_triangles, slot)
+        same = (self._entry_keys.take(slot) == keys.take(origin)).nonzero()[0]
+        origin, slot = origin.take(same), slot.take(same)
+        q = who.take(origin)
+        t = self._entry_triangles.take(slot)
         if below is not None:  # q + below is the query's own index among the binned boxes
-            lower = np.flatnonzero(q + below < t)
-            q, t, origin = np.take(q, lower), np.take(t, lower), np.take(origin, lower)
+            lower = (q + below < t).nonzero()[0]
+            q, t, origin = q.take(lower), t.take(lower), origin.take(lower)
         # Overlap, and report only from the cell holding the overlap's lowest corner: the larger of the
         # two boxes' lowest cells (flooring is monotone), so a pair seen from several cells counts once.
         keep = np.ones(len(q), dtype=bool)
         for axis in range(3):  # (single: each query box in one cell, every pair is seen once)
-            keep &= np.take(lo[axis], q) <= np.take(self.high[axis], t)
-            keep &= np.take(self.low[axis], t) <= np.take(hi[axis], q)
+            keep &= lo[axis].take(q) <= self.high[axis].take(t)
+            keep &= self.low[axis].take(t) <= hi[axis].take(q)
             if not single:
-                corner = np.maximum(np.take(first[axis], q), np.take(self._first_cells[axis], t))
-                keep &= corner == np.take(cells[axis], origin)
-        keep = np.flatnonzero(keep)
-        q, t = np.take(q, keep), np.take(t, keep)
+                corner = np.maximum(first[axis].take(q), self._first_cells[axis].take(t))
+                keep &= corner == cells[axis].take(origin)
+        keep = keep.nonzero()[0]
+        q, t = q.take(keep), t.take(keep)
         if direct is not None:
             q, t = np.concatenate([q, direct[0]]), np.concatenate([t, direct[1]])
         return q, t
@@ -248,10 +248,10 @@ class TriangleGrid:
                 meets &= lo[axis][b, None] <= self.high[axis][items][None, :]
                 meets &= self.low[axis][items][None, :] <= hi[axis][b, None]
             qi, ti = np.nonzero(meets)
-            q, t = np.take(b, qi), np.take(items, ti)
+            q, t = b.take(qi), items.take(ti)
             if below is not None:
-                lower = np.flatnonzero(q + below < t)
-                q, t = np.take(q, lower), np.take(t, lower)
+                lower = (q + below < t).nonzero()[0]
+                q, t = q.take(lower), t.take(lower)
             found_q.append(q)
             found_t.append(t)
         return np.concatenate(found_q), np.concatenate(found_t)

@@ -51,11 +51,14 @@ class WindField:
     def __init__(self, model, params, positions: np.ndarray, time: float, face_intact: np.ndarray | None = None):
         wind = np.asarray(params.wind, dtype=np.float64)
         self.air = np.broadcast_to(wind, positions.shape)
+        self.drag = float(params.air_drag)
+        self.pressure = 0.5 * float(params.air_density) * float(params.wind_coefficient)
+        self.active = self.drag > 0 or (self.pressure > 0 and np.any(wind != 0))
+        if not self.active:  # still air, no drag: nothing to set up (~50 us a frame at 48²)
+            return
         if params.turbulence > 0 and np.any(wind != 0):
             gust = turbulence_noise(positions, time, wind, params.turbulence_scale, params.seed)
             self.air = wind + gust * (float(params.turbulence) * float(np.linalg.norm(wind)))
-        self.drag = float(params.air_drag)
-        self.pressure = 0.5 * float(params.air_density) * float(params.wind_coefficient)
         triangles, face = model.triangles
         if face_intact is not None and len(triangles):
             triangles = triangles[face_intact[face]]  # torn faces catch no wind

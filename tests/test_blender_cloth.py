@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
+from conftest import ADDON_MODULE
 from vc_helpers import activate, grid_vertices, mesh_object, setup_scene
 
 N = 7  # grid vertices per side: small keeps the suite fast
@@ -91,6 +94,20 @@ def test_convert_makes_the_active_mesh_cloth_without_moving_it(blender):
     assert cloth.verlet_cloth.enabled
     assert "verlet_cloth_rest" not in cloth.data.attributes  # the rest shape is the user's mesh, not a copy in it
     np.testing.assert_allclose(_evaluated(blender, cloth), before, atol=1e-6)
+
+
+def test_make_cloth_says_when_the_users_modifiers_make_geometry_after_the_cloth(blender):
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    activate(blender, cloth)
+    cloth.modifiers.new("Smooth it", "SMOOTH")  # moves vertices only: nothing to say
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert checks.geometry_modifiers_note(cloth) is None  # the add-on's own modifier is not named either
+    cloth.modifiers.new("Subdivide it", "SUBSURF")
+    note = checks.geometry_modifiers_note(cloth)
+    assert note is not None and "Subdivide it" in note and f"{N * N} vertices" in note
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
 
 
 def test_bake_makes_one_key_per_frame_and_drapes_over_sphere_and_floor(blender):

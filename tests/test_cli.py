@@ -175,3 +175,30 @@ def test_bake_uses_each_objects_own_range_and_several_objects(cli, blender, tmp_
     assert cli.main(["bake", path, "--objects", "Second,First"]) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
     assert out.index("baking Second, frames 3-7") < out.index("baking First, frames 1-4")
+
+
+def test_bake_of_every_cloth_bakes_the_cloths_that_collide_first(cli, blender, tmp_path, capsys):
+    """A cloth that is a mesh collider for the others is baked before them (one-way coupling), so the
+    upper cloth lands on the lower one's bake, not on its rest shape, whatever the scene's order."""
+    blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 24
+    upper = grid_object(blender, "Upper", n=8, size=0.6, height=0.8)  # first in the scene
+    lower = grid_object(blender, "Lower", n=10, size=1.0, height=0.5)
+    floor = grid_object(blender, "Floor", n=2, size=4.0, height=0.0)
+    for obj in (upper, lower):
+        obj.verlet_cloth.enabled = True
+    lower.verlet_cloth_collider.kind = "MESH"
+    floor.verlet_cloth_collider.kind = "PLANE"
+    assert [o.name for o in blender.context.scene.objects].index("Upper") == 0
+    path = _save(blender, tmp_path / "layers.blend")
+    assert cli.main(["bake", path]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.index("baking Lower") < out.index("baking Upper")
+
+    blender.ops.wm.open_mainfile(filepath=path)
+    blender.context.scene.frame_set(24)
+    below = evaluated_positions(blender, blender.data.objects["Lower"])
+    above = evaluated_positions(blender, blender.data.objects["Upper"])
+    assert below[:, 2].max() < 0.05  # the lower cloth lies on the floor
+    # The upper one lies on it: not on the lower cloth's rest height (0.5 m), and never below it.
+    assert above[:, 2].max() < 0.1
+    assert above[:, 2].min() > below[:, 2].max() - 1e-3

@@ -304,3 +304,42 @@ def test_vertices_squeezed_under_a_resting_sphere_slide_out_along_the_floor():
     assert solver.sphere_penetration(x, (0, 0, 0.5), 0.5 + params.thickness) < 1e-6
     assert solver.plane_penetration(x, (0, 0, params.thickness), (0, 0, 1)) < 1e-9
     assert np.isfinite(x).all()
+
+
+def test_a_colourings_tail_sets_project_as_one_split_batch_that_conserves_momentum():
+    """The long-range colour sets left after the big ones (a few pairs each, at vertices on many paths)
+    are one split batch: a vertex in several of its pairs moves by the mean of its copies' corrections,
+    each copy acting with its inverse mass times its count, so momentum is kept and every pair is
+    pulled in, as in a plain batch."""
+    from solver.pairs import _kernel
+    from solver.run import RunCache
+
+    vertices, triangles = meshes.jittered_grid(48, size=2.0, height=1.5)
+    model = solver.build_model(vertices, triangles)
+    family = model.family("long_range")
+    split = [b for b in family.batches if b.split]
+    assert len(split) >= 1 and len(family.batches) <= 8  # 12 batches without
+    ends = np.concatenate([split[0].vertex_a, split[0].vertex_b])
+    assert len(np.unique(ends)) < len(ends)  # vertices repeat in it
+    params = solver.Params()
+    run = RunCache(model, params, FRAME / params.substeps)
+    prepared = next(f for f in run.families if getattr(f, "batches", None) is family.batches)
+    co = next(c for c in prepared.coefficients if c.batch.split)
+    x = model.rest_positions * [1.03, 1.03, 1.0] + np.random.default_rng(0).normal(0.0, 2e-3, (model.vertex_count, 3))
+    before = x.copy()
+    run.workspace.load(x)
+    _kernel(co, run.workspace.buffer)()
+    run.workspace.store(x)
+    moved = x - before
+    touched = np.unique(ends)
+    assert np.abs(moved).max() > 1e-3 and np.abs(np.delete(moved, touched, axis=0)).max() == 0.0
+    momentum = (model.mass[:, None] * moved).sum(axis=0)
+    assert np.abs(momentum).max() < 1e-6 * (model.mass[:, None] * np.abs(moved)).sum()
+    pairs, limit = family.pairs[co.batch.member], prepared.rest[co.batch.member]
+
+    def excess(p):
+        return np.maximum(np.linalg.norm(p[pairs[:, 0]] - p[pairs[:, 1]], axis=1) - limit, 0.0)
+
+    assert excess(before).sum() > 0.05
+    assert excess(x).sum() < 0.6 * excess(before).sum()
+    assert (excess(x) <= excess(before) + 1e-6).all()
