@@ -11,6 +11,9 @@ polygons that pass through each other and share no vertex (solver/intersections.
 Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact (--drape), and
 one full face-based candidate query on it at frame 12, just after impact (--query); and the n²
 drape from rest over the given frames, with its intersecting pairs at the end (--from-rest=64,128).
+Flag (--flag=24): an n×n 1 m sheet hanging in the XZ plane, pinned along one side, in a gentle steady
+wind (2 m/s) and a gusty one (6 m/s, turbulence 0.5): a cloth with nothing near itself, where face
+contacts should cost little more than the plain step.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import numpy as np  # noqa: E402
+
 import solver  # noqa: E402
 from solver.face_collision import FaceCollision  # noqa: E402
 from solver.intersections import count_self_intersections  # noqa: E402
+from solver.meshes import jittered_grid, triangulated  # noqa: E402
 
 FRAME = 1 / 24
 FLOOR = solver.Plane(point=(0, 0, 0))
@@ -49,6 +55,27 @@ def crumple(engine: str, n: int, frames: int):
     state = model.initial_state()
     state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * (FRAME / params.substeps)  # the tip
     ms = _timed(model, params, state, frames, [FLOOR])
+    return count_self_intersections(model, state.positions), ms
+
+
+FLAG_WINDS = {"gentle": ((2.0, 0.0, 0.0), 0.0), "gusty": ((6.0, 0.0, 0.0), 0.5)}
+
+
+def flag(engine: str, n: int, frames: int, wind: str = "gentle", mesh: str = "quad"):
+    """An n×n 1 m flag (mesh: quad, triangulated or jittered) pinned along its x = 0 side, in the
+    FLAG_WINDS `wind`: (intersecting face pairs at the end, CPU ms/frame)."""
+    if mesh == "jittered":
+        vertices, faces = jittered_grid(n, size=1.0)
+    else:
+        vertices, faces = solver.grid(n, n, size=1.0)
+        faces = triangulated(faces) if mesh == "triangulated" else faces
+    vertices = vertices[:, [0, 2, 1]] + [0.5, 0.0, 1.5]  # upright, the pole at x = 0
+    pinned = np.isclose(vertices[:, 0], vertices[:, 0].min()).astype(np.float64)
+    model = solver.build_model(vertices, faces, pin_weight=pinned)
+    velocity, gusts = FLAG_WINDS[wind]
+    params = _params(engine, wind=velocity, turbulence=gusts, turbulence_scale=0.5)
+    state = model.initial_state()
+    ms = _timed(model, params, state, frames, [])
     return count_self_intersections(model, state.positions), ms
 
 
@@ -107,6 +134,15 @@ def main() -> None:
             count, ms = crumple(engine, n, frames)
             cells.append(f"{engine} {count:5d} ({ms:7.1f} ms)")
         print(f"{n:3d}²  " + "   ".join(cells), flush=True)
+    for arg in sys.argv:
+        if arg.startswith("--flag="):  # e.g. --flag=24
+            for n in arg.split("=")[1].split(","):
+                for wind in FLAG_WINDS:
+                    cells = []
+                    for engine in ("off", "vertex", "face"):
+                        count, ms = flag(engine, int(n), frames, wind)
+                        cells.append(f"{engine} {count:5d} ({ms:7.1f} ms)")
+                    print(f"{int(n):3d}² flag, {wind} wind  " + "   ".join(cells), flush=True)
     if "--query" in sys.argv:
         print(query_cost(), flush=True)
     for arg in sys.argv:

@@ -33,7 +33,10 @@ in the grids kept from the last full query (only the boxes that changed since ar
 Under violent motion (a cloth landing: no skin lasts a substep) there is no skin and no list:
 each substep finds the pairs within gap + half their vertices' largest relative motion at the
 middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
-are then no candidates, however fast they move.
+are then no candidates, however fast they move. The adaptive skin ranges from a quarter gap to a
+gap, or from half a gap to twice the gap while nothing is listed (a flag, a swinging skirt).
+Each substep the narrow phase and the failsafe go through the live candidates only: those whose
+distance at the anchors, less how far their vertices strayed since, is under 1.25 × gap.
 """
 
 from __future__ import annotations
@@ -142,6 +145,9 @@ class FaceCollision:
         edges = np.concatenate([self.triangles[:, [0, 1]], self.triangles[:, [1, 2]], self.triangles[:, [2, 0]]])
         self.edges = np.unique(np.sort(edges, axis=1), axis=0) if len(edges) else np.zeros((0, 2), dtype=np.int64)
         self.p = self.t = self.e = self.f = _EMPTY  # vertex–triangle, edge–edge candidates
+        self.vt_apart = self.ee_apart = np.zeros(0)  # each candidate's distance at its vertices' anchors
+        # The candidates that can come within 1.25 × gap this substep (see _live): the narrow phase's pairs.
+        self.live_vt = self.live_ee = _EMPTY
         self.anchor: np.ndarray | None = None  # positions (less the cloth's mean) at each vertex's last query
         self.pad = np.zeros(n)  # how far beyond skin / 2 each vertex may stray from its anchor
         self.moves = np.zeros(n)  # each vertex's motion in the last substep, relative to the mean motion
@@ -196,6 +202,7 @@ class FaceCollision:
         self.moves = np.sqrt(motion)
         if self.anchor is None or len(self.anchor) != n:
             self._query(x, previous, mean, mean0)
+            self._live(x, previous)
             return
         stray = np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
         if self.skin == 0.0:
@@ -205,24 +212,66 @@ class FaceCollision:
             if 4 * np.count_nonzero(stray > allowed * allowed) <= n:
                 self.skin = 0.25 * self.gap
             self._query(x, previous, mean, mean0)
+            self._live(x, previous)
             return
         allowed = 0.5 * self.skin + self.pad
         moved = stray > allowed * allowed
         count = int(np.count_nonzero(moved))
         if count == 0:
+            self._live(x, previous, np.sqrt(stray))
             return
         skin = self.skin
         if self.adaptive and (self.age >= 8 or 4 * count > n):
             # Calm: a wide skin lets a query last many substeps; violent (queries every substep or
             # two): a narrow one makes each cheap, and none (`every_substep`) cheaper still.
             factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
-            self.skin = float(np.clip(self.skin * factor, 0.25 * self.gap, self.gap))
-            if self.every_substep and self.age <= 1 and skin == 0.25 * self.gap:
+            self.skin = float(np.clip(self.skin * factor, self._narrowest(), self._widest()))
+            if self.every_substep and self.age <= 1 and skin == self._narrowest():
                 self.skin = 0.0
+        elif self.adaptive and self.skin > self._widest():
+            self.skin = self._widest()
         if 4 * count > n or self.skin != skin:  # much of the cloth, or a new skin: query everything
             self._query(x, previous, mean, mean0)
         else:
             self._query(x, previous, mean, mean0, moved)
+        self._live(x, previous)
+
+    def _narrowest(self) -> float:
+        """The narrowest adaptive skin: a quarter gap, or half a gap while nothing is listed (a skirt
+        swinging into place with nothing near: a quarter-gap list lasts a substep or two there)."""
+        return 0.5 * self.gap if len(self.p) + len(self.e) == 0 else 0.25 * self.gap
+
+    def _widest(self) -> float:
+        """The widest adaptive skin: twice the gap while nothing is listed (a flag, a swinging sheet:
+        a query lasts twice as long) and, once that wide, while the list is short (an eighth of the
+        vertices: the flat cloth's farther neighbours a wide query finds; dropping back at once made
+        the flag alternate full queries at both skins); else the gap (wider would list a pile's own
+        neighbourhood, or the flat cloth's where edges are not much longer than the gap)."""
+        listed = len(self.p) + len(self.e)
+        if listed == 0 or (self.skin > self.gap and 8 * listed <= len(self.pad)):
+            return 2.0 * self.gap
+        return self.gap
+
+    def _live(self, x: np.ndarray, previous: np.ndarray, stray: np.ndarray | None = None) -> None:
+        """The candidates that can come within 1.25 × gap on the substep's straight paths (`previous`
+        to `x`): a pair's distance at its anchors less how far each side strayed from them (`stray`:
+        each vertex's largest distance from its anchor at either end, relative to the cloth's mean;
+        the largest over a side's corners bounds any of its points'). The narrow phase and the
+        failsafe go through these only: the others stay farther apart than the gap on the straight
+        paths, and the passes and the failsafe move no vertex more than half a gap from where this
+        was found (farther, `undo_crossings` queries it again), so none of them can cross."""
+        if stray is None:
+            assert self.anchor is not None
+            mean, mean0 = column_mean(x), column_mean(previous)
+            stray = np.sqrt(
+                np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
+            )
+        reach = 1.25 * self.gap
+        near = self.vt_apart - stray[self.p] - _largest(stray, self.triangles[self.t]) < reach
+        self.live_vt = np.flatnonzero(near)
+        edges = self.edges
+        near = self.ee_apart - _largest(stray, edges[self.e]) - _largest(stray, edges[self.f]) < reach
+        self.live_ee = np.flatnonzero(near)
 
     def _query(self, x, previous, mean, mean0, moved: np.ndarray | None = None) -> None:
         """All candidates (moved None), or again those with a `moved` vertex. A queried vertex's
@@ -241,8 +290,8 @@ class FaceCollision:
                 self.high += 0.5 * self.gap
             else:
                 self._ball_boxes()
-            self.p, self.t = self._vertex_triangle_candidates()
-            self.e, self.f = self._edge_edge_candidates()
+            self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
+            self.e, self.f, self.ee_apart = self._edge_edge_candidates()
             self.changed[:] = False
             return
         index = np.flatnonzero(moved)
@@ -254,15 +303,19 @@ class FaceCollision:
             self._rebin()
         tri, edges = self.triangles, self.edges
         old = ~(moved[self.p] | moved[tri[self.t]].any(axis=1))
-        p, t = self._vertex_triangle_candidates(moved)
+        p, t, apart = self._vertex_triangle_candidates(moved)
         n_tri = max(len(tri), 1)
-        keys = np.unique(np.concatenate([self.p[old] * n_tri + self.t[old], p * n_tri + t]))
+        keys, first = np.unique(np.concatenate([self.p[old] * n_tri + self.t[old], p * n_tri + t]), return_index=True)
         self.p, self.t = keys // n_tri, keys % n_tri
+        self.vt_apart = np.concatenate([self.vt_apart[old], apart])[first]
         old = ~(moved[edges[self.e]].any(axis=1) | moved[edges[self.f]].any(axis=1))
-        e, f = self._edge_edge_candidates(moved)
+        e, f, apart = self._edge_edge_candidates(moved)
         n_edges = max(len(edges), 1)
-        keys = np.unique(np.concatenate([self.e[old] * n_edges + self.f[old], e * n_edges + f]))
+        keys, first = np.unique(
+            np.concatenate([self.e[old] * n_edges + self.f[old], e * n_edges + f]), return_index=True
+        )
         self.e, self.f = keys // n_edges, keys % n_edges
+        self.ee_apart = np.concatenate([self.ee_apart[old], apart])[first]
 
     def _ball_boxes(self) -> None:
         """Every vertex's box: its anchor, grown by half of gap + skin and its pad."""
@@ -288,14 +341,14 @@ class FaceCollision:
             return self.gap + 0.5 * _largest_difference(self.motion, first, second)
         return self.gap + self.skin + _largest(self.pad, first) + _largest(self.pad, second)
 
-    def _vertex_triangle_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(vertex, triangle) pairs within `_limits` at the anchors, not excluded; with `moved`, only
-        those with a moved vertex. Boxes first (each vertex's, and each triangle's holding its
-        corners', in a TriangleGrid), then exact distances."""
+    def _vertex_triangle_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(vertex, triangle) pairs within `_limits` at the anchors, not excluded, and their distances
+        there; with `moved`, only those with a moved vertex. Boxes first (each vertex's, and each
+        triangle's holding its corners', in a TriangleGrid), then exact distances."""
         tri, anchor = self.triangles, self.anchor
         assert anchor is not None
         if len(tri) == 0:
-            return _EMPTY, _EMPTY
+            return _EMPTY, _EMPTY, np.zeros(0)
         low, high = _spans(self.low, self.high, tri)
         if moved is None:
             alive = self.grid_alive = np.arange(len(tri)) if self.active is None else np.flatnonzero(self.active)
@@ -321,22 +374,23 @@ class FaceCollision:
         keep = (tri[t] != p[:, None]).all(axis=1)
         p, t = p[keep], t[keep]
         limit = self._limits(p[:, None], tri[t])
-        near = self._distance2(anchor, p, t) < limit * limit
-        p, t = p[near], t[near]
+        dist2 = self._distance2(anchor, p, t)
+        near = dist2 < limit * limit
+        p, t, dist2 = p[near], t[near], dist2[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
         if len(self.sewn):
             corners = tri[t]
             for k in range(3):
                 apart &= ~has_pair(self.sewn, p, corners[:, k], self.model.vertex_count)
-        return p[apart], t[apart]
+        return p[apart], t[apart], np.sqrt(dist2[apart])
 
-    def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(edge, edge) pairs, e < f, within `_limits` at the anchors, sharing no
-        vertex and not excluded; with `moved`, only those with a moved end."""
+    def _edge_edge_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(edge, edge) pairs, e < f, within `_limits` at the anchors, sharing no vertex and not
+        excluded, and their distances there; with `moved`, only those with a moved end."""
         edges, anchor = self.edges, self.anchor
         assert anchor is not None
         if len(edges) < 2:
-            return _EMPTY, _EMPTY
+            return _EMPTY, _EMPTY, np.zeros(0)
         low, high = _spans(self.low, self.high, edges)
         if moved is None:
             e, f = self.edge_grid.build_boxes(low, high).query_boxes(low, high, below=True)  # each pair once, e < f
@@ -361,15 +415,16 @@ class FaceCollision:
         keep &= (first[:, 1] != second[:, 0]) & (first[:, 1] != second[:, 1])
         e, f = e[keep], f[keep]
         limit = self._limits(edges[e], edges[f])
-        near = self._edge_distance2(anchor, e, f) < limit * limit
-        e, f = e[near], f[near]
+        dist2 = self._edge_distance2(anchor, e, f)
+        near = dist2 < limit * limit
+        e, f, dist2 = e[near], f[near], dist2[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
         if len(self.sewn):
             first, second = edges[e], edges[f]
             for i in range(2):
                 for j in range(2):
                     apart &= ~has_pair(self.sewn, first[:, i], second[:, j], self.model.vertex_count)
-        return e[apart], f[apart]
+        return e[apart], f[apart], np.sqrt(dist2[apart])
 
     def _edge_distance2(self, x: np.ndarray, e: np.ndarray, f: np.ndarray) -> np.ndarray:
         first, second = self.edges[e], self.edges[f]
@@ -430,15 +485,18 @@ class FaceCollision:
         return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
 
     def _failsafe_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the candidates, and the pairs
-        near at rest where the cloth is crumpled (around a candidate pair)."""
-        tri, edges = self.triangles[self.t], self.edges
-        vt = np.concatenate([self.p[:, None], tri], axis=1)
-        ee = np.concatenate([edges[self.e], edges[self.f]], axis=1)
+        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and the
+        pairs near at rest where the cloth is crumpled (around any candidate pair)."""
+        edges = self.edges
+        live_vt, live_ee = self.live_vt, self.live_ee
+        vt = np.concatenate([self.p[live_vt, None], self.triangles[self.t[live_vt]]], axis=1)
+        ee = np.concatenate([edges[self.e[live_ee]], edges[self.f[live_ee]]], axis=1)
         if len(self.near_vt) or len(self.near_ee):
             busy = np.zeros(n, dtype=bool)
-            busy[vt.ravel()] = True
-            busy[ee.ravel()] = True
+            busy[self.p] = True
+            busy[self.triangles[self.t].ravel()] = True
+            busy[edges[self.e].ravel()] = True
+            busy[edges[self.f].ravel()] = True
             busy = np.flatnonzero(busy)
             rows = _rows_touching(self.near_vt_rows, busy)
             if self.active is not None:
@@ -475,8 +533,11 @@ class FaceCollision:
                 full = 4 * count >= len(x) or dwarfs
                 self._query(x, previous, mean, mean0, None if full else drift)
                 found[drift] = x[drift]
+                self._live(found, previous)  # where no vertex is more than half a gap from (see _live)
                 vt, ee = self._failsafe_rows(len(x))
                 stale = True
+            if len(vt) == 0 and len(ee) == 0:
+                break
             if stale:
                 stale = False
                 vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
@@ -499,9 +560,9 @@ class FaceCollision:
     def _vertex_triangle(self, x: np.ndarray, previous: np.ndarray):
         """Vertex–triangle contacts: (ends (4, K), coefficients (4, K), direction (3, K), depth (K,),
         slip (3, K)), or None."""
-        if len(self.p) == 0:
+        if len(self.live_vt) == 0:
             return None
-        p, t = self.p, self.t
+        p, t = self.p[self.live_vt], self.t[self.live_vt]
         tri = self.triangles[t]
         a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
         P, A, B, C = _columns(x, p), _columns(x, a), _columns(x, b), _columns(x, c)
@@ -542,9 +603,9 @@ class FaceCollision:
 
     def _edge_edge(self, x: np.ndarray, previous: np.ndarray):
         """Edge–edge contacts, in the form of `_vertex_triangle`'s, or None."""
-        if len(self.e) == 0:
+        if len(self.live_ee) == 0:
             return None
-        first, second = self.edges[self.e], self.edges[self.f]
+        first, second = self.edges[self.e[self.live_ee]], self.edges[self.f[self.live_ee]]
         a, b, c, d = first[:, 0], first[:, 1], second[:, 0], second[:, 1]
         A, B, C, D = _columns(x, a), _columns(x, b), _columns(x, c), _columns(x, d)
         s, t = segment_closest(A, B, C, D)
