@@ -33,9 +33,7 @@ class VERLET_CLOTH_OT_assign_pins(bpy.types.Operator):
         if not indices:
             return checks.cancel(self, NOTHING_SELECTED)
         settings = obj.verlet_cloth
-        name = settings.pin_group
-        if not name or obj.vertex_groups.get(name) is None:
-            name = DEFAULT_GROUP
+        name = settings.pin_group or DEFAULT_GROUP  # a group named there but missing is made with that name
         group = obj.vertex_groups.get(name) or obj.vertex_groups.new(name=name)
         bpy.ops.object.mode_set(mode="OBJECT")
         try:

@@ -322,6 +322,13 @@ def test_make_collider_and_assign_pins(blender):
     assert group.weight(0) == 1.0 and group.weight(3) == 1.0
     with pytest.raises(RuntimeError):
         group.weight(1)  # not in the group
+    # A Pin Group named but not made yet is made with that name (the setting is the user's: kept).
+    cloth.verlet_cloth.pin_group = "Waist"
+    blender.ops.object.mode_set(mode="EDIT")
+    assert blender.ops.verlet_cloth.assign_pins() == {"FINISHED"}
+    blender.ops.object.mode_set(mode="OBJECT")
+    assert cloth.verlet_cloth.pin_group == "Waist"
+    assert cloth.vertex_groups["Waist"].weight(3) == 1.0 and cloth.vertex_groups.keys() == ["Pins", "Waist"]
 
 
 def _refused(bpy, op, match):
