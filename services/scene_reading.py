@@ -116,11 +116,15 @@ def force_field_wind(scene) -> np.ndarray:
 
 
 def collider_poses(scene, skip=None) -> dict[int, tuple]:
-    """Every collider's shape at the scene's current frame, keyed by object (not name: renames keep it)."""
+    """Every collider's shape at the scene's current frame, keyed by object (not name: renames keep it).
+
+    Objects disabled in viewports (the monitor icon) do not collide, as in Blender's Cloth and as
+    wind fields here; objects only hidden (the eye) do.
+    """
     poses: dict[int, tuple] = {}
     for obj in scene.objects:
         kind = obj.verlet_cloth_collider.kind
-        if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"}:
+        if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"} or obj.hide_viewport:
             continue
         if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
             pose = _mesh_pose(scene, obj) if kind == "MESH" and obj.type == "MESH" else None

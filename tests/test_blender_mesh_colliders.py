@@ -94,6 +94,28 @@ def test_box_holds_the_cloth_on_its_top_and_it_falls_over_the_edges(blender):
     assert co[[0, N - 1, N * N - N, N * N - 1], 2].max() < 0.85  # the corners hang over the edges
 
 
+def test_a_collider_disabled_in_viewports_does_not_collide_and_a_hidden_one_does(blender):
+    """As Blender's Cloth (and this add-on's wind fields): the monitor icon takes an object out of the
+    simulation; the eye (hidden in this view layer only) does not."""
+    frames = 12
+    setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    cloth = _cloth(blender)
+    box.hide_set(True)
+    _bake(blender, cloth)
+    blender.context.scene.frame_set(frames)
+    middle = np.argmin(np.linalg.norm(evaluated_positions(blender, cloth)[:, :2], axis=1))
+    assert evaluated_positions(blender, cloth)[middle, 2] > 0.99  # held by the hidden box
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    box.hide_set(False)
+    box.hide_viewport = True
+    _bake(blender, cloth)
+    blender.context.scene.frame_set(frames)
+    assert evaluated_positions(blender, cloth)[middle, 2] < 0.9  # fell through the disabled one
+
+
 def test_zero_thickness_tilted_plane_mesh_is_slid_on_and_never_crossed(blender):
     frames = 24
     scene = setup_scene(blender, frames)
