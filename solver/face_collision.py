@@ -167,7 +167,6 @@ class FaceCollision:
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
-        self.near_vt_rows, self.near_ee_rows = _rows_by_vertex(self.near_vt, n), _rows_by_vertex(self.near_ee, n)
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -466,7 +465,7 @@ class FaceCollision:
         """(vertex, a, b, c) rows and their triangles, and (a, b, c, d) rows, of the pairs sharing no
         vertex but closer than `reach` at rest: too close to hold a gap apart (no contacts), yet they
         must not pass through each other either (sheared slivers, jittered diagonals); the failsafe
-        checks them where the cloth is crumpled."""
+        checks them every substep."""
         rest, tri, edges = self.model.rest_positions, self.triangles, self.edges
         if len(tri) == 0 or self.reach < 1e-6:  # below a micrometre nothing is near but coincident points
             return np.zeros((0, 4), dtype=np.int64), _EMPTY, np.zeros((0, 4), dtype=np.int64)
@@ -484,26 +483,17 @@ class FaceCollision:
         near = self._edge_distance2(rest, e, f) < self.reach * self.reach
         return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
 
-    def _failsafe_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and the
-        pairs near at rest where the cloth is crumpled (around any candidate pair)."""
+    def _failsafe_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and every
+        pair near at rest. Those cross where the cloth folds sharply across the short distance between
+        them (a jittered mesh's sliver), with no other layer near: none of their vertices need be in a
+        candidate pair (checking only those around one let the 64² jittered drape cross)."""
         edges = self.edges
         live_vt, live_ee = self.live_vt, self.live_ee
         vt = np.concatenate([self.p[live_vt, None], self.triangles[self.t[live_vt]]], axis=1)
         ee = np.concatenate([edges[self.e[live_ee]], edges[self.f[live_ee]]], axis=1)
-        if len(self.near_vt) or len(self.near_ee):
-            busy = np.zeros(n, dtype=bool)
-            busy[self.p] = True
-            busy[self.triangles[self.t].ravel()] = True
-            busy[edges[self.e].ravel()] = True
-            busy[edges[self.f].ravel()] = True
-            busy = np.flatnonzero(busy)
-            rows = _rows_touching(self.near_vt_rows, busy)
-            if self.active is not None:
-                rows = rows[self.active[self.near_triangles[rows]]]
-            vt = np.concatenate([vt, self.near_vt[rows]])
-            ee = np.concatenate([ee, self.near_ee[_rows_touching(self.near_ee_rows, busy)]])
-        return vt, ee
+        near_vt = self.near_vt if self.active is None else self.near_vt[self.active[self.near_triangles]]
+        return np.concatenate([vt, near_vt]), np.concatenate([ee, self.near_ee])
 
     def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
@@ -516,7 +506,7 @@ class FaceCollision:
         found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
-        vt, ee = self._failsafe_rows(len(x))
+        vt, ee = self._failsafe_rows()
         stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
@@ -534,7 +524,7 @@ class FaceCollision:
                 self._query(x, previous, mean, mean0, None if full else drift)
                 found[drift] = x[drift]
                 self._live(found, previous)  # where no vertex is more than half a gap from (see _live)
-                vt, ee = self._failsafe_rows(len(x))
+                vt, ee = self._failsafe_rows()
                 stale = True
             if len(vt) == 0 and len(ee) == 0:
                 break
@@ -651,25 +641,6 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
-
-
-def _rows_by_vertex(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(start (n + 1,), row indices) listing, for each vertex, the rows (K, m) it appears in."""
-    vertex = rows.ravel()
-    order = np.argsort(vertex, kind="stable")
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(vertex, minlength=n), out=start[1:])
-    return start, order // max(rows.shape[1], 1)
-
-
-def _rows_touching(index: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:
-    """The rows (sorted, each once) of a `_rows_by_vertex` index that hold any of `vertices`."""
-    start, rows = index
-    if len(rows) == 0 or len(vertices) == 0:
-        return _EMPTY
-    first, count = start[vertices], start[vertices + 1] - start[vertices]
-    slots = np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())
-    return np.unique(rows[slots])
 
 
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:

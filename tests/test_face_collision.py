@@ -408,3 +408,23 @@ def test_partial_queries_find_what_binning_every_box_afresh_finds():
     for _ in range(30):
         solver.step(model, state, params, 1 / 24, colliders)
     assert len(partial) > 20 and max(partial) > 0  # partial queries did meet stale boxes
+
+
+def test_a_pair_near_at_rest_cannot_cross_with_nothing_else_near():
+    """Two triangles whose edges (0, 1) and (3, 4) are 8 mm apart at rest (a jittered mesh's sliver):
+    closer than the rest exclusion, so never candidates, and no other pair is near. The second
+    flips through the first in one substep (edge (3, 4) passes through edge (0, 1), its edges end
+    through the first face): the failsafe must send it back all the same."""
+    cm = 0.01
+    rest = cm * np.array([[0, 0, 0], [4, 0, 0], [2, 3, 0], [1, -0.8, 0], [3, -0.8, 0], [2, -3, 0]], dtype=float)
+    model = solver.build_model(rest, [[0, 1, 2], [3, 4, 5]])
+    collision = FaceCollision(model, 0.01)
+    previous = rest.copy()
+    previous[3:5, 2] = 0.2 * cm  # the second triangle tilted a little above the first's edge
+    x = previous.copy()
+    x[3:5, 1:] = [0.8 * cm, -0.2 * cm]  # through the edge, below the first triangle
+    x[5, 2] = 1.0 * cm  # its far corner up: its edges end through the first face
+    assert count_self_intersections(model, x) == 1  # what the substep would leave
+    collision.resolve(x, np.ones(6), previous=previous)
+    collision.undo_crossings(x, previous, np.ones(6))
+    assert count_self_intersections(model, x) == 0
