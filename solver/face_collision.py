@@ -506,6 +506,9 @@ class FaceCollision:
         found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
+        # Each vertex's motion relative to the mean's: with its partners' it bounds how near a pair came.
+        shift = column_mean(x) - column_mean(previous)
+        motion = np.sqrt(squared_distances(x, previous, shift))
         vt, ee = self._failsafe_rows()
         stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
@@ -532,14 +535,15 @@ class FaceCollision:
                 stale = False
                 vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
                 vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
-            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat)]
-            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat)]
+            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat, motion)]
+            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat, motion)]
             involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             if len(involved) == 0:
                 break
             x[involved] = previous[involved]
             back[involved] = True
+            motion[involved] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
@@ -664,6 +668,14 @@ def _flipped(before: np.ndarray, after: np.ndarray, flat: float) -> np.ndarray:
     return (np.abs(before) > flat) & (after * np.sign(before) <= flat)
 
 
+def _returned(before: np.ndarray, after: np.ndarray, flat: float, reach: np.ndarray) -> np.ndarray:
+    """Rows that started and ended clearly on one side, but near enough (both distances from the plane,
+    which bound the pair's, within `reach`: the most its points moved relative to each other) to have
+    been in the plane twice in between: through the face, and back across its plane beside it."""
+    same = (np.abs(before) > flat) & (after * np.sign(before) > flat)
+    return same & (np.abs(before) + np.abs(after) <= reach + 2.0 * flat)
+
+
 def _crossing_moments(previous, x, ends: np.ndarray, ended_flat: np.ndarray) -> np.ndarray:
     """(3, K) moments in the substep (NaN: none) when the four points of each row of `ends` (K, 4),
     moving on straight lines from `previous` to `x`, are coplanar (exact continuous collision:
@@ -683,13 +695,15 @@ def _at(previous, x, ends: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
     return [p0 + (_columns(x, ends[:, k]) - p0) * tau for k in range(4) for p0 in [_columns(previous, ends[:, k])]]
 
 
-def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: float) -> np.ndarray:
+def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: float, motion: np.ndarray) -> np.ndarray:
     """Which (vertex, a, b, c) rows `ends` (K, 4) passed through their triangle's face in the substep
-    (`height0`: their `_heights` at the start): the vertex ends in the triangle's plane or past it,
-    and at a moment it was in the plane it was on the face (boundary included)."""
+    (`height0`: their `_heights` at the start; `motion`: each vertex's, relative to a common one):
+    the vertex ends in the triangle's plane or past it, or came back to its side (through the face
+    and back around its edge), and at a moment it was in the plane it was on the face (boundary included)."""
     height1 = _heights(x, ends)
     out = _slid_onto(previous, x, ends, height0, height1, flat)
-    rows = np.flatnonzero(_flipped(height0, height1, flat))
+    reach = motion[ends[:, 0]] + _largest(motion, ends[:, 1:])
+    rows = np.flatnonzero(_flipped(height0, height1, flat) | _returned(height0, height1, flat, reach))
     if len(rows) == 0:
         return out
     ends = ends[rows]
@@ -756,13 +770,17 @@ def _over_face(q, a, b, c, normal) -> np.ndarray:
     return (v >= margin) & (w >= margin) & (v + w <= size - margin) & (size > 0.0)
 
 
-def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat: float) -> np.ndarray:
+def _edges_crossed(
+    previous, x, ends: np.ndarray, separation0: np.ndarray, flat: float, motion: np.ndarray
+) -> np.ndarray:
     """Which edge pairs (a, b, c, d) rows `ends` (K, 4) passed through each other in the substep
-    (`separation0`: their `_separations` at the start): their lines changed sides (or met), and at
-    a moment the four ends were coplanar the edges met, inside both."""
+    (`separation0`: their `_separations` at the start; `motion` as `_vertex_crossed`'s): their lines
+    changed sides (or met) or came back to theirs, and at a moment the four ends were coplanar the
+    edges met, inside both."""
     separation1 = _separations(x, ends)
     out = _slid_across(previous, x, ends, separation0, separation1, flat)
-    rows = np.flatnonzero(_flipped(separation0, separation1, flat))
+    reach = _largest(motion, ends[:, :2]) + _largest(motion, ends[:, 2:])
+    rows = np.flatnonzero(_flipped(separation0, separation1, flat) | _returned(separation0, separation1, flat, reach))
     if len(rows) == 0:
         return out
     # Lines turning through parallel flip too: skip the pairs whose segments stayed apart (a point
