@@ -703,13 +703,30 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
     height1 = _heights(x, ends)
     out = _slid_onto(previous, x, ends, height0, height1, flat)
     reach = motion[ends[:, 0]] + _largest(motion, ends[:, 1:])
-    rows = np.flatnonzero(_flipped(height0, height1, flat) | _returned(height0, height1, flat, reach))
+    flipped = _flipped(height0, height1, flat)
+    returned = np.flatnonzero(_returned(height0, height1, flat, reach) & ~flipped)
+    if len(returned):
+        # Cloth near at rest lies nearly in its neighbours' planes: the heights bound little there, the
+        # distances to the triangle (start and end) do (as `_edges_crossed`'s segments).
+        came = [_columns(previous, ends[returned, k]) for k in range(4)]
+        went = [_columns(x, ends[returned, k]) for k in range(4)]
+        apart = _face_distances(came) + _face_distances(went) > reach[returned] + 2.0 * flat
+        flipped[returned[~apart]] = True
+    rows = np.flatnonzero(flipped)
     if len(rows) == 0:
         return out
     ends = ends[rows]
     moments = _crossing_moments(previous, x, ends, np.abs(height1[rows]) <= flat)
     out[rows] |= _met_at(previous, x, ends, moments, _on_face)
     return out
+
+
+def _face_distances(points: list[np.ndarray]) -> np.ndarray:
+    """Distances from points P to triangles ABC (points: P, A, B, C, each (3, n))."""
+    P, A, B, C = points
+    closest, _, _, _ = closest_points(P, A, B, C)
+    gap = P - closest
+    return np.sqrt(dot(gap, gap))
 
 
 def _on_face(points: list[np.ndarray]) -> np.ndarray:
