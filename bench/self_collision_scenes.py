@@ -10,7 +10,8 @@ and "face" (vertex–triangle + edge–edge, solver/face_collision.py: the defau
 polygons that pass through each other and share no vertex (solver/intersections.py).
 Also the 128² drape (bench.py's scene) timed over frames 10-13, around the impact (--drape), and
 one full face-based candidate query on it at frame 12, just after impact (--query); and the n²
-drape from rest over the given frames, with its intersecting pairs at the end (--from-rest=64,128).
+drape from rest over the given frames, with its intersecting pairs at the end (--from-rest=64,128;
+--from-rest-meshes=quad,jittered,triangulated for other meshes than the quad grid).
 Flag (--flag=24): an n×n 1 m sheet hanging in the XZ plane, pinned along one side, in a gentle steady
 wind (2 m/s) and a gusty one (6 m/s, turbulence 0.5): a cloth with nothing near itself, where face
 contacts should cost little more than the plain step.
@@ -99,18 +100,23 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
     return out
 
 
-def drape_run(n: int, frames: int = 48) -> str:
+def drape_run(n: int, frames: int = 48, mesh: str = "quad") -> str:
     """The n² drape from rest over `frames` frames (the bench's scene, bench.py's self-collision
-    line): CPU ms/frame and intersecting face pairs at the end, for each engine."""
+    line; mesh: quad, triangulated or jittered): CPU ms/frame and intersecting face pairs at the
+    end, for each engine."""
     cells = []
     for engine in ("off", "vertex", "face"):
-        vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+        if mesh == "jittered":
+            vertices, faces = jittered_grid(n, size=2.0, height=1.5)
+        else:
+            vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+            faces = triangulated(faces) if mesh == "triangulated" else faces
         model = solver.build_model(vertices, faces)
         colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
         state = model.initial_state()
         ms = _timed(model, _params(engine), state, frames, colliders)
         cells.append(f"{engine} {count_self_intersections(model, state.positions)} ({ms:.0f} ms)")
-    return f"{n}² drape from rest, {frames} frames: " + "   ".join(cells)
+    return f"{n}² {mesh} drape from rest, {frames} frames: " + "   ".join(cells)
 
 
 def query_cost(n: int = 128, frames: int = 12) -> str:
@@ -145,10 +151,15 @@ def main() -> None:
                     print(f"{int(n):3d}² flag, {wind} wind  " + "   ".join(cells), flush=True)
     if "--query" in sys.argv:
         print(query_cost(), flush=True)
+    meshes = ["quad"]
+    for arg in sys.argv:
+        if arg.startswith("--from-rest-meshes="):  # e.g. --from-rest-meshes=quad,jittered
+            meshes = arg.split("=")[1].split(",")
     for arg in sys.argv:
         if arg.startswith("--from-rest="):  # e.g. --from-rest=64,128
             for n in arg.split("=")[1].split(","):
-                print(drape_run(int(n), frames), flush=True)
+                for mesh in meshes:
+                    print(drape_run(int(n), frames, mesh), flush=True)
     if "--drape" in sys.argv:
         cost = drape_cost()
         print("128² drape, frames 10-13 (CPU ms/frame): " + ", ".join(f"{k} {v:.0f}" for k, v in cost.items()))

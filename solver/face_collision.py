@@ -167,7 +167,6 @@ class FaceCollision:
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
-        self.near_vt_rows, self.near_ee_rows = _rows_by_vertex(self.near_vt, n), _rows_by_vertex(self.near_ee, n)
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -466,7 +465,7 @@ class FaceCollision:
         """(vertex, a, b, c) rows and their triangles, and (a, b, c, d) rows, of the pairs sharing no
         vertex but closer than `reach` at rest: too close to hold a gap apart (no contacts), yet they
         must not pass through each other either (sheared slivers, jittered diagonals); the failsafe
-        checks them where the cloth is crumpled."""
+        checks them every substep."""
         rest, tri, edges = self.model.rest_positions, self.triangles, self.edges
         if len(tri) == 0 or self.reach < 1e-6:  # below a micrometre nothing is near but coincident points
             return np.zeros((0, 4), dtype=np.int64), _EMPTY, np.zeros((0, 4), dtype=np.int64)
@@ -484,26 +483,17 @@ class FaceCollision:
         near = self._edge_distance2(rest, e, f) < self.reach * self.reach
         return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
 
-    def _failsafe_rows(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and the
-        pairs near at rest where the cloth is crumpled (around any candidate pair)."""
+    def _failsafe_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and every
+        pair near at rest. Those cross where the cloth folds sharply across the short distance between
+        them (a jittered mesh's sliver), with no other layer near: none of their vertices need be in a
+        candidate pair (checking only those around one let the 64² jittered drape cross)."""
         edges = self.edges
         live_vt, live_ee = self.live_vt, self.live_ee
         vt = np.concatenate([self.p[live_vt, None], self.triangles[self.t[live_vt]]], axis=1)
         ee = np.concatenate([edges[self.e[live_ee]], edges[self.f[live_ee]]], axis=1)
-        if len(self.near_vt) or len(self.near_ee):
-            busy = np.zeros(n, dtype=bool)
-            busy[self.p] = True
-            busy[self.triangles[self.t].ravel()] = True
-            busy[edges[self.e].ravel()] = True
-            busy[edges[self.f].ravel()] = True
-            busy = np.flatnonzero(busy)
-            rows = _rows_touching(self.near_vt_rows, busy)
-            if self.active is not None:
-                rows = rows[self.active[self.near_triangles[rows]]]
-            vt = np.concatenate([vt, self.near_vt[rows]])
-            ee = np.concatenate([ee, self.near_ee[_rows_touching(self.near_ee_rows, busy)]])
-        return vt, ee
+        near_vt = self.near_vt if self.active is None else self.near_vt[self.active[self.near_triangles]]
+        return np.concatenate([vt, near_vt]), np.concatenate([ee, self.near_ee])
 
     def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
@@ -516,7 +506,10 @@ class FaceCollision:
         found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
-        vt, ee = self._failsafe_rows(len(x))
+        # Each vertex's motion relative to the mean's: with its partners' it bounds how near a pair came.
+        shift = column_mean(x) - column_mean(previous)
+        motion = np.sqrt(squared_distances(x, previous, shift))
+        vt, ee = self._failsafe_rows()
         stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
@@ -534,7 +527,7 @@ class FaceCollision:
                 self._query(x, previous, mean, mean0, None if full else drift)
                 found[drift] = x[drift]
                 self._live(found, previous)  # where no vertex is more than half a gap from (see _live)
-                vt, ee = self._failsafe_rows(len(x))
+                vt, ee = self._failsafe_rows()
                 stale = True
             if len(vt) == 0 and len(ee) == 0:
                 break
@@ -542,14 +535,15 @@ class FaceCollision:
                 stale = False
                 vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
                 vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
-            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat)]
-            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat)]
+            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat, motion)]
+            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat, motion)]
             involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             if len(involved) == 0:
                 break
             x[involved] = previous[involved]
             back[involved] = True
+            motion[involved] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
@@ -653,25 +647,6 @@ class FaceCollision:
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
 
 
-def _rows_by_vertex(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(start (n + 1,), row indices) listing, for each vertex, the rows (K, m) it appears in."""
-    vertex = rows.ravel()
-    order = np.argsort(vertex, kind="stable")
-    start = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(vertex, minlength=n), out=start[1:])
-    return start, order // max(rows.shape[1], 1)
-
-
-def _rows_touching(index: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:
-    """The rows (sorted, each once) of a `_rows_by_vertex` index that hold any of `vertices`."""
-    start, rows = index
-    if len(rows) == 0 or len(vertices) == 0:
-        return _EMPTY
-    first, count = start[vertices], start[vertices + 1] - start[vertices]
-    slots = np.repeat(first - np.cumsum(count) + count, count) + np.arange(count.sum())
-    return np.unique(rows[slots])
-
-
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Signed distances of vertices from their triangles' planes, rows (vertex, a, b, c) of `ends`."""
     P, A, B, C = (_columns(x, ends[:, k]) for k in range(4))
@@ -693,6 +668,14 @@ def _flipped(before: np.ndarray, after: np.ndarray, flat: float) -> np.ndarray:
     return (np.abs(before) > flat) & (after * np.sign(before) <= flat)
 
 
+def _returned(before: np.ndarray, after: np.ndarray, flat: float, reach: np.ndarray) -> np.ndarray:
+    """Rows that started and ended clearly on one side, but near enough (both distances from the plane,
+    which bound the pair's, within `reach`: the most its points moved relative to each other) to have
+    been in the plane twice in between: through the face, and back across its plane beside it."""
+    same = (np.abs(before) > flat) & (after * np.sign(before) > flat)
+    return same & (np.abs(before) + np.abs(after) <= reach + 2.0 * flat)
+
+
 def _crossing_moments(previous, x, ends: np.ndarray, ended_flat: np.ndarray) -> np.ndarray:
     """(3, K) moments in the substep (NaN: none) when the four points of each row of `ends` (K, 4),
     moving on straight lines from `previous` to `x`, are coplanar (exact continuous collision:
@@ -712,19 +695,38 @@ def _at(previous, x, ends: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
     return [p0 + (_columns(x, ends[:, k]) - p0) * tau for k in range(4) for p0 in [_columns(previous, ends[:, k])]]
 
 
-def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: float) -> np.ndarray:
+def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: float, motion: np.ndarray) -> np.ndarray:
     """Which (vertex, a, b, c) rows `ends` (K, 4) passed through their triangle's face in the substep
-    (`height0`: their `_heights` at the start): the vertex ends in the triangle's plane or past it,
-    and at a moment it was in the plane it was on the face (boundary included)."""
+    (`height0`: their `_heights` at the start; `motion`: each vertex's, relative to a common one):
+    the vertex ends in the triangle's plane or past it, or came back to its side (through the face
+    and back around its edge), and at a moment it was in the plane it was on the face (boundary included)."""
     height1 = _heights(x, ends)
     out = _slid_onto(previous, x, ends, height0, height1, flat)
-    rows = np.flatnonzero(_flipped(height0, height1, flat))
+    reach = motion[ends[:, 0]] + _largest(motion, ends[:, 1:])
+    flipped = _flipped(height0, height1, flat)
+    returned = np.flatnonzero(_returned(height0, height1, flat, reach) & ~flipped)
+    if len(returned):
+        # Cloth near at rest lies nearly in its neighbours' planes: the heights bound little there, the
+        # distances to the triangle (start and end) do (as `_edges_crossed`'s segments).
+        came = [_columns(previous, ends[returned, k]) for k in range(4)]
+        went = [_columns(x, ends[returned, k]) for k in range(4)]
+        apart = _face_distances(came) + _face_distances(went) > reach[returned] + 2.0 * flat
+        flipped[returned[~apart]] = True
+    rows = np.flatnonzero(flipped)
     if len(rows) == 0:
         return out
     ends = ends[rows]
     moments = _crossing_moments(previous, x, ends, np.abs(height1[rows]) <= flat)
     out[rows] |= _met_at(previous, x, ends, moments, _on_face)
     return out
+
+
+def _face_distances(points: list[np.ndarray]) -> np.ndarray:
+    """Distances from points P to triangles ABC (points: P, A, B, C, each (3, n))."""
+    P, A, B, C = points
+    closest, _, _, _ = closest_points(P, A, B, C)
+    gap = P - closest
+    return np.sqrt(dot(gap, gap))
 
 
 def _on_face(points: list[np.ndarray]) -> np.ndarray:
@@ -785,13 +787,17 @@ def _over_face(q, a, b, c, normal) -> np.ndarray:
     return (v >= margin) & (w >= margin) & (v + w <= size - margin) & (size > 0.0)
 
 
-def _edges_crossed(previous, x, ends: np.ndarray, separation0: np.ndarray, flat: float) -> np.ndarray:
+def _edges_crossed(
+    previous, x, ends: np.ndarray, separation0: np.ndarray, flat: float, motion: np.ndarray
+) -> np.ndarray:
     """Which edge pairs (a, b, c, d) rows `ends` (K, 4) passed through each other in the substep
-    (`separation0`: their `_separations` at the start): their lines changed sides (or met), and at
-    a moment the four ends were coplanar the edges met, inside both."""
+    (`separation0`: their `_separations` at the start; `motion` as `_vertex_crossed`'s): their lines
+    changed sides (or met) or came back to theirs, and at a moment the four ends were coplanar the
+    edges met, inside both."""
     separation1 = _separations(x, ends)
     out = _slid_across(previous, x, ends, separation0, separation1, flat)
-    rows = np.flatnonzero(_flipped(separation0, separation1, flat))
+    reach = _largest(motion, ends[:, :2]) + _largest(motion, ends[:, 2:])
+    rows = np.flatnonzero(_flipped(separation0, separation1, flat) | _returned(separation0, separation1, flat, reach))
     if len(rows) == 0:
         return out
     # Lines turning through parallel flip too: skip the pairs whose segments stayed apart (a point
