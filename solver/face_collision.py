@@ -676,6 +676,13 @@ def _returned(before: np.ndarray, after: np.ndarray, flat: float, reach: np.ndar
     return same & (np.abs(before) + np.abs(after) <= reach + 2.0 * flat)
 
 
+def _left(before: np.ndarray, after: np.ndarray, flat: float, reach: np.ndarray) -> np.ndarray:
+    """Rows that started in the plane (a flat sheet's pairs all do) and ended off it, near enough to
+    have passed through the face or edge on the way: their side at the start says nothing, so only
+    the moments they are in the plane again can tell (one substep can fold a flat sheet through itself)."""
+    return (np.abs(before) <= flat) & (np.abs(after) > flat) & (np.abs(after) <= reach + 2.0 * flat)
+
+
 def _crossing_moments(previous, x, ends: np.ndarray, ended_flat: np.ndarray) -> np.ndarray:
     """(3, K) moments in the substep (NaN: none) when the four points of each row of `ends` (K, 4),
     moving on straight lines from `previous` to `x`, are coplanar (exact continuous collision:
@@ -704,7 +711,9 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
     out = _slid_onto(previous, x, ends, height0, height1, flat)
     reach = motion[ends[:, 0]] + _largest(motion, ends[:, 1:])
     flipped = _flipped(height0, height1, flat)
-    returned = np.flatnonzero(_returned(height0, height1, flat, reach) & ~flipped)
+    returned = np.flatnonzero(
+        (_returned(height0, height1, flat, reach) | _left(height0, height1, flat, reach)) & ~flipped
+    )
     if len(returned):
         # Cloth near at rest lies nearly in its neighbours' planes: the heights bound little there, the
         # distances to the triangle (start and end) do (as `_edges_crossed`'s segments).
@@ -797,7 +806,11 @@ def _edges_crossed(
     separation1 = _separations(x, ends)
     out = _slid_across(previous, x, ends, separation0, separation1, flat)
     reach = _largest(motion, ends[:, :2]) + _largest(motion, ends[:, 2:])
-    rows = np.flatnonzero(_flipped(separation0, separation1, flat) | _returned(separation0, separation1, flat, reach))
+    rows = np.flatnonzero(
+        _flipped(separation0, separation1, flat)
+        | _returned(separation0, separation1, flat, reach)
+        | _left(separation0, separation1, flat, reach)
+    )
     if len(rows) == 0:
         return out
     # Lines turning through parallel flip too: skip the pairs whose segments stayed apart (a point

@@ -469,3 +469,23 @@ def test_edges_that_pass_through_each_other_and_whose_lines_pass_back_beside_the
     collision.refresh(x, previous)  # the substep's candidates; x is where the passes left it
     collision.undo_crossings(x, previous, np.ones(6))
     assert count_self_intersections(model, x) == 0
+
+
+def test_a_flat_sheet_folded_through_itself_in_one_substep_is_sent_back():
+    """Both triangles lie in one plane at the substep's start (a flat sheet's pairs all do), so their
+    sides at the start say nothing; within the substep the second one's edge DE passes through the
+    first's edge AB (at t ≈ 0.7) and ends piercing its face. At 1-2 substeps a frame a soft crumple
+    left 2-7 such pairs crossed: only the moments the pair is in one plane again can tell."""
+    previous = np.array(
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.5, -1.0, 0.0], [0.5, 0.2, 0.0], [0.5, 0.6, 0.0], [0.5, 1.0, 0.0]]
+    )
+    model = solver.build_model(previous, [[0, 1, 2], [3, 4, 5]])
+    x = previous.copy()
+    x[3] = [0.5, -0.2, -0.02]  # D ends below the first face, E above its plane: DE pierces it
+    x[4] = [0.5, 0.3, 0.1]
+    x[5] = [0.6, 1.0, 0.0]
+    assert count_self_intersections(model, previous) == 0 and count_self_intersections(model, x) == 1
+    collision = FaceCollision(model, 0.01)
+    collision.refresh(x, previous)
+    collision.undo_crossings(x, previous, np.ones(6))
+    assert count_self_intersections(model, x) == 0
