@@ -153,7 +153,7 @@ def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
             raise CliError(f"no object in scene {scene.name!r} has Verlet Cloth enabled; nothing to bake")
         # Coupling is one-way: a cloth that is a mesh collider for the others is baked first, the lowest
         # first, so each layer collides with the bake of the ones below rather than their rest shape
-        # (the live preview steps in this order too).
+        # (the live preview steps Mesh-collider cloths first too, but couples them both ways).
         from .scene_reading import layer_order
 
         return sorted(found, key=lambda obj: layer_order(scene, obj))

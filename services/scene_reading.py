@@ -83,12 +83,14 @@ def world_matrix(obj) -> np.ndarray:
 
 
 def layer_order(scene, obj) -> tuple[bool, float]:
-    """Sort key of the cloths to step or bake: cloths that are Mesh colliders for the others first,
-    the lowest first (the middle of the rest shape, against the scene's gravity; +Z without it), so
-    each layer collides with what the layers below do at that frame, not with their rest shape."""
+    """Sort key of the cloths to bake one after another: cloths that are Mesh colliders for the others
+    first, the lowest first (the middle of the rest shape, against the scene's gravity; +Z without
+    it), so each layer collides with the bakes of the layers below, not with their rest shape."""
+    from .solver_params import gravity_of  # noqa: PLC0415 - solver_params reads wind through this module
+
     if obj.verlet_cloth_collider.kind != "MESH":
         return True, 0.0
-    gravity = np.array(scene.gravity, dtype=np.float64) if scene.use_gravity else np.zeros(3)
+    gravity = np.array(gravity_of(scene), dtype=np.float64)
     length = float(np.linalg.norm(gravity))
     up = -gravity / length if length > 0 and np.isfinite(length) else np.array([0.0, 0.0, 1.0])
     matrix = world_matrix(obj)
