@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from .clearance import Clearance
-from .contact import combined_friction, coulomb_friction, settled_push
+from .contact import combined_friction, coulomb_friction, settled_pushes
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
@@ -496,13 +496,15 @@ class MeshCollider:
         q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1, 1.0 - t0)
         if len(q) == 0:
             return
-        moved, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
+        moved, settling, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
         if len(moved) == 0:
             return
         new = p1[:, moved]
         rows = idx[moved]
         x[rows] = new.T if pose1 is None else _from_frame(new, *pose1)
-        x_start[rows] += settled.T if pose1 is None else _from_frame(settled, pose1[0], _ZERO)
+        if len(settling):
+            rows = idx.take(settling)
+            x_start[rows] += settled.T if pose1 is None else _from_frame(settled, pose1[0], _ZERO)
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
@@ -532,13 +534,13 @@ class MeshCollider:
 
     def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> tuple[np.ndarray, np.ndarray]:
         """Move p1's columns (in place) out of the candidate triangles; returns the columns moved and
-        how far each one's start moves with it ((3, k), see `_settled`).
+        the columns whose start moves with them and how far ((3, k), `contact.settled_push`: most are 0).
 
         (q, tri): candidate pairs, q sorted.
         """
         mu = combined_friction(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
-        settled = np.zeros_like(p1)
+        settles = []  # each pass's (columns, settled pushes), only those not zero
         dt = t1 - t0
         all_q, all_tri = q, tri
         planes: list = []  # the first pass's (rigid)
@@ -553,9 +555,10 @@ class MeshCollider:
                 hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward)
             if hit is None:
                 break
-            who, target, crowded, settle = hit
+            who, target, crowded, (settle_at, settle) = hit
             p1[:, who] = target
-            settled[:, who] += settle
+            if len(settle_at):
+                settles.append((who.take(settle_at), settle))
             moved_any[who] = True
             # The next pass re-checks only vertices that touched more than one triangle (creases, corners).
             again = np.zeros(p1.shape[1], dtype=bool)
@@ -565,10 +568,25 @@ class MeshCollider:
                 break
             q, tri = q.take(keep), tri.take(keep)
         moved = moved_any.nonzero()[0]
+        stopped = _EMPTY
         if len(moved):
             stopped = self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt, planes)
-            settled[:, stopped] = 0.0
-        return moved, settled[:, moved]
+        if not settles:
+            return moved, _EMPTY, None
+        if len(settles) == 1:
+            settling, settled = settles[0]
+        else:  # a column may settle in both passes: sum them as one array
+            total = np.zeros_like(p1)
+            for at, push in settles:
+                total[:, at] += push
+            settling = np.unique(np.concatenate([at for at, _ in settles]))
+            settled = total.take(settling, axis=1)
+        if len(stopped):  # stopped before a crossing: nothing settles
+            still = np.ones(p1.shape[1], dtype=bool)
+            still[stopped] = False
+            keep = still.take(settling).nonzero()[0]
+            settling, settled = settling.take(keep), settled.take(keep, axis=1)
+        return moved, settling, settled
 
     def _stop_before_crossings(self, p0, p1, q, tri, moved, t1, dt, planes=()) -> np.ndarray:
         """Keep each moved vertex's whole path clear of the candidate triangles (in place on p1).
@@ -701,7 +719,7 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
         crowded = q[push - cleared > 1e-3 * gap]
     start, end = start.take(pick, axis=1), end.take(pick, axis=1)
     moved = coulomb_friction(target, start, normal, depth, mu)
-    return q.take(pick), moved, crowded, settled_push(normal, depth, start, end)
+    return q.take(pick), moved, crowded, settled_pushes(normal, depth, start, end)
 
 
 def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, planes: list | None = None):
@@ -775,7 +793,7 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
     target = end_chosen + normal * depth
     moved = coulomb_friction(target, start_chosen, normal, depth, mu)
     crowded = _still_touching(tq, pick, group, touching, target, data, side, crossed, beyond, mesh.edges_rows, tri, gap)
-    return tq.take(pick), moved, crowded, settled_push(normal, depth, start_chosen, end_chosen)
+    return tq.take(pick), moved, crowded, settled_pushes(normal, depth, start_chosen, end_chosen)
 
 
 def _heights(data: np.ndarray, points: np.ndarray) -> np.ndarray:
