@@ -36,6 +36,7 @@ _EPS = 1e-12
 _ZERO = np.zeros(3)
 _PASSES = 2
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NEXT = np.array([2, 0, 1])  # each edge's start corner's barycentric (edges opposite corners a, b, c)
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
@@ -279,9 +280,13 @@ class _Candidates:
 
 def _within(x, x_start, lower, upper) -> np.ndarray:
     """Which rows' paths x_start -> x ((k, 3) rows) have a box meeting the box lower..upper."""
-    meets = np.minimum(x, x_start) <= upper
-    meets &= np.maximum(x, x_start) >= lower
-    return meets[:, 0] & meets[:, 1] & meets[:, 2]
+    meets = None
+    for k in range(3):  # column by column: (k, 3) rows against a 3-vector broadcast slowly
+        end, start = x[:, k], x_start[:, k]
+        axis = np.minimum(end, start) <= upper[k]
+        axis &= np.maximum(end, start) >= lower[k]
+        meets = axis if meets is None else np.logical_and(meets, axis, out=meets)
+    return meets
 
 
 def _morton(points: np.ndarray) -> np.ndarray:
@@ -784,7 +789,9 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
             e = slot.take(which)
             c = chosen.take(which)
             n = data[0:3].take(c, axis=1)
-            k, beyond_k, along_k = (m.take(e) for m in nearest_edge)
+            k, edge_beyond, edge_along = nearest_edge
+            k = k.take(e)
+            beyond_k, along_k = _at_edge(edge_beyond, k, e), _at_edge(edge_along, k, e)
             away = _edge_offsets(k, beyond_k, along_k, data.take(c, axis=1), n)
             away += n * h1.take(c)
             away /= dist.take(c)
@@ -901,11 +908,12 @@ def _edge_distances(bary: np.ndarray, heights: np.ndarray, edges: np.ndarray):
     edge opposite corner k by -bary_k x height_k, with its foot at the fraction t_k = bary_next +
     bary_k x foot_k along the edge (`TriangleMesh.edges_rows`; next: the barycentric of the edge's start);
     clamping t_k to [0, 1] gives the closest point on that edge, and the nearest such edge wins.
-    Returns (squared distances, that edge k, -(distance beyond its line), (t_k - clamped) x length).
+    Returns (squared distances, that edge k, and for every edge (3, E): -(distance beyond its line),
+    (t_k - clamped) x length; `_at_edge` picks edge k's).
     """
     feet, lengths = edges[0:3], edges[3:6]
     t = bary * feet
-    t += bary[[2, 0, 1]]
+    t += bary.take(_NEXT, axis=0)
     along = np.maximum(t, 0.0)
     np.minimum(along, 1.0, out=along)
     np.subtract(t, along, out=along)
@@ -913,10 +921,18 @@ def _edge_distances(bary: np.ndarray, heights: np.ndarray, edges: np.ndarray):
     beyond = bary * heights
     squared = beyond * beyond
     squared += along * along
-    squared[bary >= 0.0] = np.inf
-    k = np.argmin(squared, axis=0)
-    column = np.arange(len(k))
-    return squared[k, column], k, beyond[k, column], along[k, column]
+    np.copyto(squared, np.inf, where=bary >= 0.0)
+    # The first least of the three, as argmin would pick it (row by row: argmin down columns is slow).
+    s0, s1, s2 = squared
+    k = (s1 < s0).astype(np.int64)
+    least = np.minimum(s0, s1)
+    np.copyto(k, 2, where=s2 < least)
+    return np.minimum(least, s2, out=least), k, beyond, along
+
+
+def _at_edge(rows: np.ndarray, k: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """rows[k, columns] for a C-contiguous (3, E) array (a flat take: quicker than fancy indexing)."""
+    return rows.reshape(-1).take(k * rows.shape[1] + columns)
 
 
 def _edge_offsets(k, beyond, along, data: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -925,7 +941,7 @@ def _edge_offsets(k, beyond, along, data: np.ndarray, n: np.ndarray) -> np.ndarr
     # The outward normal of edge k is -height_k x the gradient of barycentric k (gu = -gv - gw).
     gv, gw = data[4:7], data[8:11]
     outward = np.where(k == 1, gv, np.where(k == 2, gw, -(gv + gw)))
-    outward *= -np.take_along_axis(data[12:15], k[None], axis=0)[0]
+    outward *= -_at_edge(data[12:15], k, np.arange(len(k)))
     offset = cross(n, outward)
     offset *= along
     outward *= -beyond
