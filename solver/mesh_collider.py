@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -750,36 +751,46 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
     maybe = across | (outside + h1 * h1 < gap * gap)
     if not maybe.any():
         return None
+    at = None  # the remaining pairs' columns in data, start and end (None: all, in order)
     if np.count_nonzero(maybe) < 0.75 * len(q):
-        maybe = maybe.nonzero()[0]
-        q, tri, across, h0, h1, beyond = (m.take(maybe) for m in (q, tri, across, h0, h1, beyond))
-        start, end, data, bary = (m.take(maybe, axis=1) for m in (start, end, data, bary))
-    side, crossed, s = _rigid_crossings(mesh.outward, data, start, end, bary, h0, h1, across)
+        at = maybe.nonzero()[0]
+        q, tri, across, h0, h1, beyond = (m.take(at) for m in (q, tri, across, h0, h1, beyond))
+        bary = bary.take(at, axis=1)
+        if not mesh.outward:  # every start's projection is needed: compact the columns too
+            start, end, data = (m.take(at, axis=1) for m in (start, end, data))
+            at = None
+    # (The wide per-pair columns of closed meshes are picked by `_columns_of` only where used.)
+    side, crossed, s = _rigid_crossings(mesh.outward, data, start, bary, h0, h1, across, at)
     push = gap - h1 * side
     dist = np.abs(h1)
-    edge = ((beyond > 0.0) & ~crossed).nonzero()[0]  # the end is off the face: the exact distance
+    edge = beyond > 0.0  # the end is off the face: the exact distance
+    if crossed is not None:
+        edge &= ~crossed
+    edge = edge.nonzero()[0]
     nearest_edge = None
     if len(edge):
         te = tri.take(edge)
         squared, *nearest_edge = _edge_distances(
-            bary.take(edge, axis=1), data[12:15].take(edge, axis=1), _gather(mesh.edges_rows, te)
+            bary.take(edge, axis=1), _columns_of(data[12:15], at, edge), _gather(mesh.edges_rows, te)
         )
         squared += h1.take(edge) ** 2
         length = np.sqrt(squared)
         dist[edge] = length
         push[edge] = np.where(length > 1e-9, gap - length, push.take(edge))
-    contact = crossed | ((push > 0) & (dist < gap))
+    contact = (push > 0) & (dist < gap)
+    if crossed is not None:
+        contact |= crossed
     if not contact.any():
         return None
     touching = contact.nonzero()[0]  # only the contacts compete
     tq = q.take(touching)
     score = np.minimum(push.take(touching), 1.0)
-    if crossed.any():  # the first crossing wins over any push
+    if crossed is not None and crossed.any():  # the first crossing wins over any push
         score = np.where(crossed.take(touching), 4.0 - s.take(touching), score)
     pick, group = _best_per_vertex(tq, score)
     chosen = touching.take(pick)  # pair of each vertex's contact
     depth = push.take(chosen)
-    normal = data[0:3].take(chosen, axis=1) * (side if np.isscalar(side) else side.take(chosen))
+    normal = _columns_of(data[0:3], at, chosen) * (side if np.isscalar(side) else side.take(chosen))
     if nearest_edge is not None:  # chosen edge or corner contacts push away from their closest point
         on_edge = np.zeros(len(q), dtype=np.int64) - 1
         on_edge[edge] = np.arange(len(edge))
@@ -788,19 +799,35 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
         if len(which):
             e = slot.take(which)
             c = chosen.take(which)
-            n = data[0:3].take(c, axis=1)
+            data_c = _columns_of(data, at, c)
+            n = data_c[0:3]
             k, edge_beyond, edge_along = nearest_edge
             k = k.take(e)
             beyond_k, along_k = _at_edge(edge_beyond, k, e), _at_edge(edge_along, k, e)
-            away = _edge_offsets(k, beyond_k, along_k, data.take(c, axis=1), n)
+            away = _edge_offsets(k, beyond_k, along_k, data_c, n)
             away += n * h1.take(c)
             away /= dist.take(c)
             normal[:, which] = away
-    end_chosen, start_chosen = end.take(chosen, axis=1), start.take(chosen, axis=1)
+    end_chosen, start_chosen = _columns_of(end, at, chosen), _columns_of(start, at, chosen)
     target = end_chosen + normal * depth
     moved = coulomb_friction(target, start_chosen, normal, depth, mu)
-    crowded = _still_touching(tq, pick, group, touching, target, data, side, crossed, beyond, mesh.edges_rows, tri, gap)
+    crowded = _still_touching(
+        tq, pick, group, touching, target, _Picked(data, at), side, crossed, beyond, mesh.edges_rows, tri, gap
+    )
     return tq.take(pick), moved, crowded, settled_pushes(normal, depth, start_chosen, end_chosen)
+
+
+def _columns_of(columns: np.ndarray, at: np.ndarray | None, which: np.ndarray) -> np.ndarray:
+    """The columns of pairs `which` (numbered after compaction) from (k, P) columns kept for every
+    pair before it: `at` maps one numbering to the other (None: they are the same)."""
+    return columns.take(which if at is None else at.take(which), axis=1)
+
+
+class _Picked(NamedTuple):
+    """Gathered per-pair columns and the map from compacted pairs to them (see `_columns_of`)."""
+
+    columns: np.ndarray
+    at: np.ndarray | None
 
 
 def _heights(data: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -824,16 +851,17 @@ def _inside_by(bary: np.ndarray, data: np.ndarray) -> np.ndarray:
     return (bary * data[12:15]).min(axis=0)
 
 
-def _rigid_crossings(outward: int, data, start, end, bary, h0, h1, across):
+def _rigid_crossings(outward: int, data, start, bary, h0, h1, across, at=None):
     """(side (scalar or per pair), crossed, s): which side of each triangle the vertex belongs on, whether
-    its path passes through the triangle (into a closed surface) and where along the path."""
-    crossed = np.zeros(len(h0), dtype=bool)
-    s = np.zeros(len(h0))
+    its path passes through the triangle (into a closed surface) and where along the path (crossed and
+    s None: no path crosses). `data` and `start` are columns picked through `at` (`_columns_of`)."""
     if outward:  # outside a closed surface; only paths entering it can cross
         which = (across & (h0 * outward > 0.0)).nonzero()[0]
         if len(which) == 0:  # (resting cloth: none)
-            return float(outward), crossed, s
-        start_bary = _barycentrics(data.take(which, axis=1), start.take(which, axis=1))
+            return float(outward), None, None
+        crossed = np.zeros(len(h0), dtype=bool)
+        s = np.zeros(len(h0))
+        start_bary = _barycentrics(_columns_of(data, at, which), _columns_of(start, at, which))
         end_bary = bary.take(which, axis=1)
     else:
         which = None
@@ -871,7 +899,7 @@ def _best_per_vertex(q: np.ndarray, score: np.ndarray):
     return pick.take(keep.nonzero()[0]), group
 
 
-def _still_touching(q, pick, group, touching, moved, data, side, crossed, beyond, edges, tri, gap):
+def _still_touching(q, pick, group, touching, moved, picked: _Picked, side, crossed, beyond, edges, tri, gap):
     """Vertices (from q, sorted: the vertices of the contact pairs `touching`) some other contact of which
     their push may not clear. Checked at the pushed position `moved` (one column per vertex; friction
     aside, as the push's own first-order estimate was): a face contact by its height on its side, an
@@ -882,7 +910,7 @@ def _still_touching(q, pick, group, touching, moved, data, side, crossed, beyond
     other[pick] = False
     other = other.nonzero()[0]
     pair = touching.take(other)
-    data = data.take(pair, axis=1)
+    data = _columns_of(picked.columns, picked.at, pair)
     points = moved.take(group.take(other), axis=1)
     h = _heights(data, points)
     h *= side if np.isscalar(side) else side.take(pair)
@@ -895,7 +923,8 @@ def _still_touching(q, pick, group, touching, moved, data, side, crossed, beyond
         te = tri.take(pair.take(edge))
         squared, *_ = _edge_distances(bary.take(edge, axis=1), data[12:15].take(edge, axis=1), _gather(edges, te))
         close[edge] = squared + h.take(edge) ** 2 < clear * clear
-    close |= crossed.take(pair)
+    if crossed is not None:
+        close |= crossed.take(pair)
     close |= (beyond.take(pair) <= 0.0) & (h < clear)  # was a face contact
     return q.take(other.take(close.nonzero()[0]))
 
