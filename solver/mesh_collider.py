@@ -253,10 +253,15 @@ class _Candidates:
         order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
         v, t, bound, least = v.take(order), t.take(order), bound.take(order), least.take(order)
         kept_v = self.v.take(keep)
-        at = np.searchsorted(kept_v, v)
-        self.v = np.insert(kept_v, at, v)
-        self.t = np.insert(self.t.take(keep), at, t)
-        self.bound = np.insert(self.bound.take(keep), at, bound)
+        # Where each new pair and each kept one lands in the merged list (np.insert works them out
+        # again for every array, and through a boolean mask).
+        new_at = np.searchsorted(kept_v, v)
+        new_at += np.arange(len(v))
+        kept_at = np.ones(len(kept_v) + len(v), dtype=bool)
+        kept_at[new_at] = False
+        self.v = _merged(kept_v, kept_at, v, new_at)
+        self.t = _merged(self.t.take(keep), kept_at, t, new_at)
+        self.bound = _merged(self.bound.take(keep), kept_at, bound, new_at)
         counts = np.bincount(self.v, minlength=self.vertex_count)
         np.cumsum(counts, out=self.first[1:])
         # Only the re-queried vertices' least bounds change (from their new pairs, sorted by vertex).
@@ -277,6 +282,14 @@ class _Candidates:
         least = bound if self.motion is None else bound - self.motion.take(t)
         keep = (least < reach).nonzero()[0]
         return q.take(keep), t.take(keep), bound.take(keep), least.take(keep)
+
+
+def _merged(kept: np.ndarray, kept_at: np.ndarray, new: np.ndarray, new_at: np.ndarray) -> np.ndarray:
+    """One array of kept and new values, each at its place in the merged order (kept_at: a mask)."""
+    out = np.empty(len(kept) + len(new), dtype=kept.dtype)
+    out[kept_at] = kept
+    out[new_at] = new
+    return out
 
 
 def _within(x, x_start, lower, upper) -> np.ndarray:
