@@ -44,8 +44,8 @@ def settled_push(normal, depth, start, end):
 
 
 def settled_pushes(normal, depth, start, end):
-    """`settled_push` for the pushes that are not zero (a few percent of resting contacts): (which of
-    the k columns, their settled pushes (3, m))."""
+    """`settled_push` for the pushes that are not zero (about half of a resting drape's contacts): (which
+    of the k columns, their settled pushes (3, m))."""
     amount = depth - np.maximum(column_dot(start - end, normal), 0.0)
     which = (amount > 0.0).nonzero()[0]
     return which, normal.take(which, axis=1) * amount.take(which)
