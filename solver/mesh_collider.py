@@ -37,7 +37,8 @@ _EPS = 1e-12
 _ZERO = np.zeros(3)
 _PASSES = 2
 _EMPTY = np.zeros(0, dtype=np.int64)
-_NEXT = np.array([2, 0, 1])  # each edge's start corner's barycentric (edges opposite corners a, b, c)
+_NEXT = np.array([2, 0, 1])
+_FRAME = np.arange(6)  # an edge's six values in `TriangleMesh.edge_frames`  # each edge's start corner's barycentric (edges opposite corners a, b, c)
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
@@ -106,6 +107,7 @@ class TriangleMesh:
             dot(ac, ab) / (lengths[2] * lengths[2]),
         ]
         self.edges_rows = np.ascontiguousarray(np.concatenate([np.array(feet), lengths]).T)
+        self._edge_frames: np.ndarray | None = None
         # A closed, consistently wound surface has an outside: +1 if the normals point out, -1 if in,
         # 0 for open meshes and sheets (which keep each vertex on the side it came from).
         self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
@@ -116,6 +118,19 @@ class TriangleMesh:
 
     def __len__(self) -> int:
         return len(self.triangles)
+
+    @property
+    def edge_frames(self) -> np.ndarray:
+        """Per triangle (T, 18), for each edge k (opposite corner k): its outward unit normal in the
+        triangle's plane (-height_k x the gradient of barycentric k) and its direction (normal x that),
+        so an edge contact's push direction is a few products (`_edge_offsets`, built on first use)."""
+        if self._edge_frames is None:
+            frames = []
+            for k, gradient in enumerate((-(self.gv + self.gw), self.gv, self.gw)):
+                outward = gradient * -self.heights[k]
+                frames += [outward, cross(self.normals, outward)]
+            self._edge_frames = np.ascontiguousarray(np.concatenate(frames).T)
+        return self._edge_frames
 
     def grid(self, margin: float = 0.0) -> TriangleGrid:
         """The broad phase, boxes grown by `margin` (rebuilt only if a larger margin is asked for)."""
@@ -805,20 +820,18 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
     depth = push.take(chosen)
     normal = _columns_of(data[0:3], at, chosen) * (side if np.isscalar(side) else side.take(chosen))
     if nearest_edge is not None:  # chosen edge or corner contacts push away from their closest point
-        on_edge = np.zeros(len(q), dtype=np.int64) - 1
-        on_edge[edge] = np.arange(len(edge))
-        slot = on_edge.take(chosen)
-        which = ((slot >= 0) & (dist.take(chosen) > 1e-9)).nonzero()[0]
+        on_edge = beyond.take(chosen) > 0.0  # (the pairs in `edge`)
+        if crossed is not None:
+            on_edge &= ~crossed.take(chosen)
+        on_edge &= dist.take(chosen) > 1e-9
+        which = on_edge.nonzero()[0]
         if len(which):
-            e = slot.take(which)
             c = chosen.take(which)
-            data_c = _columns_of(data, at, c)
-            n = data_c[0:3]
+            e = np.searchsorted(edge, c)  # its place among the edge pairs
             k, edge_beyond, edge_along = nearest_edge
             k = k.take(e)
-            beyond_k, along_k = _at_edge(edge_beyond, k, e), _at_edge(edge_along, k, e)
-            away = _edge_offsets(k, beyond_k, along_k, data_c, n)
-            away += n * h1.take(c)
+            away = _edge_offsets(tri.take(c), k, _at_edge(edge_beyond, k, e), _at_edge(edge_along, k, e), mesh)
+            away += _columns_of(data[0:3], at, c) * h1.take(c)
             away /= dist.take(c)
             normal[:, which] = away
     end_chosen, start_chosen = _columns_of(end, at, chosen), _columns_of(start, at, chosen)
@@ -977,15 +990,10 @@ def _at_edge(rows: np.ndarray, k: np.ndarray, columns: np.ndarray) -> np.ndarray
     return rows.reshape(-1).take(k * rows.shape[1] + columns)
 
 
-def _edge_offsets(k, beyond, along, data: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """In-plane offsets (3, E) from the closest points found by `_edge_distances` to the projections:
-    (distance beyond the line) x the edge's outward normal + `along` x the edge's direction (n x outward)."""
-    # The outward normal of edge k is -height_k x the gradient of barycentric k (gu = -gv - gw).
-    gv, gw = data[4:7], data[8:11]
-    outward = np.where(k == 1, gv, np.where(k == 2, gw, -(gv + gw)))
-    outward *= -_at_edge(data[12:15], k, np.arange(len(k)))
-    offset = cross(n, outward)
-    offset *= along
-    outward *= -beyond
-    offset += outward
+def _edge_offsets(tri, k, beyond, along, mesh: TriangleMesh) -> np.ndarray:
+    """In-plane offsets (3, E) from the closest points found by `_edge_distances` to the projections
+    on triangles tri: (distance beyond the line) x edge k's outward normal + `along` x its direction."""
+    frame = mesh.edge_frames.reshape(-1).take((tri * 18 + k * 6) + _FRAME[:, None])  # outward, direction
+    offset = frame[3:6] * along
+    offset += frame[0:3] * -beyond
     return offset

@@ -181,7 +181,7 @@ def test_edge_distances_from_barycentrics_match_the_closest_points():
     assert np.allclose(np.sqrt(squared + h * h), expected, atol=1e-9)
     column = np.arange(len(off))
     beyond, along = _at_edge(beyond, k, column), _at_edge(along, k, column)  # the nearest edge's
-    away = _edge_offsets(k, beyond, along, data[:, off], data[0:3, off]) + data[0:3, off] * h
+    away = _edge_offsets(tri[off], k, beyond, along, mesh) + data[0:3, off] * h
     assert np.allclose(away.T, p[off] - expected_point, atol=1e-9)
 
 
