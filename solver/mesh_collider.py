@@ -533,12 +533,20 @@ class MeshCollider:
         moved, settling, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
         if len(moved) == 0:
             return
-        new = p1[:, moved]
-        rows = idx[moved]
-        x[rows] = new.T if pose1 is None else _from_frame(new, *pose1)
+        new = p1.take(moved, axis=1)
+        rows = idx.take(moved)
+        if pose1 is None:
+            for k in range(3):  # column by column: ~2x quicker than rows of three
+                x[rows, k] = new[k]
+        else:
+            x[rows] = _from_frame(new, *pose1)
         if len(settling):
             rows = idx.take(settling)
-            x_start[rows] += settled.T if pose1 is None else _from_frame(settled, pose1[0], _ZERO)
+            if pose1 is None:
+                for k in range(3):
+                    x_start[rows, k] += settled[k]
+            else:
+                x_start[rows] += _from_frame(settled, pose1[0], _ZERO)
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
