@@ -37,8 +37,9 @@ _EPS = 1e-12
 _ZERO = np.zeros(3)
 _PASSES = 2
 _EMPTY = np.zeros(0, dtype=np.int64)
-_NEXT = np.array([2, 0, 1])
-_FRAME = np.arange(6)  # an edge's six values in `TriangleMesh.edge_frames`  # each edge's start corner's barycentric (edges opposite corners a, b, c)
+_NEXT = np.array([2, 0, 1])  # each edge's start corner's barycentric (edges opposite corners a, b, c)
+_NO_PUSH = np.zeros((3, 0))
+_FRAME = np.arange(6)  # an edge's six values in `TriangleMesh.edge_frames`
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
@@ -124,13 +125,14 @@ class TriangleMesh:
         """Per triangle (T, 18), for each edge k (opposite corner k): its outward unit normal in the
         triangle's plane (-height_k x the gradient of barycentric k) and its direction (normal x that),
         so an edge contact's push direction is a few products (`_edge_offsets`, built on first use)."""
-        if self._edge_frames is None:
+        table = self._edge_frames
+        if table is None:
             frames = []
             for k, gradient in enumerate((-(self.gv + self.gw), self.gv, self.gw)):
                 outward = gradient * -self.heights[k]
                 frames += [outward, cross(self.normals, outward)]
-            self._edge_frames = np.ascontiguousarray(np.concatenate(frames).T)
-        return self._edge_frames
+            table = self._edge_frames = np.ascontiguousarray(np.concatenate(frames).T)
+        return table
 
     def grid(self, margin: float = 0.0) -> TriangleGrid:
         """The broad phase, boxes grown by `margin` (rebuilt only if a larger margin is asked for)."""
@@ -309,12 +311,11 @@ def _merged(kept: np.ndarray, kept_at: np.ndarray, new: np.ndarray, new_at: np.n
 
 def _within(x, x_start, lower, upper) -> np.ndarray:
     """Which rows' paths x_start -> x ((k, 3) rows) have a box meeting the box lower..upper."""
-    meets = None
+    meets = np.ones(len(x), dtype=bool)
     for k in range(3):  # column by column: (k, 3) rows against a 3-vector broadcast slowly
         end, start = x[:, k], x_start[:, k]
-        axis = np.minimum(end, start) <= upper[k]
-        axis &= np.maximum(end, start) >= lower[k]
-        meets = axis if meets is None else np.logical_and(meets, axis, out=meets)
+        meets &= np.minimum(end, start) <= upper[k]
+        meets &= np.maximum(end, start) >= lower[k]
     return meets
 
 
@@ -574,9 +575,9 @@ class MeshCollider:
         world = np.concatenate([box @ r.T + o for r, o in (pose0, pose1)])
         return world.min(axis=0), world.max(axis=0)
 
-    def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> tuple[np.ndarray, np.ndarray]:
-        """Move p1's columns (in place) out of the candidate triangles; returns the columns moved and
-        the columns whose start moves with them and how far ((3, k), `contact.settled_push`: most are 0).
+    def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Move p1's columns (in place) out of the candidate triangles; returns the columns moved, the
+        columns whose start moves with them and how far ((3, k), `contact.settled_pushes`).
 
         (q, tri): candidate pairs, q sorted.
         """
@@ -614,7 +615,7 @@ class MeshCollider:
         if len(moved):
             stopped = self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt, planes)
         if not settles:
-            return moved, _EMPTY, None
+            return moved, _EMPTY, _NO_PUSH
         if len(settles) == 1:
             settling, settled = settles[0]
         else:  # a column may settle in both passes: sum them as one array
@@ -799,10 +800,10 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
     side, crossed, s = _rigid_crossings(mesh.outward, data, start, bary, h0, h1, across, at)
     push = gap - h1 * side
     dist = np.abs(h1)
-    edge = beyond > 0.0  # the end is off the face: the exact distance
+    off_face = beyond > 0.0  # the end is off the face: the exact distance
     if crossed is not None:
-        edge &= ~crossed
-    edge = edge.nonzero()[0]
+        off_face &= ~crossed
+    edge = off_face.nonzero()[0]
     nearest_edge = None
     if len(edge):
         te = tri.take(edge)
