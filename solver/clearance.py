@@ -26,6 +26,7 @@ class Clearance:
         pad = _REACH + 1  # beyond the padding every cell is at least _REACH + 1 from a marked one
         self.origin = lower - pad * self.cell
         self.dims = np.ceil((upper - lower) / self.cell).astype(np.int64) + 2 * pad + 1
+        self._last = (self.dims - 1)[:, None].astype(np.float64)
         margin = 1e-6 * self.cell  # a box touching a cell's side marks that cell too (rounding)
         first = self._cells(low - margin)
         last = self._cells(high + margin) + 1  # exclusive
@@ -52,19 +53,24 @@ class Clearance:
 
     def _cells(self, points: np.ndarray) -> np.ndarray:
         """Cell coordinates (3, k) int64 of (3, k) points, clipped into the grid."""
-        scaled = (points - self.origin[:, None]) / self.cell
-        np.clip(np.floor(scaled, out=scaled), 0, (self.dims - 1)[:, None], out=scaled)
+        scaled = points - self.origin[:, None]
+        scaled /= self.cell
+        np.floor(scaled, out=scaled)
+        np.maximum(scaled, 0.0, out=scaled)  # (not np.clip: its Python wrapper costs more than the work here)
+        np.minimum(scaled, self._last, out=scaled)
         return scaled.astype(np.int64)
 
     def blocks(self, low: np.ndarray, high: np.ndarray):
         """For path boxes low..high ((3, k)): (which of them lie in a free block, those blocks' low, high)."""
         centre = self._cells((low + high) * 0.5)
-        reach = self.free[centre[0], centre[1], centre[2]].astype(np.int64) - 1  # free cells on each side
+        cell = (centre[0] * self.dims[1] + centre[1]) * self.dims[2] + centre[2]
+        reach = self.free.reshape(-1).take(cell).astype(np.int64) - 1  # free cells on each side
         block_low = self.origin[:, None] + (centre - reach) * self.cell
         block_high = self.origin[:, None] + (centre + reach + 1) * self.cell
-        inside = (reach >= 0) & ((low >= block_low) & (high <= block_high)).all(axis=0)
-        clear = np.flatnonzero(inside)
-        return clear, block_low[:, clear], block_high[:, clear]
+        inside = (low >= block_low) & (high <= block_high)
+        inside = inside[0] & inside[1] & inside[2] & (reach >= 0)
+        clear = inside.nonzero()[0]
+        return clear, block_low.take(clear, axis=1), block_high.take(clear, axis=1)
 
 
 def _dilate(mask: np.ndarray) -> np.ndarray:

@@ -41,3 +41,11 @@ def settled_push(normal, depth, start, end):
     """
     approach = np.maximum(column_dot(start - end, normal), 0.0)
     return normal * np.maximum(depth - approach, 0.0)
+
+
+def settled_pushes(normal, depth, start, end):
+    """`settled_push` for the pushes that are not zero (about half of a resting drape's contacts): (which
+    of the k columns, their settled pushes (3, m))."""
+    amount = depth - np.maximum(column_dot(start - end, normal), 0.0)
+    which = (amount > 0.0).nonzero()[0]
+    return which, normal.take(which, axis=1) * amount.take(which)

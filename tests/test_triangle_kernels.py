@@ -157,7 +157,7 @@ def test_grid_rebuilds_in_place_for_moving_triangles():
 def test_edge_distances_from_barycentrics_match_the_closest_points():
     """The rigid collider's closest edge or corner point (from the projection's barycentrics and
     per-triangle edge data) is the exact one, on obtuse and sliver triangles too."""
-    from solver.mesh_collider import TriangleMesh, _barycentrics, _edge_distances, _edge_offsets, _heights
+    from solver.mesh_collider import TriangleMesh, _at_edge, _barycentrics, _edge_distances, _edge_offsets, _heights
 
     rng = np.random.default_rng(7)
     n = 600
@@ -179,7 +179,9 @@ def test_edge_distances_from_barycentrics_match_the_closest_points():
     h = _heights(data, points)[off]
     expected_point, expected = _brute_closest(p[off], a[off], b[off], c[off])
     assert np.allclose(np.sqrt(squared + h * h), expected, atol=1e-9)
-    away = _edge_offsets(k, beyond, along, data[:, off], data[0:3, off]) + data[0:3, off] * h
+    column = np.arange(len(off))
+    beyond, along = _at_edge(beyond, k, column), _at_edge(along, k, column)  # the nearest edge's
+    away = _edge_offsets(tri[off], k, beyond, along, mesh) + data[0:3, off] * h
     assert np.allclose(away.T, p[off] - expected_point, atol=1e-9)
 
 
