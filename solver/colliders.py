@@ -124,7 +124,7 @@ def gather_columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     (x.T[:, rows] looks the same but is laid out (k, 3) in memory, which makes every later
     operation strided and ~3x slower.)
     """
-    return np.take(x, rows, axis=0).T.copy()
+    return x.take(rows, 0).T.copy()  # (the method: np.take's Python wrapper costs ~0.5 us a call)
 
 
 def scatter_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> None:
@@ -145,7 +145,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     # Column by column: NumPy is much slower on (n, 3) rows broadcast against a 3-vector.
     d_new = squared_distances(x, c1)
     path_bound = np.sqrt(squared_distances(x, x_start))
-    path_bound += _length(c1 - c0) + abs(r1 - r0) + reach1
+    path_bound += reach1 if sphere.still else _length(c1 - c0) + abs(r1 - r0) + reach1
     path_bound *= path_bound
     idx = (d_new < path_bound).nonzero()[0]
     idx = idx[active.take(idx)]  # quicker than masking all N: a fraction of the cloth is near

@@ -166,9 +166,11 @@ class _Coefficients:
     pb: np.ndarray
     lam: np.ndarray | None = None  # XPBD multipliers (only with several iterations per substep)
     # A batch projected twice in one sweep stays XPBD: the first pass records alpha~ * lambda, the
-    # second adds it to C (i.e. uses the rest length minus it).
+    # second adds it to C, i.e. uses the rest length minus it. The first pass records that length,
+    # L0 - alpha_inv (L0 - L) = rest_kept + alpha_inv L, so the second reads it as it is.
     alpha_inv: np.ndarray | None = None  # alpha~ / (w_a + w_b + alpha~)
-    record: np.ndarray | None = None
+    rest_kept: np.ndarray | None = None  # L0 (1 - alpha_inv)
+    record: np.ndarray | None = None  # L0 - alpha~ lambda of the first pass, for the second
     replay: np.ndarray | None = None
     hub: _Hub | None = None
     split: _Split | None = None
@@ -335,6 +337,7 @@ class PreparedPairs:
         for co in self.coefficients:
             scale_a, scale_b, inv, compliance = _pad(self._scales(co.batch, inv_mass, broken), co.pad, 0.0)
             alpha_inv = None if co.alpha_inv is None else (compliance * inv).astype(np.float32)
+            rest_kept = None if alpha_inv is None else _kept(co.rest, alpha_inv)
             out.coefficients.append(
                 replace(
                     co,
@@ -343,6 +346,7 @@ class PreparedPairs:
                     inv_denominator=inv,
                     compliance=compliance,
                     alpha_inv=alpha_inv,
+                    rest_kept=rest_kept,
                     signed_scale=_signed(co.gather, scale_a, scale_b, co.split),
                 )
             )
@@ -360,7 +364,8 @@ class PreparedPairs:
         for co in self.coefficients:
             if which(co.batch):
                 co.alpha_inv = (co.compliance * co.inv_denominator).astype(np.float32)
-                co.record = np.zeros(co.rest.shape, np.float32)
+                co.rest_kept = _kept(co.rest, co.alpha_inv)
+                co.record = co.rest.copy()  # (alpha~ lambda = 0 until the first pass records it)
                 out.coefficients.append(replace(co, record=None, replay=co.record))
         self._kernels_for = None  # this pass's kernels record now
         return out
@@ -423,12 +428,12 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         floor = _ZERO32  # one-sided everywhere: max(ratio, 0) with a 0-d operand (the same values)
     record, replay = co.record, co.replay
     alpha_inv = _ONE32 if co.alpha_inv is None else co.alpha_inv  # (read only when recording)
-    replayed = rest if replay is None else replay
-    held = None if replay is None else np.empty_like(rest)  # rest - replay, without a fresh temporary
+    rest_kept = co.rest_kept
+    held = rest if replay is None else replay  # L0, or the first pass's L0 - alpha~ lambda
     gather = co.gather
     # One-sided pairs (the long-range limits): max(1 - L0 / max(L, eps), 0) is 1 - L0 / max(L, L0) when every
     # L0 >= eps, one maximum instead of two (the same values: L0 / L0 is exactly 1).
-    shortest = np.maximum(rest, _EPS32) if floor is _ZERO32 and record is None and held is None else None
+    shortest = np.maximum(rest, _EPS32) if floor is _ZERO32 and record is None and replay is None else None
     if shortest is not None and not (rest >= _EPS32).all():
         shortest = None
 
@@ -444,13 +449,9 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
             return
         maximum(ratio, _EPS32, ratio)
         if record is not None:
-            subtract(rest, ratio, record)
-            multiply(record, alpha_inv, record)
-        if held is not None:
-            subtract(rest, replayed, held)
-            divide(held, ratio, ratio)
-        else:
-            divide(rest, ratio, ratio)
+            multiply(ratio, alpha_inv, record)
+            add(record, rest_kept, record)
+        divide(held, ratio, ratio)
         subtract(_ONE32, ratio, ratio)
         if floor is not None:
             maximum(ratio, floor, ratio)
@@ -505,11 +506,11 @@ def _project(pa: np.ndarray, pb: np.ndarray, co: _Coefficients) -> None:
     if co.lam is None:
         # One iteration: the multiplier starts at 0, so ratio = C / L = 1 - L0 / L.
         np.maximum(ratio, _EPS32, out=ratio)
-        if co.record is not None:  # alpha~ * lambda = alpha_inv * (L0 - L)
-            np.subtract(co.rest, ratio, out=co.record)
-            co.record *= co.alpha_inv
+        if co.record is not None:  # L0 - alpha~ * lambda = L0 - alpha_inv * (L0 - L)
+            np.multiply(ratio, co.alpha_inv, out=co.record)
+            co.record += co.rest_kept
         if co.replay is not None:  # C + alpha~ * lambda = L - (L0 - alpha~ * lambda)
-            np.divide(co.rest - co.replay, ratio, out=ratio)
+            np.divide(co.replay, ratio, out=ratio)
         else:
             np.divide(co.rest, ratio, out=ratio)
         np.subtract(_ONE32, ratio, out=ratio)
@@ -600,6 +601,11 @@ def _signed(gather, scale_a, scale_b, split=None):
         return None
     signed = np.stack([-scale_a, scale_b])
     return signed if split is None else signed * split.share
+
+
+def _kept(rest: np.ndarray, alpha_inv: np.ndarray) -> np.ndarray:
+    """L0 (1 - alpha_inv) in float32: the rest length a recording pass adds alpha_inv L to."""
+    return (rest.astype(np.float64) * (1.0 - alpha_inv.astype(np.float64))).astype(np.float32)
 
 
 def hard_compliance() -> float:
