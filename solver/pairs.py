@@ -179,6 +179,11 @@ class _Coefficients:
     gather: _Gather | None = None
     signed_scale: np.ndarray | None = None  # (2, n) float32: (-scale_a, scale_b)
     pad: int | None = None  # the axis a strided view is padded along by one phantom pair (`chained_axis`)
+    # A strided batch's ends as one (3, 2, ...) view of the workspace (`GridColour.ends`) and scratch laid
+    # out in memory as that view is (a row's pairs: a, b, a, b, ...), so one add updates both ends over
+    # contiguous runs (a row colour: 1.6 against 3.7 us for pa -= and pb += at 48²).
+    ends: np.ndarray | None = None
+    both: np.ndarray | None = None
 
 
 @dataclass
@@ -277,9 +282,12 @@ class PreparedPairs:
     def _coefficients(self, batch: PairBatch, inv_mass, buffer, grid) -> _Coefficients:
         gather = None
         pad = None
+        ends = None
         if batch.view is not None:
             pad = chained_axis(batch.view, grid, _room_after(buffer))
-            pa, pb = _padded_view(batch.view, pad).views(buffer.reshape(3, grid.rows, grid.columns))
+            padded, workspace = _padded_view(batch.view, pad), buffer.reshape(3, grid.rows, grid.columns)
+            pa, pb = padded.views(workspace)
+            ends = padded.ends(workspace)
         else:
             gather = _Gather.of(batch, buffer.shape[1])
             pa, pb = gather.pairs[:, 0], gather.pairs[:, 1]
@@ -302,10 +310,12 @@ class PreparedPairs:
             pb=pb,
             lam=np.zeros(shape) if self.iterations > 1 else None,
             gather=gather,
-            signed_scale=_signed(gather, scale_a, scale_b, split),
+            signed_scale=_signed(gather, scale_a, scale_b, split, strided=ends is not None),
             split=split,
         )
         co.pad = pad
+        if ends is not None:
+            co.ends, co.both = ends, np.empty_like(ends)  # (order K: the view's memory order)
         if batch.hub:
             assert gather is not None
             co.hub = _Hub.of(batch, gather, buffer.shape[1])
@@ -347,7 +357,7 @@ class PreparedPairs:
                     compliance=compliance,
                     alpha_inv=alpha_inv,
                     rest_kept=rest_kept,
-                    signed_scale=_signed(co.gather, scale_a, scale_b, co.split),
+                    signed_scale=_signed(co.gather, scale_a, scale_b, co.split, strided=co.ends is not None),
                 )
             )
         return out
@@ -458,14 +468,17 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         multiply(d, ratio, d)
 
     if gather is None:
-        scale_a, scale_b = co.scale_a, co.scale_b
+        ends, both, signed = co.ends, co.both, co.signed_scale
+        assert ends is not None and both is not None and signed is not None
+        # Into each half of `both` apart: one multiply into both halves broadcasts d along the inner axis of
+        # a row colour's memory (2 long: 35 us against 2 x 1.2).
+        minus_a, plus_b, both_a, both_b = signed[0], signed[1], both[:, 0], both[:, 1]
 
-        def strided() -> None:
+        def strided() -> None:  # pa -= d scale_a, pb += d scale_b in one add (the same values: -x * s is -(x * s))
             ratio_of_lengths()
-            multiply(d, scale_a, tmp)
-            subtract(pa, tmp, pa)
-            multiply(d, scale_b, tmp)
-            add(pb, tmp, pb)
+            multiply(d, minus_a, both_a)
+            multiply(d, plus_b, both_b)
+            add(ends, both, ends)
 
         return strided
     take, put = flat_buffer.take, flat_buffer.__setitem__
@@ -595,9 +608,10 @@ def _room_after(buffer: np.ndarray) -> int:
     return base.size - buffer.size
 
 
-def _signed(gather, scale_a, scale_b, split=None):
-    """(-scale_a, scale_b) of a gathered batch (a split batch's over each vertex's copies: their mean moves it)."""
-    if gather is None:
+def _signed(gather, scale_a, scale_b, split=None, strided: bool = False):
+    """(-scale_a, scale_b) of a gathered or strided batch (a split batch's over each vertex's copies: their
+    mean moves it)."""
+    if gather is None and not strided:
         return None
     signed = np.stack([-scale_a, scale_b])
     return signed if split is None else signed * split.share
