@@ -200,11 +200,12 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         along *= inv_a
         nearest = old + path * np.minimum(np.maximum(along, 0.0, out=along), 1.0, out=along)  # clipped to [0, 1]
         hit[passing] = column_dot(nearest, nearest) < reach1 * reach1
-    which = None
-    if not hit.all():
-        if not hit.any():
-            return None, None, None
-        which = hit.nonzero()[0]
+    which = hit.nonzero()[0]  # (one call: all() and any() cost one each)
+    if len(which) == 0:
+        return None, None, None
+    if len(which) == len(hit):
+        which = None
+    else:
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
     path = rel_new - rel_old
