@@ -272,15 +272,40 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     if len(idx) == 0:
         return None
     depth = -side_new[idx]
-    normal = n1[:, None]
     end = gather_columns(x, idx) - p1[:, None]
     rel_old = gather_columns(x_start, idx) - p0[:, None]
-    add_settled(x_start, idx, settled_push(normal, depth, rel_old, end))
     mu = combined_friction(cloth_friction, plane.friction)
-    moved = coulomb_friction(end + normal * depth, rel_old, normal, depth, mu)
+    if axis is not None and extent is None:
+        moved = _axis_contact(x_start, idx, axis, float(n1[axis]), depth, rel_old, end, mu)
+    else:
+        normal = n1[:, None]
+        add_settled(x_start, idx, settled_push(normal, depth, rel_old, end))
+        moved = coulomb_friction(end + normal * depth, rel_old, normal, depth, mu)
     moved += p1[:, None]
     scatter_columns(x, idx, moved)
     return idx
+
+
+def _axis_contact(x_start, idx, k: int, sign: float, depth, rel_old, end, mu):
+    """`settled_push`, `add_settled` and `coulomb_friction` for a plane whose normal is sign × e_k (a floor,
+    a wall): the same values (every product with the normal's zeros is a zero, n_k² is 1) in ~9 fewer
+    NumPy calls. `end` (3, m) is the caller's own and becomes the pushed positions."""
+    approach = np.subtract(rel_old[k], end[k])  # (start - end) · n
+    if sign < 0.0:
+        np.negative(approach, out=approach)
+    np.maximum(approach, 0.0, out=approach)
+    settle = np.subtract(depth, approach, out=approach)
+    np.maximum(settle, 0.0, out=settle)
+    moving = settle.nonzero()[0]
+    if len(moving):  # a few percent of the contacts: most settled pushes are 0
+        x_start[idx.take(moving), k] += settle.take(moving) * sign
+    end[k] += depth * sign  # pushed out along the normal
+    tangential = end - rel_old  # the motion less its normal part
+    tangential[k] = 0.0
+    slide = np.sqrt(column_dot(tangential, tangential))
+    limit = mu * depth
+    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
+    return np.subtract(end, tangential, out=tangential)
 
 
 def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):
