@@ -432,13 +432,13 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         return lambda: _project_batch(co, flat_buffer)
     subtract, multiply, divide, add, sqrt, maximum = np.subtract, np.multiply, np.divide, np.add, np.sqrt, np.maximum
     squared = _squared_lengths
-    pa, pb, d, ratio, tmp, rest = co.pa, co.pb, co.d, co.ratio, co.tmp, co.rest
+    pa, pb, d, ratio, rest = co.pa, co.pb, co.d, co.ratio, co.rest
     floor = co.floor
     if floor is not None and not floor.any() and not np.signbit(floor).any():
         floor = _ZERO32  # one-sided everywhere: max(ratio, 0) with a 0-d operand (the same values)
     record, replay = co.record, co.replay
     alpha_inv = _ONE32 if co.alpha_inv is None else co.alpha_inv  # (read only when recording)
-    rest_kept = co.rest_kept
+    rest_kept = rest if co.rest_kept is None else co.rest_kept  # (read only when recording)
     held = rest if replay is None else replay  # L0, or the first pass's L0 - alpha~ lambda
     gather = co.gather
     # One-sided pairs (the long-range limits): max(1 - L0 / max(L, eps), 0) is 1 - L0 / max(L, L0) when every
@@ -468,17 +468,19 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         multiply(d, ratio, d)
 
     if gather is None:
-        ends, both, signed = co.ends, co.both, co.signed_scale
-        assert ends is not None and both is not None and signed is not None
-        # Into each half of `both` apart: one multiply into both halves broadcasts d along the inner axis of
-        # a row colour's memory (2 long: 35 us against 2 x 1.2).
-        minus_a, plus_b, both_a, both_b = signed[0], signed[1], both[:, 0], both[:, 1]
+        assert co.ends is not None and co.both is not None and co.signed_scale is not None
+        ends: np.ndarray = co.ends  # (annotated: the closure below keeps the narrowed type)
+        update: np.ndarray = co.both
+        # Into each half of `update` apart: one multiply into both halves broadcasts d along the inner axis
+        # of a row colour's memory (2 long: 35 us against 2 x 1.2).
+        minus_a, plus_b = co.signed_scale[0], co.signed_scale[1]
+        update_a, update_b = update[:, 0], update[:, 1]
 
         def strided() -> None:  # pa -= d scale_a, pb += d scale_b in one add (the same values: -x * s is -(x * s))
             ratio_of_lengths()
-            multiply(d, minus_a, both_a)
-            multiply(d, plus_b, both_b)
-            add(ends, both, ends)
+            multiply(d, minus_a, update_a)
+            multiply(d, plus_b, update_b)
+            add(ends, update, ends)
 
         return strided
     take, put = flat_buffer.take, flat_buffer.__setitem__
@@ -520,6 +522,7 @@ def _project(pa: np.ndarray, pb: np.ndarray, co: _Coefficients) -> None:
         # One iteration: the multiplier starts at 0, so ratio = C / L = 1 - L0 / L.
         np.maximum(ratio, _EPS32, out=ratio)
         if co.record is not None:  # L0 - alpha~ * lambda = L0 - alpha_inv * (L0 - L)
+            assert co.alpha_inv is not None and co.rest_kept is not None
             np.multiply(ratio, co.alpha_inv, out=co.record)
             co.record += co.rest_kept
         if co.replay is not None:  # C + alpha~ * lambda = L - (L0 - alpha~ * lambda)
