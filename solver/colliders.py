@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -38,6 +39,12 @@ def _axis(normal: np.ndarray) -> int | None:
     return nonzero[0] if len(nonzero) == 1 else None
 
 
+def _read_only(v: np.ndarray) -> np.ndarray:
+    v = np.array(v)  # its own copy: the collider's fields may be arrays the caller keeps
+    v.setflags(write=False)
+    return v
+
+
 def _lerp(a, b, t: float):
     return a + (b - a) * t
 
@@ -57,10 +64,15 @@ class Sphere:
     def still(self) -> bool:
         return self.center_start is None and self.radius_start is None
 
+    @cached_property
+    def _still_pose(self) -> tuple[np.ndarray, float]:
+        """A still sphere's pose, made once (every substep asks: ~1.5 us each); read only."""
+        return _read_only(_vec(self.center)), float(self.radius)
+
     def at(self, t: float) -> tuple[np.ndarray, float]:
-        c1 = _vec(self.center)
         if self.center_start is None and self.radius_start is None:  # a still sphere
-            return c1, float(self.radius)
+            return self._still_pose
+        c1 = _vec(self.center)
         c0 = c1 if self.center_start is None else _vec(self.center_start)
         r0 = self.radius if self.radius_start is None else self.radius_start
         return _lerp(c0, c1, t), float(_lerp(r0, self.radius, t))
@@ -87,10 +99,15 @@ class Plane:
     def still(self) -> bool:
         return self.point_start is None and self.normal_start is None and self.extent is None
 
+    @cached_property
+    def _still_pose(self) -> tuple[np.ndarray, np.ndarray, None]:
+        """A still unbounded plane's pose, made once (every substep asks: ~3 us each); read only."""
+        return _read_only(_vec(self.point)), _read_only(_unit(_vec(self.normal))), None
+
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        p1, n1 = _vec(self.point), _unit(_vec(self.normal))
         if self.point_start is None and self.normal_start is None and self.extent is None:  # a still plane
-            return p1, n1, None
+            return self._still_pose
+        p1, n1 = _vec(self.point), _unit(_vec(self.normal))
         p0 = p1 if self.point_start is None else _vec(self.point_start)
         n0 = n1 if self.normal_start is None else _unit(_vec(self.normal_start))
         extent = None
@@ -107,7 +124,7 @@ def gather_columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     (x.T[:, rows] looks the same but is laid out (k, 3) in memory, which makes every later
     operation strided and ~3x slower.)
     """
-    return np.take(x, rows, axis=0).T.copy()
+    return x.take(rows, 0).T.copy()  # (the method: np.take's Python wrapper costs ~0.5 us a call)
 
 
 def scatter_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> None:
@@ -128,7 +145,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     # Column by column: NumPy is much slower on (n, 3) rows broadcast against a 3-vector.
     d_new = squared_distances(x, c1)
     path_bound = np.sqrt(squared_distances(x, x_start))
-    path_bound += _length(c1 - c0) + abs(r1 - r0) + reach1
+    path_bound += reach1 if sphere.still else _length(c1 - c0) + abs(r1 - r0) + reach1
     path_bound *= path_bound
     idx = (d_new < path_bound).nonzero()[0]
     idx = idx[active.take(idx)]  # quicker than masking all N: a fraction of the cloth is near
@@ -183,11 +200,12 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         along *= inv_a
         nearest = old + path * np.minimum(np.maximum(along, 0.0, out=along), 1.0, out=along)  # clipped to [0, 1]
         hit[passing] = column_dot(nearest, nearest) < reach1 * reach1
-    which = None
-    if not hit.all():
-        if not hit.any():
-            return None, None, None
-        which = hit.nonzero()[0]
+    which = hit.nonzero()[0]  # (one call: all() and any() cost one each)
+    if len(which) == 0:
+        return None, None, None
+    if len(which) == len(hit):
+        which = None
+    else:
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
     path = rel_new - rel_old
@@ -254,15 +272,40 @@ def collide_plane(x, x_start, active, plane: Plane, t0, t1, thickness, cloth_fri
     if len(idx) == 0:
         return None
     depth = -side_new[idx]
-    normal = n1[:, None]
     end = gather_columns(x, idx) - p1[:, None]
     rel_old = gather_columns(x_start, idx) - p0[:, None]
-    add_settled(x_start, idx, settled_push(normal, depth, rel_old, end))
     mu = combined_friction(cloth_friction, plane.friction)
-    moved = coulomb_friction(end + normal * depth, rel_old, normal, depth, mu)
+    if axis is not None and extent is None:
+        moved = _axis_contact(x_start, idx, axis, float(n1[axis]), depth, rel_old, end, mu)
+    else:
+        normal = n1[:, None]
+        add_settled(x_start, idx, settled_push(normal, depth, rel_old, end))
+        moved = coulomb_friction(end + normal * depth, rel_old, normal, depth, mu)
     moved += p1[:, None]
     scatter_columns(x, idx, moved)
     return idx
+
+
+def _axis_contact(x_start, idx, k: int, sign: float, depth, rel_old, end, mu):
+    """`settled_push`, `add_settled` and `coulomb_friction` for a plane whose normal is sign × e_k (a floor,
+    a wall): the same values (every product with the normal's zeros is a zero, n_k² is 1) in ~9 fewer
+    NumPy calls. `end` (3, m) is the caller's own and becomes the pushed positions."""
+    approach = np.subtract(rel_old[k], end[k])  # (start - end) · n
+    if sign < 0.0:
+        np.negative(approach, out=approach)
+    np.maximum(approach, 0.0, out=approach)
+    settle = np.subtract(depth, approach, out=approach)
+    np.maximum(settle, 0.0, out=settle)
+    moving = settle.nonzero()[0]
+    if len(moving):  # a few percent of the contacts: most settled pushes are 0
+        x_start[idx.take(moving), k] += settle.take(moving) * sign
+    end[k] += depth * sign  # pushed out along the normal
+    tangential = end - rel_old  # the motion less its normal part
+    tangential[k] = 0.0
+    slide = np.sqrt(column_dot(tangential, tangential))
+    limit = mu * depth
+    tangential *= np.where(slide > limit, limit / np.maximum(slide, _EPS), 1.0)
+    return np.subtract(end, tangential, out=tangential)
 
 
 def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):

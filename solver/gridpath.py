@@ -41,6 +41,14 @@ class GridColour:
         moved = (self.start[0] + self.offset[0], self.start[1] + self.offset[1])
         return self._view(grid, self.start), self._view(grid, moved)
 
+    def ends(self, grid: np.ndarray) -> np.ndarray:
+        """Both views at once, as one view of `grid` (3, R, C) with an axis of length 2 after the first
+        (a, then b: `offset` further on), so that one ufunc call updates both ends of every pair."""
+        a = self._view(grid, self.start)
+        sr, sc = grid.strides[-2:]
+        step = self.offset[0] * sr + self.offset[1] * sc
+        return np.lib.stride_tricks.as_strided(a, (a.shape[0], 2, *a.shape[1:]), (a.strides[0], step, *a.strides[1:]))
+
     def _view(self, grid: np.ndarray, start: tuple[int, int]) -> np.ndarray:
         lead = grid.shape[:-2]
         sr, sc = grid.strides[-2:]

@@ -35,21 +35,22 @@ class LinearStencils:
         """groups: (vertices (k, S), weights (k, S)) of the stencils; width: the workspace's N;
         grid_shape: (rows, columns) when the workspace is a grid layout's row-major slots."""
         n = width
-        pairs = []  # (row slot × N + column slot) of every (vertex i, vertex j) of every stencil
+        rows, columns = [], []  # slots (i, j) of every (vertex i, vertex j) of every stencil
         self.weights = []
         for vertices, weights in groups:
             slots = slot_of[vertices]
-            pairs.append((slots[:, None, :] * n + slots[None, :, :]).reshape(-1))
+            k, s = slots.shape
+            rows.append(np.broadcast_to(slots[:, None, :], (k, k, s)).reshape(-1))
+            columns.append(np.broadcast_to(slots[None, :, :], (k, k, s)).reshape(-1))
             self.weights.append(np.asarray(weights, dtype=np.float64))
-        keys, inverse = np.unique(np.concatenate(pairs), return_inverse=True)
-        del pairs
-        # Kept to sum the coefficients again (a grab, a tear): 16 per hinge, int32 halves it (200k vertices: 38 MB).
-        self.inverse = inverse.astype(np.int32) if len(inverse) and inverse.max() < 2**31 else inverse
-        row, column = np.divmod(keys, n)
         self.window: tuple[int, int] | None = None
-        if grid_shape is not None and self._within_window(row, column, grid_shape, n):
-            self._as_window(row, column, grid_shape)
+        if grid_shape is not None and self._within_window(np.concatenate(rows), np.concatenate(columns), grid_shape, n):
+            self._as_window(np.concatenate(rows), np.concatenate(columns), grid_shape)
             return
+        keys, inverse = np.unique(np.concatenate(rows) * n + np.concatenate(columns), return_inverse=True)
+        del rows, columns
+        self._keep_inverse(inverse)
+        row, column = np.divmod(keys, n)
         count = np.bincount(row, minlength=n)
         first = np.zeros(n, dtype=np.int64)
         np.cumsum(count[:-1], out=first[1:])
@@ -81,8 +82,16 @@ class LinearStencils:
         (r_i, c_i), (r_j, c_j) = np.divmod(row, columns), np.divmod(column, columns)
         return bool((np.abs(r_j - r_i) <= _REACH).all() and (np.abs(c_j - c_i) <= _REACH).all())
 
+    def _keep_inverse(self, inverse: np.ndarray) -> None:
+        # Kept to sum the coefficients again (a grab, a tear): 16 per hinge, int32 halves it (200k vertices: 38 MB).
+        self.inverse = inverse.astype(np.int32) if len(inverse) and inverse.max() < 2**31 else inverse
+
     def _as_window(self, row: np.ndarray, column: np.ndarray, grid_shape) -> None:
-        """The dense form: entry (i, j) at offset (dr, dc) of j from i goes to A[(dr + 2) × 5 + dc + 2, i]."""
+        """The dense form: entry (i, j) at offset (dr, dc) of j from i goes to A[(dr + 2) × 5 + dc + 2, i].
+
+        `row`, `column`: the slots of every (i, j) of every stencil, repeats included: each one's place in
+        the dense table is its entry (no np.unique: ~3 of the jittered 48²'s 4 ms a run), and the
+        coefficients summed into it are the same, in the same order."""
         rows, columns = grid_shape
         n, side = rows * columns, 2 * _REACH + 1
         (r_i, c_i), (r_j, c_j) = np.divmod(row, columns), np.divmod(column, columns)
@@ -90,9 +99,8 @@ class LinearStencils:
         self.window = (rows, columns)
         self.table_width = side * side
         self.width = n
-        self.entries = len(row)
-        self.at = offset * n + row
-        self.inside = np.ones(len(row), dtype=bool)
+        self.entries = side * side * n
+        self._keep_inverse(offset * n + row)
         self.padded = np.zeros((3, rows + 2 * _REACH, columns + 2 * _REACH), np.float32)
         self.interior = self.padded[:, _REACH:-_REACH, _REACH:-_REACH]
         windows = sliding_window_view(self.padded, (1, side, side))[:, :, :, 0]  # (3, R, C, 5, 5)
@@ -106,6 +114,8 @@ class LinearStencils:
         (k, S) float64 scaled weights (`bending`: -w_i K_i / (Σ w_j n_j K_j² + α~), 0 where off)."""
         products = [(s[:, None, :] * w[None, :, :]).reshape(-1) for s, w in zip(scaled, self.weights)]
         a = np.bincount(self.inverse, weights=np.concatenate(products), minlength=self.entries)
+        if self.window is not None:  # every entry has its place: the table is `a`
+            return a.astype(np.float32).reshape(self.table_width, self.width), np.zeros(0)
         table = np.zeros(self.table_width * self.width, np.float32)
         table[self.at] = a[self.inside]
         return table.reshape(self.table_width, self.width), np.tile(a[~self.inside], 3)

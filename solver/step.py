@@ -33,6 +33,7 @@ def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
 
 
 _ORIGIN = np.zeros(3)
+_max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce  # without np.max's Python wrapper
 
 
 def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> None:
@@ -41,7 +42,15 @@ def _limit_displacement(displacement: np.ndarray, limit: float, origin=None) -> 
     With `origin` (3,), the length limited is that of displacement - origin.
     """
     # Column by column: ~2.5x quicker than einsum over rows of 3 (it runs every substep).
-    if origin is None:  # |d|² without subtracting a zero origin: the rows squared at once, then summed
+    if displacement.size == 0:
+        return
+    if origin is None:
+        # Nothing near the limit (the usual case): |d|² <= 3 max|d_k|² < limit², two reductions and no
+        # temporaries (~5 against ~11 us at 2,304 vertices). A NaN fails the test and takes the full path.
+        largest = max(_max_reduce(displacement, axis=None), -_min_reduce(displacement, axis=None))
+        if 3.001 * largest * largest < limit * limit:
+            return
+        # |d|² without subtracting a zero origin: the rows squared at once, then summed
         squares = displacement * displacement  # by column in the same order (the same sums, ~10% quicker)
         length = squares[:, 0] + squares[:, 1]
         length += squares[:, 2]
