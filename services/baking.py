@@ -72,7 +72,7 @@ def own_action(key) -> None:
     copy = action.copy()
     anim.action = copy
     if identifier is not None and anim.action_slot is None:
-        anim.action_slot = copy.slots.get(identifier)
+        anim.action_slot = next((s for s in copy.slots if s.identifier == identifier), None)
 
 
 def _data_path(name: str) -> str:
