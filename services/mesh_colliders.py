@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
+from .identity import session_key
 
 NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
 
@@ -34,7 +35,7 @@ class _Entry:
     corners: np.ndarray | None = None  # the polygons' corner vertices and sizes when `triangles` were made
 
 
-_entries: dict[int, _Entry] = {}
+_entries: dict[int, _Entry] = {}  # by identity.session_key: an address can be reused by another object
 
 
 def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,16 +85,19 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
     """
     settings = table.collider_values(obj.verlet_cloth_collider)  # clamped to the hard ranges
     friction, offset = float(settings["friction"]), float(settings["offset"])
-    key = obj.as_pointer()
+    key = session_key(obj)
     entry = _entries.get(key)
-    if world_positions is not None:
-        triangles = entry.triangles if entry is not None and entry.local.size == 0 else None
-        if triangles is None:
-            _, triangles, _ = _evaluated_mesh(obj, None)  # the cloth's own mesh: same vertex order
+    if world_positions is not None and len(world_positions) == len(obj.data.vertices):
+        data = obj.data
+        counts = (len(data.vertices), len(data.polygons), len(data.loops))
+        # The cloth's own mesh, same vertex order; its triangles are kept while its counts stay
+        # (Make Cloth again on a remodelled mesh reads them again).
+        known = entry is not None and entry.local.size == 0 and entry.counts == counts
+        triangles = entry.triangles if known and entry is not None else _evaluated_mesh(obj, None)[1]
         if len(triangles) == 0:
             return None
         shape = solver.TriangleMesh(world_positions.copy(), triangles)
-        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, (0, 0, 0), np.eye(4), shape)
+        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, counts, np.eye(4), shape)
         return ("MESH", shape, None, friction, offset)
     return _read_pose(obj, key, entry, depsgraph, friction, offset)
 

@@ -330,3 +330,36 @@ def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
     _bake(blender, cloth)  # no error: the faceless collider is skipped
     scene.frame_set(6)
     assert evaluated_positions(blender, cloth)[:, 2].max() < 0.95  # it fell freely
+
+
+@pytest.mark.parametrize("new_n", [8, 16])
+def test_a_cloth_collider_made_again_with_a_new_mesh_is_read_with_its_new_triangles(blender, new_n):
+    """The lower cloth's mesh is remodelled mid-preview (fewer or more vertices) and Make Cloth
+    pressed again: the upper cloth must collide with the new faces. (The triangles of a live cloth
+    collider were cached once per object: the old ones indexed the new vertices, so the upper's
+    step failed (fewer) or met faces that are not there (more).)"""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    _collider(blender, blender.context.active_object)
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    lower.verlet_cloth_collider.kind = "MESH"
+    upper = _cloth(blender, "Upper", n=8, size=0.8, height=1.3)
+    for frame in range(2, 5):
+        scene.frame_set(frame)
+    index = np.arange(new_n * new_n).reshape(new_n, new_n)
+    quads = np.stack([c.ravel() for c in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])], 1)
+    lower.data.clear_geometry()
+    lower.data.from_pydata(grid_vertices(new_n, 1.6, 1.1).tolist(), [], quads.tolist())
+    lower.data.update()
+    activate(blender, lower)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    for frame in range(5, frames + 1):
+        scene.frame_set(frame)
+        tree = _tree(blender, lower)
+        for p in evaluated_positions(blender, upper):
+            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
+    shown = evaluated_positions(blender, upper)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    assert 1.0 + THICKNESS < shown[middle, 2] < 1.0 + 4 * THICKNESS + 0.01  # on the lower cloth, on the box
