@@ -363,3 +363,34 @@ def test_a_cloth_collider_made_again_with_a_new_mesh_is_read_with_its_new_triang
     shown = evaluated_positions(blender, upper)
     middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
     assert 1.0 + THICKNESS < shown[middle, 2] < 1.0 + 4 * THICKNESS + 0.01  # on the lower cloth, on the box
+
+
+@pytest.mark.parametrize("modifier", ["SOLIDIFY", "DISPLACE"])
+def test_a_cloth_collider_with_modifiers_after_it_is_met_where_it_shows_in_the_live_preview(blender, modifier):
+    """The lower cloth shows a Solidify shell (4 cm up) or a Displace (5 cm up) after its simulation:
+    the upper cloth rests on what is shown, as in a bake (the preview used the bare simulated
+    positions, so the upper sank 3.5-4.5 cm into the lower's shown surface)."""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    _collider(blender, blender.context.active_object)
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    lower.verlet_cloth_collider.kind = "MESH"
+    if modifier == "SOLIDIFY":
+        shell = lower.modifiers.new("Solidify", "SOLIDIFY")
+        shell.thickness, shell.offset = 0.04, 1.0
+    else:
+        bump = lower.modifiers.new("Displace", "DISPLACE")
+        bump.strength, bump.mid_level = 0.05, 0.0
+    upper = _cloth(blender, "Upper", n=8, size=0.6, height=1.3)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        tree = _tree(blender, lower)
+        for p in evaluated_positions(blender, upper):
+            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper inside the lower"
+    shown_lower = evaluated_positions(blender, lower)
+    top = shown_lower[np.linalg.norm(shown_lower[:, :2], axis=1) < 0.3, 2].max()
+    shown = evaluated_positions(blender, upper)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    assert shown[middle, 2] > top + 0.5 * THICKNESS
