@@ -70,6 +70,15 @@ def _undeformed(obj) -> bool:
     return not obj.modifiers and obj.data.shape_keys is None and not obj.verlet_cloth.enabled
 
 
+def _motion(matrix: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+    """The motion from `reference` to `matrix`, or None when `reference` flattens an axis (scale 0:
+    a box scaled S Z 0 is a two-sided sheet; its shape is made again from the new matrix)."""
+    try:
+        return matrix @ np.linalg.inv(reference)
+    except np.linalg.LinAlgError:
+        return None
+
+
 def _is_rotation(matrix: np.ndarray) -> bool:
     r = matrix[:3, :3]
     return bool(np.allclose(r.T @ r, np.eye(3), atol=1e-6))
@@ -129,10 +138,12 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
         and np.array_equal(entry.local, local)
         and np.array_equal(entry.triangles, triangles)
     ):
-        motion = matrix @ np.linalg.inv(entry.reference)
-        if np.allclose(motion, np.eye(4), atol=1e-9):
+        if np.array_equal(matrix, entry.reference):
             return ("MESH", entry.shape, None, friction, offset)
-        if _is_rotation(motion):
+        motion = _motion(matrix, entry.reference)
+        if motion is not None and np.allclose(motion, np.eye(4), atol=1e-9):
+            return ("MESH", entry.shape, None, friction, offset)
+        if motion is not None and _is_rotation(motion):
             return ("MESH", entry.shape, motion, friction, offset)
     world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)

@@ -394,3 +394,25 @@ def test_a_cloth_collider_with_modifiers_after_it_is_met_where_it_shows_in_the_l
     shown = evaluated_positions(blender, upper)
     middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
     assert shown[middle, 2] > top + 0.5 * THICKNESS
+
+
+@pytest.mark.parametrize("animated", [False, True])
+def test_a_box_flattened_to_a_sheet_by_a_zero_scale_holds_the_cloth(blender, animated):
+    """A box scaled S Z 0 (at once, or keyed down to 0 by frame 10) is a two-sided sheet at z = 0.5.
+    (Its world matrix could not be inverted to find its motion: the cloth's preview stopped.)"""
+    frames = 30
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = blender.context.active_object
+    if animated:
+        box.keyframe_insert("scale", frame=1)
+        box.scale = (1.0, 1.0, 0.0)
+        box.keyframe_insert("scale", frame=10)
+    else:
+        box.scale = (1.0, 1.0, 0.0)
+    _collider(blender, box)
+    cloth = _cloth(blender, n=8, size=0.8, height=1.2)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        assert evaluated_positions(blender, cloth)[:, 2].min() > 0.5, f"frame {frame}: through the sheet"
+    np.testing.assert_allclose(evaluated_positions(blender, cloth)[:, 2], 0.5 + THICKNESS, atol=1e-3)
