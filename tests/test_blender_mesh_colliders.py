@@ -416,3 +416,27 @@ def test_a_box_flattened_to_a_sheet_by_a_zero_scale_holds_the_cloth(blender, ani
         scene.frame_set(frame)
         assert evaluated_positions(blender, cloth)[:, 2].min() > 0.5, f"frame {frame}: through the sheet"
     np.testing.assert_allclose(evaluated_positions(blender, cloth)[:, 2], 0.5 + THICKNESS, atol=1e-3)
+
+
+def test_make_collider_on_a_cloth_alone_makes_it_a_mesh_collider_for_the_others(blender):
+    """A cloth selected on its own becomes a Mesh collider (it was refused as "not the cloth");
+    selected with other objects it stays the cloth being draped."""
+    frames = 20
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = blender.context.active_object
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    activate(blender, lower, box)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    assert box.verlet_cloth_collider.kind == "MESH" and lower.verlet_cloth_collider.kind == "NONE"
+    activate(blender, lower)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    assert lower.verlet_cloth_collider.kind == "MESH"
+    with pytest.raises(RuntimeError, match="only as a Mesh"):
+        blender.ops.verlet_cloth.make_collider(kind="SPHERE")
+    upper = _cloth(blender, "Upper", n=8, size=0.6, height=1.3)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+    shown = evaluated_positions(blender, upper)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    assert shown[middle, 2] > evaluated_positions(blender, lower)[:, 2].max() + 0.5 * THICKNESS
