@@ -20,6 +20,8 @@ class VERLET_CLOTH_OT_free_bake(bpy.types.Operator):
         obj, problem = checks.active(context, checks.mesh_problem)
         if problem is None and not obj.verlet_cloth.baked:
             problem = NOT_BAKED
+        if problem is None and checks.shares_mesh(obj):
+            problem = checks.SHARED_MESH  # the keys live on the shared mesh: the other object would lose its bake
         if problem:
             return checks.cancel(self, problem)
         baking.free_bake(obj)

@@ -8,6 +8,7 @@ from bpy.props import EnumProperty
 from ..services import checks
 
 NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to make colliders."
+CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose Mesh."
 
 
 class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
@@ -38,7 +39,13 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
             if o.type == "EMPTY" or (o.type == "MESH" and not o.verlet_cloth.enabled and len(o.data.vertices))
         ]
         if not targets:
-            return checks.cancel(self, NOTHING_SELECTED)
+            # Cloths selected on their own: the lower layers other cloths rest on (a cloth collides
+            # with other cloths only as a Mesh). With other objects they are the cloth being draped.
+            targets = [o for o in selected if o.type == "MESH" and o.verlet_cloth.enabled]
+            if not targets:
+                return checks.cancel(self, NOTHING_SELECTED)
+            if self.kind != "MESH":
+                return checks.cancel(self, CLOTH_AS_MESH_ONLY)
         for obj in targets:
             obj.verlet_cloth_collider.kind = "SPHERE" if self.kind == "MESH" and obj.type == "EMPTY" else self.kind
         self.report({"INFO"}, f"{len(targets)} collider(s): {', '.join(o.name for o in targets)}")

@@ -42,6 +42,39 @@ def _fcurves(anim_data):
     return getattr(action, "fcurves", None)
 
 
+def _action_is_empty(action) -> bool:
+    """Whether `action` animates nothing: no F-curve in any slot (slotted, 4.4+) or at all (legacy)."""
+    legacy = getattr(action, "fcurves", None)
+    if legacy is not None and len(legacy):
+        return False
+    for layer in getattr(action, "layers", ()):
+        for strip in layer.strips:
+            if any(len(bag.fcurves) for bag in getattr(strip, "channelbags", ())):
+                return False
+    return True
+
+
+def own_action(key) -> None:
+    """Give `key` its own copy of its action when another Key plays the same one (Shift+D with
+    Duplicate Data ▸ Action off shares it, slot and all): the bake's F-curves added or removed
+    there would change the other object's bake too."""
+    anim = key.animation_data
+    action = None if anim is None else anim.action
+    if action is None or action.users <= 1:
+        return
+    if not any(
+        other != key and other.animation_data is not None and other.animation_data.action == action
+        for other in bpy.data.shape_keys
+    ):
+        return
+    slot = getattr(anim, "action_slot", None)
+    identifier = None if slot is None else slot.identifier
+    copy = action.copy()
+    anim.action = copy
+    if identifier is not None and anim.action_slot is None:
+        anim.action_slot = next((s for s in copy.slots if s.identifier == identifier), None)
+
+
 def _data_path(name: str) -> str:
     return f'key_blocks["{bpy.utils.escape_identifier(name)}"].value'
 
@@ -151,6 +184,7 @@ class Baker:
     def _write_keys(self, key, basis: np.ndarray, had_anim: bool, had_action: bool) -> list[str]:
         """One relative key per simulated frame, keyed 0 / 1 / 0 with CONSTANT interpolation."""
         obj, settings = self.obj, self.obj.verlet_cloth
+        own_action(key)
         reference = key.reference_key
         names = []
         for index, local in enumerate(self.positions):
@@ -280,6 +314,7 @@ def free_bake(obj) -> None:
     key = obj.data.shape_keys if obj.type == "MESH" else None
     active = _active_key(obj) if key is not None else ("", 0)
     if key is not None:
+        own_action(key)
         anim = key.animation_data
         fcurves = _fcurves(anim)
         if fcurves is not None:
@@ -294,7 +329,8 @@ def free_bake(obj) -> None:
         if key is not None:
             anim = key.animation_data
             action = None if anim is None else anim.action
-            if action is not None and settings.bake_created_action == action.name:
+            made = settings.bake_created_action  # by name; or a copy of it (Shift+D), once it is empty
+            if action is not None and made and (made == action.name or _action_is_empty(action)):
                 remaining = _fcurves(anim)
                 if not remaining or not len(remaining):
                     anim.action = None

@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..solver.settings import MAX_FRAME, MIN_FRAME
@@ -284,6 +284,7 @@ def _bake_objects(args: argparse.Namespace, scene: Any, objects: list[Any]) -> N
         if start > end:
             raise CliError(f"{obj.name}: its frame range {start}:{end} is empty; pass --frames START:END")
     bake_object: Callable[..., int] = _load_baking().bake_object
+    _refuse_unbakeable(obj for obj, _ in jobs)
     check_room(os.path.dirname(args.output), needed_bytes(os.path.getsize(args.file), jobs))
 
     for obj, (start, end) in jobs:
@@ -294,6 +295,16 @@ def _bake_objects(args: argparse.Namespace, scene: Any, objects: list[Any]) -> N
         except Exception as exc:
             raise CliError(f"baking {obj.name} failed: {exc}") from exc
         _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s")
+
+
+def _refuse_unbakeable(objects: Iterable[Any]) -> None:
+    """Every cloth's problem (a linked duplicate, a changed mesh, ...) before any is baked: a farm job
+    must not bake the first cloths for hours and then fail on a later one without saving any."""
+    from .checks import cloth_problem
+
+    problems = [f"{obj.name}: {problem}" for obj in objects if (problem := cloth_problem(obj))]
+    if problems:
+        raise CliError("cannot bake, nothing was baked: " + "; ".join(problems))
 
 
 def _untouched(args: argparse.Namespace) -> str:

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
+from .identity import session_key
 
 NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
 
@@ -34,7 +35,7 @@ class _Entry:
     corners: np.ndarray | None = None  # the polygons' corner vertices and sizes when `triangles` were made
 
 
-_entries: dict[int, _Entry] = {}
+_entries: dict[int, _Entry] = {}  # by identity.session_key: an address can be reused by another object
 
 
 def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,6 +70,15 @@ def _undeformed(obj) -> bool:
     return not obj.modifiers and obj.data.shape_keys is None and not obj.verlet_cloth.enabled
 
 
+def _motion(matrix: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+    """The motion from `reference` to `matrix`, or None when `reference` flattens an axis (scale 0:
+    a box scaled S Z 0 is a two-sided sheet; its shape is made again from the new matrix)."""
+    try:
+        return matrix @ np.linalg.inv(reference)
+    except np.linalg.LinAlgError:
+        return None
+
+
 def _is_rotation(matrix: np.ndarray) -> bool:
     r = matrix[:3, :3]
     return bool(np.allclose(r.T @ r, np.eye(3), atol=1e-6))
@@ -84,16 +94,19 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
     """
     settings = table.collider_values(obj.verlet_cloth_collider)  # clamped to the hard ranges
     friction, offset = float(settings["friction"]), float(settings["offset"])
-    key = obj.as_pointer()
+    key = session_key(obj)
     entry = _entries.get(key)
-    if world_positions is not None:
-        triangles = entry.triangles if entry is not None and entry.local.size == 0 else None
-        if triangles is None:
-            _, triangles, _ = _evaluated_mesh(obj, None)  # the cloth's own mesh: same vertex order
+    if world_positions is not None and len(world_positions) == len(obj.data.vertices):
+        data = obj.data
+        counts = (len(data.vertices), len(data.polygons), len(data.loops))
+        # The cloth's own mesh, same vertex order; its triangles are kept while its counts stay
+        # (Make Cloth again on a remodelled mesh reads them again).
+        known = entry is not None and entry.local.size == 0 and entry.counts == counts
+        triangles = entry.triangles if known and entry is not None else _evaluated_mesh(obj, None)[1]
         if len(triangles) == 0:
             return None
         shape = solver.TriangleMesh(world_positions.copy(), triangles)
-        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, (0, 0, 0), np.eye(4), shape)
+        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, counts, np.eye(4), shape)
         return ("MESH", shape, None, friction, offset)
     return _read_pose(obj, key, entry, depsgraph, friction, offset)
 
@@ -125,10 +138,12 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
         and np.array_equal(entry.local, local)
         and np.array_equal(entry.triangles, triangles)
     ):
-        motion = matrix @ np.linalg.inv(entry.reference)
-        if np.allclose(motion, np.eye(4), atol=1e-9):
+        if np.array_equal(matrix, entry.reference):
             return ("MESH", entry.shape, None, friction, offset)
-        if _is_rotation(motion):
+        motion = _motion(matrix, entry.reference)
+        if motion is not None and np.allclose(motion, np.eye(4), atol=1e-9):
+            return ("MESH", entry.shape, None, friction, offset)
+        if motion is not None and _is_rotation(motion):
             return ("MESH", entry.shape, motion, friction, offset)
     world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)

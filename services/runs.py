@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import solver
 from ..solver.model import vertex_masses
-from . import display, geometry, holding, identity, tears
+from . import display, geometry, holding, identity, mesh_colliders, tears
 from .display import write_shape
 from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
@@ -187,6 +187,7 @@ def forget(obj=None) -> None:
         _models.clear()
         holding.release()
         identity.forget()
+        mesh_colliders.forget_all()  # a loaded file's colliders are new objects
     else:
         _runs.pop(identity.key(obj), None)
 

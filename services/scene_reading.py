@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
-from . import geometry, mesh_colliders
+from . import display, geometry, mesh_colliders
 from .identity import session_key
 
 
@@ -165,14 +165,25 @@ def _evaluated_vertices(obj) -> np.ndarray:
 
 
 def _mesh_pose(scene, obj) -> tuple | None:
-    """A mesh collider's pose; a cloth's from its live run when that was just stepped to this frame."""
-    if obj.verlet_cloth.enabled and not obj.verlet_cloth.baked:
+    """A mesh collider's pose; a cloth's from its live run when that was just stepped to this frame.
+
+    A cloth with modifiers of its own after the simulation (Solidify, Displace, Subdivision...)
+    collides through its evaluated mesh, as in a bake: the run's positions are not what it shows.
+    (Its shape for this frame is already written; reading the evaluated mesh evaluates it again.)
+    """
+    if obj.verlet_cloth.enabled and not obj.verlet_cloth.baked and _shows_run(obj):
         from . import runs  # noqa: PLC0415 - runs reads colliders through this module
 
         run = runs.cached(obj)
         if run is not None and run.frame == scene.frame_current:
             return mesh_colliders.mesh_pose(obj, world_positions=run.state.positions)
     return mesh_colliders.mesh_pose(obj)
+
+
+def _shows_run(obj) -> bool:
+    """Whether a live cloth's evaluated mesh is its run's positions: no modifier but the preview's."""
+    own = display.own_modifier(obj)
+    return all(modifier == own for modifier in obj.modifiers)
 
 
 def _same_pose(a: tuple, b: tuple) -> bool:

@@ -330,3 +330,113 @@ def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
     _bake(blender, cloth)  # no error: the faceless collider is skipped
     scene.frame_set(6)
     assert evaluated_positions(blender, cloth)[:, 2].max() < 0.95  # it fell freely
+
+
+@pytest.mark.parametrize("new_n", [8, 16])
+def test_a_cloth_collider_made_again_with_a_new_mesh_is_read_with_its_new_triangles(blender, new_n):
+    """The lower cloth's mesh is remodelled mid-preview (fewer or more vertices) and Make Cloth
+    pressed again: the upper cloth must collide with the new faces. (The triangles of a live cloth
+    collider were cached once per object: the old ones indexed the new vertices, so the upper's
+    step failed (fewer) or met faces that are not there (more).)"""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    _collider(blender, blender.context.active_object)
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    lower.verlet_cloth_collider.kind = "MESH"
+    upper = _cloth(blender, "Upper", n=8, size=0.8, height=1.3)
+    for frame in range(2, 5):
+        scene.frame_set(frame)
+    index = np.arange(new_n * new_n).reshape(new_n, new_n)
+    quads = np.stack([c.ravel() for c in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])], 1)
+    lower.data.clear_geometry()
+    lower.data.from_pydata(grid_vertices(new_n, 1.6, 1.1).tolist(), [], quads.tolist())
+    lower.data.update()
+    activate(blender, lower)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    for frame in range(5, frames + 1):
+        scene.frame_set(frame)
+        tree = _tree(blender, lower)
+        for p in evaluated_positions(blender, upper):
+            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
+    shown = evaluated_positions(blender, upper)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    assert 1.0 + THICKNESS < shown[middle, 2] < 1.0 + 4 * THICKNESS + 0.01  # on the lower cloth, on the box
+
+
+@pytest.mark.parametrize("modifier", ["SOLIDIFY", "DISPLACE"])
+def test_a_cloth_collider_with_modifiers_after_it_is_met_where_it_shows_in_the_live_preview(blender, modifier):
+    """The lower cloth shows a Solidify shell (4 cm up) or a Displace (5 cm up) after its simulation:
+    the upper cloth rests on what is shown, as in a bake (the preview used the bare simulated
+    positions, so the upper sank 3.5-4.5 cm into the lower's shown surface)."""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    _collider(blender, blender.context.active_object)
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    lower.verlet_cloth_collider.kind = "MESH"
+    if modifier == "SOLIDIFY":
+        shell = lower.modifiers.new("Solidify", "SOLIDIFY")
+        shell.thickness, shell.offset = 0.04, 1.0
+    else:
+        bump = lower.modifiers.new("Displace", "DISPLACE")
+        bump.strength, bump.mid_level = 0.05, 0.0
+    upper = _cloth(blender, "Upper", n=8, size=0.6, height=1.3)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        tree = _tree(blender, lower)
+        for p in evaluated_positions(blender, upper):
+            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper inside the lower"
+    shown_lower = evaluated_positions(blender, lower)
+    top = shown_lower[np.linalg.norm(shown_lower[:, :2], axis=1) < 0.3, 2].max()
+    shown = evaluated_positions(blender, upper)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    assert shown[middle, 2] > top + 0.5 * THICKNESS
+
+
+@pytest.mark.parametrize("animated", [False, True])
+def test_a_box_flattened_to_a_sheet_by_a_zero_scale_holds_the_cloth(blender, animated):
+    """A box scaled S Z 0 (at once, or keyed down to 0 by frame 10) is a two-sided sheet at z = 0.5.
+    (Its world matrix could not be inverted to find its motion: the cloth's preview stopped.)"""
+    frames = 30
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = blender.context.active_object
+    if animated:
+        box.keyframe_insert("scale", frame=1)
+        box.scale = (1.0, 1.0, 0.0)
+        box.keyframe_insert("scale", frame=10)
+    else:
+        box.scale = (1.0, 1.0, 0.0)
+    _collider(blender, box)
+    cloth = _cloth(blender, n=8, size=0.8, height=1.2)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        assert evaluated_positions(blender, cloth)[:, 2].min() > 0.5, f"frame {frame}: through the sheet"
+    np.testing.assert_allclose(evaluated_positions(blender, cloth)[:, 2], 0.5 + THICKNESS, atol=1e-3)
+
+
+def test_make_collider_on_a_cloth_alone_makes_it_a_mesh_collider_for_the_others(blender):
+    """A cloth selected on its own becomes a Mesh collider (it was refused as "not the cloth");
+    selected with other objects it stays the cloth being draped."""
+    frames = 20
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = blender.context.active_object
+    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
+    activate(blender, lower, box)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    assert box.verlet_cloth_collider.kind == "MESH" and lower.verlet_cloth_collider.kind == "NONE"
+    activate(blender, lower)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    assert lower.verlet_cloth_collider.kind == "MESH"
+    with pytest.raises(RuntimeError, match="only as a Mesh"):
+        blender.ops.verlet_cloth.make_collider(kind="SPHERE")
+    upper = _cloth(blender, "Upper", n=8, size=0.6, height=1.3)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+    shown = evaluated_positions(blender, upper)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    assert shown[middle, 2] > evaluated_positions(blender, lower)[:, 2].max() + 0.5 * THICKNESS

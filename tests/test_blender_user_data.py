@@ -380,3 +380,52 @@ def test_swapping_two_colliders_names_does_not_move_them_for_the_cloth(blender):
     left.name, right.name = "Swap", "Left"
     left.name = "Right"
     np.testing.assert_allclose(_at(blender, cloth, 11), reference, atol=1e-6)  # as if nothing was renamed
+
+
+def test_free_bake_on_a_linked_duplicate_keeps_the_originals_bake(blender):
+    """Alt+D of a baked cloth shares its mesh and so its keys: Free Bake there would take the
+    original's bake away while the original still says it is baked (it did, before the check)."""
+    setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender))
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    baked_last = _at(blender, cloth, FRAMES)
+    activate(blender, cloth)
+    blender.ops.object.duplicate(linked=True)
+    copy = blender.context.active_object
+    assert copy.data == cloth.data
+    result, messages = _reports(blender, blender.ops.verlet_cloth.free_bake)
+    assert result == {"CANCELLED"} and "Make Single User" in messages[0]
+    assert cloth.verlet_cloth.baked and copy.verlet_cloth.baked
+    np.testing.assert_allclose(_at(blender, cloth, FRAMES), baked_last, atol=1e-6)
+    np.testing.assert_allclose(_at(blender, copy, FRAMES), baked_last, atol=1e-6)
+
+
+@pytest.mark.parametrize("duplicate_action", [True, False])
+def test_free_bake_on_a_shift_d_copy_keeps_the_originals_bake_and_leaves_the_copy_clean(blender, duplicate_action):
+    """Shift+D of a baked cloth: with Duplicate Data ▸ Action off the copy's keys play the original's
+    action (same slot), so freeing the copy removed the original's F-curves; with it on (the
+    default) freeing the copy left an empty action on it."""
+    edit = blender.context.preferences.edit
+    setup_scene(blender, FRAMES)
+    cloth = _with_smile(_grid(blender))
+    _make_cloth(blender, cloth)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    middle, last = _at(blender, cloth, FRAMES // 2), _at(blender, cloth, FRAMES)
+    before = edit.use_duplicate_action
+    edit.use_duplicate_action = duplicate_action
+    try:
+        activate(blender, cloth)
+        blender.ops.object.duplicate()
+    finally:
+        edit.use_duplicate_action = before
+    copy = blender.context.active_object
+    assert copy.data != cloth.data and copy.verlet_cloth.baked
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    np.testing.assert_allclose(_at(blender, cloth, FRAMES // 2), middle, atol=1e-6)
+    np.testing.assert_allclose(_at(blender, cloth, FRAMES), last, atol=1e-6)
+    anim = copy.data.shape_keys.animation_data
+    assert anim is None or anim.action is None, "an empty action was left on the freed copy"
+    assert set(_key_data(copy)) == {"Basis", "Smile"}
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert len(blender.data.actions) == 0

@@ -140,3 +140,23 @@ def test_the_wrapper_leaves_no_temporary_folders(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "file not found" in result.stderr
     assert not [p.name for p in temp.iterdir() if p.name.startswith("vc_")]
+
+
+def test_a_cloth_that_cannot_bake_is_refused_before_any_is_baked(cli, blender, tmp_path, capsys):
+    """A linked duplicate (Alt+D) listed after a good cloth: the bake stops before baking anything
+    (it baked the good cloth first, then failed on the copy and saved nothing)."""
+    good = grid_object(blender, "Good", n=8, size=1.0, height=1.0)
+    good.verlet_cloth.enabled = True
+    first = grid_object(blender, "Twin", n=8, size=1.0, height=1.0)
+    first.verlet_cloth.enabled = True
+    second = blender.data.objects.new("Twin.copy", first.data)  # Alt+D: one mesh, two objects
+    blender.context.scene.collection.objects.link(second)
+    blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 12
+    shot = tmp_path / "shot.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(shot), check_existing=False)
+    output = tmp_path / "out.blend"
+    assert cli.main(["bake", str(shot), "--objects", "Good,Twin", "--output", str(output)]) == 1
+    captured = capsys.readouterr()
+    assert "Twin: " in captured.err and "Make Single User" in captured.err, captured.err
+    assert "baking Good" not in captured.out, captured.out
+    assert not output.exists()
