@@ -8,8 +8,10 @@ measured from an origin (the positions at the last reset) less a common translat
 mean), as a running peak over every position the failsafe saw it at (substep starts and ends: any
 point of the straight path between them is no farther, by convexity). A row measured at the end of a
 substep keeps its distance less twice its corners' largest peak then (the motion up to that moment),
-and is due again once twice its corners' largest peak reaches that. Checking only due rows cost the
-128² quad sheet's 128 k rows 6.5 ms a substep before (docs/self-collision.md, round 7).
+and is due again once twice its corners' largest peak reaches that. When a quarter of the rows are
+due, every row is measured again from a new origin; when an origin does not last two substeps (violent
+motion), every row is checked for a while with no bookkeeping (8 substeps, doubled each time, up to 64).
+Checking every row cost the 128² quad sheet's 128 k rows 6.5 ms a substep (docs/self-collision.md, round 7).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import numpy as np
 from .triangles import closest_points, dot, segment_closest
 from .vectors import column_mean
 
-_EVERY = 8  # substeps to check every row, with no bookkeeping, after a reset that did not last
+_EVERY = 8  # substeps to check every row, with no bookkeeping, after an origin that did not last a substep
+_LONGEST = 64  # ... doubled each time that happens again, up to this
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -62,6 +65,7 @@ class NearRows:
         self.ee_clear = np.zeros(len(ee))
         self.every = 0  # substeps left checking every row
         self._age = 0  # substeps since the last reset
+        self._wait = _EVERY  # substeps of checking every row next time an origin does not last
         self.vt_due = np.ones(len(vt), dtype=bool)
         self.ee_due = np.ones(len(ee), dtype=bool)
 
@@ -87,19 +91,28 @@ class NearRows:
     def checked(self, x: np.ndarray) -> None:
         """After the failsafe checked the due rows on paths ending at `x`: measure them again there
         (or every row, from a new origin, when a quarter of them were due: the peaks have grown)."""
+        if len(self.vt) + len(self.ee) == 0:
+            return
         if self.every > 0:
             self.every -= 1
-            if self.every > 0:
-                return
-            self._reset(x)
+            if self.every == 0:
+                self._reset(x)
             return
         total = len(self.vt) + len(self.ee)
         due = int(np.count_nonzero(self.vt_due)) + int(np.count_nonzero(self.ee_due))
-        if self.origin is None or len(self.origin) != len(x) or 4 * due > total:
-            fresh = self.origin is not None and self._age <= 1
+        if self.origin is None or len(self.origin) != len(x):
             self._reset(x)
-            if fresh:  # reset in the last substep too: violent motion, check everything for a while
-                self.every = _EVERY
+            return
+        if 4 * due > total:
+            if self._age <= 1:
+                # The last origin did not last a substep: violent motion, where measuring every row costs
+                # what checking it does. Check every row for a while (longer each time), then try again.
+                self.every = self._wait
+                self._wait = min(2 * self._wait, _LONGEST)
+                return
+            if self._age >= _EVERY:
+                self._wait = _EVERY
+            self._reset(x)
             return
         self._age += 1
         vt, ee = np.flatnonzero(self.vt_due), np.flatnonzero(self.ee_due)
