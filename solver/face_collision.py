@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .near_rows import NearRows
 from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
@@ -167,6 +168,8 @@ class FaceCollision:
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
+        # Which of them can have met in a substep (a distance kept per row; see near_rows.py).
+        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap)
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -492,8 +495,9 @@ class FaceCollision:
         live_vt, live_ee = self.live_vt, self.live_ee
         vt = np.concatenate([self.p[live_vt, None], self.triangles[self.t[live_vt]]], axis=1)
         ee = np.concatenate([edges[self.e[live_ee]], edges[self.f[live_ee]]], axis=1)
-        near_vt = self.near_vt if self.active is None else self.near_vt[self.active[self.near_triangles]]
-        return np.concatenate([vt, near_vt]), np.concatenate([ee, self.near_ee])
+        # Only the near rows that can have met this substep (`NearRows.due`, at the failsafe's start).
+        due_vt = self.near.vt_due if self.active is None else self.near.vt_due & self.active[self.near_triangles]
+        return np.concatenate([vt, self.near_vt[due_vt]]), np.concatenate([ee, self.near_ee[self.near.ee_due]])
 
     def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
@@ -509,6 +513,7 @@ class FaceCollision:
         # Each vertex's motion relative to the mean's: with its partners' it bounds how near a pair came.
         shift = column_mean(x) - column_mean(previous)
         motion = np.sqrt(squared_distances(x, previous, shift))
+        self.near.due(previous, x)
         vt, ee = self._failsafe_rows()
         stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
@@ -547,6 +552,7 @@ class FaceCollision:
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
+        self.near.checked(x)  # the due near rows measured again where the substep ends
         count = int(np.count_nonzero(back))
         self.undone += count
         return count

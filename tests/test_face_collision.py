@@ -489,3 +489,73 @@ def test_a_flat_sheet_folded_through_itself_in_one_substep_is_sent_back():
     collision.refresh(x, previous)
     collision.undo_crossings(x, previous, np.ones(6))
     assert count_self_intersections(model, x) == 0
+
+
+def _smallest_distance_on_the_paths(previous, x, vt, ee, moments=9):
+    """Each row's smallest distance (vertex–triangle rows vt, edge–edge rows ee) at `moments` moments
+    of the straight paths from `previous` to `x`."""
+    from solver.near_rows import edge_distances, vertex_triangle_distances
+
+    smallest_vt, smallest_ee = np.full(len(vt), np.inf), np.full(len(ee), np.inf)
+    for tau in np.linspace(0.0, 1.0, moments):
+        at = previous + (x - previous) * tau
+        if len(vt):
+            np.minimum(smallest_vt, vertex_triangle_distances(at, vt), out=smallest_vt)
+        if len(ee):
+            np.minimum(smallest_ee, edge_distances(at, ee), out=smallest_ee)
+    return smallest_vt, smallest_ee
+
+
+def test_pairs_near_at_rest_left_out_of_the_failsafe_stay_apart_in_a_violent_crumple():
+    """The failsafe checks a pair near at rest only when its vertices moved enough since it was last
+    measured to have met (`NearRows.due`); every pair it leaves out stays apart all along the substep,
+    on a jittered sheet (many near pairs at a 3 cm gap) crumpling with one corner whipped at 4 m/s."""
+    from solver.meshes import jittered_grid
+
+    vertices, faces = jittered_grid(10, size=0.6)
+    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
+    params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, self_collision_distance=0.03)
+    state = model.initial_state()
+    dt = 1 / 24 / params.substeps
+    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
+    corner = np.argmax(state.positions[:, 0] + state.positions[:, 2])
+    collision = FaceCollision.install(state, model, params)
+    near = collision.near
+    assert len(near.vt) > 50 and len(near.ee) > 50
+    left_out = [0]
+    due = near.due
+
+    def checking_due(previous, x):
+        vt_due, ee_due = due(previous, x)
+        smallest_vt, smallest_ee = _smallest_distance_on_the_paths(previous, x, near.vt[~vt_due], near.ee[~ee_due])
+        assert (smallest_vt > 0).all() and (smallest_ee > 0).all()
+        left_out[0] += len(smallest_vt) + len(smallest_ee)
+        return vt_due, ee_due
+
+    near.due = checking_due
+    for frame in range(14):
+        if frame % 3 == 0:  # whip one corner about
+            state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
+        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+    assert left_out[0] > 1000  # the failsafe did leave pairs out
+
+
+def test_a_pair_near_at_rest_pushed_slowly_through_each_other_is_sent_back():
+    """The failsafe leaves a pair near at rest out while it cannot have met since it was last measured;
+    two triangles whose edges (0, 1) and (3, 4) are 8 mm apart at rest, the second's edge pushed a
+    millimetre a substep through the first's: the substep it crosses, the pair must be checked."""
+    cm = 0.01
+    rest = cm * np.array([[0, 0, 0], [4, 0, 0], [2, 3, 0], [1, -0.8, 0], [3, -0.8, 0], [2, -3, 0]], dtype=float)
+    model = solver.build_model(rest, [[0, 1, 2], [3, 4, 5]])
+    collision = FaceCollision(model, 0.01)
+    x = rest.copy()
+    x[3:5, 2] = 0.2 * cm  # the second triangle tilted a little above the first's edge
+    counts = []
+    for _ in range(16):
+        previous = x.copy()
+        x[3:5, 1] += 0.1 * cm  # across the first's edge, and down through its plane
+        x[3:5, 2] -= 0.025 * cm
+        collision.resolve(x, np.ones(6), previous=previous)
+        collision.undo_crossings(x, previous, np.ones(6))
+        counts.append(count_self_intersections(model, x))
+    assert x[3, 1] < 0.0 and counts == [0] * 16
