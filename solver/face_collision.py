@@ -495,14 +495,18 @@ class FaceCollision:
         near_vt = self.near_vt if self.active is None else self.near_vt[self.active[self.near_triangles]]
         return np.concatenate([vt, near_vt]), np.concatenate([ee, self.near_ee])
 
-    def undo_crossings(self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16) -> int:
+    def undo_crossings(
+        self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16, settled=None
+    ) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
         still crossed (a vertex now on the other side of a triangle it passed through, two edges that
         passed through each other, exact continuous tests on the straight paths from `previous`; a
         vertex ending in the plane of a face it is over counts) back to their substep start, with the
         corners of the face or edge they crossed, until none is left (the last resort of impact zones,
         Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
-        Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back."""
+        Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back.
+        `settled`: the start the next substep's velocity comes from, if not `previous` (the colliders
+        moved it); the vertices sent back start there from rest too."""
         found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
@@ -547,6 +551,8 @@ class FaceCollision:
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
+        if settled is not None and settled is not previous:
+            settled[back] = previous[back]
         count = int(np.count_nonzero(back))
         self.undone += count
         return count

@@ -489,3 +489,31 @@ def test_a_flat_sheet_folded_through_itself_in_one_substep_is_sent_back():
     collision.refresh(x, previous)
     collision.undo_crossings(x, previous, np.ones(6))
     assert count_self_intersections(model, x) == 0
+
+
+def test_the_failsafe_rewinds_to_the_true_start_not_the_one_a_collider_settled():
+    """A vertex resting just inside a sphere's reach slides into it along a chord, through a wall: the
+    sphere pushes it out and, to clear the start's overlap without a launch, moves its start
+    (`previous`) 4.5 mm out too, through the layer 2.5 mm above. The failsafe must send it back to
+    where it really was (the 24-spoke fan crumple at 2 substeps ended with 15 pairs rewinding there)."""
+    start = (0.0, 0.0, 0.1545)  # 0.5 mm inside the sphere's reach (0.15 + thickness 0.005)
+    loose = [start, (-0.03, -0.03, 0.13), (-0.03, 0.03, 0.13)]  # the loose vertex's triangle, reaching under
+    layer = [(-0.1, -0.1, 0.157), (0.012, -0.1, 0.157), (0.012, 0.1, 0.157)]  # a layer 2.5 mm above it
+    wall = [(0.016, -0.05, 0.14), (0.016, 0.05, 0.14), (0.016, 0.0, 0.1565)]  # in its way
+    rest = np.array(loose + layer + wall)
+    pins = np.ones(9)
+    pins[0] = 0.0
+    model = solver.build_model(rest, [[0, 1, 2], [3, 4, 5], [6, 7, 8]], pin_weight=pins)
+    soft = 1e-12  # no constraint pulls the loose vertex back
+    params = solver.Params(
+        self_collision=True, self_collision_distance=0.001, gravity=(0, 0, 0), damping=0.0, substeps=1,
+        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft, friction=0.0,
+    )  # fmt: skip
+    state = model.initial_state()
+    state.previous[0] -= (0.033, 0.0, -0.0095)  # 3.4 cm a substep along a chord into the sphere
+    collision = FaceCollision.install(state, model, params)
+    collision.rounds = 0  # the failsafe alone
+    solver.step(model, state, params, 1 / 24, [solver.Sphere(center=(0, 0, 0), radius=0.15)])
+    assert collision.undone == 1
+    assert np.allclose(state.positions[0], start) and np.allclose(state.previous[0], start)  # from rest
+    assert count_self_intersections(model, state.positions) == 0
