@@ -76,6 +76,30 @@ def _share_a_vertex(faces, f: np.ndarray, g: np.ndarray, n_verts: int) -> np.nda
     return shared
 
 
+def drawn_triangles(model, positions) -> np.ndarray:
+    """(T, 3) triangles of the cloth as Blender draws it at `positions`: a quad (corners 0 1 2 3) on
+    its 0-2 diagonal unless it is folded past 90° along it, then on 1-3 (mesh_tessellate.cc,
+    is_quad_flip_v3_first_third_fast); other polygons as `model.triangles` (a fan from the first corner)."""
+    positions = np.asarray(positions, dtype=np.float64)
+    triangles, face = model.triangles
+    first = np.flatnonzero(np.asarray(model.faces.sizes)[face] == 4)[::2]  # each quad's first fan triangle
+    v0, v1, v2 = (positions[triangles[first, k]] for k in range(3))
+    v3 = positions[triangles[first + 1, 2]]
+    first = first[np.einsum("ij,ij->i", np.cross(v1 - v0, v2 - v0), np.cross(v3 - v0, v2 - v0)) > 0.0]
+    c0, c1, c2, c3 = triangles[first, 0], triangles[first, 1], triangles[first, 2], triangles[first + 1, 2]
+    triangles = triangles.copy()
+    triangles[first] = np.stack([c0, c1, c3], axis=1)
+    triangles[first + 1] = np.stack([c1, c2, c3], axis=1)
+    return triangles
+
+
+def count_drawn_intersections(model, positions) -> int:
+    """How many pairs of the triangles Blender draws (`drawn_triangles`) pass through each other and
+    share no vertex: what mathutils' BVHTree.overlap finds on the evaluated mesh. Unlike
+    `count_self_intersections`, two polygons sharing a corner count if two of their triangles meet."""
+    return len(intersecting_pairs(positions, drawn_triangles(model, positions)))
+
+
 def intersecting_faces(model, positions, skip_faces=None) -> np.ndarray:
     """(K, 2) pairs (f < g) of a cloth's polygons that pass through each other, each pair once;
     polygons sharing a vertex are never paired (neighbours meet by construction).

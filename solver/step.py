@@ -141,6 +141,10 @@ def step(
     tore = False
 
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
+    # The failsafe rewinds to the substep's true start: the colliders settle resting contacts by moving
+    # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
+    face_collision = self_collision if isinstance(self_collision, FaceCollision) else None
+    start = np.empty_like(x) if face_collision is not None and inputs.colliders else previous
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         np.subtract(x, previous, out=displacement)
@@ -156,6 +160,8 @@ def step(
             # The tunnelling guard: no vertex moves more than half the gap relative to the cloth.
             _limit_displacement(displacement, 0.5 * self_collision.gap, column_mean(displacement))
         previous[...] = x
+        if start is not previous:
+            start[...] = x
         x += displacement
         if any_pinned:
             x[pinned] = (target_start + (target_end - target_start) * t1)[pinned]
@@ -167,12 +173,12 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
-        if isinstance(self_collision, FaceCollision):
+        if face_collision is not None:
             if inputs.colliders:
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
-                self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
+                face_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
                 collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
-            self_collision.undo_crossings(x, previous, inv_mass)  # the failsafe: nothing left crossed
+            face_collision.undo_crossings(x, start, inv_mass, settled=previous)  # the failsafe: nothing left crossed
 
         if any_partial:
             target = (target_start + (target_end - target_start) * t1)[partial]

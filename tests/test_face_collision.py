@@ -8,7 +8,7 @@ import pytest
 
 import solver
 from solver.face_collision import FaceCollision
-from solver.intersections import count_self_intersections
+from solver.intersections import count_drawn_intersections, count_self_intersections
 
 GAP = 0.1
 
@@ -559,3 +559,54 @@ def test_a_pair_near_at_rest_pushed_slowly_through_each_other_is_sent_back():
         collision.undo_crossings(x, previous, np.ones(6))
         counts.append(count_self_intersections(model, x))
     assert x[3, 1] < 0.0 and counts == [0] * 16
+
+
+def test_the_failsafe_rewinds_to_the_true_start_not_the_one_a_collider_settled():
+    """A vertex resting just inside a sphere's reach slides into it along a chord, through a wall: the
+    sphere pushes it out and, to clear the start's overlap without a launch, moves its start
+    (`previous`) 4.5 mm out too, through the layer 2.5 mm above. The failsafe must send it back to
+    where it really was (the 24-spoke fan crumple at 2 substeps ended with 15 pairs rewinding there)."""
+    start = (0.0, 0.0, 0.1545)  # 0.5 mm inside the sphere's reach (0.15 + thickness 0.005)
+    loose = [start, (-0.03, -0.03, 0.13), (-0.03, 0.03, 0.13)]  # the loose vertex's triangle, reaching under
+    layer = [(-0.1, -0.1, 0.157), (0.012, -0.1, 0.157), (0.012, 0.1, 0.157)]  # a layer 2.5 mm above it
+    wall = [(0.016, -0.05, 0.14), (0.016, 0.05, 0.14), (0.016, 0.0, 0.1565)]  # in its way
+    rest = np.array(loose + layer + wall)
+    pins = np.ones(9)
+    pins[0] = 0.0
+    model = solver.build_model(rest, [[0, 1, 2], [3, 4, 5], [6, 7, 8]], pin_weight=pins)
+    soft = 1e-12  # no constraint pulls the loose vertex back
+    params = solver.Params(
+        self_collision=True, self_collision_distance=0.001, gravity=(0, 0, 0), damping=0.0, substeps=1,
+        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft, friction=0.0,
+    )  # fmt: skip
+    state = model.initial_state()
+    state.previous[0] -= (0.033, 0.0, -0.0095)  # 3.4 cm a substep along a chord into the sphere
+    collision = FaceCollision.install(state, model, params)
+    collision.rounds = 0  # the failsafe alone
+    solver.step(model, state, params, 1 / 24, [solver.Sphere(center=(0, 0, 0), radius=0.15)])
+    assert collision.undone == 1
+    assert np.allclose(state.positions[0], start) and np.allclose(state.previous[0], start)  # from rest
+    assert count_self_intersections(model, state.positions) == 0
+
+
+def test_a_quad_folded_past_90_degrees_keeps_what_blender_draws_uncrossed():
+    """A quad folded 120° along its 0-2 diagonal (the engine's split) is drawn on 1-3: a roof over the
+    fold. A vertex falling into the fold through that roof stays a gap from the engine's triangles
+    (the fold's walls), so only protecting the other diagonal's triangles too keeps it out (before:
+    it ended inside, its triangle through the drawn roof: 1 pair in Blender's count, 0 in ours)."""
+    fold = [(-0.5, 0, 0), (0, -0.25, 0.433), (0.5, 0, 0), (0, 0.25, 0.433)]  # 0-2 along x, wings 60° apart
+    falling = [(0.1, 0, 0.6), (1.0, 0, 1.0), (1.0, 0.2, 1.0)]  # its first corner 0.25 m over the roof
+    pins = np.array([1, 1, 1, 1, 0, 1, 1], float)
+    model = solver.build_model(np.array(fold + falling), [[0, 1, 2, 3], [4, 5, 6]], pin_weight=pins)
+    soft = 1e-12  # no constraint pulls the falling vertex back
+    params = solver.Params(
+        self_collision=True, self_collision_distance=0.01, gravity=(0, 0, 0), damping=0.0, substeps=1,
+        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft,
+    )  # fmt: skip
+    state = model.initial_state()
+    state.previous[4, 2] += 0.4  # 0.4 m down in the substep: into the fold, 0.1 m from its walls
+    solver.step(model, state, params, 1 / 24)
+    x = state.positions
+    roof_height = 0.433 * (1.0 - x[4, 0] / 0.5)  # triangle (1, 2, 3) over the falling vertex
+    assert x[4, 2] > roof_height + 0.005  # held off the roof, on the side it came from
+    assert count_drawn_intersections(model, x) == 0

@@ -3,7 +3,13 @@
 import numpy as np
 
 import solver
-from solver.intersections import count_self_intersections, intersecting_pairs, triangles_intersect
+from solver.intersections import (
+    count_drawn_intersections,
+    count_self_intersections,
+    drawn_triangles,
+    intersecting_pairs,
+    triangles_intersect,
+)
 
 
 def _pair(t1, t2):
@@ -50,3 +56,34 @@ def test_pairs_sharing_a_vertex_are_skipped_and_faces_counted_once():
     assert len(intersecting_pairs(model.rest_positions, model.triangles[0])) == 2  # triangles do cross
     skip = np.array([False, False, True])
     assert count_self_intersections(model, model.rest_positions, skip) == 0
+
+
+def _folded_quad(angle_degrees: float, along: str) -> np.ndarray:
+    """A unit-diagonal square (corners 0 1 2 3) folded by `angle_degrees` along its diagonal `along`."""
+    c, s = np.cos(np.radians(angle_degrees)), np.sin(np.radians(angle_degrees))
+    if along == "0-2":  # corner 1 turns about the 0-2 diagonal (the x axis)
+        return np.array([[-1, 0, 0], [0, -c, s], [1, 0, 0], [0, 1, 0]], float)
+    return np.array([[-c, 0, s], [0, -1, 0], [1, 0, 0], [0, 1, 0]], float)  # corner 0 about 1-3 (the y axis)
+
+
+def test_quads_are_drawn_on_their_other_diagonal_once_folded_past_90_degrees_along_the_first():
+    """As Blender's mesh_tessellate.cc: a quad on its 0-2 diagonal, on 1-3 once folded past 90° along 0-2."""
+    for angle, along, split in [(0, "0-2", 0), (60, "0-2", 0), (89, "0-2", 0), (91, "0-2", 1), (150, "0-2", 1)]:
+        model = solver.build_model(_folded_quad(angle, along), [[0, 1, 2, 3]])
+        drawn = np.sort(drawn_triangles(model, model.rest_positions), axis=1).tolist()
+        assert drawn == ([[0, 1, 2], [0, 2, 3]] if split == 0 else [[0, 1, 3], [1, 2, 3]]), (angle, along)
+    for angle in (60, 120, 170):  # folded along 1-3 it stays on 0-2
+        model = solver.build_model(_folded_quad(angle, "1-3"), [[0, 1, 2, 3]])
+        assert np.sort(drawn_triangles(model, model.rest_positions), axis=1).tolist() == [[0, 1, 2], [0, 2, 3]]
+
+
+def test_drawn_intersections_count_triangles_of_quads_that_share_a_corner():
+    """Two quads sharing vertex 2, the second's triangle (4, 5, 6) through the first's (0, 1, 2)
+    (a vertical quad whose 4-5 diagonal pierces the first):
+    polygons sharing a vertex never count in count_self_intersections, but Blender's overlap of
+    their triangles does when the two triangles share none."""
+    vertices = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0.7, 0.3, -1], [0.7, 0.3, 1], [0.4, -0.4, 0]]
+    model = solver.build_model(np.array(vertices, float), [[0, 1, 2, 3], [4, 2, 5, 6]])
+    x = model.rest_positions
+    assert count_self_intersections(model, x) == 0
+    assert count_drawn_intersections(model, x) == 1
