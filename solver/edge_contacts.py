@@ -1,0 +1,258 @@
+"""Edge–edge contacts between cloth edges and a mesh collider's sharp edges (Bridson et al. 2002).
+
+The vertex pass (solver/mesh_collider.py) keeps cloth *vertices* off the collider's triangles, so a
+ridge thinner than a cloth edge (a zero-thickness wall's rim, a board's top corners, a table's
+rim) passes between two vertices, through the middle of a cloth edge, and the cloth falls through.
+This pass keeps cloth edges off the collider's *sharp* edges: boundary edges (one face) and edges
+whose faces meet at more than `SHARP_ANGLE` (a smooth torus or ball has none and pays nothing).
+
+Per substep, in the collider's own frame: cloth edges near the sharp edges' box, then their swept
+boxes against the sharp edges' boxes (a `TriangleGrid`), then exact segment–segment closest points
+at the substep's start (which side) and end (how close). A cloth edge closer than the gap, or one
+that crossed the sharp edge, has its two vertices pushed along the separating direction, weighted
+by the closest point's parameter and inverse masses, so its closest point ends at the gap; with
+Coulomb friction on the closest points' relative slide, and the part of the push that clears what
+was already within the gap at the start carried to the start (no bounce), as the vertex pass does.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+
+from .triangle_grid import TriangleGrid
+from .triangles import dot, segment_closest, segment_crossings
+
+SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
+_COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
+_EPS = 1e-12
+_TRAVEL = 10.0
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class SharpEdges:
+    """A mesh's sharp edges as (triangle, edge k opposite corner k) and, for still shapes, their ends
+    (3, S) and broad phase grown by the gap (built on first use)."""
+
+    def __init__(self, mesh):
+        self.tri, self.k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
+        self.a = self.b = self.c = np.zeros((3, 0))
+        if len(self.tri):
+            corners = np.stack([mesh.a.take(self.tri, axis=1), mesh.b.take(self.tri, axis=1), mesh.c.take(self.tri, axis=1)])
+            self.a, self.b = _ends(corners, self.k)
+            self.c = corners[self.k, :, np.arange(len(self.k))].T  # the opposite corner
+        self._grid: TriangleGrid | None = None
+        self._grid_gap = -1.0
+
+    def __len__(self) -> int:
+        return len(self.tri)
+
+    def grid(self, a0, b0, a1, b1, gap: float, still: bool) -> TriangleGrid:
+        if still and self._grid is not None and self._grid_gap == gap:
+            return self._grid
+        low = np.minimum(np.minimum(a0, b0), np.minimum(a1, b1)) - gap
+        high = np.maximum(np.maximum(a0, b0), np.maximum(a1, b1)) + gap
+        grid = TriangleGrid().build_boxes(low.T, high.T)
+        if still:
+            self._grid, self._grid_gap = grid, gap
+        return grid
+
+
+_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
+
+
+def sharp_edges_of(mesh) -> SharpEdges:
+    """The mesh's sharp edges, found once per TriangleMesh."""
+    found = _SHARP.get(mesh)
+    if found is None:
+        found = _SHARP[mesh] = SharpEdges(mesh)
+    return found
+
+
+def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarray):
+    """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
+    whose unit normals (3, T) differ by more than SHARP_ANGLE. Vertices at the same place count as
+    one (split normals or UV seams are no boundary)."""
+    if len(triangles) == 0:
+        return _EMPTY, _EMPTY
+    _, weld = np.unique(vertices, axis=0, return_inverse=True)
+    ids = weld.reshape(-1).take(triangles)
+    t_count = len(triangles)
+    first = np.concatenate([ids[:, 1], ids[:, 2], ids[:, 0]])  # edge k runs corner k+1 -> k+2
+    second = np.concatenate([ids[:, 2], ids[:, 0], ids[:, 1]])
+    n = int(ids.max()) + 1
+    keys = np.minimum(first, second) * n + np.maximum(first, second)
+    order = np.argsort(keys, kind="stable")
+    keys = keys.take(order)
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    counts = np.diff(starts, append=len(keys))
+    owner = order % t_count  # each sorted edge's triangle
+    sharp = counts != 2
+    pair = (counts == 2).nonzero()[0]
+    t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
+    cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
+    sharp[pair] = cos < _COS_SHARP
+    chosen = order.take(starts.take(sharp.nonzero()[0]))
+    return chosen % t_count, chosen // t_count
+
+
+def _ends(corners: np.ndarray, k: np.ndarray):
+    """Ends (3, S) of edges k (opposite corner k: corner k+1 to corner k+2) from corners (3 corners, 3, S)."""
+    columns = np.arange(corners.shape[2])
+    return corners[(k + 1) % 3, :, columns].T, corners[(k + 2) % 3, :, columns].T
+
+
+def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, float]:
+    """(E, 2) unique edges of (T, 3) triangles, and twice the longest at `positions` (room for stretch)."""
+    if len(triangles) == 0:
+        return np.zeros((0, 2), dtype=np.int64), 0.0
+    edges = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
+    edges = np.unique(np.sort(edges, axis=1), axis=0)
+    d = positions[edges[:, 0]] - positions[edges[:, 1]]
+    return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
+
+
+def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
+    """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook)."""
+    from .mesh_collider import MeshCollider
+
+    # Still and rigid colliders only, for now: a rising deforming bump lifted cloth less with them
+    # (tests/test_mesh_collider.py::test_rising_bump_lifts_resting_cloth; docs/design.md).
+    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))]
+    if not meshes:
+        return
+    edges, longest = model.cloth_edges
+    for collider in meshes:
+        collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
+
+
+def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float) -> None:
+    """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
+
+    longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply)."""
+    sharp = sharp_edges_of(collider.mesh)
+    if len(sharp) == 0 or len(edges) == 0:
+        return
+    from .contact import combined_friction
+    from .mesh_collider import _MIN_GAP, _from_frame, _to_frame, _within
+
+    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    if collider.deforming:
+        (a0, b0), (a1, b1) = (_ends(np.stack(collider._corners(sharp.tri, t)[0]), sharp.k) for t in (t0, t1))
+        c1 = np.stack(collider._corners(sharp.tri, t1)[0])[sharp.k, :, np.arange(len(sharp))].T
+    else:
+        a0 = a1 = sharp.a
+        b0 = b1 = sharp.b
+        c1 = sharp.c
+    grid = sharp.grid(a0, b0, a1, b1, gap, not collider.deforming)
+    pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
+    lower, upper = collider._world_box(grid.lower - longest, grid.upper + longest, pose0, pose1)
+    near = _within(x, x_start, lower, upper)
+    if not near.any():
+        return
+    first, second = edges[:, 0], edges[:, 1]
+    use = near.take(first) & near.take(second)  # (an edge reaching the box has both ends this near)
+    use &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
+    use = use.nonzero()[0]
+    if len(use) == 0:
+        return
+    ends = edges.take(use, axis=0)
+    rows = np.unique(ends)  # the vertices involved, in the collider's frame
+    local = np.searchsorted(rows, ends)
+    r1, r0 = x.take(rows, axis=0), x_start.take(rows, axis=0)
+    if pose1 is None:
+        p1, p0 = np.ascontiguousarray(r1.T), np.ascontiguousarray(r0.T)
+    else:
+        p1, p0 = _to_frame(r1, *pose1), _to_frame(r0, *pose0)
+    i, j = local[:, 0], local[:, 1]
+    pi0, pj0, pi1, pj1 = p0.take(i, axis=1), p0.take(j, axis=1), p1.take(i, axis=1), p1.take(j, axis=1)
+    low = np.minimum(np.minimum(pi0, pj0), np.minimum(pi1, pj1))
+    high = np.maximum(np.maximum(pi0, pj0), np.maximum(pi1, pj1))
+    e, s = grid.query_boxes(low.T, high.T)
+    if len(e) == 0:
+        return
+    start = [m.take(e, axis=1) for m in (pi0, pj0)] + [m.take(s, axis=1) for m in (a0, b0)]
+    end = [m.take(e, axis=1) for m in (pi1, pj1)] + [m.take(s, axis=1) for m in (a1, b1)]
+    u0, v0 = segment_closest(*start)
+    d0 = _offsets(start, u0, v0)
+    u1, v1 = segment_closest(*end)
+    d1 = _offsets(end, u1, v1)
+    dist1 = np.sqrt(dot(d1, d1))
+    dist0 = np.sqrt(dot(d0, d0))
+    # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
+    from_start = dist0 > 1e-9
+    normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
+    # A cloth edge that ends through the sharp edge's face went under the ridge (a zero-thickness wall's
+    # rim: the start's side can be lost to the vertex pass's pushes): out across the rim, in the face's plane.
+    a, b, c = a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)
+    through, _ = segment_crossings(end[0], end[1], a, b, c)
+    any_through = bool(through.any())
+    if any_through:
+        rim = b - a
+        out = a - c
+        out -= rim * (dot(out, rim) / np.maximum(dot(rim, rim), _EPS))
+        out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
+        normal = np.where(through, out, normal)
+    apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
+    # A crossing is real only if the closest points could have met in the substep.
+    travel = np.sqrt(dot(end[0] - start[0], end[0] - start[0]))
+    travel = np.maximum(travel, np.sqrt(dot(end[1] - start[1], end[1] - start[1])))
+    contact = (apart < gap) & ((dist1 < gap) | ((apart <= 0.0) & (dist1 < gap + _TRAVEL * travel)))
+    if any_through:
+        contact |= through
+    hit = contact.nonzero()[0]
+    if len(hit) == 0:
+        return
+    pair = e.take(hit)
+    u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
+    wi, wj = inv_mass.take(ends[pair, 0]) * (1.0 - u), inv_mass.take(ends[pair, 1]) * u
+    weight = (1.0 - u) * wi + u * wj
+    ok = weight > 0.0
+    scale = np.where(ok, push / np.where(ok, weight, 1.0), 0.0)
+    delta = n * scale  # per unit of each end's (share x inverse mass)
+    # Coulomb friction on the closest points' slide relative to the sharp edge's.
+    mu = combined_friction(cloth_friction, collider.friction)
+    if mu > 0.0:
+        slide = (_point(end, u1, 0) - _point(start, u0, 0)) - (_point(end, v1, 2) - _point(start, v0, 2))
+        slide = slide.take(hit, axis=1)
+        slide -= n * dot(slide, n)
+        length = np.sqrt(dot(slide, slide))
+        keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
+        delta -= slide * (keep / np.where(ok, weight, 1.0))
+    # The part of the push that clears what was within the gap at the start moves the start too.
+    settle = np.clip(gap - dist0.take(hit), 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    _scatter(x, x_start, rows, local.take(pair, axis=0), wi, wj, delta, n * settle, pose1)
+
+
+def _offsets(points, s, t):
+    """Closest point on the first segment less the one on the second, (3, P)."""
+    p0, p1, q0, q1 = points
+    return (p0 + (p1 - p0) * s) - (q0 + (q1 - q0) * t)
+
+
+def _point(points, s, first: int):
+    return points[first] + (points[first + 1] - points[first]) * s
+
+
+def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
+    """Add each contact's share of delta (and settle, to the start) to its two vertices, averaged per vertex."""
+    ends = np.concatenate([local[:, 0], local[:, 1]])
+    share = np.concatenate([wi, wj])
+    count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    touched = (count > 0).nonzero()[0]
+    moved = np.empty((3, len(touched)))
+    settled = np.empty((3, len(touched)))
+    for axis in range(3):
+        total = np.bincount(ends, weights=np.concatenate([delta[axis], delta[axis]]) * share, minlength=len(rows))
+        moved[axis] = total.take(touched) / count.take(touched)
+        total = np.bincount(ends, weights=np.concatenate([settle[axis], settle[axis]]) * share, minlength=len(rows))
+        settled[axis] = total.take(touched) / count.take(touched)
+    who = rows.take(touched)
+    if pose1 is not None:  # own-frame offsets to world
+        moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
+    else:
+        moved, settled = moved.T, settled.T
+    x[who] += moved
+    x_start[who] += settled
