@@ -23,11 +23,14 @@ import weakref
 import numpy as np
 
 from .triangle_grid import TriangleGrid
-from .triangles import dot, segment_closest, segment_crossings
+from .triangles import cross, dot, segment_closest, segment_crossings
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
 _EPS = 1e-12
+# The candidate list's skin, in longest cloth edges (twice the longest rest edge): a falling cloth
+# queries every few substeps near the sharp edges, a resting one never.
+_SKIN = 0.25
 _TRAVEL = 10.0
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -37,14 +40,29 @@ class SharpEdges:
     (3, S) and broad phase grown by the gap (built on first use)."""
 
     def __init__(self, mesh):
-        self.tri, self.k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
-        self.a = self.b = self.c = np.zeros((3, 0))
+        self.tri, self.k, other, other_k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
+        self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
+        self.rim = np.zeros(0, dtype=bool)
         if len(self.tri):
-            corners = np.stack([mesh.a.take(self.tri, axis=1), mesh.b.take(self.tri, axis=1), mesh.c.take(self.tri, axis=1)])
-            self.a, self.b = _ends(corners, self.k)
-            self.c = corners[self.k, :, np.arange(len(self.k))].T  # the opposite corner
+            self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
+            self.c = _opposite(_corners_of(mesh, self.tri), self.k)
+            # Unit directions from the edge into its face(s), across it: cloth between two faces (in the
+            # crease's wedge, less than 180°) meets the faces before the edge, so only the vertex pass.
+            self.into = _across(self.a, self.b, self.c)
+            two = other >= 0
+            self.rim = ~two
+            self.into_other = np.zeros_like(self.into)
+            if two.any():
+                far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
+                self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
+            # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
+            # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
+            if mesh.outward:
+                behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
+                self.rim |= two & behind
         self._grid: TriangleGrid | None = None
         self._grid_gap = -1.0
+        self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
 
     def __len__(self) -> int:
         return len(self.tri)
@@ -58,6 +76,69 @@ class SharpEdges:
         if still:
             self._grid, self._grid_gap = grid, gap
         return grid
+
+
+    def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
+        """Candidate (cloth edge, sharp edge) pairs for cloth vertices moving p0 -> p1 ((3, N), own frame),
+        from a Verlet list kept while no vertex strays half a skin from where it was at the last query
+        (a cloth resting on a table queries nothing); None: no pair."""
+        n = p1.shape[1]
+        found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
+        if found is None:
+            found = _EdgeList(edges, n, gap, _SKIN * longest)
+            self._lists = [found, *self._lists[:7]]
+        return found.pairs(inv_mass, p0, p1, grid, longest, still)
+
+
+class _EdgeList:
+    """A Verlet list of (cloth edge, sharp edge) pairs: found for boxes grown by half a skin around
+    each vertex's `anchor` (its place at the query), valid while every vertex stays within that."""
+
+    def __init__(self, edges, n: int, gap: float, skin: float):
+        self.edges, self.gap, self.half = edges, gap, 0.5 * skin
+        self.anchor = np.full((3, n), np.inf)
+        self.e = self.s = _EMPTY
+        self.queries = 0
+
+    def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
+        if not still or self._strayed(p0, p1):
+            self._query(inv_mass, p0, p1, grid, longest)
+        return None if len(self.e) == 0 else (self.e, self.s)
+
+    def _strayed(self, p0, p1) -> bool:
+        limit = self.half * self.half
+        for p in (p1, p0):
+            d = p - self.anchor
+            d *= d
+            if (d.sum(axis=0) > limit).any():
+                return True
+        return False
+
+    def _query(self, inv_mass, p0, p1, grid, longest: float) -> None:
+        """Pairs whose cloth edge's box (its ends now and at the start, grown by half the skin and the gap)
+        meets a sharp edge's; only edges with both ends within `longest` + the skin of the sharp edges' box."""
+        self.queries += 1
+        self.anchor = np.array(p1)
+        reach = longest + 2.0 * self.half
+        near = np.ones(p1.shape[1], dtype=bool)
+        for k in range(3):
+            low, high = np.minimum(p0[k], p1[k]), np.maximum(p0[k], p1[k])
+            near &= (high >= grid.lower[k] - reach) & (low <= grid.upper[k] + reach)
+        first, second = self.edges[:, 0], self.edges[:, 1]
+        use = near.take(first) & near.take(second)
+        use &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
+        use = use.nonzero()[0]
+        self.e = self.s = _EMPTY
+        if len(use) == 0:
+            return
+        i, j = first.take(use), second.take(use)
+        corners = [p.take(v, axis=1) for p in (p0, p1) for v in (i, j)]
+        low = np.minimum(np.minimum(corners[0], corners[1]), np.minimum(corners[2], corners[3]))
+        high = np.maximum(np.maximum(corners[0], corners[1]), np.maximum(corners[2], corners[3]))
+        low -= self.half
+        high += self.half
+        q, s = grid.query_boxes(low.T, high.T)
+        self.e, self.s = use.take(q), s
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
@@ -76,7 +157,7 @@ def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarra
     whose unit normals (3, T) differ by more than SHARP_ANGLE. Vertices at the same place count as
     one (split normals or UV seams are no boundary)."""
     if len(triangles) == 0:
-        return _EMPTY, _EMPTY
+        return _EMPTY, _EMPTY, _EMPTY, _EMPTY
     _, weld = np.unique(vertices, axis=0, return_inverse=True)
     ids = weld.reshape(-1).take(triangles)
     t_count = len(triangles)
@@ -94,8 +175,38 @@ def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarra
     t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     sharp[pair] = cos < _COS_SHARP
-    chosen = order.take(starts.take(sharp.nonzero()[0]))
-    return chosen % t_count, chosen // t_count
+    which = sharp.nonzero()[0]
+    chosen = order.take(starts.take(which))
+    # The other face of an edge between two (its triangle, and the edge's k there), else -1.
+    two = counts.take(which) == 2
+    other = np.where(two, order.take(np.minimum(starts.take(which) + 1, len(order) - 1)), -1)
+    return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
+
+
+def _corners_of(mesh, tri: np.ndarray) -> np.ndarray:
+    return np.stack([mesh.a.take(tri, axis=1), mesh.b.take(tri, axis=1), mesh.c.take(tri, axis=1)])
+
+
+def _opposite(corners: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Corner k (3, S) of each triangle, from corners (3 corners, 3, S)."""
+    return corners[k, :, np.arange(len(k))].T
+
+
+def _across(a, b, c) -> np.ndarray:
+    """Unit (3, S) directions in each triangle's plane, at right angles to its edge a-b, towards corner c."""
+    rim = b - a
+    out = c - a
+    out -= rim * (dot(out, rim) / np.maximum(dot(rim, rim), _EPS))
+    return out / np.maximum(np.sqrt(dot(out, out)), _EPS)
+
+
+def _in_wedge(direction, into, into_other) -> np.ndarray:
+    """Whether each direction (3, P) points into the wedge (< 180°) between an edge's two faces' `into`
+    directions (False for an edge on one face: into_other is 0, or faces folded flat onto each other)."""
+    axis = cross(into, into_other)
+    folded = dot(axis, axis) < 1e-12
+    inside = (dot(cross(into, direction), axis) >= 0.0) & (dot(cross(direction, into_other), axis) >= 0.0)
+    return inside & ~folded
 
 
 def _ends(corners: np.ndarray, k: np.ndarray):
@@ -136,45 +247,30 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     if len(sharp) == 0 or len(edges) == 0:
         return
     from .contact import combined_friction
-    from .mesh_collider import _MIN_GAP, _from_frame, _to_frame, _within
+    from .mesh_collider import _MIN_GAP, _to_frame
 
     gap = max(float(thickness) + collider.offset, _MIN_GAP)
     if collider.deforming:
         (a0, b0), (a1, b1) = (_ends(np.stack(collider._corners(sharp.tri, t)[0]), sharp.k) for t in (t0, t1))
-        c1 = np.stack(collider._corners(sharp.tri, t1)[0])[sharp.k, :, np.arange(len(sharp))].T
+        c1 = _opposite(np.stack(collider._corners(sharp.tri, t1)[0]), sharp.k)
     else:
         a0 = a1 = sharp.a
         b0 = b1 = sharp.b
         c1 = sharp.c
     grid = sharp.grid(a0, b0, a1, b1, gap, not collider.deforming)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
-    lower, upper = collider._world_box(grid.lower - longest, grid.upper + longest, pose0, pose1)
-    near = _within(x, x_start, lower, upper)
-    if not near.any():
-        return
-    first, second = edges[:, 0], edges[:, 1]
-    use = near.take(first) & near.take(second)  # (an edge reaching the box has both ends this near)
-    use &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
-    use = use.nonzero()[0]
-    if len(use) == 0:
-        return
-    ends = edges.take(use, axis=0)
-    rows = np.unique(ends)  # the vertices involved, in the collider's frame
-    local = np.searchsorted(rows, ends)
-    r1, r0 = x.take(rows, axis=0), x_start.take(rows, axis=0)
-    if pose1 is None:
-        p1, p0 = np.ascontiguousarray(r1.T), np.ascontiguousarray(r0.T)
+    if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
+        p1, p0 = x.T, x_start.T
     else:
-        p1, p0 = _to_frame(r1, *pose1), _to_frame(r0, *pose0)
-    i, j = local[:, 0], local[:, 1]
-    pi0, pj0, pi1, pj1 = p0.take(i, axis=1), p0.take(j, axis=1), p1.take(i, axis=1), p1.take(j, axis=1)
-    low = np.minimum(np.minimum(pi0, pj0), np.minimum(pi1, pj1))
-    high = np.maximum(np.maximum(pi0, pj0), np.maximum(pi1, pj1))
-    e, s = grid.query_boxes(low.T, high.T)
-    if len(e) == 0:
+        p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
+    found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
+    if found is None:
         return
-    start = [m.take(e, axis=1) for m in (pi0, pj0)] + [m.take(s, axis=1) for m in (a0, b0)]
-    end = [m.take(e, axis=1) for m in (pi1, pj1)] + [m.take(s, axis=1) for m in (a1, b1)]
+    e, s = found
+    ends = edges.take(e, axis=0)
+    i, j = ends[:, 0], ends[:, 1]
+    start = [p0.take(i, axis=1), p0.take(j, axis=1), a0.take(s, axis=1), b0.take(s, axis=1)]
+    end = [p1.take(i, axis=1), p1.take(j, axis=1), a1.take(s, axis=1), b1.take(s, axis=1)]
     u0, v0 = segment_closest(*start)
     d0 = _offsets(start, u0, v0)
     u1, v1 = segment_closest(*end)
@@ -188,26 +284,24 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     # rim: the start's side can be lost to the vertex pass's pushes): out across the rim, in the face's plane.
     a, b, c = a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)
     through, _ = segment_crossings(end[0], end[1], a, b, c)
+    through &= sharp.rim.take(s)  # (in a crease, out across it would be through the other face)
     any_through = bool(through.any())
     if any_through:
-        rim = b - a
-        out = a - c
-        out -= rim * (dot(out, rim) / np.maximum(dot(rim, rim), _EPS))
-        out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
-        normal = np.where(through, out, normal)
+        normal = np.where(through, -_across(a, b, c), normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     # A crossing is real only if the closest points could have met in the substep.
     travel = np.sqrt(dot(end[0] - start[0], end[0] - start[0]))
     travel = np.maximum(travel, np.sqrt(dot(end[1] - start[1], end[1] - start[1])))
     contact = (apart < gap) & ((dist1 < gap) | ((apart <= 0.0) & (dist1 < gap + _TRAVEL * travel)))
+    contact &= ~_in_wedge(normal, sharp.into.take(s, axis=1), sharp.into_other.take(s, axis=1))
     if any_through:
         contact |= through
     hit = contact.nonzero()[0]
     if len(hit) == 0:
         return
-    pair = e.take(hit)
+    ends = ends.take(hit, axis=0)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
-    wi, wj = inv_mass.take(ends[pair, 0]) * (1.0 - u), inv_mass.take(ends[pair, 1]) * u
+    wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
     weight = (1.0 - u) * wi + u * wj
     ok = weight > 0.0
     scale = np.where(ok, push / np.where(ok, weight, 1.0), 0.0)
@@ -223,7 +317,8 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         delta -= slide * (keep / np.where(ok, weight, 1.0))
     # The part of the push that clears what was within the gap at the start moves the start too.
     settle = np.clip(gap - dist0.take(hit), 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    _scatter(x, x_start, rows, local.take(pair, axis=0), wi, wj, delta, n * settle, pose1)
+    rows = np.unique(ends)
+    _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, n * settle, pose1)
 
 
 def _offsets(points, s, t):
