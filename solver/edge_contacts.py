@@ -30,8 +30,8 @@ _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
 _EPS = 1e-12
 # The candidate list's skin, in longest cloth edges (twice the longest rest edge): a falling cloth
 # queries every few substeps near the sharp edges, a resting one never.
-_SKIN = 0.25
-_TRAVEL = 10.0
+_SKIN = 0.5
+_BRUTE = 1 << 16  # box pairs up to which the candidate query compares all boxes with all
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -91,8 +91,10 @@ class SharpEdges:
 
 
 class _EdgeList:
-    """A Verlet list of (cloth edge, sharp edge) pairs: found for boxes grown by half a skin around
-    each vertex's `anchor` (its place at the query), valid while every vertex stays within that."""
+    """A Verlet list of (cloth edge, sharp edge) pairs: each cloth edge's pairs are found for the box of
+    its ends' `anchor`s (their places when it was last queried) grown by half a skin, and kept while
+    both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
+    its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges)."""
 
     def __init__(self, edges, n: int, gap: float, skin: float):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
@@ -101,44 +103,65 @@ class _EdgeList:
         self.queries = 0
 
     def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
-        if not still or self._strayed(p0, p1):
-            self._query(inv_mass, p0, p1, grid, longest)
+        strayed = self._strayed(p0, p1) if still else np.ones(p1.shape[1], dtype=bool)
+        if strayed is not None:
+            self._query(strayed, inv_mass, p0, p1, grid)
         return None if len(self.e) == 0 else (self.e, self.s)
 
-    def _strayed(self, p0, p1) -> bool:
-        limit = self.half * self.half
+    def _strayed(self, p0, p1) -> np.ndarray | None:
+        """Vertices more than half the skin from their anchors at the substep's start or end (None: none)."""
+        far = None
         for p in (p1, p0):
             d = p - self.anchor
             d *= d
-            if (d.sum(axis=0) > limit).any():
-                return True
-        return False
+            out = d.sum(axis=0) > self.half * self.half
+            far = out if far is None else far | out
+        return far if far.any() else None
 
-    def _query(self, inv_mass, p0, p1, grid, longest: float) -> None:
-        """Pairs whose cloth edge's box (its ends now and at the start, grown by half the skin and the gap)
-        meets a sharp edge's; only edges with both ends within `longest` + the skin of the sharp edges' box."""
+    def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
+        """Anchor the strayed vertices where they are and find their edges' pairs again."""
         self.queries += 1
-        self.anchor = np.array(p1)
-        reach = longest + 2.0 * self.half
-        near = np.ones(p1.shape[1], dtype=bool)
-        for k in range(3):
-            low, high = np.minimum(p0[k], p1[k]), np.maximum(p0[k], p1[k])
-            near &= (high >= grid.lower[k] - reach) & (low <= grid.upper[k] + reach)
+        self.anchor[:, strayed] = p1[:, strayed]
         first, second = self.edges[:, 0], self.edges[:, 1]
-        use = near.take(first) & near.take(second)
-        use &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
-        use = use.nonzero()[0]
-        self.e = self.s = _EMPTY
+        again = strayed.take(first) | strayed.take(second)
+        if len(self.e):
+            keep = (~again.take(self.e)).nonzero()[0]
+            self.e, self.s = self.e.take(keep), self.s.take(keep)
+        again &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
+        use = again.nonzero()[0]
         if len(use) == 0:
             return
+        # Each edge's box: its ends' anchors and starts (a strayed vertex's start may be far from its new anchor).
         i, j = first.take(use), second.take(use)
-        corners = [p.take(v, axis=1) for p in (p0, p1) for v in (i, j)]
-        low = np.minimum(np.minimum(corners[0], corners[1]), np.minimum(corners[2], corners[3]))
-        high = np.maximum(np.maximum(corners[0], corners[1]), np.maximum(corners[2], corners[3]))
+        points = [p.take(v, axis=1) for p in (self.anchor, p0) for v in (i, j)]
+        low = np.minimum(np.minimum(points[0], points[1]), np.minimum(points[2], points[3]))
+        high = np.maximum(np.maximum(points[0], points[1]), np.maximum(points[2], points[3]))
         low -= self.half
         high += self.half
-        q, s = grid.query_boxes(low.T, high.T)
-        self.e, self.s = use.take(q), s
+        near = np.ones(len(use), dtype=bool)  # quick: against the sharp edges' bounds first
+        for k in range(3):
+            near &= (high[k] >= grid.lower[k]) & (low[k] <= grid.upper[k])
+        near = near.nonzero()[0]
+        if len(near) == 0:
+            return
+        low, high = low.take(near, axis=1), high.take(near, axis=1)
+        if len(near) * grid.triangle_count <= _BRUTE:  # few boxes: all against all beats the grid's fixed cost
+            q, s = _overlapping(low, high, grid.low, grid.high)
+        else:
+            q, s = grid.query_boxes(low.T, high.T)
+        if len(q):
+            self.e = np.concatenate([self.e, use.take(near.take(q))])
+            self.s = np.concatenate([self.s, s])
+
+
+def _overlapping(low, high, box_low, box_high):
+    """(q, t): every pair of query box q (3, Q) and box t (3, T) that overlap, sorted by q."""
+    meets = (high[0][:, None] >= box_low[0]) & (low[0][:, None] <= box_high[0])
+    for k in (1, 2):
+        meets &= high[k][:, None] >= box_low[k]
+        meets &= low[k][:, None] <= box_high[k]
+    q, t = meets.nonzero()
+    return q, t
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
@@ -269,13 +292,39 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     e, s = found
     ends = edges.take(e, axis=0)
     i, j = ends[:, 0], ends[:, 1]
-    start = [p0.take(i, axis=1), p0.take(j, axis=1), a0.take(s, axis=1), b0.take(s, axis=1)]
-    end = [p1.take(i, axis=1), p1.take(j, axis=1), a1.take(s, axis=1), b1.take(s, axis=1)]
-    u0, v0 = segment_closest(*start)
-    d0 = _offsets(start, u0, v0)
+    start = [p0.take(i, axis=1), p0.take(j, axis=1)]
+    end = [p1.take(i, axis=1), p1.take(j, axis=1)]
+    # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
+    meets = np.ones(len(e), dtype=bool)
+    box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
+    for k in range(3):
+        meets &= np.maximum(np.maximum(start[0][k], start[1][k]), np.maximum(end[0][k], end[1][k])) >= box_low[k]
+        meets &= np.minimum(np.minimum(start[0][k], start[1][k]), np.minimum(end[0][k], end[1][k])) <= box_high[k]
+    meets = meets.nonzero()[0]
+    if len(meets) == 0:
+        return
+    if len(meets) < len(e):
+        ends, s = ends.take(meets, axis=0), s.take(meets)
+        start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
+    end += [a1.take(s, axis=1), b1.take(s, axis=1)]
     u1, v1 = segment_closest(*end)
     d1 = _offsets(end, u1, v1)
     dist1 = np.sqrt(dot(d1, d1))
+    # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
+    # end within the cloth edge's travel of each other.
+    travel = dot(end[0] - start[0], end[0] - start[0])
+    np.maximum(travel, dot(end[1] - start[1], end[1] - start[1]), out=travel)
+    np.sqrt(travel, out=travel)
+    travel += gap
+    close = (dist1 < travel).nonzero()[0]
+    if len(close) == 0:
+        return
+    if len(close) < len(dist1):
+        ends, s, u1, v1, dist1, travel = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, travel))
+        start, end, d1 = [m.take(close, axis=1) for m in start], [m.take(close, axis=1) for m in end], d1.take(close, axis=1)
+    start += [a0.take(s, axis=1), b0.take(s, axis=1)]
+    u0, v0 = segment_closest(*start)
+    d0 = _offsets(start, u0, v0)
     dist0 = np.sqrt(dot(d0, d0))
     # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
     from_start = dist0 > 1e-9
@@ -289,10 +338,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     if any_through:
         normal = np.where(through, -_across(a, b, c), normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
-    # A crossing is real only if the closest points could have met in the substep.
-    travel = np.sqrt(dot(end[0] - start[0], end[0] - start[0]))
-    travel = np.maximum(travel, np.sqrt(dot(end[1] - start[1], end[1] - start[1])))
-    contact = (apart < gap) & ((dist1 < gap) | ((apart <= 0.0) & (dist1 < gap + _TRAVEL * travel)))
+    contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0))
     contact &= ~_in_wedge(normal, sharp.into.take(s, axis=1), sharp.into_other.take(s, axis=1))
     if any_through:
         contact |= through
