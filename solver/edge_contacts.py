@@ -30,7 +30,7 @@ _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
 _EPS = 1e-12
 # The candidate list's skin, in longest cloth edges (twice the longest rest edge): a falling cloth
 # queries every few substeps near the sharp edges, a resting one never.
-_SKIN = 0.5
+_SKIN = 1.0
 _BRUTE = 1 << 16  # box pairs up to which the candidate query compares all boxes with all
 _EMPTY = np.zeros(0, dtype=np.int64)
 
