@@ -77,7 +77,6 @@ class SharpEdges:
             self._grid, self._grid_gap = grid, gap
         return grid
 
-
     def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
         """Candidate (cloth edge, sharp edge) pairs for cloth vertices moving p0 -> p1 ((3, N), own frame),
         from a Verlet list kept while no vertex strays half a skin from where it was at the last query
@@ -110,12 +109,12 @@ class _EdgeList:
 
     def _strayed(self, p0, p1) -> np.ndarray | None:
         """Vertices more than half the skin from their anchors at the substep's start or end (None: none)."""
-        far = None
+        limit = self.half * self.half
+        far = np.zeros(p1.shape[1], dtype=bool)
         for p in (p1, p0):
             d = p - self.anchor
             d *= d
-            out = d.sum(axis=0) > self.half * self.half
-            far = out if far is None else far | out
+            far |= d.sum(axis=0) > limit
         return far if far.any() else None
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
@@ -321,7 +320,11 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         return
     if len(close) < len(dist1):
         ends, s, u1, v1, dist1, travel = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, travel))
-        start, end, d1 = [m.take(close, axis=1) for m in start], [m.take(close, axis=1) for m in end], d1.take(close, axis=1)
+        start, end, d1 = (
+            [m.take(close, axis=1) for m in start],
+            [m.take(close, axis=1) for m in end],
+            d1.take(close, axis=1),
+        )
     start += [a0.take(s, axis=1), b0.take(s, axis=1)]
     u0, v0 = segment_closest(*start)
     d0 = _offsets(start, u0, v0)
