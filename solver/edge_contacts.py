@@ -251,8 +251,8 @@ def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thicknes
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook)."""
     from .mesh_collider import MeshCollider
 
-    # Still and rigid colliders only, for now: a rising deforming bump lifted cloth less with them
-    # (tests/test_mesh_collider.py::test_rising_bump_lifts_resting_cloth; docs/design.md).
+    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
+    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
     meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))]
     if not meshes:
         return
@@ -314,6 +314,9 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     travel = dot(end[0] - start[0], end[0] - start[0])
     np.maximum(travel, dot(end[1] - start[1], end[1] - start[1]), out=travel)
     np.sqrt(travel, out=travel)
+    if collider.deforming:  # and the sharp edge's
+        moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
+        travel += moved.take(s)
     travel += gap
     close = (dist1 < travel).nonzero()[0]
     if len(close) == 0:
