@@ -294,6 +294,8 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
     # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
+    # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
+    # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
     meets = np.ones(len(e), dtype=bool)
     box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
     for k in range(3):
@@ -318,11 +320,20 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
         travel += moved.take(s)
     travel += gap
-    close = (dist1 < travel).nonzero()[0]
+    # A cloth edge through a rim's face (not far below the rim) went under it: a zero-thickness wall's
+    # rim, where the vertex pass pushes the vertex on top to one side or the other. It goes back out
+    # across the rim, in the face's plane, whatever its start (which is then often under the rim too).
+    through = np.zeros(len(s), dtype=bool)
+    rim = (sharp.rim.take(s) & (dist1 < 0.5 * longest)).nonzero()[0]
+    if len(rim):
+        at = s.take(rim)
+        corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
+        through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
+    close = ((dist1 < travel) | through).nonzero()[0]
     if len(close) == 0:
         return
     if len(close) < len(dist1):
-        ends, s, u1, v1, dist1, travel = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, travel))
+        ends, s, u1, v1, dist1, through = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, through))
         start, end, d1 = (
             [m.take(close, axis=1) for m in start],
             [m.take(close, axis=1) for m in end],
@@ -335,14 +346,9 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
     from_start = dist0 > 1e-9
     normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
-    # A cloth edge that ends through the sharp edge's face went under the ridge (a zero-thickness wall's
-    # rim: the start's side can be lost to the vertex pass's pushes): out across the rim, in the face's plane.
-    a, b, c = a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)
-    through, _ = segment_crossings(end[0], end[1], a, b, c)
-    through &= sharp.rim.take(s)  # (in a crease, out across it would be through the other face)
     any_through = bool(through.any())
     if any_through:
-        normal = np.where(through, -_across(a, b, c), normal)
+        normal = np.where(through, -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)), normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0))
     contact &= ~_in_wedge(normal, sharp.into.take(s, axis=1), sharp.into_other.take(s, axis=1))
