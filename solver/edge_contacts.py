@@ -6,13 +6,14 @@ rim) passes between two vertices, through the middle of a cloth edge, and the cl
 This pass keeps cloth edges off the collider's *sharp* edges: boundary edges (one face) and edges
 whose faces meet at more than `SHARP_ANGLE` (a smooth torus or ball has none and pays nothing).
 
-Per substep, in the collider's own frame: cloth edges near the sharp edges' box, then their swept
-boxes against the sharp edges' boxes (a `TriangleGrid`), then exact segment–segment closest points
-at the substep's start (which side) and end (how close). A cloth edge closer than the gap, or one
-that crossed the sharp edge, has its two vertices pushed along the separating direction, weighted
-by the closest point's parameter and inverse masses, so its closest point ends at the gap; with
-Coulomb friction on the closest points' relative slide, and the part of the push that clears what
-was already within the gap at the start carried to the start (no bounce), as the vertex pass does.
+Per substep, in the collider's own frame (still and rigid colliders): a Verlet list of (cloth edge,
+sharp edge) pairs (`_EdgeList`), then exact segment–segment closest points at the substep's end (how
+close) and start (which side). A cloth edge closer than the gap, or one that crossed the sharp edge,
+has its two vertices pushed along the separating direction, weighted by the closest point's
+parameter and inverse masses, so its closest point ends at the gap; with Coulomb friction on the
+closest points' relative slide, and the part of the push that clears what was already within the
+gap at the start carried to the start (no bounce), as the vertex pass does. Measured in
+docs/design.md ("Issue 11, round 7 (thinwall7)").
 """
 
 from __future__ import annotations
