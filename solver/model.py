@@ -13,6 +13,7 @@ import numpy as np
 
 from .bending import BendingFamily
 from .distance import DistanceFamily, StretchAgain, distance_batches
+from .edge_contacts import cloth_edges
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
 from .gridpath import GridLayout, detect_grid, detect_triangulated_grid
 from .long_range import LongRangeFamily
@@ -80,6 +81,11 @@ class Model:
     def triangles(self) -> tuple[np.ndarray, np.ndarray]:
         """(T, 3) fan triangles of every polygon and (T,) the face each belongs to."""
         return fan_triangles(self.faces)
+
+    @cached_property
+    def cloth_edges(self) -> tuple[np.ndarray, float]:
+        """(E, 2) unique triangle edges and twice the longest at rest (mesh colliders' edge contacts)."""
+        return cloth_edges(self.triangles[0], self.rest_positions)
 
     @cached_property
     def face_edge_constraints(self) -> np.ndarray:

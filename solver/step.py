@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
+from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -172,6 +173,7 @@ def step(
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
+        collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction)
         collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
         if face_collision is not None:
             if inputs.colliders:

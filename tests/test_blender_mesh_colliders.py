@@ -439,4 +439,8 @@ def test_make_collider_on_a_cloth_alone_makes_it_a_mesh_collider_for_the_others(
         scene.frame_set(frame)
     shown = evaluated_positions(blender, upper)
     middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
-    assert shown[middle, 2] > evaluated_positions(blender, lower)[:, 2].max() + 0.5 * THICKNESS
+    # Above the lower cloth where the upper (0.6 m) lies on it: its 13 cm edges now ride over the box's
+    # rim (edge contacts), which lifts a vertex beside the rim above the middle.
+    below = evaluated_positions(blender, lower)
+    under = np.abs(below[:, :2]).max(axis=1) < 0.3
+    assert shown[middle, 2] > below[under, 2].max() + 0.5 * THICKNESS

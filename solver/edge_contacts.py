@@ -1,0 +1,412 @@
+"""Edge–edge contacts between cloth edges and a mesh collider's sharp edges (Bridson et al. 2002).
+
+The vertex pass (solver/mesh_collider.py) keeps cloth *vertices* off the collider's triangles, so a
+ridge thinner than a cloth edge (a zero-thickness wall's rim, a board's top corners, a table's
+rim) passes between two vertices, through the middle of a cloth edge, and the cloth falls through.
+This pass keeps cloth edges off the collider's *sharp* edges: boundary edges (one face) and edges
+whose faces meet at more than `SHARP_ANGLE` (a smooth torus or ball has none and pays nothing).
+
+Per substep, in the collider's own frame (still and rigid colliders): a Verlet list of (cloth edge,
+sharp edge) pairs (`_EdgeList`), then exact segment–segment closest points at the substep's end (how
+close) and start (which side). A cloth edge closer than the gap, or one that crossed the sharp edge,
+has its two vertices pushed along the separating direction, weighted by the closest point's
+parameter and inverse masses, so its closest point ends at the gap; with Coulomb friction on the
+closest points' relative slide, and the part of the push that clears what was already within the
+gap at the start carried to the start (no bounce), as the vertex pass does. Measured in
+docs/design.md ("Issue 11, round 7 (thinwall7)").
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+
+from .triangle_grid import TriangleGrid
+from .triangles import cross, dot, segment_closest, segment_crossings
+
+SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
+_COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
+_EPS = 1e-12
+# The candidate list's skin, in longest cloth edges (twice the longest rest edge): a falling cloth
+# queries every few substeps near the sharp edges, a resting one never.
+_SKIN = 1.0
+_BRUTE = 1 << 16  # box pairs up to which the candidate query compares all boxes with all
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+class SharpEdges:
+    """A mesh's sharp edges as (triangle, edge k opposite corner k) and, for still shapes, their ends
+    (3, S) and broad phase grown by the gap (built on first use)."""
+
+    def __init__(self, mesh):
+        self.tri, self.k, other, other_k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
+        self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
+        self.rim = np.zeros(0, dtype=bool)
+        if len(self.tri):
+            self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
+            self.c = _opposite(_corners_of(mesh, self.tri), self.k)
+            # Unit directions from the edge into its face(s), across it: cloth between two faces (in the
+            # crease's wedge, less than 180°) meets the faces before the edge, so only the vertex pass.
+            self.into = _across(self.a, self.b, self.c)
+            two = other >= 0
+            self.rim = ~two
+            self.into_other = np.zeros_like(self.into)
+            if two.any():
+                far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
+                self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
+            # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
+            # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
+            if mesh.outward:
+                behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
+                self.rim |= two & behind
+        self._grid: TriangleGrid | None = None
+        self._grid_gap = -1.0
+        self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
+
+    def __len__(self) -> int:
+        return len(self.tri)
+
+    def grid(self, a0, b0, a1, b1, gap: float, still: bool) -> TriangleGrid:
+        if still and self._grid is not None and self._grid_gap == gap:
+            return self._grid
+        low = np.minimum(np.minimum(a0, b0), np.minimum(a1, b1)) - gap
+        high = np.maximum(np.maximum(a0, b0), np.maximum(a1, b1)) + gap
+        grid = TriangleGrid().build_boxes(low.T, high.T)
+        if still:
+            self._grid, self._grid_gap = grid, gap
+        return grid
+
+    def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
+        """Candidate (cloth edge, sharp edge) pairs for cloth vertices moving p0 -> p1 ((3, N), own frame),
+        from a Verlet list kept while no vertex strays half a skin from where it was at the last query
+        (a cloth resting on a table queries nothing); None: no pair."""
+        n = p1.shape[1]
+        found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
+        if found is None:
+            found = _EdgeList(edges, n, gap, _SKIN * longest)
+            self._lists = [found, *self._lists[:7]]
+        return found.pairs(inv_mass, p0, p1, grid, longest, still)
+
+
+class _EdgeList:
+    """A Verlet list of (cloth edge, sharp edge) pairs: each cloth edge's pairs are found for the box of
+    its ends' `anchor`s (their places when it was last queried) grown by half a skin, and kept while
+    both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
+    its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges)."""
+
+    def __init__(self, edges, n: int, gap: float, skin: float):
+        self.edges, self.gap, self.half = edges, gap, 0.5 * skin
+        self.anchor = np.full((3, n), np.inf)
+        self.e = self.s = _EMPTY
+        self.queries = 0
+
+    def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
+        strayed = self._strayed(p0, p1) if still else np.ones(p1.shape[1], dtype=bool)
+        if strayed is not None:
+            self._query(strayed, inv_mass, p0, p1, grid)
+        return None if len(self.e) == 0 else (self.e, self.s)
+
+    def _strayed(self, p0, p1) -> np.ndarray | None:
+        """Vertices more than half the skin from their anchors at the substep's start or end (None: none)."""
+        limit = self.half * self.half
+        far = np.zeros(p1.shape[1], dtype=bool)
+        for p in (p1, p0):
+            d = p - self.anchor
+            d *= d
+            far |= d.sum(axis=0) > limit
+        return far if far.any() else None
+
+    def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
+        """Anchor the strayed vertices where they are and find their edges' pairs again."""
+        self.queries += 1
+        self.anchor[:, strayed] = p1[:, strayed]
+        first, second = self.edges[:, 0], self.edges[:, 1]
+        again = strayed.take(first) | strayed.take(second)
+        if len(self.e):
+            keep = (~again.take(self.e)).nonzero()[0]
+            self.e, self.s = self.e.take(keep), self.s.take(keep)
+        again &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
+        use = again.nonzero()[0]
+        if len(use) == 0:
+            return
+        # Each edge's box: its ends' anchors and starts (a strayed vertex's start may be far from its new anchor).
+        i, j = first.take(use), second.take(use)
+        points = [p.take(v, axis=1) for p in (self.anchor, p0) for v in (i, j)]
+        low = np.minimum(np.minimum(points[0], points[1]), np.minimum(points[2], points[3]))
+        high = np.maximum(np.maximum(points[0], points[1]), np.maximum(points[2], points[3]))
+        low -= self.half
+        high += self.half
+        near = np.ones(len(use), dtype=bool)  # quick: against the sharp edges' bounds first
+        for k in range(3):
+            near &= (high[k] >= grid.lower[k]) & (low[k] <= grid.upper[k])
+        near = near.nonzero()[0]
+        if len(near) == 0:
+            return
+        low, high = low.take(near, axis=1), high.take(near, axis=1)
+        if len(near) * grid.triangle_count <= _BRUTE:  # few boxes: all against all beats the grid's fixed cost
+            q, s = _overlapping(low, high, grid.low, grid.high)
+        else:
+            q, s = grid.query_boxes(low.T, high.T)
+        if len(q):
+            self.e = np.concatenate([self.e, use.take(near.take(q))])
+            self.s = np.concatenate([self.s, s])
+
+
+def _overlapping(low, high, box_low, box_high):
+    """(q, t): every pair of query box q (3, Q) and box t (3, T) that overlap, sorted by q."""
+    meets = (high[0][:, None] >= box_low[0]) & (low[0][:, None] <= box_high[0])
+    for k in (1, 2):
+        meets &= high[k][:, None] >= box_low[k]
+        meets &= low[k][:, None] <= box_high[k]
+    q, t = meets.nonzero()
+    return q, t
+
+
+_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
+
+
+def sharp_edges_of(mesh) -> SharpEdges:
+    """The mesh's sharp edges, found once per TriangleMesh."""
+    found = _SHARP.get(mesh)
+    if found is None:
+        found = _SHARP[mesh] = SharpEdges(mesh)
+    return found
+
+
+def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarray):
+    """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
+    whose unit normals (3, T) differ by more than SHARP_ANGLE. Vertices at the same place count as
+    one (split normals or UV seams are no boundary)."""
+    if len(triangles) == 0:
+        return _EMPTY, _EMPTY, _EMPTY, _EMPTY
+    _, weld = np.unique(vertices, axis=0, return_inverse=True)
+    ids = weld.reshape(-1).take(triangles)
+    t_count = len(triangles)
+    first = np.concatenate([ids[:, 1], ids[:, 2], ids[:, 0]])  # edge k runs corner k+1 -> k+2
+    second = np.concatenate([ids[:, 2], ids[:, 0], ids[:, 1]])
+    n = int(ids.max()) + 1
+    keys = np.minimum(first, second) * n + np.maximum(first, second)
+    order = np.argsort(keys, kind="stable")
+    keys = keys.take(order)
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    counts = np.diff(starts, append=len(keys))
+    owner = order % t_count  # each sorted edge's triangle
+    sharp = counts != 2
+    pair = (counts == 2).nonzero()[0]
+    t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
+    cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
+    sharp[pair] = cos < _COS_SHARP
+    which = sharp.nonzero()[0]
+    chosen = order.take(starts.take(which))
+    # The other face of an edge between two (its triangle, and the edge's k there), else -1.
+    two = counts.take(which) == 2
+    other = np.where(two, order.take(np.minimum(starts.take(which) + 1, len(order) - 1)), -1)
+    return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
+
+
+def _corners_of(mesh, tri: np.ndarray) -> np.ndarray:
+    return np.stack([mesh.a.take(tri, axis=1), mesh.b.take(tri, axis=1), mesh.c.take(tri, axis=1)])
+
+
+def _opposite(corners: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Corner k (3, S) of each triangle, from corners (3 corners, 3, S)."""
+    return corners[k, :, np.arange(len(k))].T
+
+
+def _across(a, b, c) -> np.ndarray:
+    """Unit (3, S) directions in each triangle's plane, at right angles to its edge a-b, towards corner c."""
+    rim = b - a
+    out = c - a
+    out -= rim * (dot(out, rim) / np.maximum(dot(rim, rim), _EPS))
+    return out / np.maximum(np.sqrt(dot(out, out)), _EPS)
+
+
+def _in_wedge(direction, into, into_other) -> np.ndarray:
+    """Whether each direction (3, P) points into the wedge (< 180°) between an edge's two faces' `into`
+    directions (False for an edge on one face: into_other is 0, or faces folded flat onto each other)."""
+    axis = cross(into, into_other)
+    folded = dot(axis, axis) < 1e-12
+    inside = (dot(cross(into, direction), axis) >= 0.0) & (dot(cross(direction, into_other), axis) >= 0.0)
+    return inside & ~folded
+
+
+def _ends(corners: np.ndarray, k: np.ndarray):
+    """Ends (3, S) of edges k (opposite corner k: corner k+1 to corner k+2) from corners (3 corners, 3, S)."""
+    columns = np.arange(corners.shape[2])
+    return corners[(k + 1) % 3, :, columns].T, corners[(k + 2) % 3, :, columns].T
+
+
+def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, float]:
+    """(E, 2) unique edges of (T, 3) triangles, and twice the longest at `positions` (room for stretch)."""
+    if len(triangles) == 0:
+        return np.zeros((0, 2), dtype=np.int64), 0.0
+    edges = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
+    edges = np.unique(np.sort(edges, axis=1), axis=0)
+    d = positions[edges[:, 0]] - positions[edges[:, 1]]
+    return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
+
+
+def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
+    """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook)."""
+    from .mesh_collider import MeshCollider
+
+    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
+    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
+    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))]
+    if not meshes:
+        return
+    edges, longest = model.cloth_edges
+    for collider in meshes:
+        collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
+
+
+def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float) -> None:
+    """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
+
+    longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply)."""
+    sharp = sharp_edges_of(collider.mesh)
+    if len(sharp) == 0 or len(edges) == 0:
+        return
+    from .contact import combined_friction
+    from .mesh_collider import _MIN_GAP, _to_frame
+
+    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    if collider.deforming:
+        (a0, b0), (a1, b1) = (_ends(np.stack(collider._corners(sharp.tri, t)[0]), sharp.k) for t in (t0, t1))
+        c1 = _opposite(np.stack(collider._corners(sharp.tri, t1)[0]), sharp.k)
+    else:
+        a0 = a1 = sharp.a
+        b0 = b1 = sharp.b
+        c1 = sharp.c
+    grid = sharp.grid(a0, b0, a1, b1, gap, not collider.deforming)
+    pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
+    if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
+        p1, p0 = x.T, x_start.T
+    else:
+        p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
+    found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
+    if found is None:
+        return
+    e, s = found
+    ends = edges.take(e, axis=0)
+    i, j = ends[:, 0], ends[:, 1]
+    start = [p0.take(i, axis=1), p0.take(j, axis=1)]
+    end = [p1.take(i, axis=1), p1.take(j, axis=1)]
+    # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
+    # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
+    # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
+    meets = np.ones(len(e), dtype=bool)
+    box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
+    for k in range(3):
+        meets &= np.maximum(np.maximum(start[0][k], start[1][k]), np.maximum(end[0][k], end[1][k])) >= box_low[k]
+        meets &= np.minimum(np.minimum(start[0][k], start[1][k]), np.minimum(end[0][k], end[1][k])) <= box_high[k]
+    meets = meets.nonzero()[0]
+    if len(meets) == 0:
+        return
+    if len(meets) < len(e):
+        ends, s = ends.take(meets, axis=0), s.take(meets)
+        start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
+    end += [a1.take(s, axis=1), b1.take(s, axis=1)]
+    u1, v1 = segment_closest(*end)
+    d1 = _offsets(end, u1, v1)
+    dist1 = np.sqrt(dot(d1, d1))
+    # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
+    # end within the cloth edge's travel of each other.
+    travel = dot(end[0] - start[0], end[0] - start[0])
+    np.maximum(travel, dot(end[1] - start[1], end[1] - start[1]), out=travel)
+    np.sqrt(travel, out=travel)
+    if collider.deforming:  # and the sharp edge's
+        moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
+        travel += moved.take(s)
+    travel += gap
+    # A cloth edge through a rim's face (not far below the rim) went under it: a zero-thickness wall's
+    # rim, where the vertex pass pushes the vertex on top to one side or the other. It goes back out
+    # across the rim, in the face's plane, whatever its start (which is then often under the rim too).
+    through = np.zeros(len(s), dtype=bool)
+    rim = (sharp.rim.take(s) & (dist1 < 0.5 * longest)).nonzero()[0]
+    if len(rim):
+        at = s.take(rim)
+        corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
+        through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
+    close = ((dist1 < travel) | through).nonzero()[0]
+    if len(close) == 0:
+        return
+    if len(close) < len(dist1):
+        ends, s, u1, v1, dist1, through = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, through))
+        start, end, d1 = (
+            [m.take(close, axis=1) for m in start],
+            [m.take(close, axis=1) for m in end],
+            d1.take(close, axis=1),
+        )
+    start += [a0.take(s, axis=1), b0.take(s, axis=1)]
+    u0, v0 = segment_closest(*start)
+    d0 = _offsets(start, u0, v0)
+    dist0 = np.sqrt(dot(d0, d0))
+    # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
+    from_start = dist0 > 1e-9
+    normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
+    any_through = bool(through.any())
+    if any_through:
+        normal = np.where(through, -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)), normal)
+    apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
+    contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0))
+    contact &= ~_in_wedge(normal, sharp.into.take(s, axis=1), sharp.into_other.take(s, axis=1))
+    if any_through:
+        contact |= through
+    hit = contact.nonzero()[0]
+    if len(hit) == 0:
+        return
+    ends = ends.take(hit, axis=0)
+    u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
+    wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
+    weight = (1.0 - u) * wi + u * wj
+    ok = weight > 0.0
+    scale = np.where(ok, push / np.where(ok, weight, 1.0), 0.0)
+    delta = n * scale  # per unit of each end's (share x inverse mass)
+    # Coulomb friction on the closest points' slide relative to the sharp edge's.
+    mu = combined_friction(cloth_friction, collider.friction)
+    if mu > 0.0:
+        slide = (_point(end, u1, 0) - _point(start, u0, 0)) - (_point(end, v1, 2) - _point(start, v0, 2))
+        slide = slide.take(hit, axis=1)
+        slide -= n * dot(slide, n)
+        length = np.sqrt(dot(slide, slide))
+        keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
+        delta -= slide * (keep / np.where(ok, weight, 1.0))
+    # The part of the push that clears what was within the gap at the start moves the start too.
+    settle = np.clip(gap - dist0.take(hit), 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    rows = np.unique(ends)
+    _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, n * settle, pose1)
+
+
+def _offsets(points, s, t):
+    """Closest point on the first segment less the one on the second, (3, P)."""
+    p0, p1, q0, q1 = points
+    return (p0 + (p1 - p0) * s) - (q0 + (q1 - q0) * t)
+
+
+def _point(points, s, first: int):
+    return points[first] + (points[first + 1] - points[first]) * s
+
+
+def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
+    """Add each contact's share of delta (and settle, to the start) to its two vertices, averaged per vertex."""
+    ends = np.concatenate([local[:, 0], local[:, 1]])
+    share = np.concatenate([wi, wj])
+    count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    touched = (count > 0).nonzero()[0]
+    moved = np.empty((3, len(touched)))
+    settled = np.empty((3, len(touched)))
+    for axis in range(3):
+        total = np.bincount(ends, weights=np.concatenate([delta[axis], delta[axis]]) * share, minlength=len(rows))
+        moved[axis] = total.take(touched) / count.take(touched)
+        total = np.bincount(ends, weights=np.concatenate([settle[axis], settle[axis]]) * share, minlength=len(rows))
+        settled[axis] = total.take(touched) / count.take(touched)
+    who = rows.take(touched)
+    if pose1 is not None:  # own-frame offsets to world
+        moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
+    else:
+        moved, settled = moved.T, settled.T
+    x[who] += moved
+    x_start[who] += settled
