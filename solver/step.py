@@ -8,6 +8,7 @@ from .colliders import collide
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
+from .mesh_collider import MeshCollider
 from .model import Model
 from .params import Params
 from .run import run_cache
@@ -22,6 +23,14 @@ from .wind import WindField
 # 5760 = 24 fps × 240 substeps per second: what weights meant before at the defaults (w of the way
 # per frame at 24 fps, 10 substeps), so scenes made then keep their look at 24 fps.
 PIN_STIFFNESS = 5760.0
+
+# Mesh colliders run every MESH_COLLIDE_INTERVAL-th substep (and on a frame's last), over the motion
+# since they last ran: their cost is per NumPy call, not per contact, so this halves what a rigid mesh
+# adds to a 64² step (see docs/design.md, issue 11, round 7 (rigid8)); at the 384/s substep floor
+# they still run at 192 Hz (Blender's Cloth collides at 120 Hz by default). Frames of fewer than
+# MESH_INTERVAL_MIN_SUBSTEPS substeps (set by hand) collide every substep.
+MESH_COLLIDE_INTERVAL = 2
+MESH_INTERVAL_MIN_SUBSTEPS = 4
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -131,6 +140,8 @@ def step(
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
+    mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
+    window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
@@ -157,7 +168,17 @@ def step(
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
-        collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        if window_start is None:
+            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
+            opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
+            if opens and not closes:
+                window_start[...] = previous
+            window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
+            collide(
+                x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
+                with_meshes=closes, window=window,
+            )  # fmt: skip
         if isinstance(self_collision, FaceCollision):
             if inputs.colliders:
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
@@ -178,6 +199,16 @@ def step(
     if tore:
         mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
+
+
+def _mesh_interval(colliders, substeps: int, self_collision) -> int:
+    """Every how many substeps the mesh colliders run (see MESH_COLLIDE_INTERVAL)."""
+    if substeps < MESH_INTERVAL_MIN_SUBSTEPS or not any(isinstance(c, MeshCollider) for c in colliders):
+        return 1
+    if isinstance(self_collision, FaceCollision):
+        # Its failsafe sends vertices back to the substep's start, which must then be clear of the meshes.
+        return 1
+    return MESH_COLLIDE_INTERVAL
 
 
 def _self_collision(state: State, model: Model, params: Params, gap: float) -> FaceCollision | SelfCollision:
