@@ -332,13 +332,17 @@ def _mesh_path(x_start, t0, window):
     return window_start, window_t0, (x_start, t0)
 
 
-def collide(x, x_start, active, colliders, t0, t1, thickness, friction, *, with_meshes=True, window=None):
+def collide(
+    x, x_start, active, colliders, t0, t1, thickness, friction, *, with_meshes=True, window=None, contacts=None
+):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame).
 
     with_meshes False: the mesh colliders wait for a later substep (the analytic ones run). window: None, or
     (positions, frame fraction) where the mesh colliders' paths start when they last ran before this
     substep's start: they then resolve the whole motion since, and their settled pushes still go to
-    x_start (the velocity the next substep takes is x - x_start).
+    x_start (the velocity the next substep takes is x - x_start). contacts: a dict where still meshes
+    leave the contact planes of their window passes, and by which they hold the cloth off them on
+    the substeps in between (`MeshCollider.hold`).
     """
     spheres = [c for c in colliders if isinstance(c, Sphere)]
     meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
@@ -355,7 +359,9 @@ def collide(x, x_start, active, colliders, t0, t1, thickness, friction, *, with_
                 placed.append((collider, on_plane))
         elif isinstance(collider, MeshCollider):
             if with_meshes:
-                collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle)
+                collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, contacts)
+            elif contacts is not None:
+                collider.hold(x, x_start, active, t0, t1, friction, contacts)
         else:
             raise TypeError(f"unknown collider {collider!r}; use solver.Sphere, solver.Plane or solver.MeshCollider")
     for plane, rows in placed:  # after every mesh, whatever the order: the plane's vertices in a mesh's crease

@@ -23,6 +23,7 @@ class RunCache:
         self.families = list(earlier.values())
         # (N, 3): where the mesh colliders last ran (see step.MESH_COLLIDE_INTERVAL)
         self.mesh_window_start: np.ndarray | None = None
+        self.mesh_contacts: dict = {}  # still meshes' contact planes between their passes (MeshCollider.hold)
 
     def window_buffer(self, vertex_count: int) -> np.ndarray:
         """The reused (vertex_count, 3) buffer of the mesh colliders' window start."""

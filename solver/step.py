@@ -177,7 +177,7 @@ def step(
             window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
             collide(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
-                with_meshes=closes, window=window,
+                with_meshes=closes, window=window, contacts=run.mesh_contacts,
             )  # fmt: skip
         if isinstance(self_collision, FaceCollision):
             if inputs.colliders:
