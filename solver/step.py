@@ -25,8 +25,8 @@ from .wind import WindField
 PIN_STIFFNESS = 5760.0
 
 # Mesh colliders run every MESH_COLLIDE_INTERVAL-th substep (and on a frame's last), over the motion
-# since they last ran: their cost is per NumPy call, not per contact, so this halves what a rigid mesh
-# adds to a 64² step (see docs/design.md, issue 11, round 7 (rigid8)); at the 384/s substep floor
+# since they last ran: their cost is per NumPy call, not per contact, so this cuts what a rigid mesh
+# adds to a 64² step by a third (see docs/design.md, issue 11, round 7 (rigid8)); at the 384/s floor
 # they still run at 192 Hz (Blender's Cloth collides at 120 Hz by default). Frames of fewer than
 # MESH_INTERVAL_MIN_SUBSTEPS substeps (set by hand) collide every substep.
 MESH_COLLIDE_INTERVAL = 2
