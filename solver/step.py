@@ -26,10 +26,13 @@ PIN_STIFFNESS = 5760.0
 
 # Mesh colliders run every MESH_COLLIDE_INTERVAL-th substep (and on a frame's last), over the motion
 # since they last ran: their cost is per NumPy call, not per contact, so this cuts what a rigid mesh
-# adds to a 64² step by a third (see docs/design.md, issue 11, round 7 (rigid8)); at the 384/s floor
-# they still run at 192 Hz (Blender's Cloth collides at 120 Hz by default). Frames of fewer than
-# MESH_INTERVAL_MIN_SUBSTEPS substeps (set by hand) collide every substep.
-MESH_COLLIDE_INTERVAL = 2
+# adds to a 64² step by ~40% (see docs/design.md, issue 11, round 7 (rigid8)); at the 384/s floor
+# they still run at 128 Hz (Blender's Cloth collides at 120 Hz by default). With a deforming mesh
+# every DEFORMING_COLLIDE_INTERVAL-th (at 3, the cloth on tests/test_mesh_collider.py's fast-rising
+# sheet ended below it; deforming meshes do not hold cloth between passes, `MeshCollider.hold`). Under
+# MESH_INTERVAL_MIN_SUBSTEPS substeps a frame (set by hand), every substep.
+MESH_COLLIDE_INTERVAL = 3
+DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
 
 
@@ -208,6 +211,8 @@ def _mesh_interval(colliders, substeps: int, self_collision) -> int:
     if isinstance(self_collision, FaceCollision):
         # Its failsafe sends vertices back to the substep's start, which must then be clear of the meshes.
         return 1
+    if any(isinstance(c, MeshCollider) and c.deforming for c in colliders):
+        return DEFORMING_COLLIDE_INTERVAL
     return MESH_COLLIDE_INTERVAL
 
 
