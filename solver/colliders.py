@@ -348,7 +348,7 @@ def collide(
     meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
     path_start, path_t0, settle = _mesh_path(x_start, t0, window)
     placed = []  # (plane, rows it moved), kept only when there are mesh colliders
-    for collider in colliders:
+    for index, collider in enumerate(colliders):
         if isinstance(collider, Sphere):
             collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
         elif isinstance(collider, Plane):
@@ -358,10 +358,12 @@ def collide(
             if meshes and on_plane is not None:
                 placed.append((collider, on_plane))
         elif isinstance(collider, MeshCollider):
+            # Each place in the list keeps its own planes (two colliders may share a TriangleMesh, not a pose).
+            kept = None if contacts is None else contacts.setdefault(index, {})
             if with_meshes:
-                collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, contacts)
-            elif contacts is not None:
-                collider.hold(x, x_start, active, t0, t1, friction, contacts)
+                collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, kept)
+            elif kept is not None:
+                collider.hold(x, x_start, active, t0, t1, friction, kept)
         else:
             raise TypeError(f"unknown collider {collider!r}; use solver.Sphere, solver.Plane or solver.MeshCollider")
     for plane, rows in placed:  # after every mesh, whatever the order: the plane's vertices in a mesh's crease
