@@ -379,3 +379,24 @@ def test_friction_on_a_sloped_mesh_is_coulomb(friction, slides):
         assert 0.65 < moved < 0.85, moved
     else:
         assert abs(moved) < 0.005, moved
+
+
+def test_cloth_over_a_table_edge_is_not_pulled_through_it():
+    """A 64² drape over a table: edges across the top's edges wrap round them, not through them (between
+    two passes of a mesh collider, the cloth it touched is held on its contact planes)."""
+    parts = [_box((1.0, 0.7, 0.04), center=(0, 0, 0.75))]
+    parts += [_box((0.07, 0.07, 0.73), center=(x, y, 0.365)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
+    vertices = np.concatenate([v for v, _ in parts])
+    triangles = np.concatenate([t + 8 * k for k, (_, t) in enumerate(parts)])
+    shape = solver.TriangleMesh(vertices, triangles)
+    grid_vertices, faces = solver.grid(64, 64, size=2.0, height=1.0)
+    model = solver.build_model(grid_vertices, faces)
+    structural = model.constraints.kind == 0
+    (i, j), rest = model.constraints.pairs[structural].T, model.constraints.rest_length[structural]
+    worst = []
+    for f, state in _run(model, lambda f: [solver.MeshCollider(shape), solver.Plane(point=(0, 0, 0))], 36):
+        if f >= 30:
+            x = state.positions
+            worst.append(np.percentile(np.linalg.norm(x[i] - x[j], axis=1) / rest - 1.0, 99))
+    # The worst 1% of edges: 4-5.4% (held between passes), 29% with the hold switched off.
+    assert max(worst) < 0.1, worst
