@@ -337,7 +337,7 @@ def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):
 _CREASE_PASSES = 3  # re-linearise the mesh's surface this often (a curved tube on the floor needs 2)
 
 
-def _slide_out_of_meshes(x, x_start, rows, plane: Plane, meshes, *, t0, t1, thickness, friction):
+def _slide_out_of_meshes(x, x_start, rows, plane: Plane, meshes, *, t0, t1, thickness, friction, window=None):
     """Move vertices the plane placed, but that a mesh collider would push back through it, along the crease.
 
     Where a mesh rests on a plane (a tube lying on the floor), the plane lifts a vertex squeezed into
@@ -347,10 +347,11 @@ def _slide_out_of_meshes(x, x_start, rows, plane: Plane, meshes, *, t0, t1, thic
     in-plane part, far enough to clear the mesh's tangent plane. Repeated so curved meshes settle.
     """
     _, normal, _ = plane.at(t1)
+    path_start, path_t0, settle = _mesh_path(x_start, t0, window)
     for _ in range(_CREASE_PASSES):
         on_plane = x[rows]
         for mesh in meshes:
-            mesh.collide_rows(x, x_start, rows, t0, t1, thickness, friction)
+            mesh.collide_rows(x, path_start, rows, path_t0, t1, thickness, friction, settle)
         push = x[rows] - on_plane
         into = push @ normal < -1e-12 * max(thickness, 1e-9)  # pushed back towards (through) the plane
         if not into.any():
@@ -366,12 +367,31 @@ def _slide_out_of_meshes(x, x_start, rows, plane: Plane, meshes, *, t0, t1, thic
         x[rows] = on_plane + slide * scale[:, None]
 
 
-def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
-    """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame)."""
+def _mesh_path(x_start, t0, window):
+    """Where mesh colliders' paths start, when, and where their settled pushes go (see `collide`)."""
+    if window is None:
+        return x_start, t0, None
+    window_start, window_t0 = window
+    return window_start, window_t0, (x_start, t0)
+
+
+def collide(
+    x, x_start, active, colliders, t0, t1, thickness, friction, *, with_meshes=True, window=None, contacts=None
+):
+    """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame).
+
+    with_meshes False: the mesh colliders wait for a later substep (the analytic ones run). window: None, or
+    (positions, frame fraction) where the mesh colliders' paths start when they last ran before this
+    substep's start: they then resolve the whole motion since, and their settled pushes still go to
+    x_start (the velocity the next substep takes is x - x_start). contacts: a dict where still meshes
+    leave the contact planes of their window passes, and by which they hold the cloth off them on
+    the substeps in between (`MeshCollider.hold`).
+    """
     spheres = [c for c in colliders if isinstance(c, Sphere)]
-    meshes = [c for c in colliders if isinstance(c, MeshCollider)]
+    meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
+    path_start, path_t0, settle = _mesh_path(x_start, t0, window)
     placed = []  # (plane, rows it moved), kept only when there are mesh colliders
-    for collider in colliders:
+    for index, collider in enumerate(colliders):
         if isinstance(collider, Sphere):
             collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
         elif isinstance(collider, Plane):
@@ -381,7 +401,12 @@ def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
             if meshes and on_plane is not None:
                 placed.append((collider, on_plane))
         elif isinstance(collider, MeshCollider):
-            collider.collide(x, x_start, active, t0, t1, thickness, friction)
+            # Each place in the list keeps its own planes (two colliders may share a TriangleMesh, not a pose).
+            kept = None if contacts is None else contacts.setdefault(index, {})
+            if with_meshes:
+                collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, kept)
+            elif kept is not None:
+                collider.hold(x, x_start, active, t0, t1, friction, kept)
         else:
             raise TypeError(f"unknown collider {collider!r}; use solver.Sphere, solver.Plane or solver.MeshCollider")
     for plane, rows in placed:  # after every mesh, whatever the order: the plane's vertices in a mesh's crease
@@ -389,4 +414,6 @@ def collide(x, x_start, active, colliders, t0, t1, thickness, friction):
             mask = np.zeros(len(x), dtype=bool)
             mask[rows] = True
             collide_plane(x, x_start, mask, plane, t0, t1, thickness, friction)  # a later collider pushed them under
-        _slide_out_of_meshes(x, x_start, rows, plane, meshes, t0=t0, t1=t1, thickness=thickness, friction=friction)
+        _slide_out_of_meshes(
+            x, x_start, rows, plane, meshes, t0=t0, t1=t1, thickness=thickness, friction=friction, window=window
+        )

@@ -49,3 +49,17 @@ def settled_pushes(normal, depth, start, end):
     amount = depth - np.maximum(column_dot(start - end, normal), 0.0)
     which = (amount > 0.0).nonzero()[0]
     return which, normal.take(which, axis=1) * amount.take(which)
+
+
+def window_settled_pushes(normal, depth, previous, end, slowed, carry):
+    """`settled_pushes` for a push that resolves a window of k substeps at once, reckoned from `previous`
+    (the last substep's start, where the next substep's velocity is taken from): the normal part is
+    the same, and `carry` = (k - 1) / (k + 1) of friction's slowing (`slowed`, the tangential change it
+    made) moves with it. Colliding every substep, friction slows the position by 1 + 2 + ... + k
+    steps' worth over k substeps and the velocity by k: the previous position keeps the difference,
+    so sliding and sticking are the same as colliding every substep."""
+    amount = depth - np.maximum(column_dot(previous - end, normal), 0.0)
+    push = slowed * carry
+    push += normal * np.maximum(amount, 0.0)
+    which = ((amount > 0.0) | (slowed[0] != 0.0) | (slowed[1] != 0.0) | (slowed[2] != 0.0)).nonzero()[0]
+    return which, push.take(which, axis=1)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .clearance import Clearance
-from .contact import combined_friction, coulomb_friction, settled_pushes
+from .contact import combined_friction, coulomb_friction, settled_pushes, window_settled_pushes
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
@@ -457,6 +457,8 @@ class MeshCollider:
         self.friction = friction
         self.offset = float(offset)
         self._deform_grid: TriangleGrid | None = None
+        self._touched: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # see `_resolve`
+        self._window_rows: np.ndarray | None = None  # the last `collide_rows`' vertices (rows of x)
         self._deform_candidates: list[_Candidates] = []  # this frame's only: bounds hold for its motion
         if self.deforming:
             start = self._start_corners(mesh_start)
@@ -505,11 +507,92 @@ class MeshCollider:
 
     # ------------------------------------------------------------------ the substep
 
-    def collide(self, x, x_start, active, t0: float, t1: float, thickness: float, cloth_friction: float) -> None:
-        """Resolve contacts of vertices (rows of x where `active`) moving from x_start, for t0 -> t1."""
-        self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction)
+    def collide(
+        self,
+        x,
+        x_start,
+        active,
+        t0: float,
+        t1: float,
+        thickness: float,
+        cloth_friction: float,
+        settle=None,
+        contacts: dict | None = None,
+    ) -> None:
+        """Resolve contacts of vertices (rows of x where `active`) moving from x_start, for t0 -> t1.
 
-    def collide_rows(self, x, x_start, active, t0: float, t1: float, thickness: float, cloth_friction: float) -> None:
+        settle: None, or (previous, t) when x_start is a window's start earlier than the last substep's
+        (previous, at frame fraction t): the path (side, crossings, friction) runs from x_start, but the
+        settled pushes (`contact.settled_pushes`) are reckoned from and added to `previous`, which is
+        what the next substep's velocity is taken from (else resting cloth would bounce).
+        contacts: with `settle`, a dict (one per cloth) where a still mesh leaves the contact planes
+        it found, for `hold` on the substeps until its next pass.
+        """
+        self._touched = None
+        if settle is not None and contacts is not None and not self.deforming:
+            found = contacts.get(self.mesh)
+            settle = (*settle, None if found is None else found[3])  # the rows `hold` kept on the surface
+        self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction, settle)
+        if contacts is None or self.deforming or settle is None:
+            return
+        if len(contacts) > 8:  # (meshes no longer used)
+            contacts.clear()
+        contacts[self.mesh] = None
+        touched, rows = self._last_pass()
+        if touched is not None and rows is not None:
+            normal, level, has = touched
+            which = has.nonzero()[0]
+            contacts[self.mesh] = (rows.take(which), normal.take(which, axis=1), level.take(which), None)
+
+    def _last_pass(self):
+        """The last `collide_rows`' contact planes (see `_resolve`) and vertices (rows of x)."""
+        return self._touched, self._window_rows
+
+    def hold(self, x, x_start, active, t0: float, t1: float, cloth_friction: float, contacts: dict) -> None:
+        """Between passes over a window: push the vertices that touched a still mesh at its last pass
+        back onto their contact planes, with friction, as a pass would, so the constraints never work
+        on cloth sunk into the mesh (which let edges cut a table's edge) and friction keeps its strength."""
+        found = None if self.deforming else contacts.get(self.mesh)
+        if found is None:
+            return
+        rows, normal, level, _ = found
+        if len(rows) and active.dtype == bool:
+            keep = active.take(rows).nonzero()[0]
+            if len(keep) < len(rows):
+                rows, normal, level = rows.take(keep), normal.take(keep, axis=1), level.take(keep)
+        if len(rows) == 0:
+            return
+        pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
+        end = x.take(rows, axis=0)
+        end = _columns(end) if pose1 is None else _to_frame(end, *pose1)
+        depth = level - dot(normal, end)
+        inside = (depth > 0.0).nonzero()[0]
+        if len(inside) == 0:
+            return
+        rows, normal, depth = rows.take(inside), normal.take(inside, axis=1), depth.take(inside)
+        end = end.take(inside, axis=1)
+        start = x_start.take(rows, axis=0)
+        start = _columns(start) if pose0 is None else _to_frame(start, *pose0)
+        settling, settled = settled_pushes(normal, depth, start, end)
+        end += normal * depth
+        end = coulomb_friction(end, start, normal, depth, combined_friction(cloth_friction, self.friction))
+        contacts[self.mesh] = (*found[:3], rows)  # held: the next pass carries none of their friction
+        if pose1 is None:
+            for k in range(3):
+                x[rows, k] = end[k]
+        else:
+            x[rows] = _from_frame(end, *pose1)
+        if len(settling):
+            rows = rows.take(settling)
+            if pose1 is None:
+                for k in range(3):
+                    x_start[rows, k] += settled[k]
+            else:
+                x_start[rows] += _from_frame(settled, pose1[0], _ZERO)
+
+    def collide_rows(
+        self, x, x_start, active, t0: float, t1: float, thickness: float, cloth_friction: float, settle=None
+    ) -> None:
         """`collide` for the rows of x where `active` (a mask), or the rows `active` lists (indices)."""
         if len(self.mesh) == 0:
             return
@@ -521,6 +604,7 @@ class MeshCollider:
             idx = (_within(x, x_start, lower, upper) & active).nonzero()[0]
         else:
             idx = active.take((_within(x[active], x_start[active], lower, upper)).nonzero()[0])
+        self._window_rows = idx
         if len(idx) == 0:
             return
         rows1, rows0 = x.take(idx, axis=0), x_start.take(idx, axis=0)
@@ -531,7 +615,21 @@ class MeshCollider:
         q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1, 1.0 - t0)
         if len(q) == 0:
             return
-        moved, settling, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction)
+        settle_into, since = x_start, None  # where settled pushes go, and from where they are reckoned
+        if settle is not None:
+            settle_into, t_previous, *rest = settle
+            held = rest[0] if rest else None
+            rows_previous = settle_into.take(idx, axis=0)
+            pose_previous = self._pose_at(t_previous)
+            columns = _columns(rows_previous) if pose_previous is None else _to_frame(rows_previous, *pose_previous)
+            span, window = t1 - t_previous, t1 - t0
+            carry = np.full(len(idx), (window - span) / (window + span))
+            if held is not None and len(held):
+                was_held = np.zeros(len(x), dtype=bool)
+                was_held[held] = True
+                carry[was_held.take(idx)] = 0.0
+            since = _Since(columns, span, carry)
+        moved, settling, settled = self._resolve(p0, p1, q, tri, t0, t1, gap, cloth_friction, since)
         if len(moved) == 0:
             return
         new = p1.take(moved, axis=1)
@@ -545,9 +643,9 @@ class MeshCollider:
             rows = idx.take(settling)
             if pose1 is None:
                 for k in range(3):
-                    x_start[rows, k] += settled[k]
+                    settle_into[rows, k] += settled[k]
             else:
-                x_start[rows] += _from_frame(settled, pose1[0], _ZERO)
+                settle_into[rows] += _from_frame(settled, pose1[0], _ZERO)
 
     def _candidates(self, n: int, gap: float, grid: TriangleGrid) -> _Candidates:
         """The candidate list of a cloth of n vertices (kept on the mesh: own-frame boxes outlive a pose)."""
@@ -575,11 +673,14 @@ class MeshCollider:
         world = np.concatenate([box @ r.T + o for r, o in (pose0, pose1)])
         return world.min(axis=0), world.max(axis=0)
 
-    def _resolve(self, p0, p1, q, tri, t0, t1, gap, cloth_friction) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _resolve(
+        self, p0, p1, q, tri, t0, t1, gap, cloth_friction, since=None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Move p1's columns (in place) out of the candidate triangles; returns the columns moved, the
         columns whose start moves with them and how far ((3, k), `contact.settled_pushes`).
 
-        (q, tri): candidate pairs, q sorted.
+        (q, tri): candidate pairs, q sorted. since: None (settled pushes reckoned from p0), or a `_Since`
+        to reckon them from instead (see `collide`).
         """
         mu = combined_friction(cloth_friction, self.friction)
         moved_any = np.zeros(p1.shape[1], dtype=bool)
@@ -587,19 +688,24 @@ class MeshCollider:
         dt = t1 - t0
         all_q, all_tri = q, tri
         planes: list = []  # the first pass's (rigid)
+        touched = None  # window passes: each column's last contact plane (normal, level) and whether it has one
+        if since is not None:
+            touched = (np.zeros_like(p1), np.zeros(p1.shape[1]), np.zeros(p1.shape[1], dtype=bool))
         for _ in range(_PASSES):
             if not self.deforming:
-                hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu, None if planes else planes)
+                hit = _rigid_contacts(p0, p1, q, tri, self.mesh, gap, mu, None if planes else planes, since)
             else:
                 pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
                 if pairs is None:
                     break
                 pair_q, a, b, c, n, start, end, velocity = pairs
-                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward)
+                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward, since)
             if hit is None:
                 break
-            who, target, crowded, (settle_at, settle) = hit
+            who, target, crowded, (settle_at, settle), plane = hit
             p1[:, who] = target
+            if touched is not None and plane is not None:
+                touched[0][:, who], touched[1][who], touched[2][who] = plane[0], plane[1], True
             if len(settle_at):
                 settles.append((who.take(settle_at), settle))
             moved_any[who] = True
@@ -614,6 +720,9 @@ class MeshCollider:
         stopped = _EMPTY
         if len(moved):
             stopped = self._stop_before_crossings(p0, p1, all_q, all_tri, moved_any, t1, dt, planes)
+        if touched is not None:
+            touched[2][stopped] = False
+        self._touched = touched
         if not settles:
             return moved, _EMPTY, _NO_PUSH
         if len(settles) == 1:
@@ -699,12 +808,18 @@ class MeshCollider:
         return q, a, b, c, n, start, end, velocity
 
     @staticmethod
-    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0):
-        """(vertices, their new positions (3, k)) for one pass over candidate pairs, or None."""
+    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0, since=None):
+        """(vertices, their new positions (3, k)) for one pass over candidate pairs, or None.
+
+        since: None, or a `_Since` to reckon settled pushes from (see `collide`)."""
         closest, v, w, region = closest_points(end, a, b, c)
+        settle_from = None if since is None else since.columns.take(q, axis=1)
         if velocity is not None:  # follow the triangle's motion at the contact over the substep
             u = 1.0 - v - w
-            start = start + (velocity[0] * u + velocity[1] * v + velocity[2] * w) * dt
+            at_contact = velocity[0] * u + velocity[1] * v + velocity[2] * w
+            start = start + at_contact * dt
+            if settle_from is not None:
+                settle_from = settle_from + at_contact * since.span
         h0, h1 = dot(n, start - a), dot(n, end - a)
         crossed, s = segment_crossings(start, end, a, b, c)
         if outward:
@@ -723,7 +838,8 @@ class MeshCollider:
             return None
         direction = np.where(use_normal, n * side, away)
         direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
-        return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu)
+        carry = 0.0 if since is None else since.carry.take(q)
+        return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu, settle_from, carry)
 
 
 def _side(h0, h1, in_front, crossed, outward: int = 0):
@@ -737,10 +853,11 @@ def _side(h0, h1, in_front, crossed, outward: int = 0):
     return np.where(in_front | crossed, start_side, end_side)
 
 
-def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
+def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu, settle_from=None, carry=0.0):
     """One contact per vertex (the first crossing, else the deepest push), with friction.
 
-    Returns (vertices, their new positions (3, k), vertices whose other contacts remain).
+    Returns (vertices, their new positions (3, k), vertices whose other contacts remain, settled pushes
+    reckoned from start, or from `settle_from` with `carry` (per pair, `contact.window_settled_pushes`)).
     """
     touching = contact.nonzero()[0]  # only the contacts compete
     q, crossed, s, push = (m.take(touching) for m in (q, crossed, s, push))
@@ -762,17 +879,23 @@ def _choose(q, contact, crossed, s, push, direction, start, end, gap, mu):
         crowded = q[push - cleared > 1e-3 * gap]
     start, end = start.take(pick, axis=1), end.take(pick, axis=1)
     moved = coulomb_friction(target, start, normal, depth, mu)
-    return q.take(pick), moved, crowded, settled_pushes(normal, depth, start, end)
+    if settle_from is None:
+        return q.take(pick), moved, crowded, settled_pushes(normal, depth, start, end), None
+    chosen = touching.take(pick)
+    previous = settle_from.take(chosen, axis=1)
+    settled = window_settled_pushes(normal, depth, previous, end, moved - target, carry.take(chosen))
+    return q.take(pick), moved, crowded, settled, (normal, dot(normal, target))
 
 
-def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, planes: list | None = None):
+def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, planes: list | None = None, since=None):
     """`_contacts` for still triangles, from their table (one gather per pair).
 
     Cheap rejections first; the crossing test only for paths that cross a plane; the exact distance
     to an edge or corner from the barycentrics (`_edge_distances`); the contact choice on the scores
     alone, and directions only for the chosen contacts. A vertex whose other contacts its push does
     not clear (checked at its new position) gets another pass. `planes` (a list) receives every pair's
-    plane (n, n.a) and start height, for `_stop_before_crossings`.
+    plane (n, n.a) and start height, for `_stop_before_crossings`. `since` (a `_Since`):
+    where settled pushes are reckoned from instead of p0 (see `MeshCollider.collide`).
     """
     data = _gather(mesh.fast_rows, tri)  # n, n.a, gv, gv.a, gw, gw.a, heights
     start, end = p0.take(q, axis=1), p1.take(q, axis=1)
@@ -849,7 +972,24 @@ def _rigid_contacts(p0, p1, q, tri, mesh: TriangleMesh, gap: float, mu: float, p
     crowded = _still_touching(
         tq, pick, group, touching, target, _Picked(data, at), side, crossed, beyond, mesh.edges_rows, tri, gap
     )
-    return tq.take(pick), moved, crowded, settled_pushes(normal, depth, start_chosen, end_chosen)
+    if since is None:
+        return tq.take(pick), moved, crowded, settled_pushes(normal, depth, start_chosen, end_chosen), None
+    previous = since.columns.take(tq.take(pick), axis=1)
+    plane = (normal, dot(normal, target))  # each contact's plane: n.p >= level keeps it out
+    slowed = np.subtract(moved, target, out=target)
+    settled = window_settled_pushes(normal, depth, previous, end_chosen, slowed, since.carry.take(tq.take(pick)))
+    return tq.take(pick), moved, crowded, settled, plane
+
+
+class _Since(NamedTuple):
+    """Where settled pushes are reckoned from when a collision resolves a window of substeps (see
+    `MeshCollider.collide`): the last substep's start (3, columns), that substep's length (frame
+    fraction) and each column's share of friction's slowing carried to it (`contact.window_settled_pushes`;
+    none for vertices `MeshCollider.hold` kept on the surface: their friction came substep by substep)."""
+
+    columns: np.ndarray
+    span: float
+    carry: np.ndarray
 
 
 def _columns_of(columns: np.ndarray, at: np.ndarray | None, which: np.ndarray) -> np.ndarray:

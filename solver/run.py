@@ -6,6 +6,8 @@ scratch buffers. Rebuilt whenever the model, the settings or the substep length 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .workspace import Workspace
 
 
@@ -19,6 +21,15 @@ class RunCache:
             if found is not None:
                 earlier[family.name] = found
         self.families = list(earlier.values())
+        # (N, 3): where the mesh colliders last ran (see step.MESH_COLLIDE_INTERVAL)
+        self.mesh_window_start: np.ndarray | None = None
+        self.mesh_contacts: dict = {}  # still meshes' contact planes between their passes (MeshCollider.hold)
+
+    def window_buffer(self, vertex_count: int) -> np.ndarray:
+        """The reused (vertex_count, 3) buffer of the mesh colliders' window start."""
+        if self.mesh_window_start is None or len(self.mesh_window_start) != vertex_count:
+            self.mesh_window_start = np.empty((vertex_count, 3))
+        return self.mesh_window_start
 
     def matches(self, model, params, dt: float) -> bool:
         return self.model is model and self.dt == dt and self.params == params

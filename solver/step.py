@@ -9,6 +9,7 @@ from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
+from .mesh_collider import MeshCollider
 from .model import Model
 from .params import Params
 from .run import run_cache
@@ -23,6 +24,17 @@ from .wind import WindField
 # 5760 = 24 fps × 240 substeps per second: what weights meant before at the defaults (w of the way
 # per frame at 24 fps, 10 substeps), so scenes made then keep their look at 24 fps.
 PIN_STIFFNESS = 5760.0
+
+# Mesh colliders run every MESH_COLLIDE_INTERVAL-th substep (and on a frame's last), over the motion
+# since they last ran: their cost is per NumPy call, not per contact, so this cuts what a rigid mesh
+# adds to a 64² step by ~40% (see docs/design.md, issue 11, round 7 (rigid8)); at the 384/s floor
+# they still run at 128 Hz (Blender's Cloth collides at 120 Hz by default). With a deforming mesh
+# every DEFORMING_COLLIDE_INTERVAL-th (at 3, the cloth on tests/test_mesh_collider.py's fast-rising
+# sheet ended below it; deforming meshes do not hold cloth between passes, `MeshCollider.hold`). Under
+# MESH_INTERVAL_MIN_SUBSTEPS substeps a frame (set by hand), every substep.
+MESH_COLLIDE_INTERVAL = 3
+DEFORMING_COLLIDE_INTERVAL = 2
+MESH_INTERVAL_MIN_SUBSTEPS = 4
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -141,6 +153,8 @@ def step(
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
 
+    mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
+    window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     # The failsafe rewinds to the substep's true start: the colliders settle resting contacts by moving
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
@@ -174,7 +188,17 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction)
-        collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        if window_start is None:
+            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+        else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
+            opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
+            if opens and not closes:
+                window_start[...] = previous
+            window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
+            collide(
+                x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
+                with_meshes=closes, window=window, contacts=run.mesh_contacts,
+            )  # fmt: skip
         if face_collision is not None:
             if inputs.colliders:
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
@@ -195,6 +219,18 @@ def step(
     if tore:
         mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
+
+
+def _mesh_interval(colliders, substeps: int, self_collision) -> int:
+    """Every how many substeps the mesh colliders run (see MESH_COLLIDE_INTERVAL)."""
+    if substeps < MESH_INTERVAL_MIN_SUBSTEPS or not any(isinstance(c, MeshCollider) for c in colliders):
+        return 1
+    if isinstance(self_collision, FaceCollision):
+        # Its failsafe sends vertices back to the substep's start, which must then be clear of the meshes.
+        return 1
+    if any(isinstance(c, MeshCollider) and c.deforming for c in colliders):
+        return DEFORMING_COLLIDE_INTERVAL
+    return MESH_COLLIDE_INTERVAL
 
 
 def _self_collision(state: State, model: Model, params: Params, gap: float) -> FaceCollision | SelfCollision:

@@ -356,3 +356,47 @@ def test_a_cloth_of_zero_thickness_rests_on_the_box_and_never_falls_through(rigi
     for _, state in _run(model, box, 36, params):
         assert not _inside_box(state.positions, (-0.5, -0.5, 0.0), (0.5, 0.5, 1.0)).any()
     assert np.abs(state.positions[:, 2] - 1.0).max() < 1e-3  # resting on the top face
+
+
+@pytest.mark.parametrize(("friction", "slides"), [(0.2, True), (0.6, False)])
+def test_friction_on_a_sloped_mesh_is_coulomb(friction, slides):
+    """A cloth on a 20° mesh slab (tan 20° = 0.36) slides as a block would, or sticks: the same with
+    mesh colliders run over windows of substeps as every substep (friction's share of each)."""
+    angle = np.radians(20.0)
+    rotation = np.array([[np.cos(angle), 0, -np.sin(angle)], [0, 1, 0], [np.sin(angle), 0, np.cos(angle)]])
+    v, t = _box((8.0, 3.0, 0.1), center=(0, 0, 0))
+    slab = solver.MeshCollider(v @ rotation.T, t)
+    vertices, faces = solver.grid(16, 16, size=0.5, height=0.0)
+    model = solver.build_model((vertices + (0, 0, 0.056)) @ rotation.T, faces)
+    downhill = rotation @ np.array([-1.0, 0.0, 0.0])  # the slab's -x edge is its lower one
+    assert downhill[2] < 0
+    state = model.initial_state()
+    start = state.positions.mean(axis=0) @ downhill
+    for _ in range(24):  # 1 s
+        solver.step(model, state, solver.Params(friction=friction), FRAME, colliders=[slab])
+    moved = state.positions.mean(axis=0) @ downhill - start
+    if slides:  # a block: (g sin 20° - mu g cos 20°) t² / 2 = 0.756 m in 1 s
+        assert 0.65 < moved < 0.85, moved
+    else:
+        assert abs(moved) < 0.005, moved
+
+
+def test_cloth_over_a_table_edge_is_not_pulled_through_it():
+    """A 64² drape over a table: edges across the top's edges wrap round them, not through them (between
+    two passes of a mesh collider, the cloth it touched is held on its contact planes)."""
+    parts = [_box((1.0, 0.7, 0.04), center=(0, 0, 0.75))]
+    parts += [_box((0.07, 0.07, 0.73), center=(x, y, 0.365)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
+    vertices = np.concatenate([v for v, _ in parts])
+    triangles = np.concatenate([t + 8 * k for k, (_, t) in enumerate(parts)])
+    shape = solver.TriangleMesh(vertices, triangles)
+    grid_vertices, faces = solver.grid(64, 64, size=2.0, height=1.0)
+    model = solver.build_model(grid_vertices, faces)
+    structural = model.constraints.kind == 0
+    (i, j), rest = model.constraints.pairs[structural].T, model.constraints.rest_length[structural]
+    worst = []
+    for f, state in _run(model, lambda f: [solver.MeshCollider(shape), solver.Plane(point=(0, 0, 0))], 36):
+        if f >= 30:
+            x = state.positions
+            worst.append(np.percentile(np.linalg.norm(x[i] - x[j], axis=1) / rest - 1.0, 99))
+    # The worst 1% of edges: 4-5.4% (held between passes), 29% with the hold switched off.
+    assert max(worst) < 0.1, worst
