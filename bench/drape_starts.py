@@ -25,31 +25,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import mesh_kinds_solver  # noqa: E402
 
 import solver  # noqa: E402
-from solver import long_range  # noqa: E402
+from solver import long_range, metrics  # noqa: E402
 from solver.topology import STRUCTURAL, Faces  # noqa: E402
 
 SPHERE = ((0.0, 0.0, 0.5), 0.5)
 
 
 def cap_angle(positions: np.ndarray, faces: Faces) -> float:
-    """bench.py's cap angle (without importing bpy)."""
-    edges = faces.edges()
-    face_of_corner = np.repeat(np.arange(len(faces)), faces.sizes)
-    cross = np.cross(positions[edges[:, 0]], positions[edges[:, 1]])
-    normal = np.stack([np.bincount(face_of_corner, weights=cross[:, k], minlength=len(faces)) for k in range(3)], 1)
-    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-    centre = np.stack([np.bincount(face_of_corner, weights=positions[edges[:, 0], k]) for k in range(3)], 1)
-    centre /= faces.sizes[:, None]
-    offset = centre - np.asarray(SPHERE[0])
-    on_cap = (np.abs(np.linalg.norm(offset, axis=1) - SPHERE[1]) < 0.05) & (offset[:, 2] > 0.0)
-    key = np.sort(edges, axis=1) @ np.array([len(positions), 1])
-    order = np.argsort(key, kind="stable")
-    key, owner = key[order], face_of_corner[order]
-    shared = np.flatnonzero(key[1:] == key[:-1])
-    a, b = owner[shared], owner[shared + 1]
-    both = on_cap[a] & on_cap[b]
-    cosine = np.clip(np.abs(np.einsum("ij,ij->i", normal[a[both]], normal[b[both]])), 0.0, 1.0)
-    return float(np.degrees(np.arccos(cosine)).mean())
+    """bench.py's cap angle (solver.metrics.cap_angle on its sphere)."""
+    angle = metrics.cap_angle(positions, faces, *SPHERE)
+    return float("nan") if angle is None else angle
 
 
 def run(kind: str, start: int, frames: int = 48):
