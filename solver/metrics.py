@@ -46,11 +46,13 @@ def cap_angle(positions: np.ndarray, faces, center, radius: float) -> float | No
     edges = faces.edges()
     face_of_corner = np.repeat(np.arange(len(faces)), faces.sizes)
     cross = np.cross(positions[edges[:, 0]], positions[edges[:, 1]])  # Newell: polygon normal = ½ Σ vᵢ × vᵢ₊₁
-    normal = np.stack([np.bincount(face_of_corner, weights=cross[:, k], minlength=len(faces)) for k in range(3)], 1)
+    normal: np.ndarray = np.stack(
+        [np.bincount(face_of_corner, weights=cross[:, k], minlength=len(faces)) for k in range(3)], 1
+    )
     normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-12)
-    centre = np.stack([np.bincount(face_of_corner, weights=positions[edges[:, 0], k]) for k in range(3)], 1)
+    centre: np.ndarray = np.stack([np.bincount(face_of_corner, weights=positions[edges[:, 0], k]) for k in range(3)], 1)
     centre /= faces.sizes[:, None]
-    offset = centre - np.asarray(center, dtype=np.float64)
+    offset: np.ndarray = centre - np.asarray(center, dtype=np.float64)
     # Within 5 cm of the surface: Blender's Cloth rests ~2 cm off it (collision distances), this add-on 5 mm.
     on_cap = (np.abs(np.linalg.norm(offset, axis=1) - radius) < 0.05) & (offset[:, 2] > 0.0)
     key = np.sort(edges, axis=1) @ np.array([len(positions), 1])
