@@ -30,9 +30,15 @@ SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their share
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
 _EPS = 1e-12
 # The candidate list's skin, in longest cloth edges (twice the longest rest edge): a falling cloth
-# queries every few substeps near the sharp edges, a resting one never.
-_SKIN = 1.0
-_BRUTE = 1 << 16  # box pairs up to which the candidate query compares all boxes with all
+# queries every few substeps near the sharp edges, a resting one never. (Pairs not yet within reach
+# are not handed out, so a wide skin costs little; see _EdgeList.)
+_SKIN = 2.0
+# When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
+# a swinging cloth's vertices stray one after another, and each query costs fixed calls.
+_REFRESH = 0.5
+# Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
+# long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5).
+_BRUTE = 1 << 23
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -79,9 +85,9 @@ class SharpEdges:
         return grid
 
     def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
-        """Candidate (cloth edge, sharp edge) pairs for cloth vertices moving p0 -> p1 ((3, N), own frame),
-        from a Verlet list kept while no vertex strays half a skin from where it was at the last query
-        (a cloth resting on a table queries nothing); None: no pair."""
+        """Candidate (cloth edge, sharp edge, its two ends) for cloth vertices moving p0 -> p1 ((3, N), own
+        frame), from a Verlet list kept while no vertex strays half a skin from where it was at the last
+        query (a cloth resting on a table queries nothing); None: no pair."""
         n = p1.shape[1]
         found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
         if found is None:
@@ -94,29 +100,48 @@ class _EdgeList:
     """A Verlet list of (cloth edge, sharp edge) pairs: each cloth edge's pairs are found for the box of
     its ends' `anchor`s (their places when it was last queried) grown by half a skin, and kept while
     both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
-    its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges)."""
+    its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges).
+
+    Each pair keeps how far its anchors' box was from the sharp edge's box (grown by the gap) when
+    listed: while neither end has strayed that far from its anchor, the cloth edge's swept box cannot
+    meet the sharp edge's, so the pair is not handed out (as face_collision's `_live`)."""
 
     def __init__(self, edges, n: int, gap: float, skin: float):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
-        self.e = self.s = _EMPTY
+        self.e = self.s = self.i = self.j = _EMPTY
+        self.apart = np.zeros(0)  # each pair's squared box separation at listing
         self.queries = 0
+        self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
+        self._step = np.empty((3, n))
 
     def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
-        strayed = self._strayed(p0, p1) if still else np.ones(p1.shape[1], dtype=bool)
-        if strayed is not None:
+        """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
+        ends), None: none."""
+        stray = self._strayed(p0, p1) if still else np.full(p1.shape[1], np.inf)
+        if (stray > self.half * self.half).any():
+            strayed = stray > (_REFRESH * self.half) ** 2
             self._query(strayed, inv_mass, p0, p1, grid)
-        return None if len(self.e) == 0 else (self.e, self.s)
+            stray[strayed] = np.inf  # their edges' pairs are new: all handed out
+        if len(self.e) == 0:
+            return None
+        reach = np.maximum(stray.take(self.i), stray.take(self.j))
+        live = (self.apart <= reach).nonzero()[0]
+        if len(live) == 0:
+            return None
+        if len(live) == len(self.e):
+            return self.e, self.s, self.i, self.j
+        return self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
 
-    def _strayed(self, p0, p1) -> np.ndarray | None:
-        """Vertices more than half the skin from their anchors at the substep's start or end (None: none)."""
-        limit = self.half * self.half
-        far = np.zeros(p1.shape[1], dtype=bool)
-        for p in (p1, p0):
-            d = p - self.anchor
-            d *= d
-            far |= d.sum(axis=0) > limit
-        return far if far.any() else None
+    def _strayed(self, p0, p1) -> np.ndarray:
+        """Each vertex's squared distance from its anchor, the larger at the substep's start and end."""
+        stray, step = self._stray, self._step
+        np.subtract(p1, self.anchor, out=step)
+        step *= step
+        np.sum(step, axis=0, out=stray)
+        np.subtract(p0, self.anchor, out=step)
+        step *= step
+        return np.maximum(stray, step.sum(axis=0), out=stray)
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
@@ -126,7 +151,9 @@ class _EdgeList:
         again = strayed.take(first) | strayed.take(second)
         if len(self.e):
             keep = (~again.take(self.e)).nonzero()[0]
-            self.e, self.s = self.e.take(keep), self.s.take(keep)
+            self.e, self.s, self.i, self.j, self.apart = (
+                m.take(keep) for m in (self.e, self.s, self.i, self.j, self.apart)
+            )
         again &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
         use = again.nonzero()[0]
         if len(use) == 0:
@@ -150,8 +177,22 @@ class _EdgeList:
         else:
             q, s = grid.query_boxes(low.T, high.T)
         if len(q):
-            self.e = np.concatenate([self.e, use.take(near.take(q))])
-            self.s = np.concatenate([self.s, s])
+            e = use.take(near.take(q))
+            i, j = first.take(e), second.take(e)
+            self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
+            self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
+            self.apart = np.concatenate(
+                [self.apart, _box_apart(self.anchor, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))]
+            )
+
+
+def _box_apart(anchor, i, j, box_low, box_high) -> np.ndarray:
+    """Squared distance (largest along an axis) from the box of anchors i, j to each box (3, P): the
+    cloth edge's swept box cannot meet it unless an end strays that far."""
+    a, b = anchor.take(i, axis=1), anchor.take(j, axis=1)
+    apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
+    apart = np.maximum(apart.max(axis=0), 0.0)
+    return apart * apart
 
 
 def _overlapping(low, high, box_low, box_high):
@@ -289,15 +330,13 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
     if found is None:
         return
-    e, s = found
-    ends = edges.take(e, axis=0)
-    i, j = ends[:, 0], ends[:, 1]
+    _, s, i, j = found
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
     # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
     # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
     # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
-    meets = np.ones(len(e), dtype=bool)
+    meets = np.ones(len(s), dtype=bool)
     box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
     for k in range(3):
         meets &= np.maximum(np.maximum(start[0][k], start[1][k]), np.maximum(end[0][k], end[1][k])) >= box_low[k]
@@ -305,8 +344,8 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     meets = meets.nonzero()[0]
     if len(meets) == 0:
         return
-    if len(meets) < len(e):
-        ends, s = ends.take(meets, axis=0), s.take(meets)
+    if len(meets) < len(s):
+        i, j, s = i.take(meets), j.take(meets), s.take(meets)
         start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
     end += [a1.take(s, axis=1), b1.take(s, axis=1)]
     u1, v1 = segment_closest(*end)
@@ -334,7 +373,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     if len(close) == 0:
         return
     if len(close) < len(dist1):
-        ends, s, u1, v1, dist1, through = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, through))
+        i, j, s, u1, v1, dist1, through = (m.take(close) for m in (i, j, s, u1, v1, dist1, through))
         start, end, d1 = (
             [m.take(close, axis=1) for m in start],
             [m.take(close, axis=1) for m in end],
@@ -358,7 +397,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     hit = contact.nonzero()[0]
     if len(hit) == 0:
         return
-    ends = ends.take(hit, axis=0)
+    ends = np.stack([i.take(hit), j.take(hit)], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
     wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
     weight = (1.0 - u) * wi + u * wj
