@@ -67,12 +67,24 @@ class SharpEdges:
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
+        # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
+        # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
+        axis = cross(self.into, self.into_other)
+        self.creased = dot(axis, axis) >= 1e-12  # not on one face, nor folded flat
+        self.wedge_from, self.wedge_to = cross(axis, self.into), cross(self.into_other, axis)
         self._grid: TriangleGrid | None = None
         self._grid_gap = -1.0
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
 
     def __len__(self) -> int:
         return len(self.tri)
+
+    def in_wedge(self, direction, s) -> np.ndarray:
+        """Whether each direction (3, P) from sharp edge s points into the wedge (< 180°) between its two
+        faces' `into` directions (False for an edge on one face, or faces folded flat onto each other)."""
+        inside = dot(direction, self.wedge_from.take(s, axis=1)) >= 0.0
+        inside &= dot(direction, self.wedge_to.take(s, axis=1)) >= 0.0
+        return inside & self.creased.take(s)
 
     def grid(self, a0, b0, a1, b1, gap: float, still: bool) -> TriangleGrid:
         if still and self._grid is not None and self._grid_gap == gap:
@@ -264,15 +276,6 @@ def _across(a, b, c) -> np.ndarray:
     return out / np.maximum(np.sqrt(dot(out, out)), _EPS)
 
 
-def _in_wedge(direction, into, into_other) -> np.ndarray:
-    """Whether each direction (3, P) points into the wedge (< 180°) between an edge's two faces' `into`
-    directions (False for an edge on one face: into_other is 0, or faces folded flat onto each other)."""
-    axis = cross(into, into_other)
-    folded = dot(axis, axis) < 1e-12
-    inside = (dot(cross(into, direction), axis) >= 0.0) & (dot(cross(direction, into_other), axis) >= 0.0)
-    return inside & ~folded
-
-
 def _ends(corners: np.ndarray, k: np.ndarray):
     """Ends (3, S) of edges k (opposite corner k: corner k+1 to corner k+2) from corners (3 corners, 3, S)."""
     columns = np.arange(corners.shape[2])
@@ -336,12 +339,11 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
     # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
     # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
-    meets = np.ones(len(s), dtype=bool)
-    box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
-    for k in range(3):
-        meets &= np.maximum(np.maximum(start[0][k], start[1][k]), np.maximum(end[0][k], end[1][k])) >= box_low[k]
-        meets &= np.minimum(np.minimum(start[0][k], start[1][k]), np.minimum(end[0][k], end[1][k])) <= box_high[k]
-    meets = meets.nonzero()[0]
+    high = np.maximum(np.maximum(start[0], start[1]), np.maximum(end[0], end[1]))
+    low = np.minimum(np.minimum(start[0], start[1]), np.minimum(end[0], end[1]))
+    high -= grid.low.take(s, axis=1)
+    low -= grid.high.take(s, axis=1)
+    meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
         return
     if len(meets) < len(s):
@@ -369,16 +371,11 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         at = s.take(rim)
         corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
         through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
-    close = ((dist1 < travel) | through).nonzero()[0]
-    if len(close) == 0:
+    close = (dist1 < travel) | through
+    if not close.any():
         return
-    if len(close) < len(dist1):
-        i, j, s, u1, v1, dist1, through = (m.take(close) for m in (i, j, s, u1, v1, dist1, through))
-        start, end, d1 = (
-            [m.take(close, axis=1) for m in start],
-            [m.take(close, axis=1) for m in end],
-            d1.take(close, axis=1),
-        )
+    # (The rest runs on every pair that met the boxes, `close` as a mask: most are close, and taking
+    # them out costs more calls than it saves.)
     start += [a0.take(s, axis=1), b0.take(s, axis=1)]
     u0, v0 = segment_closest(*start)
     d0 = _offsets(start, u0, v0)
@@ -388,10 +385,11 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
     any_through = bool(through.any())
     if any_through:
-        normal = np.where(through, -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)), normal)
+        out = _across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)) if collider.deforming else None
+        normal = np.where(through, -(sharp.into.take(s, axis=1) if out is None else out), normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
-    contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0))
-    contact &= ~_in_wedge(normal, sharp.into.take(s, axis=1), sharp.into_other.take(s, axis=1))
+    contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
+    contact &= ~sharp.in_wedge(normal, s)
     if any_through:
         contact |= through
     hit = contact.nonzero()[0]
