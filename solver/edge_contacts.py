@@ -349,10 +349,22 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     if len(meets) < len(s):
         i, j, s = i.take(meets), j.take(meets), s.take(meets)
         start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
-    end += [a1.take(s, axis=1), b1.take(s, axis=1)]
-    u1, v1 = segment_closest(*end)
-    d1 = _offsets(end, u1, v1)
-    dist1 = np.sqrt(dot(d1, d1))
+    # Closest points at the substep's end (how close) and start (which side), in one call: columns
+    # [0, P) the start, [P, 2P) the end.
+    count = len(s)
+    both = np.concatenate([s, s])
+    if collider.deforming:
+        sharp_a = np.concatenate([a0.take(s, axis=1), a1.take(s, axis=1)], axis=1)
+        sharp_b = np.concatenate([b0.take(s, axis=1), b1.take(s, axis=1)], axis=1)
+    else:
+        sharp_a, sharp_b = a1.take(both, axis=1), b1.take(both, axis=1)
+    points = [np.concatenate([start[0], end[0]], axis=1), np.concatenate([start[1], end[1]], axis=1), sharp_a, sharp_b]
+    u, v = segment_closest(*points)
+    d = _offsets(points, u, v)
+    dist = np.sqrt(dot(d, d))
+    start, end = [m[:, :count] for m in points], [m[:, count:] for m in points]
+    u0, v0, d0, dist0 = u[:count], v[:count], d[:, :count], dist[:count]
+    u1, v1, d1, dist1 = u[count:], v[count:], d[:, count:], dist[count:]
     # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
     # end within the cloth edge's travel of each other.
     travel = dot(end[0] - start[0], end[0] - start[0])
@@ -374,12 +386,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     close = (dist1 < travel) | through
     if not close.any():
         return
-    # (The rest runs on every pair that met the boxes, `close` as a mask: most are close, and taking
-    # them out costs more calls than it saves.)
-    start += [a0.take(s, axis=1), b0.take(s, axis=1)]
-    u0, v0 = segment_closest(*start)
-    d0 = _offsets(start, u0, v0)
-    dist0 = np.sqrt(dot(d0, d0))
+    # (`close` as a mask: most pairs that met the boxes are, and taking them out costs more calls than it saves.)
     # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
     from_start = dist0 > 1e-9
     normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
@@ -433,13 +440,13 @@ def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
     share = np.concatenate([wi, wj])
     count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
     touched = (count > 0).nonzero()[0]
-    moved = np.empty((3, len(touched)))
-    settled = np.empty((3, len(touched)))
-    for axis in range(3):
-        total = np.bincount(ends, weights=np.concatenate([delta[axis], delta[axis]]) * share, minlength=len(rows))
-        moved[axis] = total.take(touched) / count.take(touched)
-        total = np.bincount(ends, weights=np.concatenate([settle[axis], settle[axis]]) * share, minlength=len(rows))
-        settled[axis] = total.take(touched) / count.take(touched)
+    # The six sums (delta's and settle's axes) in one bincount: channel k's rows at k * len(rows).
+    channels = np.concatenate([delta, settle])
+    weights = np.concatenate([channels, channels], axis=1) * share
+    slots = (np.arange(6) * len(rows))[:, None] + ends
+    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * len(rows)).reshape(6, len(rows))
+    total = total.take(touched, axis=1) / count.take(touched)
+    moved, settled = total[:3], total[3:]
     who = rows.take(touched)
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
