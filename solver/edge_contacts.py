@@ -30,9 +30,15 @@ SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their share
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
 _EPS = 1e-12
 # The candidate list's skin, in longest cloth edges (twice the longest rest edge): a falling cloth
-# queries every few substeps near the sharp edges, a resting one never.
-_SKIN = 1.0
-_BRUTE = 1 << 16  # box pairs up to which the candidate query compares all boxes with all
+# queries every few substeps near the sharp edges, a resting one never. (Pairs not yet within reach
+# are not handed out, so a wide skin costs little; see _EdgeList.)
+_SKIN = 2.0
+# When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
+# a swinging cloth's vertices stray one after another, and each query costs fixed calls.
+_REFRESH = 0.5
+# Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
+# long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5).
+_BRUTE = 1 << 23
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -61,12 +67,24 @@ class SharpEdges:
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
+        # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
+        # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
+        axis = cross(self.into, self.into_other)
+        self.creased = dot(axis, axis) >= 1e-12  # not on one face, nor folded flat
+        self.wedge_from, self.wedge_to = cross(axis, self.into), cross(self.into_other, axis)
         self._grid: TriangleGrid | None = None
         self._grid_gap = -1.0
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
 
     def __len__(self) -> int:
         return len(self.tri)
+
+    def in_wedge(self, direction, s) -> np.ndarray:
+        """Whether each direction (3, P) from sharp edge s points into the wedge (< 180°) between its two
+        faces' `into` directions (False for an edge on one face, or faces folded flat onto each other)."""
+        inside = dot(direction, self.wedge_from.take(s, axis=1)) >= 0.0
+        inside &= dot(direction, self.wedge_to.take(s, axis=1)) >= 0.0
+        return inside & self.creased.take(s)
 
     def grid(self, a0, b0, a1, b1, gap: float, still: bool) -> TriangleGrid:
         if still and self._grid is not None and self._grid_gap == gap:
@@ -79,9 +97,9 @@ class SharpEdges:
         return grid
 
     def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
-        """Candidate (cloth edge, sharp edge) pairs for cloth vertices moving p0 -> p1 ((3, N), own frame),
-        from a Verlet list kept while no vertex strays half a skin from where it was at the last query
-        (a cloth resting on a table queries nothing); None: no pair."""
+        """Candidate (cloth edge, sharp edge, its two ends) for cloth vertices moving p0 -> p1 ((3, N), own
+        frame), from a Verlet list kept while no vertex strays half a skin from where it was at the last
+        query (a cloth resting on a table queries nothing); None: no pair."""
         n = p1.shape[1]
         found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
         if found is None:
@@ -94,29 +112,48 @@ class _EdgeList:
     """A Verlet list of (cloth edge, sharp edge) pairs: each cloth edge's pairs are found for the box of
     its ends' `anchor`s (their places when it was last queried) grown by half a skin, and kept while
     both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
-    its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges)."""
+    its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges).
+
+    Each pair keeps how far its anchors' box was from the sharp edge's box (grown by the gap) when
+    listed: while neither end has strayed that far from its anchor, the cloth edge's swept box cannot
+    meet the sharp edge's, so the pair is not handed out (as face_collision's `_live`)."""
 
     def __init__(self, edges, n: int, gap: float, skin: float):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
-        self.e = self.s = _EMPTY
+        self.e = self.s = self.i = self.j = _EMPTY
+        self.apart = np.zeros(0)  # each pair's squared box separation at listing
         self.queries = 0
+        self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
+        self._step = np.empty((3, n))
 
     def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
-        strayed = self._strayed(p0, p1) if still else np.ones(p1.shape[1], dtype=bool)
-        if strayed is not None:
+        """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
+        ends), None: none."""
+        stray = self._strayed(p0, p1) if still else np.full(p1.shape[1], np.inf)
+        if (stray > self.half * self.half).any():
+            strayed = stray > (_REFRESH * self.half) ** 2
             self._query(strayed, inv_mass, p0, p1, grid)
-        return None if len(self.e) == 0 else (self.e, self.s)
+            stray[strayed] = np.inf  # their edges' pairs are new: all handed out
+        if len(self.e) == 0:
+            return None
+        reach = np.maximum(stray.take(self.i), stray.take(self.j))
+        live = (self.apart <= reach).nonzero()[0]
+        if len(live) == 0:
+            return None
+        if len(live) == len(self.e):
+            return self.e, self.s, self.i, self.j
+        return self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
 
-    def _strayed(self, p0, p1) -> np.ndarray | None:
-        """Vertices more than half the skin from their anchors at the substep's start or end (None: none)."""
-        limit = self.half * self.half
-        far = np.zeros(p1.shape[1], dtype=bool)
-        for p in (p1, p0):
-            d = p - self.anchor
-            d *= d
-            far |= d.sum(axis=0) > limit
-        return far if far.any() else None
+    def _strayed(self, p0, p1) -> np.ndarray:
+        """Each vertex's squared distance from its anchor, the larger at the substep's start and end."""
+        stray, step = self._stray, self._step
+        np.subtract(p1, self.anchor, out=step)
+        step *= step
+        np.sum(step, axis=0, out=stray)
+        np.subtract(p0, self.anchor, out=step)
+        step *= step
+        return np.maximum(stray, step.sum(axis=0), out=stray)
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
@@ -126,7 +163,9 @@ class _EdgeList:
         again = strayed.take(first) | strayed.take(second)
         if len(self.e):
             keep = (~again.take(self.e)).nonzero()[0]
-            self.e, self.s = self.e.take(keep), self.s.take(keep)
+            self.e, self.s, self.i, self.j, self.apart = (
+                m.take(keep) for m in (self.e, self.s, self.i, self.j, self.apart)
+            )
         again &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
         use = again.nonzero()[0]
         if len(use) == 0:
@@ -150,8 +189,22 @@ class _EdgeList:
         else:
             q, s = grid.query_boxes(low.T, high.T)
         if len(q):
-            self.e = np.concatenate([self.e, use.take(near.take(q))])
-            self.s = np.concatenate([self.s, s])
+            e = use.take(near.take(q))
+            i, j = first.take(e), second.take(e)
+            self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
+            self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
+            self.apart = np.concatenate(
+                [self.apart, _box_apart(self.anchor, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))]
+            )
+
+
+def _box_apart(anchor, i, j, box_low, box_high) -> np.ndarray:
+    """Squared distance (largest along an axis) from the box of anchors i, j to each box (3, P): the
+    cloth edge's swept box cannot meet it unless an end strays that far."""
+    a, b = anchor.take(i, axis=1), anchor.take(j, axis=1)
+    apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
+    apart = np.maximum(apart.max(axis=0), 0.0)
+    return apart * apart
 
 
 def _overlapping(low, high, box_low, box_high):
@@ -223,15 +276,6 @@ def _across(a, b, c) -> np.ndarray:
     return out / np.maximum(np.sqrt(dot(out, out)), _EPS)
 
 
-def _in_wedge(direction, into, into_other) -> np.ndarray:
-    """Whether each direction (3, P) points into the wedge (< 180°) between an edge's two faces' `into`
-    directions (False for an edge on one face: into_other is 0, or faces folded flat onto each other)."""
-    axis = cross(into, into_other)
-    folded = dot(axis, axis) < 1e-12
-    inside = (dot(cross(into, direction), axis) >= 0.0) & (dot(cross(direction, into_other), axis) >= 0.0)
-    return inside & ~folded
-
-
 def _ends(corners: np.ndarray, k: np.ndarray):
     """Ends (3, S) of edges k (opposite corner k: corner k+1 to corner k+2) from corners (3 corners, 3, S)."""
     columns = np.arange(corners.shape[2])
@@ -289,29 +333,38 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
     if found is None:
         return
-    e, s = found
-    ends = edges.take(e, axis=0)
-    i, j = ends[:, 0], ends[:, 1]
+    _, s, i, j = found
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
     # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
     # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
     # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
-    meets = np.ones(len(e), dtype=bool)
-    box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
-    for k in range(3):
-        meets &= np.maximum(np.maximum(start[0][k], start[1][k]), np.maximum(end[0][k], end[1][k])) >= box_low[k]
-        meets &= np.minimum(np.minimum(start[0][k], start[1][k]), np.minimum(end[0][k], end[1][k])) <= box_high[k]
-    meets = meets.nonzero()[0]
+    high = np.maximum(np.maximum(start[0], start[1]), np.maximum(end[0], end[1]))
+    low = np.minimum(np.minimum(start[0], start[1]), np.minimum(end[0], end[1]))
+    high -= grid.low.take(s, axis=1)
+    low -= grid.high.take(s, axis=1)
+    meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
         return
-    if len(meets) < len(e):
-        ends, s = ends.take(meets, axis=0), s.take(meets)
+    if len(meets) < len(s):
+        i, j, s = i.take(meets), j.take(meets), s.take(meets)
         start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
-    end += [a1.take(s, axis=1), b1.take(s, axis=1)]
-    u1, v1 = segment_closest(*end)
-    d1 = _offsets(end, u1, v1)
-    dist1 = np.sqrt(dot(d1, d1))
+    # Closest points at the substep's end (how close) and start (which side), in one call: columns
+    # [0, P) the start, [P, 2P) the end.
+    count = len(s)
+    both = np.concatenate([s, s])
+    if collider.deforming:
+        sharp_a = np.concatenate([a0.take(s, axis=1), a1.take(s, axis=1)], axis=1)
+        sharp_b = np.concatenate([b0.take(s, axis=1), b1.take(s, axis=1)], axis=1)
+    else:
+        sharp_a, sharp_b = a1.take(both, axis=1), b1.take(both, axis=1)
+    points = [np.concatenate([start[0], end[0]], axis=1), np.concatenate([start[1], end[1]], axis=1), sharp_a, sharp_b]
+    u, v = segment_closest(*points)
+    d = _offsets(points, u, v)
+    dist = np.sqrt(dot(d, d))
+    start, end = [m[:, :count] for m in points], [m[:, count:] for m in points]
+    u0, v0, d0, dist0 = u[:count], v[:count], d[:, :count], dist[:count]
+    u1, v1, d1, dist1 = u[count:], v[count:], d[:, count:], dist[count:]
     # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
     # end within the cloth edge's travel of each other.
     travel = dot(end[0] - start[0], end[0] - start[0])
@@ -330,35 +383,26 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         at = s.take(rim)
         corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
         through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
-    close = ((dist1 < travel) | through).nonzero()[0]
-    if len(close) == 0:
+    close = (dist1 < travel) | through
+    if not close.any():
         return
-    if len(close) < len(dist1):
-        ends, s, u1, v1, dist1, through = (m.take(close, axis=0) for m in (ends, s, u1, v1, dist1, through))
-        start, end, d1 = (
-            [m.take(close, axis=1) for m in start],
-            [m.take(close, axis=1) for m in end],
-            d1.take(close, axis=1),
-        )
-    start += [a0.take(s, axis=1), b0.take(s, axis=1)]
-    u0, v0 = segment_closest(*start)
-    d0 = _offsets(start, u0, v0)
-    dist0 = np.sqrt(dot(d0, d0))
+    # (`close` as a mask: most pairs that met the boxes are, and taking them out costs more calls than it saves.)
     # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
     from_start = dist0 > 1e-9
     normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
     any_through = bool(through.any())
     if any_through:
-        normal = np.where(through, -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)), normal)
+        out = _across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)) if collider.deforming else None
+        normal = np.where(through, -(sharp.into.take(s, axis=1) if out is None else out), normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
-    contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0))
-    contact &= ~_in_wedge(normal, sharp.into.take(s, axis=1), sharp.into_other.take(s, axis=1))
+    contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
+    contact &= ~sharp.in_wedge(normal, s)
     if any_through:
         contact |= through
     hit = contact.nonzero()[0]
     if len(hit) == 0:
         return
-    ends = ends.take(hit, axis=0)
+    ends = np.stack([i.take(hit), j.take(hit)], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
     wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
     weight = (1.0 - u) * wi + u * wj
@@ -396,13 +440,13 @@ def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
     share = np.concatenate([wi, wj])
     count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
     touched = (count > 0).nonzero()[0]
-    moved = np.empty((3, len(touched)))
-    settled = np.empty((3, len(touched)))
-    for axis in range(3):
-        total = np.bincount(ends, weights=np.concatenate([delta[axis], delta[axis]]) * share, minlength=len(rows))
-        moved[axis] = total.take(touched) / count.take(touched)
-        total = np.bincount(ends, weights=np.concatenate([settle[axis], settle[axis]]) * share, minlength=len(rows))
-        settled[axis] = total.take(touched) / count.take(touched)
+    # The six sums (delta's and settle's axes) in one bincount: channel k's rows at k * len(rows).
+    channels = np.concatenate([delta, settle])
+    weights = np.concatenate([channels, channels], axis=1) * share
+    slots = (np.arange(6) * len(rows))[:, None] + ends
+    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * len(rows)).reshape(6, len(rows))
+    total = total.take(touched, axis=1) / count.take(touched)
+    moved, settled = total[:3], total[3:]
     who = rows.take(touched)
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
