@@ -20,6 +20,14 @@ def _tree(bpy, obj):
     return BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
 
 
+def _assert_in_front(bpy, upper, lower, message: str) -> None:
+    """Every vertex of `upper` is on the front of the nearest face of `lower` (as shown, 0.1 mm slack)."""
+    tree = _tree(bpy, lower)
+    for p in evaluated_positions(bpy, upper):
+        near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
+        assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, message
+
+
 def _depth_inside(bpy, points, obj) -> float:
     """How deep the deepest point is inside the closed (outward-facing) mesh `obj` (0 if none)."""
     tree = _tree(bpy, obj)
@@ -304,10 +312,7 @@ def test_live_preview_uses_mesh_colliders_and_a_cloth_collider_steps_first(blend
         scene.frame_set(frame)  # the live preview steps both cloths
         co = evaluated_positions(blender, lower)
         assert _depth_inside(blender, co, box) < 1e-4, f"frame {frame}: the lower cloth is inside the box"
-        tree = _tree(blender, lower)
-        for p in evaluated_positions(blender, upper):
-            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
-            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
+        _assert_in_front(blender, upper, lower, f"frame {frame}: upper passed through")
     middle = np.argmin(np.linalg.norm(evaluated_positions(blender, upper)[:, :2], axis=1))
     assert evaluated_positions(blender, upper)[middle, 2] > 1.0 + THICKNESS  # on the lower cloth, on the box
 
@@ -356,10 +361,7 @@ def test_a_cloth_collider_made_again_with_a_new_mesh_is_read_with_its_new_triang
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
     for frame in range(5, frames + 1):
         scene.frame_set(frame)
-        tree = _tree(blender, lower)
-        for p in evaluated_positions(blender, upper):
-            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
-            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper passed through"
+        _assert_in_front(blender, upper, lower, f"frame {frame}: upper passed through")
     shown = evaluated_positions(blender, upper)
     middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
     assert 1.0 + THICKNESS < shown[middle, 2] < 1.0 + 4 * THICKNESS + 0.01  # on the lower cloth, on the box
@@ -385,10 +387,7 @@ def test_a_cloth_collider_with_modifiers_after_it_is_met_where_it_shows_in_the_l
     upper = _cloth(blender, "Upper", n=8, size=0.6, height=1.3)
     for frame in range(2, frames + 1):
         scene.frame_set(frame)
-        tree = _tree(blender, lower)
-        for p in evaluated_positions(blender, upper):
-            near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
-            assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, f"frame {frame}: upper inside the lower"
+        _assert_in_front(blender, upper, lower, f"frame {frame}: upper inside the lower")
     shown_lower = evaluated_positions(blender, lower)
     top = shown_lower[np.linalg.norm(shown_lower[:, :2], axis=1) < 0.3, 2].max()
     shown = evaluated_positions(blender, upper)
