@@ -344,6 +344,6 @@ class PreparedBending:
         if self.scatter is not None:
             self.scatter.add_to(flat_buffer, self.contributions)
         if linear is not None:
-            buffer += linear
+            buffer.reshape(linear.shape)[...] += linear
         for grid in on_grid:
             grid.finish(buffer)
