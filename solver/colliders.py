@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .contact import combined_friction, coulomb_friction, settled_push
+from .contact import combined_friction, coulomb_friction, settled_push, settled_pushes
 from .mesh_collider import MeshCollider
 from .vectors import column_dot, squared_distances
 
@@ -164,7 +164,9 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
     if new is not None:
         rows = idx if hit is None else idx[hit]
         scatter_columns(x, rows, new)
-        add_settled(x_start, rows, settle)
+        moving, pushes = settle
+        if len(moving):
+            add_columns(x_start, rows.take(moving), pushes)
 
 
 def add_settled(x_start: np.ndarray, rows: np.ndarray, settle: np.ndarray) -> None:
@@ -178,9 +180,23 @@ def add_settled(x_start: np.ndarray, rows: np.ndarray, settle: np.ndarray) -> No
         x_start[rows, k] += settle[k].take(moving)
 
 
+def add_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> None:
+    """x[rows] += columns.T for distinct `rows` and (3, m) `columns`: one indexed add over the flat
+    (N, 3) array when it is contiguous (~4 NumPy calls less than by coordinate; the same sums)."""
+    if not x.flags.c_contiguous:
+        for k in range(3):
+            x[rows, k] += columns[k]
+        return
+    index = np.add(rows[:, None] * 3, _COORDINATES).reshape(-1)
+    x.reshape(-1)[index] += columns.T.reshape(-1)
+
+
+_COORDINATES = np.arange(3)
+
+
 def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
     """Exact sphere contact for (3, k) positions: (which of them hit or None for all, their new
-    positions, how far their starts move with them (`contact.settled_push`))."""
+    positions, (which of those have starts that move with them, how far: `contact.settled_pushes`))."""
     (c0, r0), (c1, r1) = start, end
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
@@ -232,7 +248,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         length = np.sqrt(column_dot(base, base))
     normal = np.divide(base, length, out=base)
     depth = np.maximum(reach1 - column_dot(rel_new, normal), 0.0)
-    settle = settled_push(normal, depth, rel_old, rel_new)
+    settle = settled_pushes(normal, depth, rel_old, rel_new)  # a few percent of the contacts: the others are 0
     moved = normal * depth
     moved += rel_new
     moved = coulomb_friction(moved, rel_old, normal, depth, combined_friction(cloth_friction, sphere.friction))
