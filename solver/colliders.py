@@ -18,6 +18,7 @@ from .mesh_collider import MeshCollider
 from .vectors import column_dot, squared_distances
 
 _EPS = 1e-12
+_least = np.fmin.reduce  # (without np.min's Python wrapper)
 
 
 def _vec(v) -> np.ndarray:
@@ -207,7 +208,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     hit = column_dot(rel_new, rel_new) < reach1 * reach1
     # Crossing test, needed only by those outside now that came from outside (few: most candidates
     # rest on the sphere): the relative path enters the sphere somewhere in the substep.
-    passing = (came_in & ~hit).nonzero()[0]
+    passing = np.greater(came_in, hit).nonzero()[0]  # came in and not inside now (True > False)
     if len(passing):
         old = rel_old.take(passing, axis=1)
         path = rel_new.take(passing, axis=1) - old
@@ -240,8 +241,8 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     path += rel_old
     base = np.where(came_in, path, rel_new)
     length = np.sqrt(column_dot(base, base))
-    degenerate = length <= _EPS
-    if degenerate.any():  # at the centre: push back the way it came, else up
+    if _least(length) <= _EPS:  # at the centre: push back the way it came, else up (fmin: NaNs ignored, as by any)
+        degenerate = length <= _EPS
         up = np.array([[0.0], [0.0], [1.0]])
         fallback = np.where(np.sqrt(column_dot(rel_old, rel_old)) > _EPS, rel_old, up)
         base = np.where(degenerate, fallback, base)
@@ -253,10 +254,11 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     moved += rel_new
     moved = coulomb_friction(moved, rel_old, normal, depth, combined_friction(cloth_friction, sphere.friction))
     # The tangent-plane push can leave a vertex just inside the curved surface: finish radially.
+    # reach / radius is above 1 exactly where radius < reach (inside), so max(reach / radius, 1) scales those
+    # out to the reach and leaves the rest (a NaN stays a NaN): the same values as a where, 2 calls less.
     radius = np.sqrt(column_dot(moved, moved))
-    inside = radius < reach1
-    if inside.any():
-        moved *= np.where(inside, reach1 / np.maximum(radius, _EPS), 1.0)
+    scale = np.divide(reach1, np.maximum(radius, _EPS, out=radius), out=radius)
+    moved *= np.maximum(scale, 1.0, out=scale)
     moved += c1[:, None]
     return which, moved, settle
 
