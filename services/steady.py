@@ -73,5 +73,6 @@ class SteadyReads:
             and not (table.cloth_values(settings)["use_force_fields"] and _blows(scene))
         ):
             self.params = params_of(scene, settings, mean_edge)
-        # Collider meshes' local vertices by object (scene_reading.collider_poses), None: read every frame.
-        self.meshes: dict[int, object] | None = {} if quiet else None
+        # Collider meshes' local vertices (and spheres' radii) by object (scene_reading.collider_poses), None:
+        # read every frame.
+        self.meshes: dict | None = {} if quiet else None
