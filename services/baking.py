@@ -17,6 +17,7 @@ import numpy as np
 
 from ..solver.settings import MAX_FRAME, MIN_FRAME
 from . import checks, display, geometry, preview, runs, scene_reading, tears
+from .steady import SteadyReads
 
 KEY_PREFIX = "VerletCloth"
 
@@ -82,7 +83,10 @@ def _data_path(name: str) -> str:
 class Baker:
     """A bake in steps: `step()` simulates one frame (False when done), then `finish()` or `abort()`."""
 
-    def __init__(self, scene, obj, frame_start: int, frame_end: int) -> None:
+    def __init__(self, scene, obj, frame_start: int, frame_end: int, steady: bool = False) -> None:
+        """steady: the frames are stepped in one call (`bake_object`), so nothing but animation and other
+        scripts' handlers changes the scene between them, and what they leave alone is read once
+        (`steady.SteadyReads`). Not for a bake that gives the user the interface between frames."""
         problem = checks.cloth_problem(obj)
         if problem:
             raise BakeError(problem)
@@ -105,6 +109,7 @@ class Baker:
             own = {k.name for k in obj.verlet_cloth.bake_keys} if obj.verlet_cloth.baked else set()
             scene.frame_set(self.frame_start)
             self.run = runs.start(scene, obj)
+            self.steady = SteadyReads(scene, obj, self.run.mean_edge, preview.is_ours) if steady else None
             self.user_keys = self._user_keys(own)
             self.positions = [self.run.rest_local.astype(np.float32)]
             self.mixes = [self._mix()]
@@ -161,7 +166,7 @@ class Baker:
         if problem:
             raise BakeError(f"At frame {frame}: {problem}")
         try:
-            runs.advance(self.run, self.scene, self.obj)
+            runs.advance(self.run, self.scene, self.obj, steady=self.steady)
         except runs.Unstable as error:
             raise BakeError(str(error)) from None
         local = self.run.local_positions(self.obj).astype(np.float32)
@@ -286,7 +291,7 @@ def bake_object(  # noqa: PLR0917 - the farm bake calls it with these positions
     progress(done, total) is called after every simulated frame; when cancel() returns True the
     bake stops, the object is left as it was and 0 is returned. Raises BakeError on bad input.
     """
-    baker = Baker(scene, obj, frame_start, frame_end)
+    baker = Baker(scene, obj, frame_start, frame_end, steady=True)
     last = -1
     try:
         while True:

@@ -266,15 +266,25 @@ def register_handlers() -> None:
         getattr(bpy.app.handlers, name).append(function)
 
 
+def _same_handler(existing, function) -> bool:
+    """Whether `existing` is `function`, or a copy of it from an earlier load of this module (by name)."""
+    return existing is function or (
+        getattr(existing, "__name__", "") == function.__name__
+        and getattr(existing, "__module__", "") == function.__module__
+    )
+
+
+def is_ours(handler) -> bool:
+    """Whether `handler` is one of this add-on's handlers."""
+    return any(_same_handler(handler, function) for _, function in _HANDLERS)
+
+
 def unregister_handlers() -> None:
     """Remove ours, including copies left by an earlier load of this module (matched by name)."""
     for name, function in _HANDLERS:
         handlers = getattr(bpy.app.handlers, name)
         for existing in list(handlers):
-            if existing is function or (
-                getattr(existing, "__name__", "") == function.__name__
-                and getattr(existing, "__module__", "") == function.__module__
-            ):
+            if _same_handler(existing, function):
                 handlers.remove(existing)
     forget()
 

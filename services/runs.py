@@ -19,6 +19,7 @@ from .display import write_shape
 from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
 from .solver_params import frame_time, mean_edge_length, params_of
+from .steady import SteadyReads
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Run:
     frame: int
     rest_local: np.ndarray
     pins_world: np.ndarray
+    pins_matrix: np.ndarray  # the world matrix pins_world was made with
     colliders: dict[int, tuple] = field(default_factory=dict)  # by object (identity.session_key)
     dirty: bool = False
     first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
@@ -86,7 +88,8 @@ def start(scene, obj) -> Run:
     """A run at rest at the scene's current frame (the object's current world matrix)."""
     topology, faces, edges = topology_of(obj.data)
     rest_local = rest_shape(obj)
-    rest_world = geometry.to_world(world_matrix(obj), rest_local)
+    matrix = world_matrix(obj)
+    rest_world = geometry.to_world(matrix, rest_local)
     model = _model_for(obj, rest_world, faces, edges, topology)
     return Run(
         key=identity.key(obj),
@@ -96,6 +99,7 @@ def start(scene, obj) -> Run:
         frame=int(scene.frame_current),
         rest_local=rest_local,
         pins_world=rest_world,
+        pins_matrix=matrix,
         colliders=collider_poses(scene, skip=obj),
         first_frame=int(scene.frame_current),
         mean_edge=mean_edge_length(model),
@@ -114,10 +118,12 @@ def unstable_message(obj, frame: int) -> str:
     )
 
 
-def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
+def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: SteadyReads | None = None) -> None:
     """Step `run` by one frame to the scene's current frame, with colliders and pins read now.
 
     grab: vertices held at world-space targets for this frame (dragging with the mouse).
+    steady: a synchronous bake's reads of what cannot change between its frames (its Params, when
+    nothing animates them, and still collider meshes).
     Raises Unstable (and the run must be forgotten) if the state stops being finite.
     """
     settings = obj.verlet_cloth
@@ -126,12 +132,15 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
         if not (np.array_equal(weights, run.model.pin_weight) and np.array_equal(masses, run.model.mass)):
             run.model = run.model.with_pins(weights, masses)  # rebuilds the tethers: only on a real change
         run.dirty = False
-    current = collider_poses(scene, skip=obj)
-    pins_now = geometry.to_world(world_matrix(obj), run.rest_local)
+    current = collider_poses(scene, skip=obj, still_meshes=None if steady is None else steady.meshes)
+    matrix = world_matrix(obj)  # pins move with the object (the same targets while it stands still)
+    same = np.array_equal(matrix, run.pins_matrix)
+    pins_now = run.pins_world if same else geometry.to_world(matrix, run.rest_local)
+    params = None if steady is None else steady.params
     solver.step(
         run.model,
         run.state,
-        params_of(scene, settings, run.mean_edge),
+        params_of(scene, settings, run.mean_edge) if params is None else params,
         frame_time(scene),
         colliders=colliders_between(run.colliders, current),
         pin_targets=pins_now,
@@ -140,7 +149,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None) -> None:
     )
     if not np.isfinite(run.state.positions).all():
         raise Unstable(unstable_message(obj, int(scene.frame_current)))
-    run.colliders, run.pins_world = current, pins_now
+    run.colliders, run.pins_world, run.pins_matrix = current, pins_now, matrix
     run.frame = int(scene.frame_current)
     # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they
     # make show at the current frame; playback and bakes step one frame at a time and keep it.

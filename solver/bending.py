@@ -344,6 +344,7 @@ class PreparedBending:
         if self.scatter is not None:
             self.scatter.add_to(flat_buffer, self.contributions)
         if linear is not None:
-            buffer += linear
+            shaped = buffer.reshape(linear.shape)  # (3, R, C) on a grid layout
+            np.add(shaped, linear, out=shaped)
         for grid in on_grid:
             grid.finish(buffer)
