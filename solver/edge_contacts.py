@@ -23,6 +23,8 @@ import weakref
 
 import numpy as np
 
+from .contact import combined_friction
+from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import TriangleGrid
 from .triangles import cross, dot, segment_closest, segment_crossings
 
@@ -50,6 +52,7 @@ class SharpEdges:
         self.tri, self.k, other, other_k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
+        self.open = False
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
             self.c = _opposite(_corners_of(mesh, self.tri), self.k)
@@ -58,6 +61,7 @@ class SharpEdges:
             self.into = _across(self.a, self.b, self.c)
             two = other >= 0
             self.rim = ~two
+            self.open = bool(self.rim.any())  # an edge on one face (or more than two): nothing solid below it
             self.into_other = np.zeros_like(self.into)
             if two.any():
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
@@ -292,29 +296,62 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
     return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
 
 
-def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
-    """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook)."""
-    from .mesh_collider import MeshCollider
+def collide_cloth_edges(
+    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True
+) -> None:
+    """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
-    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
-    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
-    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))]
-    if not meshes:
+    With `contacts` (a dict per cloth), the mesh colliders' windows (solver/step.py): a closed mesh's
+    pass runs where a window `closes`, over the window's path (`window`: (positions, frame fraction) where
+    it starts, None: this substep's start; the settled pushes still go to x_start), and leaves its contacts
+    in `contacts` for `hold_edges` on the substeps in between. An open mesh's rims (a zero-thickness
+    wall's) get the pass every substep: nothing else keeps cloth edges off a rim that has no solid below
+    it (with windows and the hold, 62 of 64 cloth edges across a wall's rim ended under it; docs/design.md)."""
+    found = _edge_colliders(colliders)
+    if not found:
         return
     edges, longest = model.cloth_edges
-    for collider in meshes:
-        collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
+    for index, collider in found:
+        key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
+        if contacts is None or sharp_edges_of(collider.mesh).open:
+            collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
+        elif closes:
+            path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
+            found_contacts = collide_edges(
+                collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle
+            )
+            contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
+        else:
+            held = contacts.get(key)
+            if held is not None and held[0] is collider.mesh:
+                hold_edges(collider, x, x_start, inv_mass, t0, t1, friction, held[1])
 
 
-def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float) -> None:
+def _edge_colliders(colliders) -> list:
+    """(place in the list, collider) of the still and rigid mesh colliders with sharp edges."""
+    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
+    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
+    return [
+        (index, c)
+        for index, c in enumerate(colliders)
+        if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))
+    ]
+
+
+def collide_edges(
+    collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None
+):
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
-    longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply)."""
+    longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply).
+    settle: None, or (previous, t) when x_start is a window's start earlier than this substep's (previous,
+    at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
+    previous (as `MeshCollider.collide`'s). Returns the contacts' (first end, second end, closest point's
+    parameter, unit normal (3, C), closest point on the sharp edge and its unit direction (3, C), in the
+    collider's frame, and the gap) for `hold_edges`, or None."""
     sharp = sharp_edges_of(collider.mesh)
     if len(sharp) == 0 or len(edges) == 0:
-        return
-    from .contact import combined_friction
-    from .mesh_collider import _MIN_GAP, _to_frame
+        return None
 
     gap = max(float(thickness) + collider.offset, _MIN_GAP)
     if collider.deforming:
@@ -332,7 +369,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
     found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
     if found is None:
-        return
+        return None
     _, s, i, j = found
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
@@ -345,7 +382,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     low -= grid.high.take(s, axis=1)
     meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
-        return
+        return None
     if len(meets) < len(s):
         i, j, s = i.take(meets), j.take(meets), s.take(meets)
         start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
@@ -385,7 +422,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
     close = (dist1 < travel) | through
     if not close.any():
-        return
+        return None
     # (`close` as a mask: most pairs that met the boxes are, and taking them out costs more calls than it saves.)
     # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
     from_start = dist0 > 1e-9
@@ -401,7 +438,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         contact |= through
     hit = contact.nonzero()[0]
     if len(hit) == 0:
-        return
+        return None
     ends = np.stack([i.take(hit), j.take(hit)], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
     wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
@@ -419,9 +456,67 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
         delta -= slide * (keep / np.where(ok, weight, 1.0))
     # The part of the push that clears what was within the gap at the start moves the start too.
-    settle = np.clip(gap - dist0.take(hit), 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    sharp_point = _point([sharp_a[:, count:], sharp_b[:, count:]], v1, 0).take(hit, axis=1)
+    level = dot(n, sharp_point) + gap
+    if settle is None:
+        settle_into, within = x_start, gap - dist0.take(hit)
+    else:  # reckoned from where the last substep started (its velocity is taken from there)
+        settle_into, t_previous = settle
+        pose_previous = collider._pose_at(t_previous)
+        before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
+        before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
+        within = level - dot(n, _point(before, u, 0))
+    amount = np.clip(within, 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     rows = np.unique(ends)
-    _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, n * settle, pose1)
+    _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
+    along = (sharp_b - sharp_a)[:, count:].take(hit, axis=1)
+    along /= np.maximum(np.sqrt(dot(along, along)), _EPS)
+    return ends[:, 0], ends[:, 1], u, n, sharp_point, along, gap
+
+
+def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held) -> None:
+    """Between passes: keep each cloth edge that touched a sharp edge at the last pass (`held`, as
+    `collide_edges` returns them) off that sharp edge at the same closest-point parameter, as the pass
+    would (weights, friction on the point's slide over the substep, settled pushes to x_start): the
+    point stays the gap from the sharp edge's line (free to go round it) and on the contact normal's side
+    of it. Without it the constraints of the substeps in between drag edges under a rim (docs/design.md)."""
+    i, j, u, n, on_edge, along, gap = held
+    pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
+    end = [x.take(i, axis=0), x.take(j, axis=0)]
+    end = [m.T if pose1 is None else _to_frame(m, *pose1) for m in end]
+    point = _point(end, u, 0)
+    off = point - on_edge
+    off -= along * dot(off, along)  # from the sharp edge's line
+    side = dot(off, n)
+    distance = np.sqrt(dot(off, off))
+    crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
+    depth = gap - np.where(crossed, side, distance)
+    inside = (depth > 0.0).nonzero()[0]
+    if len(inside) == 0:
+        return
+    if len(inside) < len(i):
+        i, j, u, n, depth = i.take(inside), j.take(inside), u.take(inside), n.take(inside, axis=1), depth.take(inside)
+        point, off, crossed = point.take(inside, axis=1), off.take(inside, axis=1), crossed.take(inside)
+        distance = distance.take(inside)
+    direction = np.where(crossed, n, off / np.maximum(distance, _EPS))
+    start = [x_start.take(i, axis=0), x_start.take(j, axis=0)]
+    start = [m.T if pose0 is None else _to_frame(m, *pose0) for m in start]
+    wi, wj = inv_mass.take(i) * (1.0 - u), inv_mass.take(j) * u
+    weight = (1.0 - u) * wi + u * wj
+    ok = weight > 0.0
+    per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    delta = direction * (depth * per_weight)
+    slide = point - _point(start, u, 0)  # the contact point's motion over the substep (the sharp edge is still)
+    approach = dot(slide, direction)
+    mu = combined_friction(cloth_friction, collider.friction)
+    if mu > 0.0:
+        slide -= direction * approach
+        length = np.sqrt(dot(slide, slide))
+        delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per_weight)
+    settled = direction * (np.clip(depth + np.minimum(approach, 0.0), 0.0, None) * per_weight)
+    ends = np.stack([i, j], axis=1)
+    rows = np.unique(ends)
+    _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, settled, pose1)
 
 
 def _offsets(points, s, t):

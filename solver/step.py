@@ -187,14 +187,19 @@ def step(
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
-        collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction)
         if window_start is None:
+            edge_args = (params.thickness, params.friction)
+            collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
-            if opens and not closes:
-                window_start[...] = previous
             window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
+            collide_cloth_edges(
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
+                window=window, contacts=run.mesh_contacts, closes=closes,
+            )  # fmt: skip
+            if opens and not closes:  # (after the edge pass: with its settled pushes)
+                window_start[...] = previous
             collide(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
                 with_meshes=closes, window=window, contacts=run.mesh_contacts,
