@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -346,9 +347,7 @@ def collide_edges(
     longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply).
     settle: None, or (previous, t) when x_start is a window's start earlier than this substep's (previous,
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
-    previous (as `MeshCollider.collide`'s). Returns the contacts' (first end, second end, closest point's
-    parameter, unit normal (3, C), closest point on the sharp edge and its unit direction (3, C), in the
-    collider's frame, and the gap) for `hold_edges`, or None."""
+    previous (as `MeshCollider.collide`'s). Returns the contacts for `hold_edges`, or None."""
     sharp = sharp_edges_of(collider.mesh)
     if len(sharp) == 0 or len(edges) == 0:
         return None
@@ -471,52 +470,92 @@ def collide_edges(
     _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
     along = (sharp_b - sharp_a)[:, count:].take(hit, axis=1)
     along /= np.maximum(np.sqrt(dot(along, along)), _EPS)
-    return ends[:, 0], ends[:, 1], u, n, sharp_point, along, gap
+    per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    return _held(ends[:, 0], ends[:, 1], u, n, sharp_point, along, gap, wi, wj, per_weight, inv_mass)
 
 
-def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held) -> None:
-    """Between passes: keep each cloth edge that touched a sharp edge at the last pass (`held`, as
-    `collide_edges` returns them) off that sharp edge at the same closest-point parameter, as the pass
-    would (weights, friction on the point's slide over the substep, settled pushes to x_start): the
-    point stays the gap from the sharp edge's line (free to go round it) and on the contact normal's side
-    of it. Without it the constraints of the substeps in between drag edges under a rim (docs/design.md)."""
-    i, j, u, n, on_edge, along, gap = held
+class _Held(NamedTuple):
+    """A pass's contacts, for `hold_edges` (own frame): each cloth edge's closest point's parameter u, the
+    contact's unit normal, the closest point on the sharp edge and the sharp edge's unit direction (3, C);
+    the rows of both ends (2C,: first ends, then second ends), the moved rows and where each end's row is
+    among them, and each end's share of its contact's push (weight x inverse mass, over how many contacts
+    its vertex has)."""
+
+    u: np.ndarray
+    n: np.ndarray
+    on_edge: np.ndarray
+    along: np.ndarray
+    gap: float
+    ends: np.ndarray
+    rows: np.ndarray
+    local: np.ndarray
+    share: np.ndarray
+    inv_mass: np.ndarray
+
+
+def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
+    ends = np.concatenate([i, j])
+    rows, local = np.unique(ends, return_inverse=True)
+    share = np.concatenate([wi, wj]) * np.concatenate([per_weight, per_weight])
+    count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    share /= np.maximum(count, 1.0).take(local)
+    return _Held(u, n, on_edge, along, gap, ends, rows, local.reshape(-1), share, inv_mass)
+
+
+def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _Held) -> None:
+    """Between passes: keep each cloth edge that touched a sharp edge at the last pass (`held`) off that
+    sharp edge at the same closest-point parameter, as the pass would (weights, friction on the point's
+    slide over the substep, settled pushes to x_start): the point stays the gap from the sharp edge's line
+    (free to go round it) and on the contact normal's side of it. Without it the constraints of the
+    substeps in between drag edges under a rim (docs/design.md). A vertex in several contacts takes
+    their mean push (of all it had at the pass: one that no longer presses gives it none)."""
+    if held.inv_mass is not inv_mass:  # (a grab changed the masses since the pass)
+        return
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
-    end = [x.take(i, axis=0), x.take(j, axis=0)]
-    end = [m.T if pose1 is None else _to_frame(m, *pose1) for m in end]
-    point = _point(end, u, 0)
-    off = point - on_edge
-    off -= along * dot(off, along)  # from the sharp edge's line
-    side = dot(off, n)
+    ends = x.take(held.ends, axis=0)
+    ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
+    count = len(held.u)
+    point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
+    off = point - held.on_edge
+    off -= held.along * dot(off, held.along)  # from the sharp edge's line
+    side = dot(off, held.n)
     distance = np.sqrt(dot(off, off))
     crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
-    depth = gap - np.where(crossed, side, distance)
-    inside = (depth > 0.0).nonzero()[0]
-    if len(inside) == 0:
+    depth = held.gap - np.where(crossed, side, distance)
+    if not (depth > 0.0).any():
         return
-    if len(inside) < len(i):
-        i, j, u, n, depth = i.take(inside), j.take(inside), u.take(inside), n.take(inside, axis=1), depth.take(inside)
-        point, off, crossed = point.take(inside, axis=1), off.take(inside, axis=1), crossed.take(inside)
-        distance = distance.take(inside)
-    direction = np.where(crossed, n, off / np.maximum(distance, _EPS))
-    start = [x_start.take(i, axis=0), x_start.take(j, axis=0)]
-    start = [m.T if pose0 is None else _to_frame(m, *pose0) for m in start]
-    wi, wj = inv_mass.take(i) * (1.0 - u), inv_mass.take(j) * u
-    weight = (1.0 - u) * wi + u * wj
-    ok = weight > 0.0
-    per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    delta = direction * (depth * per_weight)
-    slide = point - _point(start, u, 0)  # the contact point's motion over the substep (the sharp edge is still)
+    np.maximum(depth, 0.0, out=depth)
+    direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
+    starts = x_start.take(held.ends, axis=0)
+    starts = starts.T if pose0 is None else _to_frame(starts, *pose0)
+    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)  # (the edge is still)
     approach = dot(slide, direction)
+    settle = np.maximum(depth + np.minimum(approach, 0.0), 0.0)
+    push = direction * depth
     mu = combined_friction(cloth_friction, collider.friction)
     if mu > 0.0:
-        slide -= direction * approach
+        # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
+        # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
+        # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
+        edge = ends[:, count:] - ends[:, :count]
+        edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
+        slide -= edge * dot(slide, edge)
+        slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
-        delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per_weight)
-    settled = direction * (np.clip(depth + np.minimum(approach, 0.0), 0.0, None) * per_weight)
-    ends = np.stack([i, j], axis=1)
-    rows = np.unique(ends)
-    _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, settled, pose1)
+        push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
+    # The six sums (the push's and the settled push's axes) per moved row in one bincount.
+    channels = np.concatenate([push, direction * settle])
+    weights = np.concatenate([channels, channels], axis=1) * held.share
+    rows = len(held.rows)
+    slots = (np.arange(6) * rows)[:, None] + held.local
+    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
+    moved, settled = total[:3], total[3:]
+    if pose1 is not None:  # own-frame offsets to world
+        moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
+    else:
+        moved, settled = moved.T, settled.T
+    x[held.rows] += moved
+    x_start[held.rows] += settled
 
 
 def _offsets(points, s, t):
