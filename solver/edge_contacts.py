@@ -119,46 +119,45 @@ class _EdgeList:
     both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
     its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges).
 
-    Each pair keeps how far its anchors' box was from the sharp edge's box (grown by the gap) when
-    listed: while neither end has strayed that far from its anchor, the cloth edge's swept box cannot
-    meet the sharp edge's, so the pair is not handed out (as face_collision's `_live`)."""
+    Each pair keeps a lower bound of how far the box of its ends' places at the last pass (`last`) was
+    from the sharp edge's box (grown by the gap): while neither end has moved that far since, the cloth
+    edge's swept box cannot meet the sharp edge's, so the pair is not handed out (as face_collision's
+    `_live`). Handed-out pairs get their exact separation, the others the bound less the motion since."""
 
     def __init__(self, edges, n: int, gap: float, skin: float):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
+        self.last = np.full((3, n), np.inf)
         self.e = self.s = self.i = self.j = _EMPTY
-        self.apart = np.zeros(0)  # each pair's squared box separation at listing
+        self.apart = np.zeros(0)  # each pair's lower bound of its box separation at the last pass
         self.queries = 0
         self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
+        self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
         self._step = np.empty((3, n))
 
     def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
-        stray = self._strayed(p0, p1) if still else np.full(p1.shape[1], np.inf)
+        if not still:
+            self.anchor[...] = np.inf  # (everything is queried afresh and handed out)
+            self._query(np.ones(p1.shape[1], dtype=bool), inv_mass, p0, p1, grid)
+            return (self.e, self.s, self.i, self.j) if len(self.e) else None
+        stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
         if (stray > self.half * self.half).any():
-            strayed = stray > (_REFRESH * self.half) ** 2
-            self._query(strayed, inv_mass, p0, p1, grid)
-            stray[strayed] = np.inf  # their edges' pairs are new: all handed out
+            self._query(stray > (_REFRESH * self.half) ** 2, inv_mass, p0, p1, grid)
+        moved = _squared_stray(p0, p1, self.last, self._moved, self._step)
+        self.last[...] = p1
         if len(self.e) == 0:
             return None
-        reach = np.maximum(stray.take(self.i), stray.take(self.j))
+        np.sqrt(moved, out=moved)
+        reach = np.maximum(moved.take(self.i), moved.take(self.j))
         live = (self.apart <= reach).nonzero()[0]
+        self.apart -= reach  # (a bound at this pass for the pairs not handed out; exact for the others below)
         if len(live) == 0:
             return None
-        if len(live) == len(self.e):
-            return self.e, self.s, self.i, self.j
-        return self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
-
-    def _strayed(self, p0, p1) -> np.ndarray:
-        """Each vertex's squared distance from its anchor, the larger at the substep's start and end."""
-        stray, step = self._stray, self._step
-        np.subtract(p1, self.anchor, out=step)
-        step *= step
-        np.sum(step, axis=0, out=stray)
-        np.subtract(p0, self.anchor, out=step)
-        step *= step
-        return np.maximum(stray, step.sum(axis=0), out=stray)
+        e, s, i, j = self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
+        self.apart[live] = _box_apart(p1, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+        return e, s, i, j
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
@@ -198,18 +197,27 @@ class _EdgeList:
             i, j = first.take(e), second.take(e)
             self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
             self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
-            self.apart = np.concatenate(
-                [self.apart, _box_apart(self.anchor, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))]
-            )
+            # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
+            apart = _box_apart(self.last, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+            self.apart = np.concatenate([self.apart, apart])
 
 
-def _box_apart(anchor, i, j, box_low, box_high) -> np.ndarray:
-    """Squared distance (largest along an axis) from the box of anchors i, j to each box (3, P): the
-    cloth edge's swept box cannot meet it unless an end strays that far."""
-    a, b = anchor.take(i, axis=1), anchor.take(j, axis=1)
+def _squared_stray(p0, p1, reference, out, step) -> np.ndarray:
+    """Each vertex's squared distance from `reference` (3, N), the larger at the substep's start and end."""
+    np.subtract(p1, reference, out=step)
+    step *= step
+    np.sum(step, axis=0, out=out)
+    np.subtract(p0, reference, out=step)
+    step *= step
+    return np.maximum(out, step.sum(axis=0), out=out)
+
+
+def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
+    """Distance (largest along an axis) from the box of points i, j to each box (3, P): the cloth edge's
+    swept box cannot meet it unless an end moves that far."""
+    a, b = points.take(i, axis=1), points.take(j, axis=1)
     apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
-    apart = np.maximum(apart.max(axis=0), 0.0)
-    return apart * apart
+    return np.maximum(apart.max(axis=0), 0.0)
 
 
 def _overlapping(low, high, box_low, box_high):
