@@ -43,6 +43,7 @@ _REFRESH = 0.5
 # long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5).
 _BRUTE = 1 << 23
 _EMPTY = np.zeros(0, dtype=np.int64)
+_FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
 class SharpEdges:
@@ -127,7 +128,7 @@ class _EdgeList:
     def __init__(self, edges, n: int, gap: float, skin: float):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
-        self.last = np.full((3, n), np.inf)
+        self.last = np.full((3, n), _FAR)
         self.e = self.s = self.i = self.j = _EMPTY
         self.apart = np.zeros(0)  # each pair's lower bound of its box separation at the last pass
         self.queries = 0
