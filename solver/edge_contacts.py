@@ -73,6 +73,7 @@ class SharpEdges:
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
+                self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
         # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
         axis = cross(self.into, self.into_other)
@@ -84,6 +85,14 @@ class SharpEdges:
 
     def __len__(self) -> int:
         return len(self.tri)
+
+    def _drop(self, which: np.ndarray) -> None:
+        if which.any():
+            keep = (~which).nonzero()[0]
+            self.tri, self.k, self.rim = self.tri.take(keep), self.k.take(keep), self.rim.take(keep)
+            self.a, self.b, self.c, self.into, self.into_other = (
+                m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.into, self.into_other)
+            )
 
     def in_wedge(self, direction, s) -> np.ndarray:
         """Whether each direction (3, P) from sharp edge s points into the wedge (< 180°) between its two
@@ -273,6 +282,37 @@ def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarra
     two = counts.take(which) == 2
     other = np.where(two, order.take(np.minimum(starts.take(which) + 1, len(order) - 1)), -1)
     return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
+
+
+# Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
+# mesh with more keeps them all: the test costs ~0.1 s per million).
+_HIDDEN_BUDGET = 4_000_000
+
+
+def _hidden(mesh, a, b, into, into_other) -> np.ndarray:
+    """Sharp edges of a closed mesh that cloth cannot reach: just off the edge's middle, on the side away
+    from its faces, lies inside the mesh (another part's volume), e.g. a table leg's top edges in the
+    plane of the top's underside, which pushed cloth into the top (docs/design.md, round 8 (edgehold9)).
+    By the generalised winding number (solid angles) of that point: ~1 inside, ~0 outside."""
+    count = a.shape[1]
+    if count == 0 or count * len(mesh) > _HIDDEN_BUDGET:
+        return np.zeros(count, dtype=bool)
+    out = -(into + into_other)
+    out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
+    size = float(np.sqrt(np.sum((mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0)) ** 2)))
+    probe = 0.5 * (a + b) + out * (1e-5 * size)
+    winding = np.zeros(count)
+    step = max(1, _HIDDEN_BUDGET // (16 * len(mesh)))
+    for first in range(0, count, step):  # (chunks: ~16 x the triangles' size in temporaries)
+        p = probe[:, first : first + step, None]
+        corners = [m[:, None, :] - p for m in (mesh.a, mesh.b, mesh.c)]
+        lengths = [np.sqrt((m * m).sum(axis=0)) for m in corners]
+        u, v, w = corners
+        volume = (u * (v[[1, 2, 0]] * w[[2, 0, 1]] - v[[2, 0, 1]] * w[[1, 2, 0]])).sum(axis=0)
+        below = lengths[0] * lengths[1] * lengths[2]
+        below += (u * v).sum(axis=0) * lengths[2] + (u * w).sum(axis=0) * lengths[1] + (v * w).sum(axis=0) * lengths[0]
+        winding[first : first + step] = np.arctan2(volume, below).sum(axis=1) / (2.0 * np.pi)
+    return np.abs(winding) > 0.5
 
 
 def _corners_of(mesh, tri: np.ndarray) -> np.ndarray:
