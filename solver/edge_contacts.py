@@ -74,6 +74,8 @@ class SharpEdges:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
                 self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+        span = self.b - self.a
+        self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
         # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
         axis = cross(self.into, self.into_other)
@@ -143,6 +145,7 @@ class _EdgeList:
         self.queries = 0
         self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
         self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
+        self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
 
     def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
@@ -180,7 +183,9 @@ class _EdgeList:
             self.e, self.s, self.i, self.j, self.apart = (
                 m.take(keep) for m in (self.e, self.s, self.i, self.j, self.apart)
             )
-        again &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
+        if self._movable[0] is not inv_mass:  # edges with a free end (kept while the masses are)
+            self._movable = (inv_mass, (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0))
+        again &= self._movable[1]
         use = again.nonzero()[0]
         if len(use) == 0:
             return
@@ -370,7 +375,7 @@ def collide_cloth_edges(
         elif closes:
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
-                collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle
+                collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True
             )
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
@@ -391,14 +396,16 @@ def _edge_colliders(colliders) -> list:
 
 
 def collide_edges(
-    collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None
-):
+    collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
+    keep_contacts: bool = False,
+):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
     longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply).
     settle: None, or (previous, t) when x_start is a window's start earlier than this substep's (previous,
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
-    previous (as `MeshCollider.collide`'s). Returns the contacts for `hold_edges`, or None."""
+    previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
+    meshes), else None."""
     sharp = sharp_edges_of(collider.mesh)
     if len(sharp) == 0 or len(edges) == 0:
         return None
@@ -506,8 +513,6 @@ def collide_edges(
         keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
         delta -= slide * (keep / np.where(ok, weight, 1.0))
     # The part of the push that clears what was within the gap at the start moves the start too.
-    sharp_point = _point([sharp_a[:, count:], sharp_b[:, count:]], v1, 0).take(hit, axis=1)
-    level = dot(n, sharp_point) + gap
     if settle is None:
         settle_into, within = x_start, gap - dist0.take(hit)
     else:  # reckoned from where the last substep started (its velocity is taken from there)
@@ -515,14 +520,19 @@ def collide_edges(
         pose_previous = collider._pose_at(t_previous)
         before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
         before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
-        within = level - dot(n, _point(before, u, 0))
-    amount = np.clip(within, 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    rows = np.unique(ends)
-    _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
-    along = (sharp_b - sharp_a)[:, count:].take(hit, axis=1)
-    along /= np.maximum(np.sqrt(dot(along, along)), _EPS)
+        within = _level(sharp, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    return _held(ends[:, 0], ends[:, 1], u, n, sharp_point, along, gap, wi, wj, per_weight, inv_mass)
+    amount = np.clip(within, 0.0, push) * per_weight
+    if not keep_contacts:
+        rows = np.unique(ends)
+        _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
+        return None
+    at = s.take(hit)
+    on_edge = _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v1.take(hit), 0)
+    held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
+    local = held.local.reshape(2, -1).T
+    _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
+    return held
 
 
 class _Held(NamedTuple):
@@ -607,6 +617,11 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         moved, settled = moved.T, settled.T
     x[held.rows] += moved
     x_start[held.rows] += settled
+
+
+def _level(sharp, at, v, n, gap):
+    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at`, plus the gap."""
+    return dot(n, _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v, 0)) + gap
 
 
 def _offsets(points, s, t):
