@@ -14,6 +14,10 @@ parameter and inverse masses, so its closest point ends at the gap; with Coulomb
 closest points' relative slide, and the part of the push that clears what was already within the
 gap at the start carried to the start (no bounce), as the vertex pass does. Measured in
 docs/design.md ("Issue 11, round 7 (thinwall7)").
+
+On closed meshes the pass runs on the mesh colliders' windows (every `step.EDGE_PASS_WINDOWS`-th, over
+the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
+(nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
 """
 
 from __future__ import annotations
