@@ -14,15 +14,22 @@ parameter and inverse masses, so its closest point ends at the gap; with Coulomb
 closest points' relative slide, and the part of the push that clears what was already within the
 gap at the start carried to the start (no bounce), as the vertex pass does. Measured in
 docs/design.md ("Issue 11, round 7 (thinwall7)").
+
+On closed meshes the pass runs on the mesh colliders' windows (every `step.EDGE_PASS_WINDOWS`-th, over
+the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
+(nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
 """
 
 from __future__ import annotations
 
 import math
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
+from .contact import combined_friction
+from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import TriangleGrid
 from .triangles import cross, dot, segment_closest, segment_crossings
 
@@ -40,6 +47,7 @@ _REFRESH = 0.5
 # long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5).
 _BRUTE = 1 << 23
 _EMPTY = np.zeros(0, dtype=np.int64)
+_FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
 class SharpEdges:
@@ -50,6 +58,7 @@ class SharpEdges:
         self.tri, self.k, other, other_k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
+        self.open = False
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
             self.c = _opposite(_corners_of(mesh, self.tri), self.k)
@@ -58,6 +67,7 @@ class SharpEdges:
             self.into = _across(self.a, self.b, self.c)
             two = other >= 0
             self.rim = ~two
+            self.open = bool(self.rim.any())  # an edge on one face (or more than two): nothing solid below it
             self.into_other = np.zeros_like(self.into)
             if two.any():
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
@@ -67,6 +77,9 @@ class SharpEdges:
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
+                self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+        span = self.b - self.a
+        self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
         # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
         axis = cross(self.into, self.into_other)
@@ -78,6 +91,14 @@ class SharpEdges:
 
     def __len__(self) -> int:
         return len(self.tri)
+
+    def _drop(self, which: np.ndarray) -> None:
+        if which.any():
+            keep = (~which).nonzero()[0]
+            self.tri, self.k, self.rim = self.tri.take(keep), self.k.take(keep), self.rim.take(keep)
+            self.a, self.b, self.c, self.into, self.into_other = (
+                m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.into, self.into_other)
+            )
 
     def in_wedge(self, direction, s) -> np.ndarray:
         """Whether each direction (3, P) from sharp edge s points into the wedge (< 180°) between its two
@@ -114,46 +135,46 @@ class _EdgeList:
     both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
     its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges).
 
-    Each pair keeps how far its anchors' box was from the sharp edge's box (grown by the gap) when
-    listed: while neither end has strayed that far from its anchor, the cloth edge's swept box cannot
-    meet the sharp edge's, so the pair is not handed out (as face_collision's `_live`)."""
+    Each pair keeps a lower bound of how far the box of its ends' places at the last pass (`last`) was
+    from the sharp edge's box (grown by the gap): while neither end has moved that far since, the cloth
+    edge's swept box cannot meet the sharp edge's, so the pair is not handed out (as face_collision's
+    `_live`). Handed-out pairs get their exact separation, the others the bound less the motion since."""
 
     def __init__(self, edges, n: int, gap: float, skin: float):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
+        self.last = np.full((3, n), _FAR)
         self.e = self.s = self.i = self.j = _EMPTY
-        self.apart = np.zeros(0)  # each pair's squared box separation at listing
+        self.apart = np.zeros(0)  # each pair's lower bound of its box separation at the last pass
         self.queries = 0
         self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
+        self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
+        self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
 
     def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
-        stray = self._strayed(p0, p1) if still else np.full(p1.shape[1], np.inf)
+        if not still:
+            self.anchor[...] = np.inf  # (everything is queried afresh and handed out)
+            self._query(np.ones(p1.shape[1], dtype=bool), inv_mass, p0, p1, grid)
+            return (self.e, self.s, self.i, self.j) if len(self.e) else None
+        stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
         if (stray > self.half * self.half).any():
-            strayed = stray > (_REFRESH * self.half) ** 2
-            self._query(strayed, inv_mass, p0, p1, grid)
-            stray[strayed] = np.inf  # their edges' pairs are new: all handed out
+            self._query(stray > (_REFRESH * self.half) ** 2, inv_mass, p0, p1, grid)
+        moved = _squared_stray(p0, p1, self.last, self._moved, self._step)
+        self.last[...] = p1
         if len(self.e) == 0:
             return None
-        reach = np.maximum(stray.take(self.i), stray.take(self.j))
+        np.sqrt(moved, out=moved)
+        reach = np.maximum(moved.take(self.i), moved.take(self.j))
         live = (self.apart <= reach).nonzero()[0]
+        self.apart -= reach  # (a bound at this pass for the pairs not handed out; exact for the others below)
         if len(live) == 0:
             return None
-        if len(live) == len(self.e):
-            return self.e, self.s, self.i, self.j
-        return self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
-
-    def _strayed(self, p0, p1) -> np.ndarray:
-        """Each vertex's squared distance from its anchor, the larger at the substep's start and end."""
-        stray, step = self._stray, self._step
-        np.subtract(p1, self.anchor, out=step)
-        step *= step
-        np.sum(step, axis=0, out=stray)
-        np.subtract(p0, self.anchor, out=step)
-        step *= step
-        return np.maximum(stray, step.sum(axis=0), out=stray)
+        e, s, i, j = self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
+        self.apart[live] = _box_apart(p1, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+        return e, s, i, j
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
@@ -166,7 +187,9 @@ class _EdgeList:
             self.e, self.s, self.i, self.j, self.apart = (
                 m.take(keep) for m in (self.e, self.s, self.i, self.j, self.apart)
             )
-        again &= (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0)
+        if self._movable[0] is not inv_mass:  # edges with a free end (kept while the masses are)
+            self._movable = (inv_mass, (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0))
+        again &= self._movable[1]
         use = again.nonzero()[0]
         if len(use) == 0:
             return
@@ -193,28 +216,39 @@ class _EdgeList:
             i, j = first.take(e), second.take(e)
             self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
             self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
-            self.apart = np.concatenate(
-                [self.apart, _box_apart(self.anchor, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))]
-            )
+            # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
+            apart = _box_apart(self.last, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+            self.apart = np.concatenate([self.apart, apart])
 
 
-def _box_apart(anchor, i, j, box_low, box_high) -> np.ndarray:
-    """Squared distance (largest along an axis) from the box of anchors i, j to each box (3, P): the
-    cloth edge's swept box cannot meet it unless an end strays that far."""
-    a, b = anchor.take(i, axis=1), anchor.take(j, axis=1)
+def _squared_stray(p0, p1, reference, out, step) -> np.ndarray:
+    """Each vertex's squared distance from `reference` (3, N), the larger at the substep's start and end."""
+    np.subtract(p1, reference, out=step)
+    step *= step
+    np.sum(step, axis=0, out=out)
+    np.subtract(p0, reference, out=step)
+    step *= step
+    return np.maximum(out, step.sum(axis=0), out=out)
+
+
+def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
+    """Distance (largest along an axis) from the box of points i, j to each box (3, P): the cloth edge's
+    swept box cannot meet it unless an end moves that far."""
+    a, b = points.take(i, axis=1), points.take(j, axis=1)
     apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
-    apart = np.maximum(apart.max(axis=0), 0.0)
-    return apart * apart
+    return np.maximum(apart.max(axis=0), 0.0)
 
 
 def _overlapping(low, high, box_low, box_high):
     """(q, t): every pair of query box q (3, Q) and box t (3, T) that overlap, sorted by q."""
-    meets = (high[0][:, None] >= box_low[0]) & (low[0][:, None] <= box_high[0])
+    # (T, Q): the few boxes' values broadcast along the many queries' rows (~20% quicker than (Q, T)).
+    meets = (box_low[0][:, None] <= high[0]) & (box_high[0][:, None] >= low[0])
     for k in (1, 2):
-        meets &= high[k][:, None] >= box_low[k]
-        meets &= low[k][:, None] <= box_high[k]
-    q, t = meets.nonzero()
-    return q, t
+        meets &= box_low[k][:, None] <= high[k]
+        meets &= box_high[k][:, None] >= low[k]
+    t, q = meets.nonzero()
+    order = np.argsort(q, kind="stable")
+    return q.take(order), t.take(order)
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
@@ -259,6 +293,37 @@ def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarra
     return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
 
 
+# Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
+# mesh with more keeps them all: the test costs ~0.1 s per million).
+_HIDDEN_BUDGET = 4_000_000
+
+
+def _hidden(mesh, a, b, into, into_other) -> np.ndarray:
+    """Sharp edges of a closed mesh that cloth cannot reach: just off the edge's middle, on the side away
+    from its faces, lies inside the mesh (another part's volume), e.g. a table leg's top edges in the
+    plane of the top's underside, which pushed cloth into the top (docs/design.md, round 8 (edgehold9)).
+    By the generalised winding number (solid angles) of that point: ~1 inside, ~0 outside."""
+    count = a.shape[1]
+    if count == 0 or count * len(mesh) > _HIDDEN_BUDGET:
+        return np.zeros(count, dtype=bool)
+    out = -(into + into_other)
+    out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
+    size = float(np.sqrt(np.sum((mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0)) ** 2)))
+    probe = 0.5 * (a + b) + out * (1e-5 * size)
+    winding = np.zeros(count)
+    step = max(1, _HIDDEN_BUDGET // (16 * len(mesh)))
+    for first in range(0, count, step):  # (chunks: ~16 x the triangles' size in temporaries)
+        p = probe[:, first : first + step, None]
+        corners = [m[:, None, :] - p for m in (mesh.a, mesh.b, mesh.c)]
+        lengths = [np.sqrt((m * m).sum(axis=0)) for m in corners]
+        u, v, w = corners
+        volume = (u * (v[[1, 2, 0]] * w[[2, 0, 1]] - v[[2, 0, 1]] * w[[1, 2, 0]])).sum(axis=0)
+        below = lengths[0] * lengths[1] * lengths[2]
+        below += (u * v).sum(axis=0) * lengths[2] + (u * w).sum(axis=0) * lengths[1] + (v * w).sum(axis=0) * lengths[0]
+        winding[first : first + step] = np.arctan2(volume, below).sum(axis=1) / (2.0 * np.pi)
+    return np.abs(winding) > 0.5
+
+
 def _corners_of(mesh, tri: np.ndarray) -> np.ndarray:
     return np.stack([mesh.a.take(tri, axis=1), mesh.b.take(tri, axis=1), mesh.c.take(tri, axis=1)])
 
@@ -292,29 +357,62 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
     return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
 
 
-def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
-    """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook)."""
-    from .mesh_collider import MeshCollider
+def collide_cloth_edges(
+    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True
+) -> None:
+    """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
-    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
-    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
-    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))]
-    if not meshes:
+    With `contacts` (a dict per cloth), the mesh colliders' windows (solver/step.py): a closed mesh's
+    pass runs where a window `closes`, over the window's path (`window`: (positions, frame fraction) where
+    it starts, None: this substep's start; the settled pushes still go to x_start), and leaves its contacts
+    in `contacts` for `hold_edges` on the substeps in between. An open mesh's rims (a zero-thickness
+    wall's) get the pass every substep: nothing else keeps cloth edges off a rim that has no solid below
+    it (with windows and the hold, 62 of 64 cloth edges across a wall's rim ended under it; docs/design.md)."""
+    found = _edge_colliders(colliders)
+    if not found:
         return
     edges, longest = model.cloth_edges
-    for collider in meshes:
-        collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
+    for index, collider in found:
+        key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
+        if contacts is None or sharp_edges_of(collider.mesh).open:
+            collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
+        elif closes:
+            path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
+            found_contacts = collide_edges(
+                collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True
+            )
+            contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
+        else:
+            held = contacts.get(key)
+            if held is not None and held[0] is collider.mesh:
+                hold_edges(collider, x, x_start, inv_mass, t0, t1, friction, held[1])
 
 
-def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float) -> None:
+def _edge_colliders(colliders) -> list:
+    """(place in the list, collider) of the still and rigid mesh colliders with sharp edges."""
+    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
+    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
+    return [
+        (index, c)
+        for index, c in enumerate(colliders)
+        if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))
+    ]
+
+
+def collide_edges(
+    collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
+    keep_contacts: bool = False,
+):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
-    longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply)."""
+    longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply).
+    settle: None, or (previous, t) when x_start is a window's start earlier than this substep's (previous,
+    at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
+    previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
+    meshes), else None."""
     sharp = sharp_edges_of(collider.mesh)
     if len(sharp) == 0 or len(edges) == 0:
-        return
-    from .contact import combined_friction
-    from .mesh_collider import _MIN_GAP, _to_frame
+        return None
 
     gap = max(float(thickness) + collider.offset, _MIN_GAP)
     if collider.deforming:
@@ -332,7 +430,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
     found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
     if found is None:
-        return
+        return None
     _, s, i, j = found
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
@@ -345,7 +443,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     low -= grid.high.take(s, axis=1)
     meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
-        return
+        return None
     if len(meets) < len(s):
         i, j, s = i.take(meets), j.take(meets), s.take(meets)
         start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
@@ -385,7 +483,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
     close = (dist1 < travel) | through
     if not close.any():
-        return
+        return None
     # (`close` as a mask: most pairs that met the boxes are, and taking them out costs more calls than it saves.)
     # Which side: the start's (a zero-thickness ridge is never crossed), unless it started on the edge.
     from_start = dist0 > 1e-9
@@ -401,7 +499,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         contact |= through
     hit = contact.nonzero()[0]
     if len(hit) == 0:
-        return
+        return None
     ends = np.stack([i.take(hit), j.take(hit)], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
     wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
@@ -419,9 +517,115 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
         keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
         delta -= slide * (keep / np.where(ok, weight, 1.0))
     # The part of the push that clears what was within the gap at the start moves the start too.
-    settle = np.clip(gap - dist0.take(hit), 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    rows = np.unique(ends)
-    _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, n * settle, pose1)
+    if settle is None:
+        settle_into, within = x_start, gap - dist0.take(hit)
+    else:  # reckoned from where the last substep started (its velocity is taken from there)
+        settle_into, t_previous = settle
+        pose_previous = collider._pose_at(t_previous)
+        before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
+        before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
+        within = _level(sharp, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
+    per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    amount = np.clip(within, 0.0, push) * per_weight
+    if not keep_contacts:
+        rows = np.unique(ends)
+        _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
+        return None
+    at = s.take(hit)
+    on_edge = _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v1.take(hit), 0)
+    held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
+    local = held.local.reshape(2, -1).T
+    _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
+    return held
+
+
+class _Held(NamedTuple):
+    """A pass's contacts, for `hold_edges` (own frame): each cloth edge's closest point's parameter u, the
+    contact's unit normal, the closest point on the sharp edge and the sharp edge's unit direction (3, C);
+    the rows of both ends (2C,: first ends, then second ends), the moved rows and where each end's row is
+    among them, and each end's share of its contact's push (weight x inverse mass, over how many contacts
+    its vertex has)."""
+
+    u: np.ndarray
+    n: np.ndarray
+    on_edge: np.ndarray
+    along: np.ndarray
+    gap: float
+    ends: np.ndarray
+    rows: np.ndarray
+    local: np.ndarray
+    share: np.ndarray
+    inv_mass: np.ndarray
+
+
+def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
+    ends = np.concatenate([i, j])
+    rows, local = np.unique(ends, return_inverse=True)
+    share = np.concatenate([wi, wj]) * np.concatenate([per_weight, per_weight])
+    count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    share /= np.maximum(count, 1.0).take(local)
+    return _Held(u, n, on_edge, along, gap, ends, rows, local.reshape(-1), share, inv_mass)
+
+
+def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _Held) -> None:
+    """Between passes: keep each cloth edge that touched a sharp edge at the last pass (`held`) off that
+    sharp edge at the same closest-point parameter, as the pass would (weights, friction on the point's
+    slide over the substep, settled pushes to x_start): the point stays the gap from the sharp edge's line
+    (free to go round it) and on the contact normal's side of it. Without it the constraints of the
+    substeps in between drag edges under a rim (docs/design.md). A vertex in several contacts takes
+    their mean push (of all it had at the pass: one that no longer presses gives it none)."""
+    if held.inv_mass is not inv_mass:  # (a grab changed the masses since the pass)
+        return
+    pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
+    ends = x.take(held.ends, axis=0)
+    ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
+    count = len(held.u)
+    point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
+    off = point - held.on_edge
+    off -= held.along * dot(off, held.along)  # from the sharp edge's line
+    side = dot(off, held.n)
+    distance = np.sqrt(dot(off, off))
+    crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
+    depth = held.gap - np.where(crossed, side, distance)
+    if not (depth > 0.0).any():
+        return
+    np.maximum(depth, 0.0, out=depth)
+    direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
+    starts = x_start.take(held.ends, axis=0)
+    starts = starts.T if pose0 is None else _to_frame(starts, *pose0)
+    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)  # (the edge is still)
+    approach = dot(slide, direction)
+    settle = np.maximum(depth + np.minimum(approach, 0.0), 0.0)
+    push = direction * depth
+    mu = combined_friction(cloth_friction, collider.friction)
+    if mu > 0.0:
+        # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
+        # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
+        # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
+        edge = ends[:, count:] - ends[:, :count]
+        edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
+        slide -= edge * dot(slide, edge)
+        slide -= direction * dot(slide, direction)
+        length = np.sqrt(dot(slide, slide))
+        push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
+    # The six sums (the push's and the settled push's axes) per moved row in one bincount.
+    channels = np.concatenate([push, direction * settle])
+    weights = np.concatenate([channels, channels], axis=1) * held.share
+    rows = len(held.rows)
+    slots = (np.arange(6) * rows)[:, None] + held.local
+    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
+    moved, settled = total[:3], total[3:]
+    if pose1 is not None:  # own-frame offsets to world
+        moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
+    else:
+        moved, settled = moved.T, settled.T
+    x[held.rows] += moved
+    x_start[held.rows] += settled
+
+
+def _level(sharp, at, v, n, gap):
+    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at`, plus the gap."""
+    return dot(n, _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v, 0)) + gap
 
 
 def _offsets(points, s, t):

@@ -21,15 +21,17 @@ class RunCache:
             if found is not None:
                 earlier[family.name] = found
         self.families = list(earlier.values())
-        # (N, 3): where the mesh colliders last ran (see step.MESH_COLLIDE_INTERVAL)
-        self.mesh_window_start: np.ndarray | None = None
+        # (N, 3) each: where the mesh colliders ("mesh") and their edge contacts ("edges") last ran (see
+        # step.MESH_COLLIDE_INTERVAL)
+        self.window_starts: dict[str, np.ndarray] = {}
         self.mesh_contacts: dict = {}  # still meshes' contact planes between their passes (MeshCollider.hold)
 
-    def window_buffer(self, vertex_count: int) -> np.ndarray:
-        """The reused (vertex_count, 3) buffer of the mesh colliders' window start."""
-        if self.mesh_window_start is None or len(self.mesh_window_start) != vertex_count:
-            self.mesh_window_start = np.empty((vertex_count, 3))
-        return self.mesh_window_start
+    def window_buffer(self, vertex_count: int, kind: str = "mesh") -> np.ndarray:
+        """The reused (vertex_count, 3) buffer of the mesh colliders' (or their edge contacts') window start."""
+        found = self.window_starts.get(kind)
+        if found is None or len(found) != vertex_count:
+            found = self.window_starts[kind] = np.empty((vertex_count, 3))
+        return found
 
     def matches(self, model, params, dt: float) -> bool:
         return self.model is model and self.dt == dt and self.params == params

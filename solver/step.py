@@ -35,6 +35,10 @@ PIN_STIFFNESS = 5760.0
 MESH_COLLIDE_INTERVAL = 3
 DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
+# Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) run at the close of every
+# EDGE_PASS_WINDOWS-th mesh collider window, over the motion since, and hold their contacts in between
+# (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9)).
+EDGE_PASS_WINDOWS = 2
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -155,6 +159,8 @@ def step(
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
+    edge_interval = mesh_interval * EDGE_PASS_WINDOWS
+    edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     # The failsafe rewinds to the substep's true start: the colliders settle resting contacts by moving
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
@@ -187,14 +193,24 @@ def step(
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
-        collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction)
         if window_start is None:
+            edge_args = (params.thickness, params.friction)
+            collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
-            if opens and not closes:
-                window_start[...] = previous
             window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
+            edge_opens = s % edge_interval == 0
+            edge_closes = (s + 1) % edge_interval == 0 or s == substeps - 1
+            collide_cloth_edges(
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
+                window=None if edge_opens else (edge_window_start, (s - s % edge_interval) / substeps),
+                contacts=run.mesh_contacts, closes=edge_closes,
+            )  # fmt: skip
+            if edge_opens and not edge_closes:
+                edge_window_start[...] = previous
+            if opens and not closes:  # (after the edge pass: with its settled pushes)
+                window_start[...] = previous
             collide(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
                 with_meshes=closes, window=window, contacts=run.mesh_contacts,

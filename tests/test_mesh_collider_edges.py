@@ -77,3 +77,19 @@ def test_only_a_ridges_and_rims_are_sharp():
     assert len(inner) == 48  # the two open rims only
     assert len(sharp_edges_of(solver.TriangleMesh(*_wall(0.0)))) == 4  # a quad's rim, not its diagonal
     assert len(sharp_edges_of(solver.TriangleMesh(*_wall(0.02)))) == 12  # a board's corners
+
+
+def test_a_legs_top_edges_inside_a_table_top_get_no_edge_contacts():
+    from solver.edge_contacts import sharp_edges_of
+
+    # A 1 x 0.7 x 0.04 m top and a 7 cm leg whose top face lies in the plane of the top's underside: the
+    # leg's top edges are sharp but cloth cannot reach them (just off them, on their outside, is the top's
+    # inside); their contacts pushed cloth into the top (docs/design.md, round 8 (edgehold9)).
+    vertices, quads = solver.meshes.box(1)
+    tris = solver.meshes.triangulated(quads)
+    top = vertices * (1.0, 0.7, 0.04) + (0, 0, 0.75)
+    leg = vertices * (0.07, 0.07, 0.73) + (0.42, 0.27, 0.365)
+    sharp = sharp_edges_of(solver.TriangleMesh(np.concatenate([top, leg]), np.concatenate([tris, tris + 8])))
+    middle = 0.5 * (sharp.a + sharp.b)
+    assert len(sharp) == 12 + 8  # the top's twelve, the leg's four sides and four bottom edges
+    assert not ((np.abs(middle[2] - 0.73) < 1e-9) & (np.abs(middle[0] - 0.42) < 0.05)).any()
