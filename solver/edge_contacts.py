@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from .edge_iterations import iterate_edge_contacts
 from .triangle_grid import TriangleGrid
 from .triangles import cross, dot, segment_closest, segment_crossings
 
@@ -46,8 +47,10 @@ class SharpEdges:
     """A mesh's sharp edges as (triangle, edge k opposite corner k) and, for still shapes, their ends
     (3, S) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh):
-        self.tri, self.k, other, other_k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
+    def __init__(self, mesh, radius: float = 0.0):
+        self.tri, self.k, other, other_k = _sharp_edges(
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius
+        )
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
         if len(self.tri):
@@ -217,21 +220,27 @@ def _overlapping(low, high, box_low, box_high):
     return q, t
 
 
-_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
+_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
 
 
-def sharp_edges_of(mesh) -> SharpEdges:
-    """The mesh's sharp edges, found once per TriangleMesh."""
-    found = _SHARP.get(mesh)
+def sharp_edges_of(mesh, radius: float = 0.0) -> SharpEdges:
+    """The mesh's sharp edges for curvature radii below `radius` (see `_sharp_edges`), found once per
+    TriangleMesh and radius."""
+    kept = _SHARP.get(mesh)
+    if kept is None:
+        kept = _SHARP[mesh] = {}
+    found = kept.get(radius)
     if found is None:
-        found = _SHARP[mesh] = SharpEdges(mesh)
+        found = kept[radius] = SharpEdges(mesh, radius)
     return found
 
 
-def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarray):
+def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
-    whose unit normals (3, T) differ by more than SHARP_ANGLE. Vertices at the same place count as
-    one (split normals or UV seams are no boundary)."""
+    whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
+    below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
+    but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
+    seams are no boundary). heights (3, T): each corner's height above the opposite edge."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY
     _, weld = np.unique(vertices, axis=0, return_inverse=True)
@@ -251,6 +260,14 @@ def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarra
     t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     sharp[pair] = cos < _COS_SHARP
+    if radius > 0.0:
+        # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
+        # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
+        # n-gon rod of radius r: exactly r).
+        k1, k2 = (order.take(starts.take(pair) + m) // t_count for m in (0, 1))
+        width = np.minimum(heights[k1, t1], heights[k2, t2])
+        half_sin = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        sharp[pair] |= width < 2.0 * radius * half_sin
     which = sharp.nonzero()[0]
     chosen = order.take(starts.take(which))
     # The other face of an edge between two (its triangle, and the edge's k there), else -1.
@@ -298,10 +315,13 @@ def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thicknes
 
     # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
     # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
-    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))]
+    edges, longest = model.cloth_edges
+    radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
+    meshes = [
+        c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh, radius))
+    ]
     if not meshes:
         return
-    edges, longest = model.cloth_edges
     for collider in meshes:
         collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
 
@@ -310,7 +330,7 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
     longest: an upper bound of a cloth edge's length (finds the edges near the collider cheaply)."""
-    sharp = sharp_edges_of(collider.mesh)
+    sharp = sharp_edges_of(collider.mesh, 0.5 * longest)
     if len(sharp) == 0 or len(edges) == 0:
         return
     from .contact import combined_friction
@@ -422,6 +442,8 @@ def collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, clot
     settle = np.clip(gap - dist0.take(hit), 0.0, push) * np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     rows = np.unique(ends)
     _scatter(x, x_start, rows, np.searchsorted(rows, ends), wi, wj, delta, n * settle, pose1)
+    at = s.take(hit)
+    iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
 
 
 def _offsets(points, s, t):
@@ -435,22 +457,19 @@ def _point(points, s, first: int):
 
 
 def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
-    """Add each contact's share of delta (and settle, to the start) to its two vertices, averaged per vertex."""
+    """Add each contact's share of delta (and settle, to the start; None: none) to its two vertices, averaged."""
     ends = np.concatenate([local[:, 0], local[:, 1]])
     share = np.concatenate([wi, wj])
     count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
     touched = (count > 0).nonzero()[0]
     # The six sums (delta's and settle's axes) in one bincount: channel k's rows at k * len(rows).
-    channels = np.concatenate([delta, settle])
+    channels = delta if settle is None else np.concatenate([delta, settle])
+    k = len(channels)
     weights = np.concatenate([channels, channels], axis=1) * share
-    slots = (np.arange(6) * len(rows))[:, None] + ends
-    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * len(rows)).reshape(6, len(rows))
+    slots = (np.arange(k) * len(rows))[:, None] + ends
+    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
     total = total.take(touched, axis=1) / count.take(touched)
-    moved, settled = total[:3], total[3:]
     who = rows.take(touched)
-    if pose1 is not None:  # own-frame offsets to world
-        moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
-    else:
-        moved, settled = moved.T, settled.T
-    x[who] += moved
-    x_start[who] += settled
+    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
+    if settle is not None:
+        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T
