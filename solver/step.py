@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
+from .corner_contacts import collide_cloth_corners
 from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
@@ -188,6 +189,7 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction)
+        collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction)
         if window_start is None:
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
