@@ -253,24 +253,26 @@ def _edge_contacts(point, tri, starts, ends, gap: float, reach):
     """Corners closer than the gap to the middle of a cloth triangle's edge (under a ridge of tented
     cloth, where the corner projects into neither triangle), kept on the side of the edge they started
     on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0)."""
-    found = []
-    for first, second in ((0, 1), (1, 2), (2, 0)):
-        a0, b0, a1, b1 = starts[first], starts[second], ends[first], ends[second]
-        u0, u1 = _along(point, a0, b0), _along(point, a1, b1)
-        d0 = a0 + (b0 - a0) * u0 - point
-        d1 = a1 + (b1 - a1) * u1 - point
-        dist0, dist1 = np.sqrt(dot(d0, d0)), np.sqrt(dot(d1, d1))
-        normal = np.where(dist0 > 1e-9, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
-        depth = gap - dot(d1, normal)
-        hit = (depth > 0.0) & (depth < reach) & ((dist1 < gap) | (depth >= gap)) & (u1 > 0.0) & (u1 < 1.0)
-        hit = hit.nonzero()[0]
-        verts = np.stack([tri[hit, first], tri[hit, second], tri[hit, first]], axis=1)
-        u = u1.take(hit)
-        beta = np.stack([1.0 - u, u, np.zeros(len(hit))])
-        found.append(
-            (verts, beta, normal.take(hit, axis=1), hit, depth.take(hit), np.maximum(gap - dist0.take(hit), 0.0))
-        )
-    return tuple(np.concatenate([f[k] for f in found], axis=-1 if k in (1, 2) else 0) for k in range(6))
+    # The three edges (0-1, 1-2, 2-0) stacked as columns [0, P), [P, 2P), [2P, 3P): one set of calls.
+    a0, b0 = np.concatenate(starts, axis=1), np.concatenate([starts[1], starts[2], starts[0]], axis=1)
+    a1, b1 = np.concatenate(ends, axis=1), np.concatenate([ends[1], ends[2], ends[0]], axis=1)
+    corner = np.concatenate([point, point, point], axis=1)
+    u0, u1 = _along(corner, a0, b0), _along(corner, a1, b1)
+    d0 = a0 + (b0 - a0) * u0 - corner
+    d1 = a1 + (b1 - a1) * u1 - corner
+    dist0, dist1 = np.sqrt(dot(d0, d0)), np.sqrt(dot(d1, d1))
+    normal = np.where(dist0 > 1e-9, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
+    depth = gap - dot(d1, normal)
+    far = np.concatenate([reach, reach, reach])
+    hit = (depth > 0.0) & (depth < far) & ((dist1 < gap) | (depth >= gap)) & (u1 > 0.0) & (u1 < 1.0)
+    hit = hit.nonzero()[0]
+    pair, edge = hit % len(tri), hit // len(tri)
+    first = tri.reshape(-1).take(pair * 3 + edge)
+    second = tri.reshape(-1).take(pair * 3 + (edge + 1) % 3)
+    u = u1.take(hit)
+    beta = np.stack([1.0 - u, u, np.zeros(len(hit))])
+    verts = np.stack([first, second, first], axis=1)
+    return verts, beta, normal.take(hit, axis=1), pair, depth.take(hit), np.maximum(gap - dist0.take(hit), 0.0)
 
 
 def _along(p, a, b) -> np.ndarray:
@@ -305,10 +307,11 @@ def _scatter(x, x_start, tri, weights, delta, settle, pose1) -> None:
     count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
     touched = (count > 0).nonzero()[0]
     channels = delta if settle is None else np.concatenate([delta, settle])
-    sums = []
-    for channel in channels:
-        sums.append(np.bincount(local, weights=(channel[None, :] * weights).ravel(), minlength=len(rows)))
-    total = np.stack(sums).take(touched, axis=1) / count.take(touched)
+    k = len(channels)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
+    weighted = channels[:, None, :] * weights  # (channel, vertex of the contact, contact)
+    slots = (np.arange(k) * len(rows))[:, None] + local
+    total = np.bincount(slots.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
+    total = total.take(touched, axis=1) / count.take(touched)
     who = rows.take(touched)
     x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
     if settle is not None:
