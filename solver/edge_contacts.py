@@ -315,13 +315,12 @@ def collide_cloth_edges(x, x_start, inv_mass, model, colliders, t0, t1, thicknes
 
     # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
     # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
-    edges, longest = model.cloth_edges
-    radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
-    meshes = [
-        c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh, radius))
-    ]
+    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming]
     if not meshes:
         return
+    edges, longest = model.cloth_edges
+    radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
+    meshes = [c for c in meshes if len(sharp_edges_of(c.mesh, radius))]
     for collider in meshes:
         collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
 
