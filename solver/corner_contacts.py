@@ -92,6 +92,7 @@ class _CornerList:
         self.triangles, self.gap, self.half = triangles, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
         self.c = self.t = _EMPTY
+        self.order: np.ndarray | None = None  # the corners by x
 
     def pairs(self, points, p0, p1):
         stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
@@ -119,12 +120,25 @@ class _CornerList:
         if len(near) == 0:
             return
         low, high = low.take(near, axis=1), high.take(near, axis=1)
-        meets = (high[0][:, None] >= points[0]) & (low[0][:, None] <= points[0])
+        # Sweep along x (corners sorted once): each box's corners within its x range, then y and z.
+        order = self._order(points)
+        xs = points[0].take(order)
+        first = np.searchsorted(xs, low[0], side="left")
+        count = np.searchsorted(xs, high[0], side="right") - first
+        q = np.repeat(np.arange(len(near)), count)
+        c = order.take(np.arange(len(q)) - np.repeat(np.cumsum(count) - count - first, count))
+        keep = np.ones(len(q), dtype=bool)
         for k in (1, 2):
-            meets &= (high[k][:, None] >= points[k]) & (low[k][:, None] <= points[k])
-        q, c = meets.nonzero()
-        self.c = np.concatenate([self.c, c])
-        self.t = np.concatenate([self.t, use.take(near.take(q))])
+            at = points[k].take(c)
+            keep &= (high[k].take(q) >= at) & (low[k].take(q) <= at)
+        keep = keep.nonzero()[0]
+        self.c = np.concatenate([self.c, c.take(keep)])
+        self.t = np.concatenate([self.t, use.take(near.take(q.take(keep)))])
+
+    def _order(self, points) -> np.ndarray:
+        if self.order is None:
+            self.order = np.argsort(points[0], kind="stable")
+        return self.order
 
 
 def collide_cloth_corners(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
