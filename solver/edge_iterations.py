@@ -14,8 +14,8 @@ import numpy as np
 
 from .triangles import dot, segment_closest
 
-# Iterations after the edge pass's own: 1 / 2 / 3 left a cloth on 1 cm rods falling through some of
-# them (bench/thin_features.py); see docs/design.md.
+# Iterations after the edge pass's own: with 2 the cloth fell through all six 0.5 cm rods of
+# bench/thin_features.py, with 3 it hangs on all 18 rods (docs/design.md, Round 8 (corners9)).
 EXTRA_ITERATIONS = 3
 
 
