@@ -30,24 +30,22 @@ from .triangles import cross, dot
 POINTED_ANGLE = 50.0
 _COS_POINTED = math.cos(math.radians(POINTED_ANGLE))
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
+_REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
 _EPS = 1e-12
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
-def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray):
-    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as
-    one) and (3, C) the unit mean of their faces' normals."""
+def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one)."""
     if len(triangles) == 0:
-        return np.zeros((3, 0)), np.zeros((3, 0))
+        return np.zeros((3, 0))
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
-    pointed, mean = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places))
-    which = pointed.nonzero()[0]
-    return np.ascontiguousarray(places[which].T), mean.take(which, axis=1)
+    pointed = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places))
+    return np.ascontiguousarray(places[pointed].T)
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int):
-    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T), and
-    (3, n) the unit mean of each vertex's faces' normals."""
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int) -> np.ndarray:
+    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
@@ -58,14 +56,14 @@ def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int):
     sorted_ids = ids.take(order)
     starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
     least[sorted_ids.take(starts)] = np.minimum.reduceat(cos.take(order), starts)
-    return least < _COS_POINTED, mean
+    return least < _COS_POINTED
 
 
 class _Corners:
     """A mesh's pointed corners and, per cloth, a Verlet list of (corner, cloth triangle) pairs."""
 
     def __init__(self, mesh):
-        self.points, _ = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals)
+        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals)
         self.lists: list[_CornerList] = []
 
     def __len__(self) -> int:
@@ -95,10 +93,12 @@ class _CornerList:
         self.order: np.ndarray | None = None  # the corners by x
 
     def pairs(self, points, p0, p1):
+        """(corner, cloth triangle) pairs for corners `points` (3, C) and cloth vertices moving p0 -> p1
+        ((3, N), the collider's frame). A query also re-anchors the vertices that strayed _REFRESH of the
+        way, so a swinging cloth queries in batches (as the edge pass's list)."""
         stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
-        strayed = stray > self.half * self.half
-        if strayed.any():
-            self._query(strayed | (stray > 0.25 * self.half * self.half), points, p1)
+        if (stray > self.half * self.half).any():
+            self._query(stray > (_REFRESH * self.half) ** 2, points, p1)
         return self.c, self.t
 
     def _query(self, strayed, points, p1) -> None:
