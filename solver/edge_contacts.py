@@ -29,6 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .contact import combined_friction
+from .edge_iterations import iterate_edge_contacts
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import TriangleGrid
 from .triangles import cross, dot, segment_closest, segment_crossings
@@ -54,8 +55,10 @@ class SharpEdges:
     """A mesh's sharp edges as (triangle, edge k opposite corner k) and, for still shapes, their ends
     (3, S) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh):
-        self.tri, self.k, other, other_k = _sharp_edges(mesh.triangles, mesh.vertices, mesh.normals)
+    def __init__(self, mesh, radius: float = 0.0):
+        self.tri, self.k, other, other_k = _sharp_edges(
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius
+        )
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
@@ -251,21 +254,27 @@ def _overlapping(low, high, box_low, box_high):
     return q.take(order), t.take(order)
 
 
-_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its SharpEdges
+_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
 
 
-def sharp_edges_of(mesh) -> SharpEdges:
-    """The mesh's sharp edges, found once per TriangleMesh."""
-    found = _SHARP.get(mesh)
+def sharp_edges_of(mesh, radius: float = 0.0) -> SharpEdges:
+    """The mesh's sharp edges for curvature radii below `radius` (see `_sharp_edges`), found once per
+    TriangleMesh and radius."""
+    kept = _SHARP.get(mesh)
+    if kept is None:
+        kept = _SHARP[mesh] = {}
+    found = kept.get(radius)
     if found is None:
-        found = _SHARP[mesh] = SharpEdges(mesh)
+        found = kept[radius] = SharpEdges(mesh, radius)
     return found
 
 
-def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarray):
+def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
-    whose unit normals (3, T) differ by more than SHARP_ANGLE. Vertices at the same place count as
-    one (split normals or UV seams are no boundary)."""
+    whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
+    below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
+    but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
+    seams are no boundary). heights (3, T): each corner's height above the opposite edge."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY
     _, weld = np.unique(vertices, axis=0, return_inverse=True)
@@ -285,6 +294,14 @@ def _sharp_edges(triangles: np.ndarray, vertices: np.ndarray, normals: np.ndarra
     t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     sharp[pair] = cos < _COS_SHARP
+    if radius > 0.0:
+        # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
+        # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
+        # n-gon rod of radius r: exactly r).
+        k1, k2 = (order.take(starts.take(pair) + m) // t_count for m in (0, 1))
+        width = np.minimum(heights[k1, t1], heights[k2, t2])
+        half_sin = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        sharp[pair] |= width < 2.0 * radius * half_sin
     which = sharp.nonzero()[0]
     chosen = order.take(starts.take(which))
     # The other face of an edge between two (its triangle, and the edge's k there), else -1.
@@ -368,13 +385,14 @@ def collide_cloth_edges(
     in `contacts` for `hold_edges` on the substeps in between. An open mesh's rims (a zero-thickness
     wall's) get the pass every substep: nothing else keeps cloth edges off a rim that has no solid below
     it (with windows and the hold, 62 of 64 cloth edges across a wall's rim ended under it; docs/design.md)."""
-    found = _edge_colliders(colliders)
+    edges, longest = model.cloth_edges
+    radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
+    found = _edge_colliders(colliders, radius)
     if not found:
         return
-    edges, longest = model.cloth_edges
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        if contacts is None or sharp_edges_of(collider.mesh).open:
+        if contacts is None or sharp_edges_of(collider.mesh, radius).open:
             collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
         elif closes:
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
@@ -388,14 +406,15 @@ def collide_cloth_edges(
                 hold_edges(collider, x, x_start, inv_mass, t0, t1, friction, held[1])
 
 
-def _edge_colliders(colliders) -> list:
-    """(place in the list, collider) of the still and rigid mesh colliders with sharp edges."""
+def _edge_colliders(colliders, radius: float) -> list:
+    """(place in the list, collider) of the still and rigid mesh colliders with sharp edges (those
+    rounder than `radius` included)."""
     # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
     # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
     return [
         (index, c)
         for index, c in enumerate(colliders)
-        if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh))
+        if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh, radius))
     ]
 
 
@@ -410,7 +429,7 @@ def collide_edges(
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None."""
-    sharp = sharp_edges_of(collider.mesh)
+    sharp = sharp_edges_of(collider.mesh, 0.5 * longest)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
@@ -527,15 +546,17 @@ def collide_edges(
         within = _level(sharp, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     amount = np.clip(within, 0.0, push) * per_weight
+    at = s.take(hit)
     if not keep_contacts:
         rows = np.unique(ends)
         _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
+        iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
         return None
-    at = s.take(hit)
     on_edge = _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v1.take(hit), 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
+    iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
     return held
 
 
@@ -639,22 +660,19 @@ def _point(points, s, first: int):
 
 
 def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
-    """Add each contact's share of delta (and settle, to the start) to its two vertices, averaged per vertex."""
+    """Add each contact's share of delta (and settle, to the start; None: none) to its two vertices, averaged."""
     ends = np.concatenate([local[:, 0], local[:, 1]])
     share = np.concatenate([wi, wj])
     count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
     touched = (count > 0).nonzero()[0]
     # The six sums (delta's and settle's axes) in one bincount: channel k's rows at k * len(rows).
-    channels = np.concatenate([delta, settle])
+    channels = delta if settle is None else np.concatenate([delta, settle])
+    k = len(channels)
     weights = np.concatenate([channels, channels], axis=1) * share
-    slots = (np.arange(6) * len(rows))[:, None] + ends
-    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * len(rows)).reshape(6, len(rows))
+    slots = (np.arange(k) * len(rows))[:, None] + ends
+    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
     total = total.take(touched, axis=1) / count.take(touched)
-    moved, settled = total[:3], total[3:]
     who = rows.take(touched)
-    if pose1 is not None:  # own-frame offsets to world
-        moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
-    else:
-        moved, settled = moved.T, settled.T
-    x[who] += moved
-    x_start[who] += settled
+    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
+    if settle is not None:
+        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
+from .corner_contacts import collide_cloth_corners
 from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
@@ -37,8 +38,10 @@ DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
 # Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) run at the close of every
 # EDGE_PASS_WINDOWS-th mesh collider window, over the motion since, and hold their contacts in between
-# (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9)).
-EDGE_PASS_WINDOWS = 2
+# (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9)). 0: every substep,
+# for now: with 2, cloth hanging over rods thinner than its edges fell through (the hold keeps one
+# averaged push; tests/test_mesh_collider_rods.py) and a table's worst 1% of edges stretched 11%.
+EDGE_PASS_WINDOWS = 0
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -159,7 +162,7 @@ def step(
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
-    edge_interval = mesh_interval * EDGE_PASS_WINDOWS
+    edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     # The failsafe rewinds to the substep's true start: the colliders settle resting contacts by moving
@@ -193,9 +196,10 @@ def step(
 
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
+        edge_args = (params.thickness, params.friction)
         if window_start is None:
-            edge_args = (params.thickness, params.friction)
             collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
+            collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
@@ -207,6 +211,8 @@ def step(
                 window=None if edge_opens else (edge_window_start, (s - s % edge_interval) / substeps),
                 contacts=run.mesh_contacts, closes=edge_closes,
             )  # fmt: skip
+            # Every substep: on the windows alone corners went 5-33 mm through the cloth (corners9).
+            collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
             if opens and not closes:  # (after the edge pass: with its settled pushes)

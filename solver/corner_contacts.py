@@ -1,0 +1,332 @@
+"""Contacts between a mesh collider's pointed corners and cloth triangles (Bridson et al. 2002).
+
+The vertex pass keeps cloth vertices off the collider and the edge pass keeps cloth edges off its
+sharp edges, but a cone's tip, a pyramid's apex or a box's corner can still come up through the
+middle of a cloth triangle: the cloth's vertices slide down its sides and the cloth ends skewered.
+This pass is the mirror of the vertex pass for the collider's *pointed* vertices (`pointed_corners`):
+a corner whose projection lies in a cloth triangle (or that passed through it in the substep) and
+which ends closer than the gap to it on the side it started on, or on the other side, pushes the
+triangle's three vertices along the triangle's normal, weighted by its barycentrics and inverse
+masses, so the corner ends at the gap; a corner under a ridge of tented cloth (projecting into
+neither triangle) does the same with the cloth edge there. With Coulomb friction, the part of the push
+that clears what was within the gap at the start carried to the start (no bounce), and a few Jacobi
+iterations (as solver/edge_iterations.py). Still and rigid colliders; a collider without pointed
+corners (a smooth torus or ball) pays nothing.
+Measured in docs/design.md ("Round 8 (corners9)").
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+
+from .triangles import cross, dot
+
+# A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
+# corner (54.7°), a cone's or pyramid's apex (90° - its half-angle), not a box edge's vertex (45°, the
+# edge pass's) nor a smooth mesh's (a few degrees).
+POINTED_ANGLE = 50.0
+_COS_POINTED = math.cos(math.radians(POINTED_ANGLE))
+_ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
+_REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
+_EPS = 1e-12
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one)."""
+    if len(triangles) == 0:
+        return np.zeros((3, 0))
+    places, weld = np.unique(vertices, axis=0, return_inverse=True)
+    pointed = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places))
+    return np.ascontiguousarray(places[pointed].T)
+
+
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int) -> np.ndarray:
+    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)."""
+    ids = ids.ravel()  # each triangle corner's vertex
+    corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
+    mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
+    mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
+    cos = dot(corner_normals, mean.take(ids, axis=1))
+    least = np.full(n, 2.0)  # each vertex's least cos between a face normal and their mean
+    order = np.argsort(ids, kind="stable")
+    sorted_ids = ids.take(order)
+    starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
+    least[sorted_ids.take(starts)] = np.minimum.reduceat(cos.take(order), starts)
+    return least < _COS_POINTED
+
+
+class _Corners:
+    """A mesh's pointed corners and, per cloth, a Verlet list of (corner, cloth triangle) pairs."""
+
+    def __init__(self, mesh):
+        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals)
+        self.lists: list[_CornerList] = []
+
+    def __len__(self) -> int:
+        return self.points.shape[1]
+
+
+_CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
+
+
+def corners_of(mesh) -> _Corners:
+    """The mesh's pointed corners, found once per TriangleMesh."""
+    found = _CORNERS.get(mesh)
+    if found is None:
+        found = _CORNERS[mesh] = _Corners(mesh)
+    return found
+
+
+class _CornerList:
+    """(corner, cloth triangle) pairs for triangles whose vertices' anchors (their places at the last
+    query) lie in a box within half a skin + gap of the corner; a vertex that strays half a skin from
+    its anchor is anchored afresh and its triangles queried again (resting cloth queries nothing)."""
+
+    def __init__(self, triangles: np.ndarray, n: int, gap: float, skin: float):
+        self.triangles, self.gap, self.half = triangles, gap, 0.5 * skin
+        self.anchor = np.full((3, n), np.inf)
+        self.c = self.t = _EMPTY
+        self.order: np.ndarray | None = None  # the corners by x
+
+    def pairs(self, points, p0, p1):
+        """(corner, cloth triangle) pairs for corners `points` (3, C) and cloth vertices moving p0 -> p1
+        ((3, N), the collider's frame). A query also re-anchors the vertices that strayed _REFRESH of the
+        way, so a swinging cloth queries in batches (as the edge pass's list)."""
+        stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
+        if (stray > self.half * self.half).any():
+            self._query(stray > (_REFRESH * self.half) ** 2, points, p1)
+        return self.c, self.t
+
+    def _query(self, strayed, points, p1) -> None:
+        self.anchor[:, strayed] = p1[:, strayed]
+        tris = self.triangles
+        again = strayed.take(tris[:, 0]) | strayed.take(tris[:, 1]) | strayed.take(tris[:, 2])
+        if len(self.t):
+            keep = (~again.take(self.t)).nonzero()[0]
+            self.c, self.t = self.c.take(keep), self.t.take(keep)
+        use = again.nonzero()[0]
+        corners = [self.anchor.take(tris.take(use, axis=0)[:, k], axis=1) for k in range(3)]
+        reach = self.half + self.gap
+        low = np.minimum(np.minimum(corners[0], corners[1]), corners[2]) - reach
+        high = np.maximum(np.maximum(corners[0], corners[1]), corners[2]) + reach
+        near = np.ones(len(use), dtype=bool)  # quick: against the corners' bounds first
+        for k in range(3):
+            near &= (high[k] >= points[k].min()) & (low[k] <= points[k].max())
+        near = near.nonzero()[0]
+        if len(near) == 0:
+            return
+        low, high = low.take(near, axis=1), high.take(near, axis=1)
+        # Sweep along x (corners sorted once): each box's corners within its x range, then y and z.
+        order = self._order(points)
+        xs = points[0].take(order)
+        first = np.searchsorted(xs, low[0], side="left")
+        count = np.searchsorted(xs, high[0], side="right") - first
+        q = np.repeat(np.arange(len(near)), count)
+        c = order.take(np.arange(len(q)) - np.repeat(np.cumsum(count) - count - first, count))
+        keep = np.ones(len(q), dtype=bool)
+        for k in (1, 2):
+            at = points[k].take(c)
+            keep &= (high[k].take(q) >= at) & (low[k].take(q) <= at)
+        keep = keep.nonzero()[0]
+        self.c = np.concatenate([self.c, c.take(keep)])
+        self.t = np.concatenate([self.t, use.take(near.take(q.take(keep)))])
+
+    def _order(self, points) -> np.ndarray:
+        if self.order is None:
+            self.order = np.argsort(points[0], kind="stable")
+        return self.order
+
+
+def collide_cloth_corners(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
+    """Keep every still or rigid mesh collider's pointed corners out of the cloth's triangles (step's hook)."""
+    from .mesh_collider import MeshCollider
+
+    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(corners_of(c.mesh))]
+    if not meshes:
+        return
+    triangles = model.triangles[0]
+    _, longest = model.cloth_edges
+    for collider in meshes:
+        collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness, friction, longest)
+
+
+def collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness, cloth_friction, longest) -> None:
+    """Push cloth triangles (T, 3) rows of x off the collider's pointed corners, in place (see the module doc)."""
+    from .contact import combined_friction
+    from .mesh_collider import _MIN_GAP, _to_frame
+
+    corners = corners_of(collider.mesh)
+    if len(corners) == 0 or len(triangles) == 0:
+        return
+    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
+    if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
+        p1, p0 = x.T, x_start.T
+    else:
+        p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
+    n = p1.shape[1]
+    found = next(
+        (c for c in corners.lists if c.triangles is triangles and c.anchor.shape[1] == n and c.gap == gap), None
+    )
+    if found is None:
+        found = _CornerList(triangles, n, gap, longest)
+        corners.lists = [found, *corners.lists[:7]]
+    c, t = found.pairs(corners.points, p0, p1)
+    if len(t) == 0:
+        return
+    point = corners.points.take(c, axis=1)
+    tri = triangles.take(t, axis=0)
+    ends = [p1.take(tri[:, k], axis=1) for k in range(3)]
+    starts = [p0.take(tri[:, k], axis=1) for k in range(3)]
+    # Only triangles whose swept box comes within the gap of the corner can touch it (most listed pairs
+    # on a draped table are a skin away).
+    high = np.maximum(
+        np.maximum(np.maximum(ends[0], ends[1]), np.maximum(ends[2], starts[0])), np.maximum(starts[1], starts[2])
+    )
+    low = np.minimum(
+        np.minimum(np.minimum(ends[0], ends[1]), np.minimum(ends[2], starts[0])), np.minimum(starts[1], starts[2])
+    )
+    high -= point
+    low -= point
+    meets = ((high >= -gap).all(axis=0) & (low <= gap).all(axis=0)).nonzero()[0]
+    if len(meets) == 0:
+        return
+    if len(meets) < len(t):
+        point, tri = point.take(meets, axis=1), tri.take(meets, axis=0)
+        ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
+    moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
+    reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
+    found_faces = _face_contacts(point, tri, starts, ends, gap, reach)
+    found_edges = _edge_contacts(point, tri, starts, ends, gap, reach)
+    verts, beta, direction, at, depth, start_gap = (
+        np.concatenate([f[k] for f in (found_faces, found_edges)], axis=-1 if k in (1, 2) else 0) for k in range(6)
+    )
+    if len(verts) == 0:
+        return
+    corner = point.take(at, axis=1)
+    weights = beta * inv_mass.take(verts.T)  # (3, H): each vertex's share
+    total = dot(beta, weights)
+    ok = total > 0.0
+    per = np.where(ok, 1.0 / np.where(ok, total, 1.0), 0.0)
+    delta = direction * (depth * per)  # per unit of each vertex's (share x inverse mass)
+    mu = combined_friction(cloth_friction, collider.friction)
+    if mu > 0.0:  # Coulomb friction on the cloth's point at the contact, relative to the (still) corner
+        slide = sum((p1.take(verts[:, k], axis=1) - p0.take(verts[:, k], axis=1)) * beta[k] for k in range(3))
+        slide -= direction * dot(slide, direction)
+        length = np.sqrt(dot(slide, slide))
+        delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
+    settle = direction * (np.minimum(start_gap, depth) * per)
+    _scatter(x, x_start, verts, weights, delta, settle, pose1)
+    for _ in range(_ITERATIONS - 1):  # more Jacobi iterations: the same contacts, at the pushed positions
+        moved = x.take(verts.T.ravel(), axis=0)
+        moved = moved.T if pose1 is None else _to_frame(moved, *pose1)
+        count = len(verts)
+        cloth_point = sum(moved[:, k * count : (k + 1) * count] * beta[k] for k in range(3))
+        left = gap - dot(direction, cloth_point - corner)
+        live = (left > 1e-3 * gap).nonzero()[0]
+        if len(live) == 0:
+            return
+        delta = direction.take(live, axis=1) * (left.take(live) * per.take(live))
+        _scatter(x, None, verts.take(live, axis=0), weights.take(live, axis=1), delta, None, pose1)
+
+
+def _face_contacts(point, tri, starts, ends, gap: float, reach):
+    """Corners whose projection lies in the cloth triangle at the end and that end within the gap of
+    its plane on the side they started on, or crossed it within `reach`: (vertices (H, 3), barycentrics
+    (3, H), the way the triangle must move (3, H), pair, depth, how far within the gap it started)."""
+    h0 = dot(_unit_normal(*starts), point - starts[0])
+    normal1 = _unit_normal(*ends)
+    h1 = dot(normal1, point - ends[0])
+    side = np.where(h0 != 0.0, np.sign(h0), np.sign(h1))
+    depth = gap - h1 * side  # how far the triangle must move away from the corner, along -side x normal
+    bary = _barycentrics(point, *ends)
+    near = (depth > 0.0) & (depth < reach)
+    inside = bary.min(axis=0) >= 0.0
+    # A corner that passed through the triangle in the substep (its projection at the end may have left it
+    # under the pull of the cloth hanging from it): where it met the plane, with the barycentrics there.
+    crossed = (near & ~inside & (h1 * side < 0.0)).nonzero()[0]
+    if len(crossed):
+        a0, a1 = h0.take(crossed), h1.take(crossed)
+        s = np.clip(a0 / np.where(a0 != a1, a0 - a1, 1.0), 0.0, 1.0)  # where it met the plane
+        then = [b.take(crossed, axis=1) * (1.0 - s) + e.take(crossed, axis=1) * s for b, e in zip(starts, ends)]
+        met = _barycentrics(point.take(crossed, axis=1), *then)
+        through = (met.min(axis=0) >= 0.0).nonzero()[0]
+        inside[crossed.take(through)] = True
+        bary[:, crossed.take(through)] = met.take(through, axis=1)
+    hit = (near & inside).nonzero()[0]
+    direction = normal1.take(hit, axis=1) * -side.take(hit)
+    start_gap = np.maximum(gap - np.abs(h0.take(hit)), 0.0)
+    return tri.take(hit, axis=0), bary.take(hit, axis=1), direction, hit, depth.take(hit), start_gap
+
+
+def _edge_contacts(point, tri, starts, ends, gap: float, reach):
+    """Corners closer than the gap to the middle of a cloth triangle's edge (under a ridge of tented
+    cloth, where the corner projects into neither triangle), kept on the side of the edge they started
+    on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0)."""
+    # The three edges (0-1, 1-2, 2-0) stacked as columns [0, P), [P, 2P), [2P, 3P): one set of calls.
+    a0, b0 = np.concatenate(starts, axis=1), np.concatenate([starts[1], starts[2], starts[0]], axis=1)
+    a1, b1 = np.concatenate(ends, axis=1), np.concatenate([ends[1], ends[2], ends[0]], axis=1)
+    corner = np.concatenate([point, point, point], axis=1)
+    u0, u1 = _along(corner, a0, b0), _along(corner, a1, b1)
+    d0 = a0 + (b0 - a0) * u0 - corner
+    d1 = a1 + (b1 - a1) * u1 - corner
+    dist0, dist1 = np.sqrt(dot(d0, d0)), np.sqrt(dot(d1, d1))
+    normal = np.where(dist0 > 1e-9, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
+    depth = gap - dot(d1, normal)
+    far = np.concatenate([reach, reach, reach])
+    hit = (depth > 0.0) & (depth < far) & ((dist1 < gap) | (depth >= gap)) & (u1 > 0.0) & (u1 < 1.0)
+    hit = hit.nonzero()[0]
+    pair, edge = hit % len(tri), hit // len(tri)
+    first = tri.reshape(-1).take(pair * 3 + edge)
+    second = tri.reshape(-1).take(pair * 3 + (edge + 1) % 3)
+    u = u1.take(hit)
+    beta = np.stack([1.0 - u, u, np.zeros(len(hit))])
+    verts = np.stack([first, second, first], axis=1)
+    return verts, beta, normal.take(hit, axis=1), pair, depth.take(hit), np.maximum(gap - dist0.take(hit), 0.0)
+
+
+def _along(p, a, b) -> np.ndarray:
+    """Where along segments a -> b (3, P) the closest point to p lies, in [0, 1]."""
+    ab = b - a
+    return np.clip(dot(p - a, ab) / np.maximum(dot(ab, ab), _EPS), 0.0, 1.0)
+
+
+def _unit_normal(a, b, c) -> np.ndarray:
+    n = cross(b - a, c - a)
+    return n / np.maximum(np.sqrt(dot(n, n)), _EPS)
+
+
+def _barycentrics(p, a, b, c) -> np.ndarray:
+    """(3, P) barycentrics of points p's projections onto triangles (a, b, c)."""
+    ab, ac, ap = b - a, c - a, p - a
+    d00, d01, d11 = dot(ab, ab), dot(ab, ac), dot(ac, ac)
+    d20, d21 = dot(ap, ab), dot(ap, ac)
+    det = d00 * d11 - d01 * d01
+    det = np.where(np.abs(det) > _EPS * _EPS, det, np.inf)
+    v = (d11 * d20 - d01 * d21) / det
+    w = (d00 * d21 - d01 * d20) / det
+    return np.stack([1.0 - v - w, v, w])
+
+
+def _scatter(x, x_start, tri, weights, delta, settle, pose1) -> None:
+    """Add each contact's delta (and settle, to the start; None: none) x its vertices' weights (3, H) to
+    the triangles' vertices (H, 3), averaged over each vertex's contacts."""
+    rows = np.unique(tri)
+    local = np.searchsorted(rows, tri.T).ravel()  # vertex k of contact h at k * H + h
+    share = weights.ravel()
+    count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    touched = (count > 0).nonzero()[0]
+    channels = delta if settle is None else np.concatenate([delta, settle])
+    k = len(channels)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
+    weighted = channels[:, None, :] * weights  # (channel, vertex of the contact, contact)
+    slots = (np.arange(k) * len(rows))[:, None] + local
+    total = np.bincount(slots.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
+    total = total.take(touched, axis=1) / count.take(touched)
+    who = rows.take(touched)
+    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
+    if settle is not None:
+        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T

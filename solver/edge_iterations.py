@@ -1,0 +1,50 @@
+"""More Jacobi iterations of the edge pass's contacts (solver/edge_contacts.py) within a substep.
+
+The edge pass averages each vertex's pushes over its contacts: a cloth vertex lying on a rod or bar
+thinner than a cloth edge has its two edges down either side in contact at once, the averaged push
+clears about half of each, and the hanging cloth's tension pulls the rest back every substep, so its
+edges sank through a 2 cm bar (docs/design.md, "Round 8 (corners9)"). This re-checks only the pass's
+contacts at the pushed positions (same pairs and directions, fresh closest points) and pushes again
+what is still within the gap: a few hundred pairs, no broad phase, nothing at all without contacts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .triangles import dot, segment_closest
+
+# Iterations after the edge pass's own: with 2 the cloth fell through all six 0.5 cm rods of
+# bench/thin_features.py, with 3 it hangs on all 18 rods (docs/design.md, Round 8 (corners9)).
+EXTRA_ITERATIONS = 3
+
+
+def iterate_edge_contacts(x, ends, sharp_a, sharp_b, normal, inv_mass, gap: float, pose1, scatter) -> None:
+    """Push the cloth edges `ends` (H, 2) rows of x again off sharp edges sharp_a -> sharp_b ((3, H), the
+    collider's frame) along `normal` (3, H) wherever they are still closer than the gap along it.
+
+    pose1: the collider's pose (rotation, origin) or None; scatter: edge_contacts._scatter."""
+    rows = np.unique(ends)
+    local = np.searchsorted(rows, ends)
+    wi_mass, wj_mass = inv_mass.take(ends[:, 0]), inv_mass.take(ends[:, 1])
+    for _ in range(EXTRA_ITERATIONS):
+        p = x.take(rows, axis=0)
+        if pose1 is None:
+            p = p.T
+        else:
+            rotation, origin = pose1
+            p = (p - origin) @ rotation  # (k, 3) rows in the collider's frame, as columns below
+            p = p.T
+        first, second = p.take(local[:, 0], axis=1), p.take(local[:, 1], axis=1)
+        u, v = segment_closest(first, second, sharp_a, sharp_b)
+        d = (first + (second - first) * u) - (sharp_a + (sharp_b - sharp_a) * v)
+        push = gap - dot(d, normal)
+        live = (push > 1e-3 * gap).nonzero()[0]
+        if len(live) == 0:
+            return
+        u, push = u.take(live), push.take(live)
+        wi, wj = wi_mass.take(live) * (1.0 - u), wj_mass.take(live) * u
+        weight = (1.0 - u) * wi + u * wj
+        ok = weight > 0.0
+        delta = normal.take(live, axis=1) * np.where(ok, push / np.where(ok, weight, 1.0), 0.0)
+        scatter(x, None, rows, local.take(live, axis=0), wi, wj, delta, None, pose1)

@@ -1,0 +1,117 @@
+"""A mesh collider's pointed corners (a cube on its corner, a pyramid's apex) never poke through a cloth's faces."""
+
+import numpy as np
+import pytest
+
+import solver
+from solver.triangles import segment_crossings
+
+
+def cube_on_corner(size: float = 0.4, top: float = 0.5):
+    """A cube standing on a corner, the opposite corner up at `top` (x = y = 0)."""
+    v = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], dtype=float) * size
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    tris = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    d, z = np.ones(3) / np.sqrt(3), np.array([0.0, 0.0, 1.0])
+    axis = np.cross(d, z)
+    sin = np.linalg.norm(axis)
+    axis /= sin
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    v = v @ (np.eye(3) + sin * k + (1 - d @ z) * k @ k).T  # the diagonal (1, 1, 1) turned up
+    v[:, 2] += top - v[:, 2].max()
+    v[:, :2] -= v[7, :2]
+    return v, tris
+
+
+def pyramid(half: float = 0.15, height: float = 0.3, base: float = 0.1):
+    """A square pyramid, its apex up at base + height (x = y = 0)."""
+    v = np.array(
+        [[-half, -half, base], [half, -half, base], [half, half, base], [-half, half, base], [0, 0, base + height]]
+    )
+    return v, np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4], [0, 2, 1], [0, 3, 2]])
+
+
+def apex_above_cloth(x, triangles, apex) -> float:
+    """How far the apex lies above the cloth right above it (> 0: through it); -inf: no cloth above it."""
+    a, b, c = (x[triangles[:, k]] for k in range(3))
+    e1, e2, p = b - a, c - a, apex - a
+    det = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
+    safe = np.where(np.abs(det) > 1e-12, det, np.inf)
+    u = (p[:, 0] * e2[:, 1] - p[:, 1] * e2[:, 0]) / safe
+    v = (e1[:, 0] * p[:, 1] - e1[:, 1] * p[:, 0]) / safe
+    under = (u >= 0) & (v >= 0) & (u + v <= 1)
+    if not under.any():
+        return -np.inf
+    return float((apex[2] - (a[:, 2] + u * e1[:, 2] + v * e2[:, 2])[under]).max())
+
+
+def apex_edges_through_cloth(x, triangles, v, tris) -> int:
+    """The collider's edges from its apex (its highest vertex) that pass through a cloth triangle."""
+    top = int(np.argmax(v[:, 2]))
+    ends = {int(k) for tri in tris if top in tri for k in tri} - {top}
+    a, b, c = (x[triangles[:, k]].T for k in range(3))
+    count = 0
+    for end in ends:
+        p, q = (np.repeat(v[m][:, None], len(triangles), axis=1) for m in (top, end))
+        count += int(segment_crossings(p, q, a, b, c)[0].sum())
+    return count
+
+
+def run(shape, rising: bool, triangulated: bool, frames: int = 40):
+    """A 2 m 33² cloth dropped from 1 m onto the collider, or lying on the floor while it rises 0.5 m
+    into it over 36 frames; yields (positions, the collider's vertices now) every 4th frame."""
+    v, t = shape
+    vertices, faces = solver.grid(33, 33, size=2.0, height=0.005 if rising else 1.0)
+    if triangulated:
+        faces = solver.meshes.triangulated(faces)
+    model = solver.build_model(vertices + (0.011, 0.023, 0), faces)
+    state = model.initial_state()
+    mesh = solver.TriangleMesh(v, t)
+
+    def pose(frame):
+        lift = -0.5 + min(frame, 36) / 36 * 0.5 if rising else 0.0
+        m = np.eye(4)
+        m[2, 3] = lift
+        return m
+
+    for frame in range(frames):
+        collider = solver.MeshCollider(mesh, pose=pose(frame + 1), pose_start=pose(frame))
+        solver.step(model, state, solver.Params(), 1 / 24, colliders=[collider, solver.Plane(point=(0, 0, 0))])
+        if frame % 4 == 3:
+            yield state.positions, v + pose(frame + 1)[:3, 3], model.triangles[0]
+
+
+@pytest.mark.parametrize("triangulated", [False, True])
+@pytest.mark.parametrize("rising", [False, True])
+def test_a_cubes_corner_stays_under_the_cloth(rising, triangulated):
+    shape = cube_on_corner()
+    for x, v, triangles in run(shape, rising, triangulated):
+        apex = v[np.argmax(v[:, 2])]
+        # Before round 8 the corner came 5-14 mm through the cloth and its three top edges crossed it.
+        assert apex_above_cloth(x, triangles, apex) < 0.0
+    assert apex_edges_through_cloth(x, triangles, v, shape[1]) == 0
+
+
+@pytest.mark.parametrize("triangulated", [False, True])
+def test_a_pyramid_rising_into_cloth_lifts_it(triangulated):
+    shape = pyramid()
+    for x, v, triangles in run(shape, True, triangulated):
+        apex = v[np.argmax(v[:, 2])]
+        assert apex_above_cloth(x, triangles, apex) < 0.0  # (before: 8-45 mm through)
+    assert x[:, 2].max() > 0.39  # lifted on the apex (0.4 m up)
+
+
+def test_only_pointed_vertices_are_corners():
+    from solver.corner_contacts import corners_of
+
+    assert len(corners_of(solver.TriangleMesh(*cube_on_corner()))) == 8
+    assert len(corners_of(solver.TriangleMesh(*pyramid()))) == 5  # the apex and the base's corners
+    u, w = np.meshgrid(np.linspace(0, 2 * np.pi, 25)[:-1], np.linspace(0.1, np.pi - 0.1, 12))
+    sphere = np.stack([np.cos(u) * np.sin(w), np.sin(u) * np.sin(w), np.cos(w)], -1).reshape(-1, 3)
+    quads = [
+        (i * 24 + j, i * 24 + (j + 1) % 24, (i + 1) * 24 + (j + 1) % 24, (i + 1) * 24 + j)
+        for i in range(11)
+        for j in range(24)
+    ]
+    tris = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    assert len(corners_of(solver.TriangleMesh(sphere, tris))) == 0  # smooth (its open rims are edges, not corners)
