@@ -147,6 +147,22 @@ def test_modifiers_after_the_cloth_still_apply_to_the_simulated_shape(blender):
     assert without[:, 2].max() < 1.2 - 0.05, "the evaluated mesh does not show the simulation"
 
 
+def test_a_modifier_moved_above_the_cloth_still_applies_to_the_simulated_shape(blender):
+    """A bake's shape keys come before every modifier: the preview shows the same when the user drags
+    a modifier to the top of the stack (before, a Displace there was undone: 0.1 m off the bake)."""
+    setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender))
+    lift = cloth.modifiers.new("Lift", "DISPLACE")
+    lift.direction, lift.strength, lift.mid_level = "Z", 0.1, 0.0
+    cloth.modifiers.move(len(cloth.modifiers) - 1, 0)
+    live = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    baked = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert live[-1][:, 2].max() < 1.2 - 0.05, "the evaluated mesh does not show the simulation"
+    np.testing.assert_allclose(np.array(live), np.array(baked), atol=1e-5)
+    assert [m.name for m in cloth.modifiers] == ["Lift"]  # the bake plays back under the user's modifier
+
+
 def test_the_bake_and_the_live_preview_agree_with_user_shape_keys(blender):
     setup_scene(blender, FRAMES)
     cloth = _make_cloth(blender, _with_smile(_grid(blender)))
