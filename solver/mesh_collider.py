@@ -71,9 +71,13 @@ class TriangleMesh:
             raise ValueError("triangle indices out of range")
         self.vertices = v
         a, b, c = (_columns(v.take(tris[:, k], axis=0)) for k in range(3))
-        n = cross(b - a, c - a)
-        area2 = np.sqrt(dot(n, n))
-        scale = max(float(np.ptp(v, axis=0).max()) if len(v) else 0.0, 1e-9)
+        with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf corner: not finite, dropped below
+            n = cross(b - a, c - a)
+            area2 = np.sqrt(dot(n, n))
+        # The mesh's size from its finite vertices: one NaN or inf vertex (a broken import) made the
+        # threshold NaN or inf and dropped every triangle, so the cloth fell through the whole collider.
+        finite = v[np.isfinite(v).all(axis=1)]
+        scale = max(float(np.ptp(finite, axis=0).max()) if len(finite) else 0.0, 1e-9)
         keep = (np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate)).nonzero()[0]
         if drop_degenerate:  # nearby triangles next to each other in memory: gathers for a cloth patch stay local
             keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]

@@ -425,3 +425,21 @@ def test_a_vertex_pulled_over_a_turning_closed_meshs_edge_never_ends_inside(angl
     c, s = np.cos(-angle), np.sin(-angle)
     local = (x[0] - centre) @ np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]).T + centre
     assert max(abs(local[0]) - 0.5, abs(local[1]) - 0.5, -local[2], local[2] - 1.0) > 0.0, "inside the box"
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_collider_with_a_vertex_that_is_not_a_number_still_holds_the_cloth(bad):
+    """A broken vertex (NaN or inf, e.g. from an import) in one extra triangle of a box: only that
+    triangle is left out (before: every triangle was, and the cloth fell through the box)."""
+    vertices, triangles = _box()
+    vertices = np.concatenate([vertices, [[bad, 0.0, 0.0], [0.4, 0.4, 2.0], [0.45, 0.4, 2.0]]])
+    triangles = np.concatenate([triangles, [[8, 9, 10]]])
+    box = solver.MeshCollider(vertices, triangles)
+    cloth_v, faces = solver.grid(8, 8, size=0.6, height=1.3)
+    model = solver.build_model(cloth_v, faces)
+    state = model.initial_state()
+    params = solver.Params()
+    for _ in range(12):
+        solver.step(model, state, params, FRAME, colliders=[box])
+    assert np.isfinite(state.positions).all()
+    assert state.positions[:, 2].min() >= 1.0 + params.thickness - 1e-6  # resting on the top face
