@@ -692,3 +692,26 @@ def test_a_sphere_collider_has_the_radius_its_modifiers_show(blender):
     draped = _evaluated(blender, cloth)
     centre = draped[np.argmin(np.linalg.norm(draped[:, :2], axis=1)), 2]
     assert top < centre < top + 0.03
+
+
+@pytest.mark.parametrize("kind", ["SPHERE", "PLANE"])
+def test_a_sphere_or_bounded_plane_collider_with_a_broken_vertex_still_collides(blender, kind):
+    # One NaN vertex (a broken import) made the radius or the plane's extent NaN: the collider was
+    # ignored and the cloth fell through it (to -0.68 m here).
+    scene = setup_scene(blender, 16)
+    blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0.0, 0.0, 0.4), segments=16, ring_count=8)
+    ball = blender.context.active_object
+    ball.data.vertices.add(1)
+    ball.data.vertices[-1].co = (float("nan"), 0.0, 0.0)
+    activate(blender, ball)
+    assert blender.ops.verlet_cloth.make_collider(kind=kind) == {"FINISHED"}
+    ball.verlet_cloth_collider.bounded = True
+    cloth = _grid(blender, size=0.6, height=1.2)
+    activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    for frame in range(1, 17):
+        scene.frame_set(frame)
+    draped = _evaluated(blender, cloth)
+    assert np.isfinite(draped).all()
+    top = 0.8 if kind == "SPHERE" else 0.4  # the ball's top; the plane through its origin
+    assert draped[:, 2].min() > top - 0.05 if kind == "PLANE" else draped[:, 2].max() > top
