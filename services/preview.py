@@ -192,13 +192,17 @@ def on_undo(*_args) -> None:
     """After undo or redo: every live cloth continues from its restored state (not only at the start frame)."""
     if _suspended:
         return
-    for each in bpy.data.scenes:
-        for obj in _live_cloths(each):
-            try:
-                pick_up(each, obj)
-            except (ValueError, FloatingPointError) as error:
-                print(f"Verlet Cloth: {obj.name}: {error}")
-                forget(obj)
+    cloths = [(each, obj) for each in bpy.data.scenes for obj in _live_cloths(each)]
+    if cloths:
+        # An object the undo brought back (a deleted cloth) has an identity matrix_world until the
+        # depsgraph evaluates it: the cloth went on a location's length away from where it showed.
+        bpy.context.evaluated_depsgraph_get()
+    for each, obj in cloths:
+        try:
+            pick_up(each, obj)
+        except (ValueError, FloatingPointError) as error:
+            print(f"Verlet Cloth: {obj.name}: {error}")
+            forget(obj)
 
 
 @persistent

@@ -329,6 +329,24 @@ def test_undo_mid_preview_continues_from_the_restored_state(blender):
     assert np.abs(at5 - at4).max() < 0.2
 
 
+def test_undo_of_deleting_a_moved_cloth_mid_preview_continues_where_it_shows(blender):
+    """Undo brings a deleted object back with an identity matrix_world until the depsgraph evaluates
+    it: the cloth (its object at (0.3, 0, 0.5)) went on from minus its location (0.51 m off in a frame)."""
+    setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender, location=(0.3, 0.0, 0.5)))
+    _play(blender, 1, 4)
+    at4 = _at(blender, cloth)
+    blender.ops.ed.undo_push(message="at 4")
+    blender.data.objects.remove(cloth)
+    blender.ops.ed.undo_push(message="deleted")
+    blender.ops.ed.undo()
+    cloth = blender.data.objects["Cloth"]
+    np.testing.assert_allclose(_at(blender, cloth), at4, atol=1e-5)
+    at5 = _at(blender, cloth, 5)
+    assert np.abs(at5 - at4).max() > 1e-3, "the preview held after the undo"
+    assert np.abs(at5 - at4).max() < 0.2
+
+
 def test_an_undo_about_something_else_keeps_the_cloth_moving_as_before(blender):
     setup_scene(blender, FRAMES)
     _make_cloth(blender, _grid(blender))
