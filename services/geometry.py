@@ -146,9 +146,11 @@ def user_mix(basis, keys) -> np.ndarray:
 def bake_key_frames(frame: int, start: int, end: int) -> list[tuple[int, float]]:
     """(frame, value) keyframes of the key that shows `frame`: 0 before, 1 on it, 0 after.
 
-    The last frame's key stays at 1, so the final pose holds after the end of the bake.
+    The last frame's key stays at 1, so the final pose holds after the end of the bake; the first
+    frame's key is 1 before the start too, so the rest shows there, as in the live preview (a user's
+    shape keys showed instead).
     """
-    keys = [(frame - 1, 0.0), (frame, 1.0)]
+    keys = [(frame, 1.0)] if frame == start else [(frame - 1, 0.0), (frame, 1.0)]
     if frame < end:
         keys.append((frame + 1, 0.0))
     return keys

@@ -147,6 +147,20 @@ def test_modifiers_after_the_cloth_still_apply_to_the_simulated_shape(blender):
     assert without[:, 2].max() < 1.2 - 0.05, "the evaluated mesh does not show the simulation"
 
 
+def test_before_the_start_frame_the_bake_shows_what_the_preview_shows_with_user_shape_keys(blender):
+    """Before the start both show the rest; the bake's keys were all 0 there, so the user's key showed
+    (0.1 m off the preview)."""
+    scene = setup_scene(blender, FRAMES)
+    scene.frame_start = 4
+    cloth = _make_cloth(blender, _with_smile(_grid(blender)))
+    live = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    scene.frame_set(4)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    baked = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert live[-1][:, 2].max() < live[0][:, 2].max() - 0.05, "the preview did not simulate"
+    np.testing.assert_allclose(np.array(baked), np.array(live), atol=1e-5)
+
+
 def test_a_modifier_moved_above_the_cloth_still_applies_to_the_simulated_shape(blender):
     """A bake's shape keys come before every modifier: the preview shows the same when the user drags
     a modifier to the top of the stack (before, a Displace there was undone: 0.1 m off the bake)."""

@@ -102,7 +102,7 @@ def test_compensated_key_cancels_the_users_shape_keys():
 
 def test_bake_keyframes_are_zero_one_zero_and_the_last_holds():
     assert geometry.bake_key_frames(5, 1, 10) == [(4, 0.0), (5, 1.0), (6, 0.0)]
-    assert geometry.bake_key_frames(1, 1, 10) == [(0, 0.0), (1, 1.0), (2, 0.0)]
+    assert geometry.bake_key_frames(1, 1, 10) == [(1, 1.0), (2, 0.0)]  # the start's key holds before it
     assert geometry.bake_key_frames(10, 1, 10) == [(9, 0.0), (10, 1.0)]
 
 
