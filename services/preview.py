@@ -74,7 +74,10 @@ def _evaluate_transforms() -> None:
     """Evaluate the depsgraph: after a file loads or an undo, objects read from the file (or brought back)
     have an identity matrix_world until it is, and a cloth started or picked up then went on from
     minus its object's location (1 m off in one frame)."""
-    bpy.context.evaluated_depsgraph_get()
+    try:
+        bpy.context.evaluated_depsgraph_get()
+    except (RuntimeError, AttributeError):  # no depsgraph in this context: the transforms are read as they are
+        pass
 
 
 def resume(scenes) -> None:
