@@ -53,17 +53,24 @@ def own_modifier(obj):
 
 
 def ensure_modifier(obj):
-    """Our modifier on `obj`, added first in the stack if missing (the user's modifiers see the cloth)."""
+    """Our modifier on `obj`, first in the stack (the user's modifiers see the cloth); added if missing."""
     modifier = own_modifier(obj)
-    if modifier is not None:
-        return modifier
-    modifier = obj.modifiers.new(MODIFIER_NAME, "NODES")
-    modifier.node_group = node_group()
-    modifier.show_in_editmode = False  # Edit Mode edits the user's mesh, not the simulated one
-    move = getattr(obj.modifiers, "move", None)  # Blender 4.0+
-    if move is not None and len(obj.modifiers) > 1:
-        move(len(obj.modifiers) - 1, 0)
+    if modifier is None:
+        modifier = obj.modifiers.new(MODIFIER_NAME, "NODES")
+        modifier.node_group = node_group()
+        modifier.show_in_editmode = False  # Edit Mode edits the user's mesh, not the simulated one
+    _put_first(obj, modifier)
     return modifier
+
+
+def _put_first(obj, modifier) -> None:
+    """Move our modifier back to the top if a modifier was put above it. A bake's shape keys come
+    before every modifier, so the preview must too: under a Mirror it showed both halves on the
+    simulated one, under a deform modifier it undid the deformation (the bake showed them)."""
+    modifiers = obj.modifiers
+    move = getattr(modifiers, "move", None)  # Blender 4.0+
+    if move is not None and modifiers[0] != modifier:
+        move(modifiers.find(modifier.name), 0)
 
 
 def write_shape(obj, local) -> None:

@@ -40,12 +40,13 @@ def to_local(matrix, world) -> np.ndarray:
 
 
 def sphere_radius(world_co, center) -> float:
-    """Distance from `center` to the farthest of the (N, 3) world-space points (0 for none)."""
+    """Distance from `center` to the farthest of the (N, 3) world-space points (0 for none); points
+    that are not finite (a broken vertex) are left out, or the sphere would not collide at all."""
     co = np.asarray(world_co, dtype=np.float64).reshape(-1, 3)
-    if len(co) == 0:
-        return 0.0
     offset = co - center
-    return float(np.sqrt(np.einsum("ij,ij->i", offset, offset).max()))
+    squared = np.einsum("ij,ij->i", offset, offset)
+    squared = squared[np.isfinite(squared)]
+    return float(np.sqrt(squared.max())) if len(squared) else 0.0
 
 
 def _plane_normal(basis) -> np.ndarray:
@@ -80,8 +81,10 @@ def plane_frame(matrix, local_co=None, half_size=None, bounded=False):
     point = m[:3, 3].copy()
     if not bounded:
         return point, normal, None
-    if local_co is not None and len(local_co):
-        co = np.asarray(local_co, dtype=np.float64).reshape(-1, 3)
+    co = None if local_co is None else np.asarray(local_co, dtype=np.float64).reshape(-1, 3)
+    if co is not None:
+        co = co[np.isfinite(co).all(axis=1)]  # a broken vertex would make the extent NaN: no plane at all
+    if co is not None and len(co):
         low, high = co[:, :2].min(axis=0), co[:, :2].max(axis=0)
     else:
         h = 1.0 if half_size is None else float(half_size)
@@ -143,9 +146,11 @@ def user_mix(basis, keys) -> np.ndarray:
 def bake_key_frames(frame: int, start: int, end: int) -> list[tuple[int, float]]:
     """(frame, value) keyframes of the key that shows `frame`: 0 before, 1 on it, 0 after.
 
-    The last frame's key stays at 1, so the final pose holds after the end of the bake.
+    The last frame's key stays at 1, so the final pose holds after the end of the bake; the first
+    frame's key is 1 before the start too, so the rest shows there, as in the live preview (a user's
+    shape keys showed instead).
     """
-    keys = [(frame - 1, 0.0), (frame, 1.0)]
+    keys = [(frame, 1.0)] if frame == start else [(frame - 1, 0.0), (frame, 1.0)]
     if frame < end:
         keys.append((frame + 1, 0.0))
     return keys

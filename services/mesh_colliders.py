@@ -145,7 +145,8 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
             return ("MESH", entry.shape, None, friction, offset)
         if motion is not None and _is_rotation(motion):
             return ("MESH", entry.shape, motion, friction, offset)
-    world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+    with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf vertex: TriangleMesh drops its triangles
+        world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)
     _entries[key] = _Entry(local, triangles, counts, matrix, shape, corners)
     return ("MESH", shape, None, friction, offset)

@@ -70,8 +70,20 @@ def _live_cloths(scene):
             yield obj
 
 
+def _evaluate_transforms() -> None:
+    """Evaluate the depsgraph: after a file loads or an undo, objects read from the file (or brought back)
+    have an identity matrix_world until it is, and a cloth started or picked up then went on from
+    minus its object's location (1 m off in one frame)."""
+    try:
+        bpy.context.evaluated_depsgraph_get()
+    except (RuntimeError, AttributeError):  # no depsgraph in this context: the transforms are read as they are
+        pass
+
+
 def resume(scenes) -> None:
     """After a file loads: cloths whose scene is at (or before) its start frame restart from rest there."""
+    if any(True for scene in scenes for _ in _live_cloths(scene)):
+        _evaluate_transforms()
     for scene in scenes:
         for obj in _live_cloths(scene):
             if cloth_problem(obj) is None and scene.frame_current <= frame_range(scene, obj.verlet_cloth)[0]:
@@ -192,13 +204,15 @@ def on_undo(*_args) -> None:
     """After undo or redo: every live cloth continues from its restored state (not only at the start frame)."""
     if _suspended:
         return
-    for each in bpy.data.scenes:
-        for obj in _live_cloths(each):
-            try:
-                pick_up(each, obj)
-            except (ValueError, FloatingPointError) as error:
-                print(f"Verlet Cloth: {obj.name}: {error}")
-                forget(obj)
+    cloths = [(each, obj) for each in bpy.data.scenes for obj in _live_cloths(each)]
+    if cloths:
+        _evaluate_transforms()  # a deleted cloth brought back by the undo
+    for each, obj in cloths:
+        try:
+            pick_up(each, obj)
+        except (ValueError, FloatingPointError) as error:
+            print(f"Verlet Cloth: {obj.name}: {error}")
+            forget(obj)
 
 
 @persistent

@@ -503,7 +503,11 @@ class FaceCollision:
         p, t = TriangleGrid().build_boxes(*_spans(low, high, tri)).query_boxes(low, high)
         keep = (tri[t] != p[:, None]).all(axis=1)
         p, t = p[keep], t[keep]
-        near = self._distance2(rest, p, t) < self.reach * self.reach
+        # Pairs touching at rest (an unmerged seam's twin vertices, an n-gon's corner on its fan's
+        # chord) have no side to keep: the failsafe would count them crossed and rewind every substep.
+        touching = (1e-6 * self.gap) ** 2
+        dist2 = self._distance2(rest, p, t)
+        near = (dist2 < self.reach * self.reach) & (dist2 > touching)
         p, t = p[near], t[near]
         vt = np.concatenate([p[:, None], tri[t]], axis=1)
         edge_low, edge_high = _spans(low, high, edges)
@@ -511,7 +515,8 @@ class FaceCollision:
         keep = (edges[e][:, :, None] != edges[f][:, None, :]).all(axis=(1, 2))
         keep &= ~np.isin(np.minimum(e, f) * len(edges) + np.maximum(e, f), self.diagonal_pairs)
         e, f = e[keep], f[keep]
-        near = self._edge_distance2(rest, e, f) < self.reach * self.reach
+        dist2 = self._edge_distance2(rest, e, f)
+        near = (dist2 < self.reach * self.reach) & (dist2 > touching)
         return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
 
     def _failsafe_rows(self) -> tuple[np.ndarray, np.ndarray]:

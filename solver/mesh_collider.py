@@ -71,9 +71,13 @@ class TriangleMesh:
             raise ValueError("triangle indices out of range")
         self.vertices = v
         a, b, c = (_columns(v.take(tris[:, k], axis=0)) for k in range(3))
-        n = cross(b - a, c - a)
-        area2 = np.sqrt(dot(n, n))
-        scale = max(float(np.ptp(v, axis=0).max()) if len(v) else 0.0, 1e-9)
+        with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf corner: not finite, dropped below
+            n = cross(b - a, c - a)
+            area2 = np.sqrt(dot(n, n))
+        # The mesh's size from its finite vertices: one NaN or inf vertex (a broken import) made the
+        # threshold NaN or inf and dropped every triangle, so the cloth fell through the whole collider.
+        finite = v[np.isfinite(v).all(axis=1)]
+        scale = max(float(np.ptp(finite, axis=0).max()) if len(finite) else 0.0, 1e-9)
         keep = (np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate)).nonzero()[0]
         if drop_degenerate:  # nearby triangles next to each other in memory: gathers for a cloth patch stay local
             keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
@@ -793,13 +797,20 @@ class MeshCollider:
         if velocity is not None:  # follow the triangle's motion at the contact over the substep
             u = 1.0 - v - w
             at_contact = velocity[0] * u + velocity[1] * v + velocity[2] * w
-            start = start + at_contact * dt
+            shift = at_contact * dt
+            start0, start = start, start + shift
             if settle_from is not None:
                 settle_from = settle_from + at_contact * since.span
         h0, h1 = dot(n, start - a), dot(n, end - a)
         crossed, s = segment_crossings(start, end, a, b, c)
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
+            if velocity is not None:
+                behind = (h1 * outward < 0.0).nonzero()[0]
+                more = _crossed_on_one_path(q, start0, end, shift, end - closest, behind, (a, b, c, n), outward)
+                if more is not None:
+                    s = np.where(crossed, s, more[1])
+                    crossed |= more[0]
             in_front = None  # the side is the outside, wherever the start is
         else:
             in_front = closest_points(start - n * h0, a, b, c)[3] == FACE  # the start's projection on the face
@@ -816,6 +827,36 @@ class MeshCollider:
         direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
         carry = 0.0 if since is None else since.carry.take(q)
         return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu, settle_from, carry)
+
+
+def _crossed_on_one_path(q, start, end, shift, away, behind, triangles, outward: int):
+    """Crossings into a closed deforming surface when all the pairs of a vertex (q sorted) take one path
+    relative to the mesh: shifted by the motion (`shift`, per pair) of its nearest triangle. Each
+    triangle's own motion gives each pair its own path, and one passing a moving edge can miss both faces
+    there: a vertex pulled over a twisting cylinder's rim ended 2 cm inside it (/work/probe9/arm_replay.py).
+    (crossed, s) for every pair, or None. behind: the pairs whose end is behind their triangle's plane
+    (only those can have crossed it); triangles: (a, b, c, unit normal), each (3, len(q))."""
+    if len(behind) == 0:
+        return None
+    nearest, group = _best_per_vertex(q, -dot(away, away))
+    if len(nearest) == len(q):  # one pair per vertex: its path is the pair's own
+        return None
+    start = start.take(behind, axis=1) + shift.take(nearest.take(group.take(behind)), axis=1)
+    a, b, c, n = (m.take(behind, axis=1) for m in triangles)
+    front = (dot(n, start - a) * outward > 0.0).nonzero()[0]  # into the surface, not out of it
+    if len(front) == 0:
+        return None
+    behind, start, a, b, c = (
+        behind.take(front),
+        start.take(front, axis=1),
+        a.take(front, axis=1),
+        b.take(front, axis=1),
+        c.take(front, axis=1),
+    )
+    hit, s_behind = segment_crossings(start, end.take(behind, axis=1), a, b, c)
+    crossed, s = np.zeros(len(q), dtype=bool), np.zeros(len(q))
+    crossed[behind], s[behind] = hit, s_behind
+    return crossed, s
 
 
 def _side(h0, h1, in_front, crossed, outward: int = 0):

@@ -634,6 +634,26 @@ def test_preview_starts_from_enabling_and_after_reopening_a_file(blender, tmp_pa
     assert _evaluated(blender, cloth)[:, 2].mean() < rest[:, 2].mean() - 0.02, "play after reopening simulates"
 
 
+def test_a_cloth_away_from_the_origin_plays_the_same_after_reopening_a_file(blender, tmp_path):
+    # After a file loads, matrix_world is the identity until the depsgraph evaluates: the preview
+    # started there and the cloth went on from minus its location (1 m off at the first frame played).
+    scene = setup_scene(blender, FRAMES)
+    cloth = _grid(blender, location=(0.4, 0.2, 0.5))
+    cloth.rotation_euler = (0.3, 0.0, 0.5)
+    activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    before = [_evaluated(blender, cloth, frame) for frame in range(1, 5)]
+    scene.frame_set(1)
+    path = tmp_path / "moved.blend"
+    blender.ops.wm.save_as_mainfile(filepath=str(path))
+    blender.ops.wm.open_mainfile(filepath=str(path))
+    scene, cloth = blender.context.scene, blender.data.objects["Cloth"]
+    assert scene.frame_current == 1
+    after = [_evaluated(blender, cloth)] + [_evaluated(blender, cloth, frame) for frame in range(2, 5)]  # play on
+    assert before[-1][:, 2].mean() < before[0][:, 2].mean() - 0.02, "the preview did not simulate"
+    np.testing.assert_allclose(np.array(after), np.array(before), atol=1e-5)
+
+
 def test_a_cloth_whose_rest_shape_became_nan_is_refused_with_what_to_do(blender):
     # A vertex (or the Basis key) set to NaN after Make Cloth: Bake and Reset say what to fix,
     # as Make Cloth does, instead of "Bake failed ... Please report this".
@@ -692,3 +712,26 @@ def test_a_sphere_collider_has_the_radius_its_modifiers_show(blender):
     draped = _evaluated(blender, cloth)
     centre = draped[np.argmin(np.linalg.norm(draped[:, :2], axis=1)), 2]
     assert top < centre < top + 0.03
+
+
+@pytest.mark.parametrize("kind", ["SPHERE", "PLANE"])
+def test_a_sphere_or_bounded_plane_collider_with_a_broken_vertex_still_collides(blender, kind):
+    # One NaN vertex (a broken import) made the radius or the plane's extent NaN: the collider was
+    # ignored and the cloth fell through it (to -0.68 m here).
+    scene = setup_scene(blender, 16)
+    blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0.0, 0.0, 0.4), segments=16, ring_count=8)
+    ball = blender.context.active_object
+    ball.data.vertices.add(1)
+    ball.data.vertices[-1].co = (float("nan"), 0.0, 0.0)
+    activate(blender, ball)
+    assert blender.ops.verlet_cloth.make_collider(kind=kind) == {"FINISHED"}
+    ball.verlet_cloth_collider.bounded = True
+    cloth = _grid(blender, size=0.6, height=1.2)
+    activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    for frame in range(1, 17):
+        scene.frame_set(frame)
+    draped = _evaluated(blender, cloth)
+    assert np.isfinite(draped).all()
+    top = 0.8 if kind == "SPHERE" else 0.4  # the ball's top; the plane through its origin
+    assert draped[:, 2].min() > top - 0.05 if kind == "PLANE" else draped[:, 2].max() > top

@@ -147,6 +147,36 @@ def test_modifiers_after_the_cloth_still_apply_to_the_simulated_shape(blender):
     assert without[:, 2].max() < 1.2 - 0.05, "the evaluated mesh does not show the simulation"
 
 
+def test_before_the_start_frame_the_bake_shows_what_the_preview_shows_with_user_shape_keys(blender):
+    """Before the start both show the rest; the bake's keys were all 0 there, so the user's key showed
+    (0.1 m off the preview)."""
+    scene = setup_scene(blender, FRAMES)
+    scene.frame_start = 4
+    cloth = _make_cloth(blender, _with_smile(_grid(blender)))
+    live = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    scene.frame_set(4)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    baked = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert live[-1][:, 2].max() < live[0][:, 2].max() - 0.05, "the preview did not simulate"
+    np.testing.assert_allclose(np.array(baked), np.array(live), atol=1e-5)
+
+
+def test_a_modifier_moved_above_the_cloth_still_applies_to_the_simulated_shape(blender):
+    """A bake's shape keys come before every modifier: the preview shows the same when the user drags
+    a modifier to the top of the stack (before, a Displace there was undone: 0.1 m off the bake)."""
+    setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender))
+    lift = cloth.modifiers.new("Lift", "DISPLACE")
+    lift.direction, lift.strength, lift.mid_level = "Z", 0.1, 0.0
+    cloth.modifiers.move(len(cloth.modifiers) - 1, 0)
+    live = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    baked = [_at(blender, cloth, f) for f in range(1, FRAMES + 1)]
+    assert live[-1][:, 2].max() < 1.2 - 0.05, "the evaluated mesh does not show the simulation"
+    np.testing.assert_allclose(np.array(live), np.array(baked), atol=1e-5)
+    assert [m.name for m in cloth.modifiers] == ["Lift"]  # the bake plays back under the user's modifier
+
+
 def test_the_bake_and_the_live_preview_agree_with_user_shape_keys(blender):
     setup_scene(blender, FRAMES)
     cloth = _make_cloth(blender, _with_smile(_grid(blender)))
@@ -307,6 +337,24 @@ def test_undo_mid_preview_continues_from_the_restored_state(blender):
     blender.ops.ed.undo()
     cloth = blender.data.objects["Cloth"]
     assert blender.context.scene.frame_current == 4  # undo restores the frame and the shown shape
+    np.testing.assert_allclose(_at(blender, cloth), at4, atol=1e-5)
+    at5 = _at(blender, cloth, 5)
+    assert np.abs(at5 - at4).max() > 1e-3, "the preview held after the undo"
+    assert np.abs(at5 - at4).max() < 0.2
+
+
+def test_undo_of_deleting_a_moved_cloth_mid_preview_continues_where_it_shows(blender):
+    """Undo brings a deleted object back with an identity matrix_world until the depsgraph evaluates
+    it: the cloth (its object at (0.3, 0, 0.5)) went on from minus its location (0.51 m off in a frame)."""
+    setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender, location=(0.3, 0.0, 0.5)))
+    _play(blender, 1, 4)
+    at4 = _at(blender, cloth)
+    blender.ops.ed.undo_push(message="at 4")
+    blender.data.objects.remove(cloth)
+    blender.ops.ed.undo_push(message="deleted")
+    blender.ops.ed.undo()
+    cloth = blender.data.objects["Cloth"]
     np.testing.assert_allclose(_at(blender, cloth), at4, atol=1e-5)
     at5 = _at(blender, cloth, 5)
     assert np.abs(at5 - at4).max() > 1e-3, "the preview held after the undo"

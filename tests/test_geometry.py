@@ -102,7 +102,7 @@ def test_compensated_key_cancels_the_users_shape_keys():
 
 def test_bake_keyframes_are_zero_one_zero_and_the_last_holds():
     assert geometry.bake_key_frames(5, 1, 10) == [(4, 0.0), (5, 1.0), (6, 0.0)]
-    assert geometry.bake_key_frames(1, 1, 10) == [(0, 0.0), (1, 1.0), (2, 0.0)]
+    assert geometry.bake_key_frames(1, 1, 10) == [(1, 1.0), (2, 0.0)]  # the start's key holds before it
     assert geometry.bake_key_frames(10, 1, 10) == [(9, 0.0), (10, 1.0)]
 
 
@@ -143,3 +143,11 @@ def test_plane_frame_normal_is_perpendicular_to_the_plane_the_object_shows(basis
         assert normal @ basis[:, 2] > 0
     else:
         assert normal @ (_rotation_x(0.5) @ [0, 0, 1.0]) == pytest.approx(1.0)
+
+
+def test_sphere_radius_and_plane_extent_leave_out_points_that_are_not_finite():
+    points = np.array([[1.0, 0, 0], [np.nan, 0, 0], [0, 2.0, 0], [np.inf, 0, 0]])
+    assert geometry.sphere_radius(points, np.zeros(3)) == pytest.approx(2.0)
+    _, _, extent = geometry.plane_frame(np.eye(4), points, bounded=True)
+    assert np.isfinite(extent).all()
+    assert np.allclose(np.abs(extent).max(axis=0)[:2], [0.5, 1.0])  # x from 0 to 1, y from 0 to 2
