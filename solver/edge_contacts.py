@@ -325,7 +325,8 @@ def _hidden(mesh, a, b, into, into_other) -> np.ndarray:
         return np.zeros(count, dtype=bool)
     out = -(into + into_other)
     out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
-    size = float(np.sqrt(np.sum((mesh.vertices.max(axis=0) - mesh.vertices.min(axis=0)) ** 2)))
+    finite = mesh.vertices[np.isfinite(mesh.vertices).all(axis=1)]  # (a broken vertex's triangles are dropped)
+    size = float(np.sqrt(np.sum((finite.max(axis=0) - finite.min(axis=0)) ** 2))) if len(finite) else 0.0
     probe = 0.5 * (a + b) + out * (1e-5 * size)
     winding = np.zeros(count)
     step = max(1, _HIDDEN_BUDGET // (16 * len(mesh)))
