@@ -37,7 +37,9 @@ in the grids kept from the last full query (only the boxes that changed since ar
 Under violent motion (a cloth landing: no skin lasts a substep) there is no skin and no list:
 each substep finds the pairs within gap + half their vertices' largest relative motion at the
 middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
-are then no candidates, however fast they move. The adaptive skin ranges from a quarter gap to a
+are then no candidates, however fast they move. Those pairs come from `patch_pairs.PatchPairs`
+(the same pairs as a box query over every primitive, without enumerating the cloth's own
+neighbourhood every substep: see that module). The adaptive skin ranges from a quarter gap to a
 gap, or from half a gap to twice the gap while nothing is listed (a flag, a swinging skirt).
 Each substep the narrow phase and the failsafe go through the live candidates only: those whose
 distance at the anchors, less how far their vertices strayed since, is under 1.25 × gap.
