@@ -120,7 +120,7 @@ class PatchPairs:
         # A patch's shift is the mean displacement of its vertices and its triangles' corners.
         self.shift_patch = np.concatenate([self.home, np.repeat(self.triangle_home, 3)])
         self.shift_vertex = np.concatenate([np.arange(n), triangles.reshape(-1)])
-        self.shift_count = np.maximum(np.bincount(self.shift_patch, minlength=count), 1)
+        self.shift_count = np.maximum(np.bincount(self.shift_patch, minlength=count), 1).astype(np.float64)
         self.triangle_group = _groups(self.triangle_home, count)
         self.edge_group = _groups(self.edge_home, count)
         # Neighbouring patch pairs (P, Q), every ordered pair once (P == Q included).
@@ -139,8 +139,8 @@ class PatchPairs:
         keep = np.flatnonzero(keep_vt(p, t)) if len(p) else _EMPTY
         self.vt_p, self.vt_t, self.vt_seg = p[keep], t[keep], k[keep]
         e, f, k = _product(self.edge_group, self.edge_group, self.pair_p, self.pair_q)
-        keep = e < f
-        e, f, k = e[keep], f[keep], k[keep]
+        lower = e < f
+        e, f, k = e[lower], f[lower], k[lower]
         keep = np.flatnonzero(keep_ee(e, f)) if len(e) else _EMPTY
         self.ee_e, self.ee_f, self.ee_seg = e[keep], f[keep], k[keep]
         segments = len(self.pair_p)
@@ -179,7 +179,7 @@ class PatchPairs:
             shift = np.stack(
                 [np.bincount(self.shift_patch, weights=members[:, k], minlength=count) for k in range(3)], axis=1
             )
-            shift /= self.shift_count[:, None]
+            shift = shift / self.shift_count[:, None]
             for peak, rows, homes, group in (
                 (self.vertex_peak, np.arange(len(x))[:, None], self.home, self.vertex_group),
                 (self.triangle_peak, self.triangles, self.triangle_home, self.triangle_group),
