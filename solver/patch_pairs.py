@@ -339,16 +339,18 @@ class PatchPairs:
         """Candidates between patches that are not neighbours and whose boxes overlap (with `moved`: only
         pairs with a moved corner, from the patches holding such primitives)."""
         count = self.count
-        plow = np.full((count, 3), np.inf)
-        phigh = np.full((count, 3), -np.inf)
+        spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
         groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
         for kind, (order, begin, size) in groups:
-            if len(order) == 0:
-                continue
+            klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
             some = np.flatnonzero(size)
-            lo, hi = self.boxes[kind]
-            plow[some] = np.minimum(plow[some], np.minimum.reduceat(lo[order], begin[some], axis=0))
-            phigh[some] = np.maximum(phigh[some], np.maximum.reduceat(hi[order], begin[some], axis=0))
+            if len(order):
+                lo, hi = self.boxes[kind]
+                klow[some] = np.minimum.reduceat(lo[order], begin[some], axis=0)
+                khigh[some] = np.maximum.reduceat(hi[order], begin[some], axis=0)
+            spans[kind] = klow, khigh
+        plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
+        phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
         if moved is None:
             P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow, phigh, below=True)
         else:
@@ -366,10 +368,15 @@ class PatchPairs:
         empty = (_EMPTY, _EMPTY, np.zeros(0))
         if len(P) == 0:
             return empty, empty
-        p1, t1, _ = _product(self.vertex_group, self.triangle_group, P, Q)
-        p2, t2, _ = _product(self.vertex_group, self.triangle_group, Q, P)
+        # Expand a pair of patches only for the kinds whose spans overlap: a patch's vertices sit in its
+        # cell, its triangles and edges reach an edge beyond it, so most pairs two cells apart drop here.
+        one = _spans_meet(spans["vertex"], spans["triangle"], P, Q)
+        other = _spans_meet(spans["vertex"], spans["triangle"], Q, P)
+        both = _spans_meet(spans["edge"], spans["edge"], P, Q)
+        p1, t1, _ = _product(self.vertex_group, self.triangle_group, P[one], Q[one])
+        p2, t2, _ = _product(self.vertex_group, self.triangle_group, Q[other], P[other])
         p, t = np.concatenate([p1, p2]), np.concatenate([t1, t2])
-        e, f, _ = _product(self.edge_group, self.edge_group, P, Q)
+        e, f, _ = _product(self.edge_group, self.edge_group, P[both], Q[both])
         e, f = np.minimum(e, f), np.maximum(e, f)
         if moved is not None:
             touched = np.flatnonzero(moved[p] | moved[self.triangles[t]].any(axis=1))
@@ -415,6 +422,11 @@ def _gap_lengths(separation: np.ndarray, gap: float) -> np.ndarray:
     np.maximum(apart, 0.0, out=apart)
     apart *= apart
     return np.sqrt(apart.sum(axis=1))
+
+
+def _spans_meet(first, second, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Whether box first[P[k]] meets box second[Q[k]] ((low, high) (count, 3) pairs)."""
+    return ((first[0][P] <= second[1][Q]) & (second[0][Q] <= first[1][P])).all(axis=1)
 
 
 def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
