@@ -645,3 +645,48 @@ def test_a_cloth_with_twin_vertices_and_collinear_ngon_corners_falls_freely():
         heights.append(state.positions[:, 2].mean())
     assert heights[0] < 0.3  # it falls 1.2 m in half a second
     assert abs(heights[1] - heights[0]) < 0.01
+
+
+@pytest.mark.parametrize("mesh", ["quad", "jittered", "fan", "holed"])
+def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(mesh):
+    """Under violent motion (no skin) the candidates come from patches of the rest mesh
+    (solver/patch_pairs.py: a static list of the neighbourhood, measured again only where it deformed
+    enough, and a patch-level box query for the rest) instead of the box query over every primitive:
+    they must be the same pairs, in full queries and in the failsafe's partial ones."""
+    if mesh == "quad":
+        vertices, faces = solver.grid(12, 12, size=0.6)
+    elif mesh == "jittered":
+        vertices, faces = solver.meshes.jittered_grid(12, size=0.6)
+    elif mesh == "fan":
+        vertices, faces = solver.meshes.fan_disc(16, 6, radius=0.35)
+    else:
+        vertices, faces = solver.meshes.holed_grid(12, size=0.6, centre=(0.1, 0.05), radius=0.12)
+    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
+    params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, substeps=6)
+    state = model.initial_state()
+    dt = 1 / 24 / params.substeps
+    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
+    corner = np.argmax(state.positions[:, 0] + state.positions[:, 2])
+    collision = FaceCollision.install(state, model, params)
+    query = collision._query
+    compared = [0, 0]
+
+    def comparing_query(x, previous, mean, mean0, moved=None):
+        if collision.skin != 0.0 or collision.anchor is None and moved is not None:
+            return query(x, previous, mean, mean0, moved)
+        twin = copy.deepcopy(collision)
+        query(x, previous, mean, mean0, moved)
+        twin.use_patches = False  # the box query over every primitive, every box binned afresh
+        twin.changed[:] = True
+        FaceCollision._query(twin, x, previous, mean, mean0, moved)
+        assert set(zip(collision.p.tolist(), collision.t.tolist())) == set(zip(twin.p.tolist(), twin.t.tolist()))
+        assert set(zip(collision.e.tolist(), collision.f.tolist())) == set(zip(twin.e.tolist(), twin.f.tolist()))
+        compared[moved is not None] += 1
+
+    collision._query = comparing_query
+    for frame in range(12):
+        if frame % 3 == 0:  # whip one corner about
+            state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
+        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+    assert collision.patches is not None and collision.patches.measured > 0  # the patches did the work
+    assert compared[0] > 10 and compared[1] > 0

@@ -1,0 +1,455 @@
+"""Face self-collision candidates without enumerating the cloth's own neighbourhood every substep.
+
+The rest mesh's vertices are binned into patches (cells of a grid over the rest positions, `cell`
+wide: any topology, holes, fans, torn faces). A primitive (vertex, triangle, edge) belongs to the
+patch of its first vertex. Patches are neighbours when their cells touch (a 3 x 3 x 3 block).
+Candidate pairs split in two:
+
+- Pairs of primitives in neighbouring patches (the cloth's own neighbourhood): a static list built
+  once from the rest mesh (minus the pairs that never collide), each row keeping `clear`, a lower
+  bound on its distance less the motion bound at that time. A row is measured again only when the
+  local deformation since could have brought it within reach: a point of either primitive is a convex
+  combination of its corners, so the two primitives' points moved relative to each other since an
+  origin by at most spread(P) + spread(Q) + |T_P - T_Q| (T: a patch's mean displacement; spread: its
+  primitives' largest corner displacement relative to T); all three are convex in time on straight
+  paths, so their peaks over the substep starts and ends seen bound them along the paths too. When a
+  quarter of the rows were due the origin moves to the substep's start, each row's clear carried over
+  (less its bound up to there): no row is measured for it.
+- Pairs of primitives in patches that are not neighbours (separate layers, or the same sheet folded):
+  patch boxes (the span of their primitives' boxes) are joined every substep, and only overlapping
+  pairs of patches are expanded into primitive pairs.
+
+Both give exactly the pairs the caller's test gives over every pair of primitives (`FaceCollision`'s
+every-substep query: boxes overlapping, then the distance at the middle of the paths within gap + half
+the largest relative corner motion, which a row's clear less twice its bound rules out).
+Measured in docs/self-collision.md (round 8).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .triangle_grid import TriangleGrid
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def _cells(points: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
+    """(patch of each point, (P, 3) cell coordinates of each patch)."""
+    # Half a cell in: a regular grid whose spacing is the cell puts one vertex in each, not 0 or 2 by rounding.
+    coords = np.floor((points - points.min(axis=0)) / cell + 0.5).astype(np.int64)
+    unique, home = np.unique(coords, axis=0, return_inverse=True)
+    return home.reshape(-1), unique
+
+
+def _groups(home: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(members sorted by patch, first slot of each patch, members per patch)."""
+    order = np.argsort(home, kind="stable")
+    size = np.bincount(home, minlength=count)
+    return order, np.cumsum(size) - size, size
+
+
+def _product(first, second, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (a, b) with a a member of patch P[k] in `first` and b of Q[k] in `second` ((order, start,
+    size) groups), and k: grouped by k."""
+    order1, start1, size1 = first
+    order2, start2, size2 = second
+    n1, n2 = size1[P], size2[Q]
+    per = n1 * n2
+    total = int(per.sum())
+    if total == 0:
+        return _EMPTY, _EMPTY, _EMPTY
+    k = np.repeat(np.arange(len(P)), per)
+    local = np.arange(total) - np.repeat(np.cumsum(per) - per, per)
+    width = n2[k]
+    a = order1[start1[P][k] + local // width]
+    b = order2[start2[Q][k] + local % width]
+    return a, b, k
+
+
+def _spread(moved: np.ndarray, shift: np.ndarray, rows: np.ndarray, homes: np.ndarray) -> np.ndarray:
+    """Each primitive's (vertex rows `rows`) largest corner displacement relative to its patch's shift."""
+    out = np.zeros(len(rows))
+    for k in range(rows.shape[1]):
+        d = moved[rows[:, k]] - shift[homes]
+        np.maximum(out, np.einsum("ij,ij->i", d, d), out=out)
+    return np.sqrt(out)
+
+
+def _patch_max(values: np.ndarray, group, count: int) -> np.ndarray:
+    """max of values over each patch's members (0 for none)."""
+    order, start, size = group
+    out = np.zeros(count)
+    some = np.flatnonzero(size)
+    if len(order):
+        out[some] = np.maximum.reduceat(values[order], start[some])
+    return out
+
+
+class PatchPairs:
+    """Candidate (vertex, triangle) and (edge, edge) pairs of one cloth, found per substep."""
+
+    around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
+
+    @staticmethod
+    def suits(rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float) -> bool:
+        """Whether patches of `cell` suit this rest mesh: finite, with faces, the cells' coordinates in
+        their keys, and not so many primitives per cell that the static rows would dwarf the mesh."""
+        if len(triangles) == 0 or len(edges) < 2 or not np.isfinite(rest).all() or not cell > 0:
+            return False
+        if float(np.max(rest.max(axis=0) - rest.min(axis=0))) / cell >= 1 << 19:
+            return False
+        home, _ = _cells(rest, cell)
+        per_cell = np.bincount(home[edges[:, 0]]).astype(np.float64)
+        # The static rows grow with the edges sharing an edge's cell: a few on a cloth, all of them on a
+        # mesh bunched into one cell (rows ~ edges²).
+        return float((per_cell * per_cell).sum() / per_cell.sum()) <= 64.0
+
+    def __init__(self, rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float, keep_vt, keep_ee):
+        """keep_vt(p, t) / keep_ee(e, f): masks of the pairs that may collide at all (no shared vertex,
+        not excluded at rest): applied once to the static rows, and to every expanded pair."""
+        self.triangles, self.edges = triangles, edges
+        self.around = PatchPairs.around
+        self.keep_vt, self.keep_ee = keep_vt, keep_ee
+        n = len(rest)
+        self.home, self.cells = _cells(rest, cell)
+        count = self.count = len(self.cells)
+        self.triangle_home = self.home[triangles[:, 0]] if len(triangles) else _EMPTY
+        self.edge_home = self.home[edges[:, 0]] if len(edges) else _EMPTY
+        self.vertex_group = _groups(self.home, count)
+        # A patch's shift is the mean displacement of its vertices and its triangles' corners.
+        self.shift_patch = np.concatenate([self.home, np.repeat(self.triangle_home, 3)])
+        self.shift_vertex = np.concatenate([np.arange(n), triangles.reshape(-1)])
+        self.shift_count = np.maximum(np.bincount(self.shift_patch, minlength=count), 1).astype(np.float64)
+        self.triangle_group = _groups(self.triangle_home, count)
+        self.edge_group = _groups(self.edge_home, count)
+        # Neighbouring patch pairs (P, Q), every ordered pair once (P == Q included).
+        keys = self._keys(self.cells)
+        P, Q = [], []
+        span = list(range(-self.around, self.around + 1))
+        for offset in np.array(np.meshgrid(span, span, span)).reshape(3, -1).T:
+            found = np.searchsorted(keys, self._keys(self.cells + offset))
+            found = np.minimum(found, count - 1)
+            hit = keys[found] == self._keys(self.cells + offset)
+            P.append(np.flatnonzero(hit))
+            Q.append(found[hit])
+        self.pair_p, self.pair_q = np.concatenate(P), np.concatenate(Q)
+        # Static rows: (vertex, triangle) with the vertex's patch P and the triangle's Q, and (edge, edge), e < f.
+        p, t, k = _product(self.vertex_group, self.triangle_group, self.pair_p, self.pair_q)
+        keep = np.flatnonzero(keep_vt(p, t)) if len(p) else _EMPTY
+        self.vt_p, self.vt_t, self.vt_seg = p[keep], t[keep], k[keep]
+        e, f, k = _product(self.edge_group, self.edge_group, self.pair_p, self.pair_q)
+        lower = e < f
+        e, f, k = e[lower], f[lower], k[lower]
+        keep = np.flatnonzero(keep_ee(e, f)) if len(e) else _EMPTY
+        self.ee_e, self.ee_f, self.ee_seg = e[keep], f[keep], k[keep]
+        segments = len(self.pair_p)
+        # Which static rows touch each vertex (for partial queries): (rows sorted by vertex, first slot per vertex).
+        self.vt_by_vertex = _incidence(np.concatenate([self.vt_p[:, None], triangles[self.vt_t]], axis=1), n)
+        self.ee_by_vertex = _incidence(np.concatenate([edges[self.ee_e], edges[self.ee_f]], axis=1), n)
+        self.origin: np.ndarray | None = None
+        self.vt_clear = np.zeros(len(self.vt_p))
+        self.ee_clear = np.zeros(len(self.ee_e))
+        self.vertex_peak = np.zeros(count)
+        self.triangle_peak = np.zeros(count)
+        self.edge_peak = np.zeros(count)
+        self.shift_peak = np.zeros(segments)
+        self.vt_least = np.full(segments, np.inf)  # each segment's smallest clear
+        self.ee_least = np.full(segments, np.inf)
+        self._fresh = True  # every row's clear to be measured
+        self._stale = False  # a new origin at the next find
+        self._due = 0
+        self.grid = TriangleGrid()
+        self.measured = 0  # rows measured again, in all (statistics)
+        self.resets = 0
+
+    @staticmethod
+    def _keys(cells: np.ndarray) -> np.ndarray:
+        c = cells + (1 << 20)
+        return (c[:, 0] << 42) + (c[:, 1] << 21) + c[:, 2]
+
+    def _bound(self, ends: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Update the peaks with positions `ends` (each (N, 3)) and return each segment's bound on its
+        rows' relative motion since the origin: (vt, ee)."""
+        assert self.origin is not None
+        count = self.count
+        for x in ends:
+            moved = x - self.origin
+            members = moved[self.shift_vertex]
+            shift = np.stack(
+                [np.bincount(self.shift_patch, weights=members[:, k], minlength=count) for k in range(3)], axis=1
+            )
+            shift = shift / self.shift_count[:, None]
+            for peak, rows, homes, group in (
+                (self.vertex_peak, np.arange(len(x))[:, None], self.home, self.vertex_group),
+                (self.triangle_peak, self.triangles, self.triangle_home, self.triangle_group),
+                (self.edge_peak, self.edges, self.edge_home, self.edge_group),
+            ):
+                np.maximum(peak, _patch_max(_spread(moved, shift, rows, homes), group, count), out=peak)
+            d = shift[self.pair_p] - shift[self.pair_q]
+            np.maximum(self.shift_peak, np.sqrt(np.einsum("ij,ij->i", d, d)), out=self.shift_peak)
+        vt = self.vertex_peak[self.pair_p] + self.triangle_peak[self.pair_q] + self.shift_peak
+        ee = self.edge_peak[self.pair_p] + self.edge_peak[self.pair_q] + self.shift_peak
+        return vt, ee
+
+    def _reset(self, origin: np.ndarray) -> None:
+        """A new origin: the peaks start again; every row's clear is measured at the next `find`."""
+        self.origin = origin.copy()
+        self.vertex_peak[:] = 0.0
+        self.triangle_peak[:] = 0.0
+        self.edge_peak[:] = 0.0
+        self.shift_peak[:] = 0.0
+        self.resets += 1
+        self._stale = False
+
+    def find(
+        self,
+        start: np.ndarray,
+        end: np.ndarray,
+        low: np.ndarray,
+        high: np.ndarray,
+        gap: float,
+        measure_vt,
+        measure_ee,
+        active: np.ndarray | None = None,
+        moved: np.ndarray | None = None,
+    ):
+        """Candidates for the substep from `start` to `end` (each (N, 3)): ((p, t, distance), (e, f, distance)),
+        each sorted by pair.
+
+        low / high: each vertex's box (its path grown by gap / 2 on every side); a pair is a candidate
+        when its primitives' boxes (spans of their corners') overlap and measure_*(first, second) ->
+        (distance, limit) gives distance < limit, where limit <= gap + half the largest relative motion
+        of two corners in the substep (what lets rows left out be skipped). active: triangles that collide.
+        moved: only the pairs with a corner in it (a partial query: the anchors are of several substeps, so
+        the bounds do not apply and every static row touching a moved vertex is measured)."""
+        if moved is not None and self.origin is not None and len(self.origin) == len(start):
+            self._bound([start, end])  # the peaks must have seen every position
+            self._set_boxes(low, high)
+            near_vt = self._touching(self.vt_by_vertex, moved, True, measure_vt)
+            near_ee = self._touching(self.ee_by_vertex, moved, False, measure_ee)
+            far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, moved)
+            return self._merged(near_vt, near_ee, far_vt, far_ee, active)
+        if self.origin is None or len(self.origin) != len(start):
+            self._reset(start)
+            self._fresh = True
+        elif self._stale:
+            # A new origin, and each row's clear carried over to it: its distance at `start` is at least
+            # its clear less its segment's bound up to `start` (no row measured again for it).
+            vt_bound, ee_bound = self._bound([start])
+            self.vt_clear -= vt_bound[self.vt_seg]
+            self.ee_clear -= ee_bound[self.ee_seg]
+            self.vt_least -= vt_bound
+            self.ee_least -= ee_bound
+            self._reset(start)
+        vt_bound, ee_bound = self._bound([start, end])
+        self._set_boxes(low, high)
+        if self._fresh:
+            self._fresh = False
+            self.vt_clear = self._gaps("vertex", self.vt_p, "triangle", self.vt_t, gap)
+            self.vt_clear -= vt_bound[self.vt_seg]
+            self.ee_clear = self._gaps("edge", self.ee_e, "edge", self.ee_f, gap)
+            self.ee_clear -= ee_bound[self.ee_seg]
+            self.vt_least = _segment_min(self.vt_clear, self.vt_seg, len(self.pair_p))
+            self.ee_least = _segment_min(self.ee_clear, self.ee_seg, len(self.pair_p))
+        near_vt = self._near(low, high, gap, vt_bound, measure_vt, True)
+        near_ee = self._near(low, high, gap, ee_bound, measure_ee, False)
+        far_vt, far_ee = self._far(low, high, measure_vt, measure_ee)
+        # Too much of the cloth due: a new origin next substep (the bounds have grown).
+        self._stale = 4 * self._due > len(self.vt_p) + len(self.ee_e)
+        self._due = 0
+        return self._merged(near_vt, near_ee, far_vt, far_ee, active)
+
+    def _set_boxes(self, low: np.ndarray, high: np.ndarray) -> None:
+        self.boxes = {
+            "vertex": (low, high),
+            "triangle": _spans(low, high, self.triangles),
+            "edge": _spans(low, high, self.edges),
+        }
+
+    def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
+        """The static rows with a moved corner that are candidates (all of them measured)."""
+        order, begin = incidence
+        who = np.flatnonzero(moved)
+        size = begin[who + 1] - begin[who]
+        slots = np.repeat(begin[who] - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+        rows = np.unique(order[slots])
+        if vertex_triangle:
+            a, b = self.vt_p[rows], self.vt_t[rows]
+            first, second = a[:, None], self.triangles[b]
+            kinds = ("vertex", "triangle")
+        else:
+            a, b = self.ee_e[rows], self.ee_f[rows]
+            first, second = self.edges[a], self.edges[b]
+            kinds = ("edge", "edge")
+        overlap = np.flatnonzero((self._separations(kinds[0], a, kinds[1], b) <= 0.0).all(axis=1))
+        a, b = a[overlap], b[overlap]
+        distance, limit = measure(first[overlap], second[overlap])
+        hit = distance < limit
+        return a[hit], b[hit], distance[hit]
+
+    def _merged(self, near_vt, near_ee, far_vt, far_ee, active):
+        p = np.concatenate([near_vt[0], far_vt[0]])
+        t = np.concatenate([near_vt[1], far_vt[1]])
+        d = np.concatenate([near_vt[2], far_vt[2]])
+        if active is not None and len(t):
+            keep = active[t]
+            p, t, d = p[keep], t[keep], d[keep]
+        e = np.concatenate([near_ee[0], far_ee[0]])
+        f = np.concatenate([near_ee[1], far_ee[1]])
+        g = np.concatenate([near_ee[2], far_ee[2]])
+        order = np.lexsort((t, p))
+        other = np.lexsort((f, e))
+        return (p[order], t[order], d[order]), (e[other], f[other], g[other])
+
+    def _near(self, low, high, gap: float, bound: np.ndarray, measure, vertex_triangle: bool):
+        """The static rows (neighbouring patches) that are candidates this substep; the due ones measured again."""
+        if vertex_triangle:
+            first_id, second_id, seg, clear, least = self.vt_p, self.vt_t, self.vt_seg, self.vt_clear, self.vt_least
+        else:
+            first_id, second_id, seg, clear, least = self.ee_e, self.ee_f, self.ee_seg, self.ee_clear, self.ee_least
+        if len(first_id) == 0:
+            return _EMPTY, _EMPTY, np.zeros(0)
+        reach = gap + 2.0 * bound
+        segments = np.flatnonzero(least < reach)
+        if len(segments) == 0:
+            return _EMPTY, _EMPTY, np.zeros(0)
+        begin = np.searchsorted(seg, segments)
+        size = np.searchsorted(seg, segments, side="right") - begin
+        every = np.repeat(begin - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+        rows = every[clear[every] < reach[seg[every]]]
+        self._due += len(rows)
+        self.measured += len(rows)
+        a, b = first_id[rows], second_id[rows]
+        kinds = ("vertex", "triangle") if vertex_triangle else ("edge", "edge")
+        separation = self._separations(kinds[0], a, kinds[1], b)
+        overlap = (separation <= 0.0).all(axis=1)
+        apart = np.flatnonzero(~overlap)
+        clear[rows[apart]] = _gap_lengths(separation[apart], gap) - bound[seg[rows[apart]]]
+        touch = np.flatnonzero(overlap)
+        first = a[touch, None] if vertex_triangle else self.edges[a[touch]]
+        second = self.triangles[b[touch]] if vertex_triangle else self.edges[b[touch]]
+        distance, limit = measure(first, second)
+        clear[rows[touch]] = distance - bound[seg[rows[touch]]]
+        least[segments] = _segment_min(clear[every], seg[every], len(least))[segments]
+        hit = touch[distance < limit]
+        return a[hit], b[hit], distance[distance < limit]
+
+    def _far(self, low, high, measure_vt, measure_ee, moved: np.ndarray | None = None):
+        """Candidates between patches that are not neighbours and whose boxes overlap (with `moved`: only
+        pairs with a moved corner, from the patches holding such primitives)."""
+        count = self.count
+        spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
+        groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
+        for kind, (order, begin, size) in groups:
+            klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
+            some = np.flatnonzero(size)
+            if len(order):
+                lo, hi = self.boxes[kind]
+                klow[some] = np.minimum.reduceat(lo[order], begin[some], axis=0)
+                khigh[some] = np.maximum.reduceat(hi[order], begin[some], axis=0)
+            spans[kind] = klow, khigh
+        plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
+        phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
+        if moved is None:
+            P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow, phigh, below=True)
+        else:
+            flagged = np.zeros(count, dtype=bool)
+            flagged[self.home[moved]] = True
+            flagged[self.triangle_home[moved[self.triangles].any(axis=1)]] = True
+            flagged[self.edge_home[moved[self.edges].any(axis=1)]] = True
+            who = np.flatnonzero(flagged)
+            P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow[who], phigh[who])
+            P = who[P]
+            keep = (P < Q) | ~flagged[Q]  # two flagged patches: the pair once
+            P, Q = P[keep], Q[keep]
+        apart = np.abs(self.cells[P] - self.cells[Q]).max(axis=1) > self.around
+        P, Q = P[apart], Q[apart]
+        empty = (_EMPTY, _EMPTY, np.zeros(0))
+        if len(P) == 0:
+            return empty, empty
+        # Expand a pair of patches only for the kinds whose spans overlap: a patch's vertices sit in its
+        # cell, its triangles and edges reach an edge beyond it, so most pairs two cells apart drop here.
+        one = _spans_meet(spans["vertex"], spans["triangle"], P, Q)
+        other = _spans_meet(spans["vertex"], spans["triangle"], Q, P)
+        both = _spans_meet(spans["edge"], spans["edge"], P, Q)
+        p1, t1, _ = _product(self.vertex_group, self.triangle_group, P[one], Q[one])
+        p2, t2, _ = _product(self.vertex_group, self.triangle_group, Q[other], P[other])
+        p, t = np.concatenate([p1, p2]), np.concatenate([t1, t2])
+        e, f, _ = _product(self.edge_group, self.edge_group, P[both], Q[both])
+        e, f = np.minimum(e, f), np.maximum(e, f)
+        if moved is not None:
+            touched = np.flatnonzero(moved[p] | moved[self.triangles[t]].any(axis=1))
+            p, t = p[touched], t[touched]
+            touched = np.flatnonzero(moved[self.edges[e]].any(axis=1) | moved[self.edges[f]].any(axis=1))
+            e, f = e[touched], f[touched]
+        vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt)
+        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee)
+        return vt, ee
+
+    def _rows(self, kind: str, ids: np.ndarray) -> np.ndarray:
+        return ids[:, None] if kind == "vertex" else (self.triangles if kind == "triangle" else self.edges)[ids]
+
+    def _separations(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray) -> np.ndarray:
+        """(K, 3) signed separations of the primitives' boxes per axis (<= 0 on every axis: they overlap)."""
+        lo1, hi1 = self.boxes[kind1]
+        lo2, hi2 = self.boxes[kind2]
+        return np.maximum(lo2[b] - hi1[a], lo1[a] - hi2[b])
+
+    def _gaps(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray, gap: float) -> np.ndarray:
+        return _gap_lengths(self._separations(kind1, a, kind2, b), gap)
+
+    def _test(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray, measure, keep):
+        """Of pairs (a, b): those whose boxes overlap, sharing no vertex, within their limit, and kept."""
+        lo1, hi1 = self.boxes[kind1]
+        lo2, hi2 = self.boxes[kind2]
+        overlap = np.flatnonzero(((lo1[a] <= hi2[b]) & (lo2[b] <= hi1[a])).all(axis=1))
+        a, b = a[overlap], b[overlap]
+        first, second = self._rows(kind1, a), self._rows(kind2, b)
+        fine = np.flatnonzero((first[:, :, None] != second[:, None, :]).all(axis=(1, 2)))
+        a, b, first, second = a[fine], b[fine], first[fine], second[fine]
+        distance, limit = measure(first, second)
+        near = np.flatnonzero(distance < limit)
+        a, b, distance = a[near], b[near], distance[near]
+        kept = np.flatnonzero(keep(a, b)) if len(a) else _EMPTY
+        return a[kept], b[kept], distance[kept]
+
+
+def _gap_lengths(separation: np.ndarray, gap: float) -> np.ndarray:
+    """Lower bounds on the distances of primitives from their grown boxes' separations: the boxes given
+    are the paths grown by gap / 2 on every side (a little less added back, for rounding)."""
+    apart = separation + gap * (1.0 - 1e-9)
+    np.maximum(apart, 0.0, out=apart)
+    apart *= apart
+    return np.sqrt(apart.sum(axis=1))
+
+
+def _spans_meet(first, second, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Whether box first[P[k]] meets box second[Q[k]] ((low, high) (count, 3) pairs)."""
+    return ((first[0][P] <= second[1][Q]) & (second[0][Q] <= first[1][P])).all(axis=1)
+
+
+def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
+    """min of values per segment id (inf for none); seg sorted."""
+    out = np.full(count, np.inf)
+    if len(seg):
+        first = np.flatnonzero(np.diff(seg, prepend=-1))
+        out[seg[first]] = np.minimum.reduceat(values, first)
+    return out
+
+
+def _spans(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    lo, hi = low[rows[:, 0]].copy(), high[rows[:, 0]].copy()
+    for k in range(1, rows.shape[1]):
+        np.minimum(lo, low[rows[:, k]], out=lo)
+        np.maximum(hi, high[rows[:, k]], out=hi)
+    return lo, hi
+
+
+def _incidence(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row ids sorted by vertex, first slot of each vertex (n + 1)) of the vertices in `rows` (K, m)."""
+    vertex = rows.reshape(-1)
+    row = np.repeat(np.arange(len(rows)), rows.shape[1])
+    order = np.argsort(vertex, kind="stable")
+    begin = np.concatenate([[0], np.cumsum(np.bincount(vertex, minlength=n))])
+    return row[order], begin
