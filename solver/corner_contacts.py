@@ -35,17 +35,27 @@ _EPS = 1e-12
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
-def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one)."""
+def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None) -> np.ndarray:
+    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one).
+
+    With `mesh` (closed, its TriangleMesh) not those whose outside lies inside another part of it: a
+    table leg's top corners in the plane of the top's underside (as edge_contacts' hidden sharp edges)."""
     if len(triangles) == 0:
         return np.zeros((3, 0))
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
-    pointed = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places))
-    return np.ascontiguousarray(places[pointed].T)
+    pointed, mean = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places), with_mean=True)
+    which = pointed.nonzero()[0]
+    if mesh is not None and mesh.outward and len(which):
+        from .edge_contacts import inside_just_off
+
+        hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
+        which = which.take((~hidden).nonzero()[0])
+    return np.ascontiguousarray(places[which].T)
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int) -> np.ndarray:
-    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)."""
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False):
+    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)
+    (with_mean: and the unit mean of each vertex's faces' normals, (3, n))."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
@@ -56,14 +66,14 @@ def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int) -> np.ndarray:
     sorted_ids = ids.take(order)
     starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
     least[sorted_ids.take(starts)] = np.minimum.reduceat(cos.take(order), starts)
-    return least < _COS_POINTED
+    return (least < _COS_POINTED, mean) if with_mean else least < _COS_POINTED
 
 
 class _Corners:
     """A mesh's pointed corners and, per cloth, a Verlet list of (corner, cloth triangle) pairs."""
 
     def __init__(self, mesh):
-        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals)
+        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh)
         self.lists: list[_CornerList] = []
 
     def __len__(self) -> int:
