@@ -117,7 +117,6 @@ def test_only_pointed_vertices_are_corners():
     assert len(corners_of(solver.TriangleMesh(sphere, tris))) == 0  # smooth (its open rims are edges, not corners)
 
 
-
 def test_a_legs_top_corners_inside_a_table_top_are_not_corners():
     """A table leg's top corners lie in the plane of the top's underside: no cloth reaches them (each
     still listed cloth triangles near the top's rim; docs/design.md, round 8 (edgewin10))."""
