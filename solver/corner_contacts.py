@@ -206,12 +206,14 @@ def collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness
     if len(meets) == 0:
         return
     if len(meets) < len(t):
-        point, tri = point.take(meets, axis=1), tri.take(meets, axis=0)
+        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
     moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
     found_faces = _face_contacts(point, tri, starts, ends, gap, reach)
     found_edges = _edge_contacts(point, tri, starts, ends, gap, reach)
+    if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
+        found_edges = _once(found_edges, c, n)
     verts, beta, direction, at, depth, start_gap = (
         np.concatenate([f[k] for f in (found_faces, found_edges)], axis=-1 if k in (1, 2) else 0) for k in range(6)
     )
@@ -297,6 +299,20 @@ def _edge_contacts(point, tri, starts, ends, gap: float, reach):
     beta = np.stack([1.0 - u, u, np.zeros(len(hit))])
     verts = np.stack([first, second, first], axis=1)
     return verts, beta, normal.take(hit, axis=1), pair, depth.take(hit), np.maximum(gap - dist0.take(hit), 0.0)
+
+
+def _once(found_edges, corner, n: int):
+    """The ridge contacts (`_edge_contacts`) each (corner, cloth edge) once, for pairs' corners `corner`
+    and n cloth vertices: both of a cloth edge's triangles find it, and kept twice its vertices' pushes
+    were averaged with each other's and with the face contacts' (docs/design.md, round 8 (edgewin10))."""
+    verts, beta, direction, pair, depth, start_gap = found_edges
+    first, second = verts[:, 0], verts[:, 1]
+    key = corner.take(pair) * (n * n) + np.minimum(first, second) * n + np.maximum(first, second)
+    _, keep = np.unique(key, return_index=True)
+    return (
+        verts.take(keep, axis=0), beta.take(keep, axis=1), direction.take(keep, axis=1), pair.take(keep),
+        depth.take(keep), start_gap.take(keep),
+    )  # fmt: skip
 
 
 def _along(p, a, b) -> np.ndarray:
