@@ -212,8 +212,12 @@ def step(
                 window=None if edge_opens else (edge_window_start, (s - s % edge_interval) / substeps),
                 contacts=run.mesh_contacts, closes=edge_closes,
             )  # fmt: skip
-            # Every substep: on the windows alone corners went 5-33 mm through the cloth (corners9).
-            collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
+            # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
+            # through the cloth, corners9).
+            collide_cloth_corners(
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=window,
+                contacts=run.mesh_contacts, closes=closes,
+            )  # fmt: skip
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
             if opens and not closes:  # (after the edge pass: with its settled pushes)
