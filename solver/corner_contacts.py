@@ -176,10 +176,12 @@ def collide_cloth_corners(
     _, longest = model.cloth_edges
     args = (triangles, inv_mass, t0, t1, thickness, friction, longest)
     for index, collider in meshes:
+        key = ("corners", index)
         if contacts is None or not collider.mesh.outward or _moving(collider):
+            if contacts is not None:
+                contacts.pop(key, None)  # (no stale contacts held once it stops)
             collide_corners(collider, x, x_start, *args)
             continue
-        key = ("corners", index)
         if closes:
             path_start, path_t0 = (x_start, t0) if window is None else window
             found = collide_corners(collider, x, path_start, triangles, inv_mass, path_t0, t1, thickness, friction,
