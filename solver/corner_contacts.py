@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,17 +36,27 @@ _EPS = 1e-12
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
-def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one)."""
+def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None) -> np.ndarray:
+    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one).
+
+    With `mesh` (closed, its TriangleMesh) not those whose outside lies inside another part of it: a
+    table leg's top corners in the plane of the top's underside (as edge_contacts' hidden sharp edges)."""
     if len(triangles) == 0:
         return np.zeros((3, 0))
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
-    pointed = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places))
-    return np.ascontiguousarray(places[pointed].T)
+    pointed, mean = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places), with_mean=True)
+    which = pointed.nonzero()[0]
+    if mesh is not None and mesh.outward and len(which):
+        from .edge_contacts import inside_just_off
+
+        hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
+        which = which.take((~hidden).nonzero()[0])
+    return np.ascontiguousarray(places[which].T)
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int) -> np.ndarray:
-    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)."""
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False):
+    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)
+    (with_mean: and the unit mean of each vertex's faces' normals, (3, n))."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
@@ -56,14 +67,14 @@ def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int) -> np.ndarray:
     sorted_ids = ids.take(order)
     starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
     least[sorted_ids.take(starts)] = np.minimum.reduceat(cos.take(order), starts)
-    return least < _COS_POINTED
+    return (least < _COS_POINTED, mean) if with_mean else least < _COS_POINTED
 
 
 class _Corners:
     """A mesh's pointed corners and, per cloth, a Verlet list of (corner, cloth triangle) pairs."""
 
     def __init__(self, mesh):
-        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals)
+        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh)
         self.lists: list[_CornerList] = []
 
     def __len__(self) -> int:
@@ -141,21 +152,55 @@ class _CornerList:
         return self.order
 
 
-def collide_cloth_corners(x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction) -> None:
-    """Keep every still or rigid mesh collider's pointed corners out of the cloth's triangles (step's hook)."""
+def collide_cloth_corners(
+    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True
+) -> None:
+    """Keep every still or rigid mesh collider's pointed corners out of the cloth's triangles (step's hook).
+
+    With `contacts` (a dict per cloth), the mesh colliders' windows (as edge_contacts.collide_cloth_edges):
+    the pass runs where a window `closes`, over the window's path (`window`: (positions, frame fraction)
+    where it starts, None: this substep's start; the settled pushes still go to x_start), and `_hold`
+    re-applies its contacts on the substeps in between. Still closed meshes only: a rising cone's tip passed
+    into the next cloth triangle between passes and skewered the cloth, and cloth squeezed into an open V
+    ended behind a wall (docs/design.md, round 8 (edgewin10))."""
     from .mesh_collider import MeshCollider
 
-    meshes = [c for c in colliders if isinstance(c, MeshCollider) and not c.deforming and len(corners_of(c.mesh))]
+    meshes = [
+        (index, c)
+        for index, c in enumerate(colliders)
+        if isinstance(c, MeshCollider) and not c.deforming and len(corners_of(c.mesh))
+    ]
     if not meshes:
         return
     triangles = model.triangles[0]
     _, longest = model.cloth_edges
-    for collider in meshes:
-        collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness, friction, longest)
+    args = (triangles, inv_mass, t0, t1, thickness, friction, longest)
+    for index, collider in meshes:
+        key = ("corners", index)
+        if contacts is None or not collider.mesh.outward or _moving(collider):
+            if contacts is not None:
+                contacts.pop(key, None)  # (no stale contacts held once it stops)
+            collide_corners(collider, x, x_start, *args)
+            continue
+        if closes:
+            path_start, path_t0 = (x_start, t0) if window is None else window
+            found = collide_corners(collider, x, path_start, triangles, inv_mass, path_t0, t1, thickness, friction,
+                                    longest, settle_into=x_start, keep=True)  # fmt: skip
+            contacts[key] = None if found is None else (collider.mesh, found)
+        else:
+            held = contacts.get(key)
+            if held is not None and held[0] is collider.mesh and held[1].inv_mass is inv_mass:
+                _hold(collider, x, x_start, t0, t1, held[1])
 
 
-def collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness, cloth_friction, longest) -> None:
-    """Push cloth triangles (T, 3) rows of x off the collider's pointed corners, in place (see the module doc)."""
+def collide_corners(
+    collider, x, x_start, triangles, inv_mass, t0, t1, thickness, cloth_friction, longest, settle_into=None,
+    keep=False,
+):  # fmt: skip
+    """Push cloth triangles (T, 3) rows of x off the collider's pointed corners, in place (see the module doc).
+
+    settle_into: where the settled pushes go (default x_start, the path's start); keep: return the contacts
+    (`_Held`) for `_hold`, else None."""
     from .contact import combined_friction
     from .mesh_collider import _MIN_GAP, _to_frame
 
@@ -196,12 +241,14 @@ def collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness
     if len(meets) == 0:
         return
     if len(meets) < len(t):
-        point, tri = point.take(meets, axis=1), tri.take(meets, axis=0)
+        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
     moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
     found_faces = _face_contacts(point, tri, starts, ends, gap, reach)
     found_edges = _edge_contacts(point, tri, starts, ends, gap, reach)
+    if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
+        found_edges = _once(found_edges, c, n)
     verts, beta, direction, at, depth, start_gap = (
         np.concatenate([f[k] for f in (found_faces, found_edges)], axis=-1 if k in (1, 2) else 0) for k in range(6)
     )
@@ -220,18 +267,69 @@ def collide_corners(collider, x, x_start, triangles, inv_mass, t0, t1, thickness
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
     settle = direction * (np.minimum(start_gap, depth) * per)
-    _scatter(x, x_start, verts, weights, delta, settle, pose1)
-    for _ in range(_ITERATIONS - 1):  # more Jacobi iterations: the same contacts, at the pushed positions
-        moved = x.take(verts.T.ravel(), axis=0)
-        moved = moved.T if pose1 is None else _to_frame(moved, *pose1)
-        count = len(verts)
-        cloth_point = sum(moved[:, k * count : (k + 1) * count] * beta[k] for k in range(3))
-        left = gap - dot(direction, cloth_point - corner)
-        live = (left > 1e-3 * gap).nonzero()[0]
+    _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
+    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass)
+    _push_again(x, held, pose1, _ITERATIONS - 1)
+    return held if keep else None
+
+
+def _moving(collider) -> bool:
+    """Whether the collider moves in this frame (a still one may still have a pose)."""
+    if collider.pose is collider.pose_start:
+        return False
+    (r0, o0), (r1, o1) = collider.pose_start, collider.pose
+    return not (np.array_equal(r0, r1) and np.array_equal(o0, o1))
+
+
+class _Held(NamedTuple):
+    """A corner pass's contacts (own frame): the cloth vertices (H, 3), their barycentrics and shares (3, H),
+    1 / the shares' weight (H,), the unit directions the cloth moves (3, H), the corners (3, H), the gap."""
+
+    verts: np.ndarray
+    beta: np.ndarray
+    weights: np.ndarray
+    per: np.ndarray
+    direction: np.ndarray
+    corner: np.ndarray
+    gap: float
+    inv_mass: np.ndarray
+
+
+def _left(x, held: _Held, pose) -> np.ndarray:
+    """How far each contact's cloth point at x lies within the gap of its corner, along its direction."""
+    from .mesh_collider import _to_frame
+
+    moved = x.take(held.verts.T.ravel(), axis=0)
+    moved = moved.T if pose is None else _to_frame(moved, *pose)
+    count = len(held.verts)
+    cloth_point = sum(moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    return held.gap - dot(held.direction, cloth_point - held.corner)
+
+
+def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None) -> None:
+    """Jacobi iterations of the contacts at the pushed positions: each still within the gap is pushed out
+    again (with x_start, the first also settles what was within the gap there, as the pass does)."""
+    for _ in range(iterations):
+        left = _left(x, held, pose1)
+        live = (left > 1e-3 * held.gap).nonzero()[0]
         if len(live) == 0:
             return
-        delta = direction.take(live, axis=1) * (left.take(live) * per.take(live))
-        _scatter(x, None, verts.take(live, axis=0), weights.take(live, axis=1), delta, None, pose1)
+        left, per = left.take(live), held.per.take(live)
+        direction = held.direction.take(live, axis=1)
+        settle = None
+        if x_start is not None:
+            within = np.clip(_left(x_start, held, pose0).take(live), 0.0, left)
+            settle = direction * (within * per)
+        verts, weights = held.verts.take(live, axis=0), held.weights.take(live, axis=1)
+        _scatter(x, x_start, verts, weights, direction * (left * per), settle, pose1)
+        x_start = None
+
+
+def _hold(collider, x, x_start, t0, t1, held: _Held) -> None:
+    """Between passes: the last pass's contacts pushed out again where still within the gap (its
+    iterations' rule, the first settling as the pass does), so a corner cannot come through a cloth
+    triangle between passes (corners9: on the windows alone, 5-33 mm through)."""
+    _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0))
 
 
 def _face_contacts(point, tri, starts, ends, gap: float, reach):
@@ -287,6 +385,20 @@ def _edge_contacts(point, tri, starts, ends, gap: float, reach):
     beta = np.stack([1.0 - u, u, np.zeros(len(hit))])
     verts = np.stack([first, second, first], axis=1)
     return verts, beta, normal.take(hit, axis=1), pair, depth.take(hit), np.maximum(gap - dist0.take(hit), 0.0)
+
+
+def _once(found_edges, corner, n: int):
+    """The ridge contacts (`_edge_contacts`) each (corner, cloth edge) once, for pairs' corners `corner`
+    and n cloth vertices: both of a cloth edge's triangles find it, and kept twice its vertices' pushes
+    were averaged with each other's and with the face contacts' (docs/design.md, round 8 (edgewin10))."""
+    verts, beta, direction, pair, depth, start_gap = found_edges
+    first, second = verts[:, 0], verts[:, 1]
+    key = corner.take(pair) * (n * n) + np.minimum(first, second) * n + np.maximum(first, second)
+    _, keep = np.unique(key, return_index=True)
+    return (
+        verts.take(keep, axis=0), beta.take(keep, axis=1), direction.take(keep, axis=1), pair.take(keep),
+        depth.take(keep), start_gap.take(keep),
+    )  # fmt: skip
 
 
 def _along(p, a, b) -> np.ndarray:

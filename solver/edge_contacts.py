@@ -59,6 +59,8 @@ class SharpEdges:
         self.tri, self.k, other, other_k = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius
         )
+        # A rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
+        self.thin = radius > 0.0 and _thin(mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius)
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
@@ -310,6 +312,29 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
     return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
 
 
+def _thin(triangles, vertices, normals, heights, radius: float) -> bool:
+    """Whether two faces of the mesh bend round a curvature radius below `radius` though both are narrow
+    across their edge (as `_sharp_edges`' rule with the wider face's width): a rod or a bar, where the
+    cloth hangs on one ridge, not a table's rim (a 4 cm side face next to its top)."""
+    if len(triangles) == 0:
+        return False
+    _, weld = np.unique(vertices, axis=0, return_inverse=True)
+    ids = weld.reshape(-1).take(triangles)
+    t_count = len(triangles)
+    first = np.concatenate([ids[:, 1], ids[:, 2], ids[:, 0]])
+    second = np.concatenate([ids[:, 2], ids[:, 0], ids[:, 1]])
+    keys = np.minimum(first, second) * (int(ids.max()) + 1) + np.maximum(first, second)
+    order = np.argsort(keys, kind="stable")
+    keys = keys.take(order)
+    starts = np.flatnonzero(np.diff(keys, prepend=-1))
+    pair = starts.take((np.diff(starts, append=len(keys)) == 2).nonzero()[0])
+    (k1, t1), (k2, t2) = (np.divmod(order.take(pair + m), t_count) for m in (0, 1))
+    cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
+    half_sin = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+    width = np.maximum(heights[k1, t1], heights[k2, t2])
+    return bool((width < 2.0 * radius * half_sin).any())
+
+
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
 # mesh with more keeps them all: the test costs ~0.1 s per million).
 _HIDDEN_BUDGET = 4_000_000
@@ -318,28 +343,35 @@ _HIDDEN_BUDGET = 4_000_000
 def _hidden(mesh, a, b, into, into_other) -> np.ndarray:
     """Sharp edges of a closed mesh that cloth cannot reach: just off the edge's middle, on the side away
     from its faces, lies inside the mesh (another part's volume), e.g. a table leg's top edges in the
-    plane of the top's underside, which pushed cloth into the top (docs/design.md, round 8 (edgehold9)).
-    By the generalised winding number (solid angles) of that point: ~1 inside, ~0 outside."""
-    count = a.shape[1]
+    plane of the top's underside, which pushed cloth into the top (docs/design.md, round 8 (edgehold9))."""
+    out = -(into + into_other)
+    return inside_just_off(mesh, 0.5 * (a + b), out / np.maximum(np.sqrt(dot(out, out)), _EPS))
+
+
+def inside_just_off(mesh, points, out) -> np.ndarray:
+    """Whether points (3, P) moved 1e-5 of the mesh's size along unit directions `out` (3, P) lie inside
+    the closed mesh, by the generalised winding number (solid angles): ~1 inside, ~0 outside. All False
+    past _HIDDEN_BUDGET point-triangle pairs."""
+    count = points.shape[1]
     if count == 0 or count * len(mesh) > _HIDDEN_BUDGET:
         return np.zeros(count, dtype=bool)
-    out = -(into + into_other)
-    out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
     finite = mesh.vertices[np.isfinite(mesh.vertices).all(axis=1)]  # (a broken vertex's triangles are dropped)
     size = float(np.sqrt(np.sum((finite.max(axis=0) - finite.min(axis=0)) ** 2))) if len(finite) else 0.0
-    probe = 0.5 * (a + b) + out * (1e-5 * size)
-    winding = np.zeros(count)
-    step = max(1, _HIDDEN_BUDGET // (16 * len(mesh)))
-    for first in range(0, count, step):  # (chunks: ~16 x the triangles' size in temporaries)
-        p = probe[:, first : first + step, None]
-        corners = [m[:, None, :] - p for m in (mesh.a, mesh.b, mesh.c)]
-        lengths = [np.sqrt((m * m).sum(axis=0)) for m in corners]
-        u, v, w = corners
-        volume = (u * (v[[1, 2, 0]] * w[[2, 0, 1]] - v[[2, 0, 1]] * w[[1, 2, 0]])).sum(axis=0)
-        below = lengths[0] * lengths[1] * lengths[2]
-        below += (u * v).sum(axis=0) * lengths[2] + (u * w).sum(axis=0) * lengths[1] + (v * w).sum(axis=0) * lengths[0]
-        winding[first : first + step] = np.arctan2(volume, below).sum(axis=1) / (2.0 * np.pi)
-    return np.abs(winding) > 0.5
+    with np.errstate(invalid="ignore", over="ignore"):
+        probe = points + out * (1e-5 * size)
+        winding = np.zeros(count)
+        step = max(1, _HIDDEN_BUDGET // (16 * len(mesh)))
+        for first in range(0, count, step):  # (chunks: ~16 x the triangles' size in temporaries)
+            p = probe[:, first : first + step, None]
+            corners = [m[:, None, :] - p for m in (mesh.a, mesh.b, mesh.c)]
+            lengths = [np.sqrt((m * m).sum(axis=0)) for m in corners]
+            u, v, w = corners
+            volume = (u * (v[[1, 2, 0]] * w[[2, 0, 1]] - v[[2, 0, 1]] * w[[1, 2, 0]])).sum(axis=0)
+            below = lengths[0] * lengths[1] * lengths[2]
+            below += (u * v).sum(axis=0) * lengths[2] + (u * w).sum(axis=0) * lengths[1]
+            below += (v * w).sum(axis=0) * lengths[0]
+            winding[first : first + step] = np.arctan2(volume, below).sum(axis=1) / (2.0 * np.pi)
+        return np.abs(winding) > 0.5
 
 
 def _corners_of(mesh, tri: np.ndarray) -> np.ndarray:
@@ -385,7 +417,9 @@ def collide_cloth_edges(
     it starts, None: this substep's start; the settled pushes still go to x_start), and leaves its contacts
     in `contacts` for `hold_edges` on the substeps in between. An open mesh's rims (a zero-thickness
     wall's) get the pass every substep: nothing else keeps cloth edges off a rim that has no solid below
-    it (with windows and the hold, 62 of 64 cloth edges across a wall's rim ended under it; docs/design.md)."""
+    it (with windows and the hold, 62 of 64 cloth edges across a wall's rim ended under it; docs/design.md).
+    So do meshes with a rod or bar thinner than a cloth edge (`SharpEdges.thin`): the hold's one averaged
+    push a vertex let a cloth hanging on a rod fall through (docs/design.md, round 8 (edgewin10))."""
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = _edge_colliders(colliders, radius)
@@ -393,7 +427,8 @@ def collide_cloth_edges(
         return
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        if contacts is None or sharp_edges_of(collider.mesh, radius).open:
+        sharp = sharp_edges_of(collider.mesh, radius)
+        if contacts is None or sharp.open or sharp.thin:
             collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
         elif closes:
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))

@@ -38,10 +38,11 @@ DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
 # Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) run at the close of every
 # EDGE_PASS_WINDOWS-th mesh collider window, over the motion since, and hold their contacts in between
-# (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9)). 0: every substep,
-# for now: with 2, cloth hanging over rods thinner than its edges fell through (the hold keeps one
-# averaged push; tests/test_mesh_collider_rods.py) and a table's worst 1% of edges stretched 11%.
-EDGE_PASS_WINDOWS = 0
+# (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9); at 2 a table's
+# worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). Meshes with a rod
+# or bar thinner than a cloth edge get it every substep (with the hold a cloth hanging on one fell through;
+# tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py). 0: every substep for all.
+EDGE_PASS_WINDOWS = 1
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -211,8 +212,12 @@ def step(
                 window=None if edge_opens else (edge_window_start, (s - s % edge_interval) / substeps),
                 contacts=run.mesh_contacts, closes=edge_closes,
             )  # fmt: skip
-            # Every substep: on the windows alone corners went 5-33 mm through the cloth (corners9).
-            collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
+            # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
+            # through the cloth, corners9).
+            collide_cloth_corners(
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=window,
+                contacts=run.mesh_contacts, closes=closes,
+            )  # fmt: skip
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
             if opens and not closes:  # (after the edge pass: with its settled pushes)
