@@ -1,4 +1,5 @@
-"""What every collider's contact shares: the combined friction coefficient and Coulomb friction."""
+"""What every collider's contact shares: the combined friction coefficient, Coulomb friction, settled
+pushes and the averaged scatter of contact pushes to vertices."""
 
 from __future__ import annotations
 
@@ -63,3 +64,22 @@ def window_settled_pushes(normal, depth, previous, end, slowed, carry):
     push += normal * np.maximum(amount, 0.0)
     which = ((amount > 0.0) | (slowed[0] != 0.0) | (slowed[1] != 0.0) | (slowed[2] != 0.0)).nonzero()[0]
     return which, push.take(which, axis=1)
+
+
+def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
+    """Add contact pushes to vertices, each vertex taking the mean over the contacts that move it.
+
+    rows: the vertices touched; slots (S,): each contact end's place in `rows`; share (S,): its weight
+    (ends with 0 do not count); weighted (k, S): each end's channels already times its share, the first
+    three the push to x, the next three (if any) the settled push to x_start; pose1: the collider's
+    (rotation, origin) when the channels are in its frame, else None."""
+    count = np.bincount(slots, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    touched = (count > 0).nonzero()[0]
+    k = len(weighted)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
+    at = (np.arange(k) * len(rows))[:, None] + slots
+    total = np.bincount(at.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
+    total = total.take(touched, axis=1) / count.take(touched)
+    who = rows.take(touched)
+    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
+    if k > 3:
+        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T

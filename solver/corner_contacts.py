@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .contact import add_averaged
 from .triangles import cross, dot
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -429,16 +430,6 @@ def _scatter(x, x_start, tri, weights, delta, settle, pose1) -> None:
     the triangles' vertices (H, 3), averaged over each vertex's contacts."""
     rows = np.unique(tri)
     local = np.searchsorted(rows, tri.T).ravel()  # vertex k of contact h at k * H + h
-    share = weights.ravel()
-    count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
-    touched = (count > 0).nonzero()[0]
     channels = delta if settle is None else np.concatenate([delta, settle])
-    k = len(channels)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
-    weighted = channels[:, None, :] * weights  # (channel, vertex of the contact, contact)
-    slots = (np.arange(k) * len(rows))[:, None] + local
-    total = np.bincount(slots.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
-    total = total.take(touched, axis=1) / count.take(touched)
-    who = rows.take(touched)
-    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
-    if settle is not None:
-        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T
+    weighted = (channels[:, None, :] * weights).reshape(len(channels), -1)  # (channel, vertex k * H + h)
+    add_averaged(x, x_start, rows, local, weights.ravel(), weighted, pose1)

@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .contact import combined_friction
+from .contact import add_averaged, combined_friction
 from .edge_iterations import iterate_edge_contacts
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import TriangleGrid
@@ -697,18 +697,7 @@ def _point(points, s, first: int):
 
 def _scatter(x, x_start, rows, local, wi, wj, delta, settle, pose1) -> None:
     """Add each contact's share of delta (and settle, to the start; None: none) to its two vertices, averaged."""
-    ends = np.concatenate([local[:, 0], local[:, 1]])
     share = np.concatenate([wi, wj])
-    count = np.bincount(ends, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
-    touched = (count > 0).nonzero()[0]
-    # The six sums (delta's and settle's axes) in one bincount: channel k's rows at k * len(rows).
     channels = delta if settle is None else np.concatenate([delta, settle])
-    k = len(channels)
-    weights = np.concatenate([channels, channels], axis=1) * share
-    slots = (np.arange(k) * len(rows))[:, None] + ends
-    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
-    total = total.take(touched, axis=1) / count.take(touched)
-    who = rows.take(touched)
-    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
-    if settle is not None:
-        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T
+    weighted = np.concatenate([channels, channels], axis=1) * share
+    add_averaged(x, x_start, rows, np.concatenate([local[:, 0], local[:, 1]]), share, weighted, pose1)
