@@ -84,6 +84,16 @@ def _is_rotation(matrix: np.ndarray) -> bool:
     return bool(np.allclose(r.T @ r, np.eye(3), atol=1e-6))
 
 
+def own_thickness(obj) -> float:
+    """A cloth's own Thickness when it is a collider: cloth on cloth keeps both layers' thickness apart,
+    as self-collision does (2 x thickness). With one, a draped lower layer's quads bend by more than the
+    gap between their drawn diagonals, and the upper layer's drawn faces cut through them (probe10)."""
+    cloth = getattr(obj, "verlet_cloth", None)
+    if obj.type != "MESH" or cloth is None or not cloth.enabled:
+        return 0.0
+    return float(table.cloth_values(cloth)["thickness"])
+
+
 def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
     """The object's collider pose now, or None when it has no triangles.
 
@@ -93,7 +103,7 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
     a frame change, e.g. before a bake, must be read again.)
     """
     settings = table.collider_values(obj.verlet_cloth_collider)  # clamped to the hard ranges
-    friction, offset = float(settings["friction"]), float(settings["offset"])
+    friction, offset = float(settings["friction"]), float(settings["offset"]) + own_thickness(obj)
     key = session_key(obj)
     entry = _entries.get(key)
     if world_positions is not None and len(world_positions) == len(obj.data.vertices):

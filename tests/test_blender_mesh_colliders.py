@@ -443,3 +443,23 @@ def test_make_collider_on_a_cloth_alone_makes_it_a_mesh_collider_for_the_others(
     below = evaluated_positions(blender, lower)
     under = np.abs(below[:, :2]).max(axis=1) < 0.3
     assert shown[middle, 2] > below[under, 2].max() + 0.5 * THICKNESS
+
+
+def test_a_cloth_on_a_cloth_collider_keeps_both_layers_thickness_apart(blender):
+    """Cloth on cloth keeps thickness + thickness between the layers (as self-collision does): with one
+    thickness a lower layer draped over a box bends its quads by more than the gap, and the upper
+    layer's drawn faces cut through it (probe10: 20-40 crossing triangle pairs at rest)."""
+    frames = 30
+    scene = setup_scene(blender, frames)
+    _floor(blender)
+    lower = _cloth(blender, "Lower", n=8, size=1.2, height=0.3)
+    lower.verlet_cloth_collider.kind = "MESH"
+    upper = _cloth(blender, "Upper", n=6, size=0.8, height=0.5)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+    low, up = evaluated_positions(blender, lower), evaluated_positions(blender, upper)
+    middle_low = np.argmin(np.linalg.norm(low[:, :2], axis=1))
+    middle_up = np.argmin(np.linalg.norm(up[:, :2], axis=1))
+    assert low[:, 2].max() < 0.05  # both at rest on the floor
+    gap = up[middle_up, 2] - low[middle_low, 2]
+    assert 1.8 * THICKNESS < gap < 3 * THICKNESS
