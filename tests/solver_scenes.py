@@ -30,3 +30,16 @@ def run(model, params, frames: int = 24):
     for _ in range(frames):
         solver.step(model, state, params, FRAME)
     return state
+
+
+def open_uv_sphere() -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, triangles) of a unit UV sphere, 24 × 12, its poles cut open: faces meet at 15-30°,
+    smooth for the colliders' sharp-edge and pointed-corner rules (its open rims aside)."""
+    u, w = np.meshgrid(np.linspace(0, 2 * np.pi, 25)[:-1], np.linspace(0.1, np.pi - 0.1, 12))
+    vertices = np.stack([np.cos(u) * np.sin(w), np.sin(u) * np.sin(w), np.cos(w)], -1).reshape(-1, 3)
+    quads = [
+        (i * 24 + j, i * 24 + (j + 1) % 24, (i + 1) * 24 + (j + 1) % 24, (i + 1) * 24 + j)
+        for i in range(11)
+        for j in range(24)
+    ]
+    return vertices, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])

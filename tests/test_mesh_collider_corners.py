@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from solver_scenes import open_uv_sphere
 
 import solver
 from solver.triangles import segment_crossings
@@ -118,14 +119,7 @@ def test_only_pointed_vertices_are_corners():
 
     assert len(corners_of(solver.TriangleMesh(*cube_on_corner()))) == 8
     assert len(corners_of(solver.TriangleMesh(*pyramid()))) == 5  # the apex and the base's corners
-    u, w = np.meshgrid(np.linspace(0, 2 * np.pi, 25)[:-1], np.linspace(0.1, np.pi - 0.1, 12))
-    sphere = np.stack([np.cos(u) * np.sin(w), np.sin(u) * np.sin(w), np.cos(w)], -1).reshape(-1, 3)
-    quads = [
-        (i * 24 + j, i * 24 + (j + 1) % 24, (i + 1) * 24 + (j + 1) % 24, (i + 1) * 24 + j)
-        for i in range(11)
-        for j in range(24)
-    ]
-    tris = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    sphere, tris = open_uv_sphere()
     assert len(corners_of(solver.TriangleMesh(sphere, tris))) == 0  # smooth (its open rims are edges, not corners)
 
 

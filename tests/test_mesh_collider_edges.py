@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from solver_scenes import open_uv_sphere
 
 import solver
 from solver.triangles import segment_crossings
@@ -65,14 +66,7 @@ def test_only_a_ridges_and_rims_are_sharp():
     from solver.edge_contacts import sharp_edges_of
 
     # A UV sphere (24 x 12: faces meet at 15 to 30 degrees): no sharp edge, so no cost.
-    u, w = np.meshgrid(np.linspace(0, 2 * np.pi, 25)[:-1], np.linspace(0.1, np.pi - 0.1, 12))
-    v = np.stack([np.cos(u) * np.sin(w), np.sin(u) * np.sin(w), np.cos(w)], -1).reshape(-1, 3)
-    quads = [
-        (i * 24 + j, i * 24 + (j + 1) % 24, (i + 1) * 24 + (j + 1) % 24, (i + 1) * 24 + j)
-        for i in range(11)
-        for j in range(24)
-    ]
-    tris = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    v, tris = open_uv_sphere()
     inner = sharp_edges_of(solver.TriangleMesh(v, tris))
     assert len(inner) == 48  # the two open rims only
     assert len(sharp_edges_of(solver.TriangleMesh(*_wall(0.0)))) == 4  # a quad's rim, not its diagonal
