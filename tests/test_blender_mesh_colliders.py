@@ -56,6 +56,15 @@ def _collider(bpy, obj, kind="MESH"):
     return obj
 
 
+def _lower_layer_on_a_box(bpy):
+    """A 1 m box collider and a cloth over it that is a Mesh collider for the cloths above it."""
+    bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    _collider(bpy, bpy.context.active_object)
+    lower = _cloth(bpy, "Lower", n=N, size=1.6, height=1.1)
+    lower.verlet_cloth_collider.kind = "MESH"
+    return lower
+
+
 def _floor(bpy):
     bpy.ops.mesh.primitive_plane_add(size=8.0)
     return _collider(bpy, bpy.context.active_object, "PLANE")
@@ -345,10 +354,7 @@ def test_a_cloth_collider_made_again_with_a_new_mesh_is_read_with_its_new_triang
     step failed (fewer) or met faces that are not there (more).)"""
     frames = 24
     scene = setup_scene(blender, frames)
-    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
-    _collider(blender, blender.context.active_object)
-    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
-    lower.verlet_cloth_collider.kind = "MESH"
+    lower = _lower_layer_on_a_box(blender)
     upper = _cloth(blender, "Upper", n=8, size=0.8, height=1.3)
     for frame in range(2, 5):
         scene.frame_set(frame)
@@ -374,10 +380,7 @@ def test_a_cloth_collider_with_modifiers_after_it_is_met_where_it_shows_in_the_l
     positions, so the upper sank 3.5-4.5 cm into the lower's shown surface)."""
     frames = 24
     scene = setup_scene(blender, frames)
-    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
-    _collider(blender, blender.context.active_object)
-    lower = _cloth(blender, "Lower", n=N, size=1.6, height=1.1)
-    lower.verlet_cloth_collider.kind = "MESH"
+    lower = _lower_layer_on_a_box(blender)
     if modifier == "SOLIDIFY":
         shell = lower.modifiers.new("Solidify", "SOLIDIFY")
         shell.thickness, shell.offset = 0.04, 1.0

@@ -318,19 +318,33 @@ def _brute_force_needed(collision, x, previous):
     return set(zip(P[vt].tolist(), T[vt].tolist())), set(zip(E[ee].tolist(), F[ee].tolist()))
 
 
+def _whipped_crumple(vertices, faces, params):
+    """A sheet stood up 0.32 m over a floor, skewed to crumple, with face contacts installed: (state,
+    collision, whip), whip(frames) stepping it with one corner whipped at 4 m/s every third frame."""
+    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
+    state = model.initial_state()
+    dt = 1 / 24 / params.substeps
+    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
+    corner = np.argmax(state.positions[:, 0] + state.positions[:, 2])
+    collision = FaceCollision.install(state, model, params)
+
+    def whip(frames: int) -> None:
+        for frame in range(frames):
+            if frame % 3 == 0:
+                state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
+            solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+
+    return state, collision, whip
+
+
 @pytest.mark.parametrize("distance", [0.0, 0.04])
 def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance):
     """Broad phase against brute force: a crumpling sheet with one corner whipped at 4 m/s (each
     vertex's own search radius, not the fastest one's, must still cover everything), at two gaps;
     the live pairs (those the narrow phase goes through) too."""
     vertices, faces = solver.grid(10, 10, size=0.6)
-    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
     params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, self_collision_distance=distance)
-    state = model.initial_state()
-    dt = 1 / 24 / params.substeps
-    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
-    corner = np.argmax(state.positions[:, 0] + state.positions[:, 2])
-    collision = FaceCollision.install(state, model, params)
+    state, collision, whip = _whipped_crumple(vertices, faces, params)
     checked = [0, 0]
     refresh = collision.refresh
 
@@ -347,10 +361,7 @@ def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance)
         checked[1] += len(ee)
 
     collision.refresh = checking_refresh
-    for frame in range(14):
-        if frame % 3 == 0:  # whip one corner about
-            state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
-        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+    whip(14)
     assert checked[0] > 100 and checked[1] > 100  # the scene did bring faces together
 
 
@@ -513,13 +524,8 @@ def test_pairs_near_at_rest_left_out_of_the_failsafe_stay_apart_in_a_violent_cru
     from solver.meshes import jittered_grid
 
     vertices, faces = jittered_grid(10, size=0.6)
-    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
     params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, self_collision_distance=0.03)
-    state = model.initial_state()
-    dt = 1 / 24 / params.substeps
-    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
-    corner = np.argmax(state.positions[:, 0] + state.positions[:, 2])
-    collision = FaceCollision.install(state, model, params)
+    state, collision, whip = _whipped_crumple(vertices, faces, params)
     near = collision.near
     assert len(near.vt) > 50 and len(near.ee) > 50
     left_out = [0]
@@ -533,10 +539,7 @@ def test_pairs_near_at_rest_left_out_of_the_failsafe_stay_apart_in_a_violent_cru
         return vt_due, ee_due
 
     near.due = checking_due
-    for frame in range(14):
-        if frame % 3 == 0:  # whip one corner about
-            state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
-        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+    whip(14)
     assert left_out[0] > 1000  # the failsafe did leave pairs out
 
 
@@ -661,13 +664,8 @@ def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(
         vertices, faces = solver.meshes.fan_disc(16, 6, radius=0.35)
     else:
         vertices, faces = solver.meshes.holed_grid(12, size=0.6, centre=(0.1, 0.05), radius=0.12)
-    model = solver.build_model(vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.32], faces)
     params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, substeps=6)
-    state = model.initial_state()
-    dt = 1 / 24 / params.substeps
-    state.previous[:, 1] -= 0.3 * (state.positions[:, 2] - 0.02) * dt
-    corner = np.argmax(state.positions[:, 0] + state.positions[:, 2])
-    collision = FaceCollision.install(state, model, params)
+    state, collision, whip = _whipped_crumple(vertices, faces, params)
     query = collision._query
     compared = [0, 0]
 
@@ -684,9 +682,6 @@ def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(
         compared[moved is not None] += 1
 
     collision._query = comparing_query
-    for frame in range(12):
-        if frame % 3 == 0:  # whip one corner about
-            state.previous[corner] -= np.array([0.0, 4.0 if frame % 2 else -4.0, 2.0]) * dt
-        solver.step(model, state, params, 1 / 24, [solver.Plane(point=(0, 0, 0))])
+    whip(12)
     assert collision.patches is not None and collision.patches.measured > 0  # the patches did the work
     assert compared[0] > 10 and compared[1] > 0
