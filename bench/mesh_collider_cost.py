@@ -2,7 +2,8 @@
 
 The scenes of bench/mesh_colliders.py's cost table, built without Blender: a 192 × 48 torus
 (18,432 triangles) and a 20,480-triangle ico ball (r 0.5) on the floor, a table (a 1 × 0.7 m top
-on four square legs) and `roundtable` (the same top on 16-segment cylinder legs, as bench/mesh_colliders.py's); the 2 m 64² cloth (quad or triangulated) 1 m up falls onto them for 48
+on four square legs) and `roundtable` (the same top on 16-segment cylinder legs, as
+bench/mesh_colliders.py's); the 2 m 64² cloth (quad or triangulated) 1 m up falls onto them for 48
 frames. Each frame is stepped with the collider and the floor, then (interleaved) the same cloth
 with the floor alone; CPU time (process time), median over the frames, best of the rounds.
 
@@ -87,7 +88,8 @@ def cylinder(radius: float, depth: float, segments: int, centre):
     triangulates an n-gon cap: no vertex in the middle)."""
     angle = np.pi / 2 - np.arange(segments) * 2 * np.pi / segments
     ring = np.stack([radius * np.cos(angle), radius * np.sin(angle)], -1)
-    vertices = np.concatenate([np.c_[ring, np.full(segments, -0.5 * depth)], np.c_[ring, np.full(segments, 0.5 * depth)]])
+    ends = [np.c_[ring, np.full(segments, z)] for z in (-0.5 * depth, 0.5 * depth)]
+    vertices = np.concatenate(ends)
     k = np.arange(segments)
     k1 = (k + 1) % segments
     sides = np.concatenate([np.stack([k, k1 + segments, k1], -1), np.stack([k, k + segments, k1 + segments], -1)])
