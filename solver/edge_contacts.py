@@ -281,9 +281,9 @@ def _overlapping(low, high, box_low, box_high):
     for k in (1, 2):
         meets &= box_low[k][:, None] <= high[k]
         meets &= box_high[k][:, None] >= low[k]
-    t, q = meets.nonzero()
-    order = np.argsort(q, kind="stable")
-    return q.take(order), t.take(order)
+    # Sorted by q (then t) as read off the transpose: a copy of the bools is cheaper than sorting the pairs.
+    q, t = np.ascontiguousarray(meets.T).nonzero()
+    return q, t
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
