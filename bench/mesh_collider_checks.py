@@ -1,12 +1,12 @@
 """Physics checks of the mesh colliders for an A/B of two checkouts (solver-only, no Blender).
 
 For each solver (this checkout, and another with --against):
-- rest: the 64² cloth (quad or triangulated) draped on the torus, the ball and the table of
-  bench/mesh_collider_cost.py for `--frames` frames: the mean and the largest per-frame motion of
+- rest: the 64² cloth (quad or triangulated) draped on the torus, the ball, the table and the
+  round-legged table of bench/mesh_collider_cost.py for `--frames` frames: the mean and the largest per-frame motion of
   its vertices over the last 12 frames (jitter on resting cloth), the positive strain of its edges
   over those frames (mean, and the 99th percentile's mean), and how deep any vertex lies inside the
   collider at any frame end (torus and ball: against the analytic shape the mesh is inscribed
-  in, less the mesh's largest sag, so > 0 means inside the triangles; table: inside one of its boxes).
+  in, less the mesh's largest sag, so > 0 means inside the triangles; tables: inside a box or leg).
 - tabletop: a 0.6 m 32² cloth dropped flat onto the table's top (it comes to rest there).
 - slope: a 16² cloth on a 20° tilted closed slab (tan 20° = 0.36) with friction 0.2 (slides) and
   0.6 (sticks): how far its centre moves along the slope in 1 s.
@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mesh_collider_cost import FPS, N, _against, ico_ball, table  # noqa: E402
+from mesh_collider_cost import FPS, N, _against, ico_ball, round_legged_table, table  # noqa: E402
 from mesh_kinds_solver import torus  # noqa: E402
 
 import solver  # noqa: E402
@@ -64,7 +64,19 @@ def _inside_table(x) -> float:
     return worst
 
 
+def _inside_roundtable(x, radius=0.035, segments=16) -> float:
+    d = np.asarray((0.5, 0.35, 0.02)) - np.abs(x - np.asarray((0, 0, 0.75)))
+    worst = float(d.min(axis=1).max())
+    sag = radius * (1 - np.cos(np.pi / segments))  # (the 16-gon lies inside the round leg by this)
+    for bx in (-0.42, 0.42):
+        for by in (-0.27, 0.27):
+            across = radius - np.hypot(x[:, 0] - bx, x[:, 1] - by) - sag
+            worst = max(worst, float(np.minimum(across, np.minimum(x[:, 2], 0.73 - x[:, 2])).max()))
+    return worst
+
+
 SHAPES = {"torus": (torus, _inside_torus), "ball": (ico_ball, _inside_ball), "table": (table, _inside_table)}
+SHAPES["roundtable"] = (round_legged_table, _inside_roundtable)
 SHAPES["tabletop"] = SHAPES["table"]  # a 0.6 m 32² cloth lying flat on the table's top: it comes to rest
 
 

@@ -2,7 +2,8 @@
 
 The scenes of bench/mesh_colliders.py's cost table, built without Blender: a 192 × 48 torus
 (18,432 triangles) and a 20,480-triangle ico ball (r 0.5) on the floor, a table (a 1 × 0.7 m top
-on four square legs); the 2 m 64² cloth (quad or triangulated) 1 m up falls onto them for 48
+on four square legs) and `roundtable` (the same top on 16-segment cylinder legs, as
+bench/mesh_colliders.py's); the 2 m 64² cloth (quad or triangulated) 1 m up falls onto them for 48
 frames. Each frame is stepped with the collider and the floor, then (interleaved) the same cloth
 with the floor alone; CPU time (process time), median over the frames, best of the rounds.
 
@@ -10,7 +11,7 @@ with the floor alone; CPU time (process time), median over the frames, best of t
     .venv/bin/python bench/mesh_collider_cost.py --profile torus/quad   # cProfile of the collider run
     .venv/bin/python bench/mesh_collider_cost.py --against /path/to/other/checkout   # A/B, same process
 
-Scenes: torus, ball, table; kinds: quad, triangulated (default: all six rows).
+Scenes: torus, ball, table, roundtable; kinds: quad, triangulated (default: all eight rows).
 """
 
 from __future__ import annotations
@@ -82,7 +83,38 @@ def table():
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
-SCENES = {"torus": torus, "ball": ico_ball, "table": table}
+def cylinder(radius: float, depth: float, segments: int, centre):
+    """(vertices, triangles): a closed cylinder along z, its caps fanned from one ring vertex (as Blender
+    triangulates an n-gon cap: no vertex in the middle)."""
+    angle = np.pi / 2 - np.arange(segments) * 2 * np.pi / segments
+    ring = np.stack([radius * np.cos(angle), radius * np.sin(angle)], -1)
+    ends = [np.c_[ring, np.full(segments, z)] for z in (-0.5 * depth, 0.5 * depth)]
+    vertices = np.concatenate(ends)
+    k = np.arange(segments)
+    k1 = (k + 1) % segments
+    sides = np.concatenate([np.stack([k, k1 + segments, k1], -1), np.stack([k, k + segments, k1 + segments], -1)])
+    fan = np.arange(1, segments - 1)
+    bottom = np.stack([np.zeros_like(fan), fan, fan + 1], -1)  # (the ring runs clockwise seen from above)
+    top = np.stack([np.full_like(fan, segments), fan + 1 + segments, fan + segments], -1)
+    return vertices + np.asarray(centre), np.concatenate([sides, bottom, top])
+
+
+def round_legged_table():
+    """(vertices, triangles): bench/mesh_colliders.py's table: the same top on four 16-segment cylinder
+    legs, radius 3.5 cm (thinner than the 64² cloth's 4.4 cm diagonals)."""
+    vertices, triangles = table()
+    top_vertices = 8  # (the top is table()'s first box)
+    parts = [(vertices[:top_vertices], triangles[: len(meshes.triangulated(meshes.box(1)[1]))])]
+    offset = top_vertices
+    for x in (-0.42, 0.42):
+        for y in (-0.27, 0.27):
+            leg = cylinder(0.035, 0.73, 16, (x, y, 0.365))
+            parts.append((leg[0], leg[1] + offset))
+            offset += len(leg[0])
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+SCENES = {"torus": torus, "ball": ico_ball, "table": table, "roundtable": round_legged_table}
 KINDS = ("quad", "triangulated")
 
 

@@ -1,6 +1,6 @@
 """Thin and pointed colliders (issue 11, round 8), solver-only.
 
-Rods: a 2 m 33² cloth (6.25 cm edges) dropped across a capped rod (radius 0.5 / 1 / 2 cm, 8 / 16 / 32
+Rods: a 2 m 33² cloth (6.25 cm edges) dropped across a capped rod (radius 0.5 / 1 / 2 / 3 / 4 cm, 8 / 16 / 32
 segments, centred or shifted 1.1 cm) 1 m above the floor, 48 frames: the highest cloth point (the rod's
 top is at 1.005-1.02 m; a cloth on the floor: < 0.3) and how many cloth edges pass through the rod's
 triangles at the end and at worst (every 6th frame).
@@ -41,7 +41,7 @@ def cone(radius: float, segments: int, height: float = 0.4, base: float = 0.1):
 def rods() -> None:
     print("| radius (m) | segments | shift (m) | highest (m) | edges through at the end | at worst | CPU s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
-    for radius in (0.005, 0.01, 0.02):
+    for radius in (0.005, 0.01, 0.02, 0.03, 0.04):
         for segments in (8, 16, 32):
             for shift in (0.0, 0.011):
                 shape = rod(radius, segments, length=2.4)

@@ -41,6 +41,10 @@ _EPS = 1e-12
 # queries every few substeps near the sharp edges, a resting one never. (Pairs not yet within reach
 # are not handed out, so a wide skin costs little; see _EdgeList.)
 _SKIN = 2.0
+# A thin sharp edge within this of gravity's line (a standing pole, a table's round leg) carries no
+# hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
+UPRIGHT_ANGLE = 30.0
+_COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
@@ -56,14 +60,13 @@ class SharpEdges:
     (3, S) and broad phase grown by the gap (built on first use)."""
 
     def __init__(self, mesh, radius: float = 0.0):
-        self.tri, self.k, other, other_k = _sharp_edges(
+        self.tri, self.k, other, other_k, self.thin = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius
         )
-        # A rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
-        self.thin = radius > 0.0 and _thin(mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius)
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
+        self._parts: dict = {}
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
             self.c = _opposite(_corners_of(mesh, self.tri), self.k)
@@ -100,10 +103,37 @@ class SharpEdges:
     def _drop(self, which: np.ndarray) -> None:
         if which.any():
             keep = (~which).nonzero()[0]
-            self.tri, self.k, self.rim = self.tri.take(keep), self.k.take(keep), self.rim.take(keep)
+            self.tri, self.k, self.rim, self.thin = (m.take(keep) for m in (self.tri, self.k, self.rim, self.thin))
             self.a, self.b, self.c, self.into, self.into_other = (
                 m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.into, self.into_other)
             )
+
+    def parts(self, hanging: np.ndarray) -> tuple[SharpEdges | None, SharpEdges | None]:
+        """(the edges marked `hanging`, the others) as SharpEdges of their own (None: no such edge; the
+        whole when all are of one kind), each with its own candidate lists, kept while the marks are."""
+        key = hanging.tobytes()
+        found = self._parts.get(key)
+        if found is None:
+            if not hanging.any():
+                found = (None, self)
+            elif hanging.all():
+                found = (self, None)
+            else:
+                found = (self._subset(hanging.nonzero()[0]), self._subset((~hanging).nonzero()[0]))
+            if len(self._parts) >= 4:  # (a turning collider: keep a few)
+                self._parts.clear()
+            self._parts[key] = found
+        return found
+
+    def _subset(self, keep: np.ndarray) -> SharpEdges:
+        part = object.__new__(SharpEdges)
+        for name in ("tri", "k", "rim", "thin", "creased"):
+            setattr(part, name, getattr(self, name).take(keep))
+        for name in ("a", "b", "c", "into", "into_other", "along", "wedge_from", "wedge_to"):
+            setattr(part, name, getattr(self, name).take(keep, axis=1))
+        part.open, part._parts = self.open, {}
+        part._grid, part._grid_gap, part._lists = None, -1.0, []
+        return part
 
     def in_wedge(self, direction, s) -> np.ndarray:
         """Whether each direction (3, P) from sharp edge s points into the wedge (< 180°) between its two
@@ -251,9 +281,9 @@ def _overlapping(low, high, box_low, box_high):
     for k in (1, 2):
         meets &= box_low[k][:, None] <= high[k]
         meets &= box_high[k][:, None] >= low[k]
-    t, q = meets.nonzero()
-    order = np.argsort(q, kind="stable")
-    return q.take(order), t.take(order)
+    # Sorted by q (then t) as read off the transpose: a copy of the bools is cheaper than sorting the pairs.
+    q, t = np.ascontiguousarray(meets.T).nonzero()
+    return q, t
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
@@ -278,7 +308,7 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
     but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
     seams are no boundary). heights (3, T): each corner's height above the opposite edge."""
     if len(triangles) == 0:
-        return _EMPTY, _EMPTY, _EMPTY, _EMPTY
+        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
     _, weld = np.unique(vertices, axis=0, return_inverse=True)
     ids = weld.reshape(-1).take(triangles)
     t_count = len(triangles)
@@ -292,6 +322,7 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
     counts = np.diff(starts, append=len(keys))
     owner = order % t_count  # each sorted edge's triangle
     sharp = counts != 2
+    thin = np.zeros(len(counts), dtype=bool)
     pair = (counts == 2).nonzero()[0]
     t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
@@ -301,38 +332,20 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
         # n-gon rod of radius r: exactly r).
         k1, k2 = (order.take(starts.take(pair) + m) // t_count for m in (0, 1))
-        width = np.minimum(heights[k1, t1], heights[k2, t2])
-        half_sin = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
-        sharp[pair] |= width < 2.0 * radius * half_sin
+        narrow, wide = heights[k1, t1], heights[k2, t2]
+        narrow, wide = np.minimum(narrow, wide), np.maximum(narrow, wide)
+        bend = 2.0 * radius * np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        sharp[pair] |= narrow < bend
+        # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
+        # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
+        thin[pair] = wide < bend
     which = sharp.nonzero()[0]
     chosen = order.take(starts.take(which))
     # The other face of an edge between two (its triangle, and the edge's k there), else -1.
     two = counts.take(which) == 2
     other = np.where(two, order.take(np.minimum(starts.take(which) + 1, len(order) - 1)), -1)
-    return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
-
-
-def _thin(triangles, vertices, normals, heights, radius: float) -> bool:
-    """Whether two faces of the mesh bend round a curvature radius below `radius` though both are narrow
-    across their edge (as `_sharp_edges`' rule with the wider face's width): a rod or a bar, where the
-    cloth hangs on one ridge, not a table's rim (a 4 cm side face next to its top)."""
-    if len(triangles) == 0:
-        return False
-    _, weld = np.unique(vertices, axis=0, return_inverse=True)
-    ids = weld.reshape(-1).take(triangles)
-    t_count = len(triangles)
-    first = np.concatenate([ids[:, 1], ids[:, 2], ids[:, 0]])
-    second = np.concatenate([ids[:, 2], ids[:, 0], ids[:, 1]])
-    keys = np.minimum(first, second) * (int(ids.max()) + 1) + np.maximum(first, second)
-    order = np.argsort(keys, kind="stable")
-    keys = keys.take(order)
-    starts = np.flatnonzero(np.diff(keys, prepend=-1))
-    pair = starts.take((np.diff(starts, append=len(keys)) == 2).nonzero()[0])
-    (k1, t1), (k2, t2) = (np.divmod(order.take(pair + m), t_count) for m in (0, 1))
-    cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
-    half_sin = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
-    width = np.maximum(heights[k1, t1], heights[k2, t2])
-    return bool((width < 2.0 * radius * half_sin).any())
+    other_k = np.where(two, other // t_count, -1)
+    return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), other_k, thin.take(which)
 
 
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
@@ -408,8 +421,9 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
 
 
 def collide_cloth_edges(
-    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True
-) -> None:
+    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
+    gravity=None,
+) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
     With `contacts` (a dict per cloth), the mesh colliders' windows (solver/step.py): a closed mesh's
@@ -418,28 +432,52 @@ def collide_cloth_edges(
     in `contacts` for `hold_edges` on the substeps in between. An open mesh's rims (a zero-thickness
     wall's) get the pass every substep: nothing else keeps cloth edges off a rim that has no solid below
     it (with windows and the hold, 62 of 64 cloth edges across a wall's rim ended under it; docs/design.md).
-    So do meshes with a rod or bar thinner than a cloth edge (`SharpEdges.thin`): the hold's one averaged
-    push a vertex let a cloth hanging on a rod fall through (docs/design.md, round 8 (edgewin10))."""
+    So do the sides of a rod or bar thinner than a cloth edge (`SharpEdges.thin`) that a cloth can hang on,
+    in a pass of their own: with the hold's one averaged push a vertex a cloth hanging on a rod fell
+    through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
+    table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
+    round 9 (table11)); without gravity, all thin edges."""
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = _edge_colliders(colliders, radius)
     if not found:
         return
+    args = (edges, inv_mass, t0, t1, thickness, friction, longest)
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
         sharp = sharp_edges_of(collider.mesh, radius)
-        if contacts is None or sharp.open or sharp.thin:
-            collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
-        elif closes:
+        if contacts is None or sharp.open:
+            collide_edges(collider, x, x_start, *args, sharp=sharp)
+            continue
+        hanging, rest = sharp.parts(_hanging(sharp, collider._pose_at(t1), gravity))
+        if hanging is not None:
+            collide_edges(collider, x, x_start, *args, sharp=hanging)
+        if rest is None:
+            continue
+        if closes:
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
-                collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True
-            )
+                collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True,
+                sharp=rest,
+            )  # fmt: skip
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
             held = contacts.get(key)
             if held is not None and held[0] is collider.mesh:
                 hold_edges(collider, x, x_start, inv_mass, t0, t1, friction, held[1])
+
+
+def _hanging(sharp: SharpEdges, pose, gravity) -> np.ndarray:
+    """Which sharp edges are thin (`SharpEdges.thin`) and further than UPRIGHT_ANGLE from `gravity`'s
+    line at the collider's pose (rotation, origin) or None: a cloth can hang on them."""
+    if gravity is None or not sharp.thin.any():
+        return sharp.thin
+    down = np.asarray(gravity, dtype=np.float64)
+    length = float(np.sqrt(down @ down))
+    if not length > 0.0:
+        return sharp.thin
+    along = sharp.along if pose is None else pose[0] @ sharp.along  # (own frame to world)
+    return sharp.thin & (np.abs(down @ along) < _COS_UPRIGHT * length)
 
 
 def _edge_colliders(colliders, radius: float) -> list:
@@ -456,7 +494,7 @@ def _edge_colliders(colliders, radius: float) -> list:
 
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
-    keep_contacts: bool = False,
+    keep_contacts: bool = False, sharp: SharpEdges | None = None,
 ):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
@@ -464,8 +502,9 @@ def collide_edges(
     settle: None, or (previous, t) when x_start is a window's start earlier than this substep's (previous,
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
-    meshes), else None."""
-    sharp = sharp_edges_of(collider.mesh, 0.5 * longest)
+    meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges)."""
+    if sharp is None:
+        sharp = sharp_edges_of(collider.mesh, 0.5 * longest)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 

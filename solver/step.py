@@ -39,9 +39,10 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) run at the close of every
 # EDGE_PASS_WINDOWS-th mesh collider window, over the motion since, and hold their contacts in between
 # (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9); at 2 a table's
-# worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). Meshes with a rod
-# or bar thinner than a cloth edge get it every substep (with the hold a cloth hanging on one fell through;
-# tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py). 0: every substep for all.
+# worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). The sides of a rod
+# or bar thinner than a cloth edge that a cloth can hang on get it every substep (with the hold a cloth
+# hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
+# 0: every substep for all.
 EDGE_PASS_WINDOWS = 1
 
 
@@ -210,7 +211,7 @@ def step(
             collide_cloth_edges(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, (s - s % edge_interval) / substeps),
-                contacts=run.mesh_contacts, closes=edge_closes,
+                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).

@@ -76,3 +76,22 @@ def test_a_rods_edges_are_sharp_only_for_a_cloth_coarser_than_it():
     assert len(sharp_edges_of(mesh)) == 64  # the caps' rims only (faces meet at 11.25° along it)
     assert len(sharp_edges_of(mesh, 0.03)) == 64  # a 5 cm rod is round for 3 cm cloth edges
     assert len(sharp_edges_of(mesh, 0.06)) == 96  # not for 6 cm ones: lengthwise too
+
+
+def test_only_a_rod_lying_across_gravity_is_one_a_cloth_hangs_on():
+    # A standing rod (a table's round leg) carries no hanging cloth: its edges go on the mesh colliders'
+    # windows with the hold, a lying one's sides get their pass every substep (edge_contacts._hanging).
+    from solver.edge_contacts import _hanging, sharp_edges_of
+
+    down = (0.0, 0.0, -9.81)
+    vertices, triangles = rod(0.01, 16)
+    lying = sharp_edges_of(solver.TriangleMesh(vertices, triangles), 0.06)
+    assert lying.thin.sum() == 16  # its lengthwise edges (not the caps' rims)
+    assert (_hanging(lying, None, down) == lying.thin).all()
+    standing = sharp_edges_of(solver.TriangleMesh(vertices[:, [0, 2, 1]] * (1, 1, -1), triangles), 0.06)
+    assert standing.thin.sum() == 16
+    assert not _hanging(standing, None, down).any()
+    # The lying rod turned upright by its collider's pose, and without gravity (all thin edges then).
+    upright = solver.MeshCollider(vertices, triangles, pose=[[1, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    assert not _hanging(lying, upright._pose_at(1.0), down).any()
+    assert (_hanging(lying, None, (0.0, 0.0, 0.0)) == lying.thin).all()
