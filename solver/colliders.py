@@ -19,6 +19,11 @@ from .vectors import column_dot, squared_distances
 
 _EPS = 1e-12
 _least = np.fmin.reduce  # (without np.min's Python wrapper)
+# How far (a fraction of its reach) a sphere pushes a vertex out per substep when it was already deeper than
+# that at the substep's start: a sphere switched on around a resting cloth lifts it out in ~2 frames at
+# 16 substeps, with at most ~2 m/s, against 32 m/s and the cloth flung 4 m up when pushed out at once
+# (docs/design.md, tenth round).
+DEEP_PUSH_PER_SUBSTEP = 0.01
 
 
 def _vec(v) -> np.ndarray:
@@ -205,6 +210,8 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     rel_new = np.subtract(x, c1[:, None], out=x)
     d_old = column_dot(rel_old, rel_old)
     came_in = d_old >= reach0 * reach0
+    gentle = DEEP_PUSH_PER_SUBSTEP * reach1
+    deep = d_old < (reach0 - gentle) * abs(reach0 - gentle)  # started more than `gentle` inside
     hit = column_dot(rel_new, rel_new) < reach1 * reach1
     # Crossing test, needed only by those outside now that came from outside (few: most candidates
     # rest on the sphere): the relative path enters the sphere somewhere in the substep.
@@ -225,6 +232,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     else:
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
+        deep = deep.take(which)
     path = rel_new - rel_old
     a = column_dot(path, path)
     b = column_dot(rel_old, path)
@@ -249,6 +257,12 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         length = np.sqrt(column_dot(base, base))
     normal = np.divide(base, length, out=base)
     depth = np.maximum(reach1 - column_dot(rel_new, normal), 0.0)
+    # A vertex that started the substep deep inside (the sphere appeared, or jumped, around it) goes out
+    # a little each substep: pushed out at once, the cloth stretched over the surface flung it off.
+    if deep.any():
+        np.minimum(depth, gentle, out=depth, where=deep)
+    else:
+        deep = None
     settle = settled_pushes(normal, depth, rel_old, rel_new)  # a few percent of the contacts: the others are 0
     moved = normal * depth
     moved += rel_new
@@ -258,7 +272,10 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     # out to the reach and leaves the rest (a NaN stays a NaN): the same values as a where, 2 calls less.
     radius = np.sqrt(column_dot(moved, moved))
     scale = np.divide(reach1, np.maximum(radius, _EPS, out=radius), out=radius)
-    moved *= np.maximum(scale, 1.0, out=scale)
+    np.maximum(scale, 1.0, out=scale)
+    if deep is not None:
+        scale[deep] = 1.0
+    moved *= scale
     moved += c1[:, None]
     return which, moved, settle
 
