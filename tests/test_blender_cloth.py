@@ -529,14 +529,20 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
         assert cloth.verlet_cloth.bl_rna.properties[name].description, name
 
 
-def _modal_self(bpy, baker):
-    """Stand-in for the operator instance Blender makes, to drive the bake's modal() by hand."""
+def _modal_self(bpy, baker, queue=()):
+    """Stand-in for the operator instance Blender makes, to drive the bake's modal() by hand
+    (`queue`: the cloths to bake after `baker`'s)."""
     import types
 
+    from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
+
     reports: list = []
-    stand_in = types.SimpleNamespace(_baker=baker, _timer=None, _last_percent=-1, reports=reports)
+    stand_in = types.SimpleNamespace(
+        _baker=baker, _queue=tuple(queue), _done=(), _current=None, _timer=None, _last_percent=-1, reports=reports
+    )
     stand_in.report = lambda kind, text: reports.append((kind, text))
     stand_in._stop = lambda context: None
+    stand_in._next_baker = lambda context: VERLET_CLOTH_OT_bake._next_baker(stand_in, context)
     return stand_in
 
 
@@ -563,6 +569,17 @@ def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
     results = [VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) for _ in range(5)]
     assert results[-1] == {"FINISHED"} and results[:-1] == [{"RUNNING_MODAL"}] * 4
     assert len(_keys(cloth)) == 7 and cloth.verlet_cloth.baked
+
+    # Two cloths selected: the second bakes after the first, in the same modal run.
+    other = _grid(blender, "Other", location=(3.0, 0.0, 0.0))
+    activate(blender, other)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    scene.frame_set(1)
+    stand_in = _modal_self(blender, baking.Baker(scene, cloth, 1, 6), queue=[other])
+    results = [VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) for _ in range(10)]
+    assert results[-1] == {"FINISHED"} and results[:-1] == [{"RUNNING_MODAL"}] * 9
+    assert len(_keys(other)) == 7 and other.verlet_cloth.baked and len(_keys(cloth)) == 7
+    assert "'Cloth'" in stand_in.reports[-1][1] and "'Other'" in stand_in.reports[-1][1]
 
 
 def test_bounded_plane_empty_sphere_and_collider_offset(blender):

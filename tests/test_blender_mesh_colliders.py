@@ -466,3 +466,31 @@ def test_a_cloth_on_a_cloth_collider_keeps_both_layers_thickness_apart(blender):
     assert low[:, 2].max() < 0.05  # both at rest on the floor
     gap = up[middle_up, 2] - low[middle_low, 2]
     assert 1.8 * THICKNESS < gap < 3 * THICKNESS
+
+
+def test_bake_with_two_cloths_selected_bakes_both_the_lower_layer_first(blender):
+    """An artist selects both layers (the upper one active) and presses Bake: both bake, the lower
+    (a Mesh collider) first, so the upper lands on its bake (only the active one baked before)."""
+    frames = 16
+    scene = setup_scene(blender, frames)
+    lower = _lower_layer_on_a_box(blender)
+    upper = _cloth(blender, "Upper", n=8, size=0.8, height=1.3)
+    activate(blender, upper, lower)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert lower.verlet_cloth.baked and upper.verlet_cloth.baked
+    assert len(lower.data.shape_keys.key_blocks) == len(upper.data.shape_keys.key_blocks) == frames + 1
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        _assert_in_front(blender, upper, lower, f"frame {frame}: upper passed through the lower's bake")
+    assert evaluated_positions(blender, lower)[:, 2].min() < 1.0  # the lower one fell over the box's edges
+
+
+def test_bake_with_several_cloths_selected_bakes_none_when_one_cannot_be(blender):
+    setup_scene(blender, 6)
+    first = _cloth(blender, "First", n=5, height=1.0)
+    second = _cloth(blender, "Second", n=5, height=2.0)
+    second.verlet_cloth.pin_group = "Missing"
+    activate(blender, first, second)
+    with pytest.raises(RuntimeError, match="Nothing was baked.*'Second'.*Missing"):
+        blender.ops.verlet_cloth.bake()
+    assert not first.verlet_cloth.baked and first.data.shape_keys is None
