@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bpy
 
-from ..services import baking, checks, geometry, solver_params
+from ..services import baking, checks, geometry, pin_group, solver_params
 from ..services.scene_reading import layer_order
 
 
@@ -38,6 +38,9 @@ def problem_of(cloths: list) -> str | None:
     """Why the cloths cannot all be baked (each one named when there are several), or None."""
     if not cloths:
         return checks.NO_OBJECT
+    for obj in cloths:
+        if obj.type == "MESH":
+            pin_group.follow(obj)
     if len(cloths) == 1:
         return checks.cloth_problem(cloths[0])
     problems = [f"'{obj.name}': {problem}" for obj in cloths if (problem := checks.cloth_problem(obj))]

@@ -9,6 +9,7 @@ from typing import Any
 import bpy
 import numpy as np
 
+from . import pin_group
 from .scene_reading import read_shape, topology_of
 
 # Messages for bad input, shared by every operator.
@@ -159,8 +160,12 @@ def finite_rest(obj) -> bool:
 
 
 def active(context, problem_of: Callable[[Any], str | None]) -> tuple[Any, str | None]:
-    """(the context's active object or None, `problem_of` it: the sentence to report, or None)."""
+    """(the context's active object or None, `problem_of` it: the sentence to report, or None).
+
+    A pin group renamed since it was last read is followed first (`pin_group`)."""
     obj = getattr(context, "active_object", None)
+    if obj is not None and obj.type == "MESH":
+        pin_group.follow(obj)
     return obj, problem_of(obj)
 
 

@@ -300,8 +300,12 @@ def _bake_objects(args: argparse.Namespace, scene: Any, objects: list[Any]) -> N
 def _refuse_unbakeable(objects: Iterable[Any]) -> None:
     """Every cloth's problem (a linked duplicate, a changed mesh, ...) before any is baked: a farm job
     must not bake the first cloths for hours and then fail on a later one without saving any."""
+    from . import pin_group
     from .checks import cloth_problem
 
+    objects = list(objects)
+    for obj in objects:
+        pin_group.follow(obj)
     problems = [f"{obj.name}: {problem}" for obj in objects if (problem := cloth_problem(obj))]
     if problems:
         raise CliError("cannot bake, nothing was baked: " + "; ".join(problems))

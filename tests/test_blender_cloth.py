@@ -155,6 +155,41 @@ def test_pinned_vertices_stay_put_and_partial_pins_lag(blender):
         assert fall_partial < 0.6 * fall_free, "the half-pinned corner is held back"
 
 
+def test_a_renamed_pin_group_keeps_pinning_and_a_deleted_or_replaced_one_does_not(blender):
+    """Renaming the pin group in Blender (as Blender's own Cloth follows it): the preview keeps the pins and
+    Bake works (the setting kept the old name: the preview paused and Bake refused). A group deleted, or
+    deleted and a new one made in its place, is not taken for the pin group."""
+    scene = setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    cloth.vertex_groups.new(name="Other").add([5], 1.0, "REPLACE")
+    group = cloth.vertex_groups.new(name="Hold")
+    group.add([0, N - 1], 1.0, "REPLACE")
+    cloth.verlet_cloth.pin_group = "Hold"
+    activate(blender, cloth)
+    rest = _evaluated(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    for frame in range(2, 6):
+        scene.frame_set(frame)
+    group.name = "Corners"
+    for frame in range(6, 10):
+        scene.frame_set(frame)
+    assert cloth.verlet_cloth.pin_group == "Corners"
+    co = _evaluated(blender, cloth)
+    np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]], atol=1e-5)
+    assert co[N * N - 1, 2] < rest[N * N - 1, 2] - 0.05  # still simulating: the free corner fell further
+    scene.frame_set(1)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    np.testing.assert_allclose(_evaluated(blender, cloth, FRAMES)[[0, N - 1]], rest[[0, N - 1]], atol=1e-5)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+
+    scene.frame_set(1)
+    cloth.vertex_groups.remove(cloth.vertex_groups["Corners"])
+    cloth.vertex_groups.new(name="Fresh").add([3], 1.0, "REPLACE")  # in the same place, other vertices
+    scene.frame_set(2)
+    assert cloth.verlet_cloth.pin_group == "Corners"
+    _refused(blender, blender.ops.verlet_cloth.bake, "'Corners' does not exist")
+
+
 def test_live_preview_matches_the_bake(blender):
     scene, cloth, _, _ = _drape(blender)
     blender.ops.verlet_cloth.convert()
