@@ -103,6 +103,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         raise CliError(f"--output is a folder: {args.output}; give a file name such as {args.output}/baked.blend")
     try:
         blend_file.check_writable(os.path.dirname(args.output))
+        blend_file.check_replaceable(args.output)
     except blend_file.SaveError as exc:
         raise CliError(str(exc)) from None
     return args
