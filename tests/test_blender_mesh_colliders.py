@@ -494,3 +494,16 @@ def test_bake_with_several_cloths_selected_bakes_none_when_one_cannot_be(blender
     with pytest.raises(RuntimeError, match="Nothing was baked.*'Second'.*Missing"):
         blender.ops.verlet_cloth.bake()
     assert not first.verlet_cloth.baked and first.data.shape_keys is None
+
+
+def test_free_bake_with_several_baked_cloths_selected_frees_them_all(blender):
+    setup_scene(blender, 6)
+    first = _cloth(blender, "First", n=5, height=1.0)
+    second = _cloth(blender, "Second", n=5, height=2.0)
+    activate(blender, first, second)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert first.verlet_cloth.baked and second.verlet_cloth.baked
+    activate(blender, second, first)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert not first.verlet_cloth.baked and not second.verlet_cloth.baked
+    assert first.data.shape_keys is None and second.data.shape_keys is None
