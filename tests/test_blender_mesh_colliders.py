@@ -133,6 +133,38 @@ def test_a_collider_disabled_in_viewports_does_not_collide_and_a_hidden_one_does
     assert evaluated_positions(blender, cloth)[middle, 2] < 0.9  # fell through the disabled one
 
 
+@pytest.mark.parametrize("state", ["excluded", "disabled", "hidden"])
+def test_a_collider_in_a_collection_excluded_or_disabled_does_not_collide_and_in_a_hidden_one_does(blender, state):
+    """As the object's own monitor icon (and Blender's depsgraph): a collection excluded from the view layer
+    (the checkbox) or disabled in viewports takes its objects out of the simulation; one hidden (the
+    eye) does not. (Only the object's own monitor icon counted: the cloth stayed on the box.)"""
+    frames = 12
+    scene = setup_scene(blender, frames)
+    props = blender.data.collections.new("Props")
+    scene.collection.children.link(props)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    for collection in list(box.users_collection):
+        collection.objects.unlink(box)
+    props.objects.link(box)
+    layer = blender.context.view_layer.layer_collection.children["Props"]
+    if state == "excluded":
+        layer.exclude = True
+    elif state == "disabled":
+        props.hide_viewport = True
+    else:
+        layer.hide_viewport = True
+    cloth = _cloth(blender)
+    _bake(blender, cloth)
+    scene.frame_set(frames)
+    shown = evaluated_positions(blender, cloth)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    if state == "hidden":
+        assert shown[middle, 2] > 0.99  # held by the box
+    else:
+        assert shown[middle, 2] < 0.9  # fell through it
+
+
 def test_zero_thickness_tilted_plane_mesh_is_slid_on_and_never_crossed(blender):
     frames = 24
     scene = setup_scene(blender, frames)
