@@ -539,3 +539,47 @@ def test_free_bake_with_several_baked_cloths_selected_frees_them_all(blender):
     assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
     assert not first.verlet_cloth.baked and not second.verlet_cloth.baked
     assert first.data.shape_keys is None and second.data.shape_keys is None
+
+
+def _carried_by_a_bone(bpy, obj, travel, frames):
+    """Deform `obj` by a new armature's one bone (an Armature modifier, every vertex on the bone) keyed from
+    rest to `travel` (in the bone's space) at `frames`: the evaluated mesh moves, its world matrix not."""
+    data = bpy.data.armatures.new("Rig")
+    rig = bpy.data.objects.new("Rig", data)
+    bpy.context.scene.collection.objects.link(rig)
+    activate(bpy, rig)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = data.edit_bones.new("Carry")
+    bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    modifier = obj.modifiers.new("Armature", "ARMATURE")
+    modifier.object = rig
+    obj.vertex_groups.new(name="Carry").add(list(range(len(obj.data.vertices))), 1.0, "REPLACE")
+    pose = rig.pose.bones["Carry"]
+    pose.location = (0.0, 0.0, 0.0)
+    pose.keyframe_insert("location", frame=1)
+    pose.location = travel  # in the bone's space
+    pose.keyframe_insert("location", frame=frames)
+    return rig
+
+
+def test_a_box_carried_by_an_armature_bone_keeps_the_edge_contacts_of_a_rigid_collider(blender):
+    """A bone moving a whole box (a prop in a hand) changes its evaluated mesh, not its world matrix; read
+    as a deformation, it lost the rigid colliders' edge contacts and the cloth's edges cut 10-20 mm
+    into the box's rims. Recognised as a rigid motion, they hold as on a keyed box."""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    _carried_by_a_bone(blender, box, (0.3, 0.0, 0.0), 12)
+    cloth = _cloth(blender, n=N, size=1.6, height=1.2)
+    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    deepest = 0.0
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        assert _depth_inside(blender, co, box) < 1e-4
+        deepest = max(deepest, _depth_inside(blender, 0.5 * (co[edges[:, 0]] + co[edges[:, 1]]), box))
+    moved = evaluated_mesh(blender, box)[0].mean(axis=0) - (0.0, 0.0, 0.5)
+    assert np.linalg.norm(moved[:2]) == pytest.approx(0.3, abs=1e-4) and abs(moved[2]) < 1e-4  # carried across
+    assert deepest < 0.004  # (31 mm before)
