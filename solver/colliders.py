@@ -139,8 +139,11 @@ def scatter_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> Non
         x[rows, k] = columns[k]
 
 
-def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
+def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction, pulled=None):
     """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1.
+
+    pulled: None, or (N,) bool: vertices something pulls after the colliders every substep (partial pins),
+    which are always pushed out at once (eased out, a pin pulling towards a target inside held them in).
 
     Broad phase: a vertex can only have touched the sphere during the substep if it ends within
     reach + (the length of its path relative to the sphere) of the centre; the exact test runs on those.
@@ -166,6 +169,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
         end=(c1, r1),
         thickness=thickness,
         cloth_friction=cloth_friction,
+        eased=None if pulled is None else ~pulled.take(idx),
     )
     if new is not None:
         rows = idx if hit is None else idx[hit]
@@ -200,9 +204,10 @@ def add_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> None:
 _COORDINATES = np.arange(3)
 
 
-def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
+def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction, eased=None):
     """Exact sphere contact for (3, k) positions: (which of them hit or None for all, their new
-    positions, (which of those have starts that move with them, how far: `contact.settled_pushes`))."""
+    positions, (which of those have starts that move with them, how far: `contact.settled_pushes`)).
+    eased: None, or (k,) bool: which of them may be eased out when they start deep inside (None: all)."""
     (c0, r0), (c1, r1) = start, end
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
@@ -212,6 +217,8 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     came_in = d_old >= reach0 * reach0
     gentle = DEEP_PUSH_PER_SUBSTEP * reach1
     deep = d_old < (reach0 - gentle) * abs(reach0 - gentle)  # started more than `gentle` inside
+    if eased is not None:
+        deep &= eased
     hit = column_dot(rel_new, rel_new) < reach1 * reach1
     # Crossing test, needed only by those outside now that came from outside (few: most candidates
     # rest on the sphere): the relative path enters the sphere somewhere in the substep.
@@ -411,7 +418,19 @@ def _mesh_path(x_start, t0, window):
 
 
 def collide(
-    x, x_start, active, colliders, t0, t1, thickness, friction, *, with_meshes=True, window=None, contacts=None
+    x,
+    x_start,
+    active,
+    colliders,
+    t0,
+    t1,
+    thickness,
+    friction,
+    *,
+    with_meshes=True,
+    window=None,
+    contacts=None,
+    pulled=None,
 ):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame).
 
@@ -420,7 +439,7 @@ def collide(
     substep's start: they then resolve the whole motion since, and their settled pushes still go to
     x_start (the velocity the next substep takes is x - x_start). contacts: a dict where still meshes
     leave the contact planes of their window passes, and by which they hold the cloth off them on
-    the substeps in between (`MeshCollider.hold`).
+    the substeps in between (`MeshCollider.hold`). pulled: see `collide_sphere`.
     """
     spheres = [c for c in colliders if isinstance(c, Sphere)]
     meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
@@ -428,7 +447,7 @@ def collide(
     placed = []  # (plane, rows it moved), kept only when there are mesh colliders
     for index, collider in enumerate(colliders):
         if isinstance(collider, Sphere):
-            collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
+            collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction, pulled)
         elif isinstance(collider, Plane):
             on_plane = collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
             if spheres and on_plane is not None and collider.extent is None:
