@@ -4,8 +4,9 @@ The evaluated mesh (modifiers, armatures, shape keys) is read in bulk. A collide
 shape in its own space has not changed since the last frame, or has only moved as a whole (a prop
 carried by an armature's bone: `geometry.rigid_fit`), keeps its `solver.TriangleMesh` (and so its
 broad phase, built once) and moves rigidly; only a changed shape (or a changed scale) makes a new
-one, and the solver then treats the frame as a deformation from the previous shape. A cloth that is a mesh collider is read from its live run (when it was just
-stepped) or its evaluated mesh (its bake, or the preview's display).
+one, and the solver then treats the frame as a deformation from the previous shape. A cloth that is
+a mesh collider is read from its live run (when it was just stepped) or its evaluated mesh (its
+bake, or the preview's display).
 
 A pose here is the tuple ("MESH", shape, pose, friction, offset): `shape` a TriangleMesh in world
 space as it was when read, `pose` a 4x4 rigid motion from then to now (None: not moved).
