@@ -2,11 +2,10 @@
 
 The cloth names its pin group (`pin_group`), as Blender's Cloth does (`vertex_group_mass`); Blender
 renames its own settings with the group, which an add-on's string cannot. So whenever the pins are
-read, the group's index, the object's group names and which vertices it holds are remembered; a
-name that no longer exists, where the same index now holds a group of another name, every other
-group unchanged and the same vertices in it, was renamed, and the setting follows. A group deleted
-(the others shift) or deleted and a new one made in its place (other vertices) is not followed: the
-panel says the group is missing and Bake refuses, as before.
+read, the object's group names and which vertices the pin group holds are remembered; when the name
+no longer exists and exactly one group of a new name holds the same vertices, it was renamed and
+the setting follows. A group deleted, or deleted and a new one made with other vertices, is not
+followed: the panel says the group is missing and Bake refuses, as before.
 """
 
 from __future__ import annotations
@@ -46,27 +45,22 @@ def remember(obj, weights: np.ndarray) -> None:
 def follow(obj) -> bool:
     """Set the pin group to its new name if it was renamed since it was last read; True if it was.
 
-    Cheap when the group exists (one lookup): call it before checking a cloth, where data may be written.
+    Renamed: the name is gone, and exactly one group with a name that was not there then holds the same
+    vertices (whatever its place: groups added or moved meanwhile do not matter). Cheap when the group
+    exists (one lookup): call it before checking a cloth, where data may be written.
     """
     settings = obj.verlet_cloth
     name = settings.pin_group
     if not name or settings.pin_group_index < 0 or obj.vertex_groups.get(name) is not None:
         return False
-    index = settings.pin_group_index
     try:
-        before = json.loads(settings.pin_group_names)
+        known = set(json.loads(settings.pin_group_names))
     except ValueError:
-        before = []
-    now = _names(obj)
-    renamed = (
-        len(now) == len(before)
-        and index < len(now)
-        and before[index] == name
-        and now[index] not in before
-        and all(a == b for i, (a, b) in enumerate(zip(before, now, strict=True)) if i != index)
-    )
-    if renamed and _members(pin_weights(obj, now[index])) == settings.pin_group_members:
-        settings.pin_group = now[index]
+        known = set()
+    new = [group.name for group in obj.vertex_groups if group.name not in known]
+    same = [candidate for candidate in new if _members(pin_weights(obj, candidate)) == settings.pin_group_members]
+    if name in known and len(same) == 1:
+        settings.pin_group = same[0]
         return True
     settings.pin_group_index = -1  # not a rename: never looked at again (the pins are read only on a match)
     return False
