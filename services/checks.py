@@ -70,6 +70,25 @@ def geometry_modifiers_note(obj) -> str | None:
     )
 
 
+# Blender's own simulations of a mesh: after the cloth in the stack, they simulate its result again.
+SIMULATION_MODIFIERS = {"CLOTH": "Cloth", "SOFT_BODY": "Soft Body"}
+
+
+def simulation_modifiers_note(obj) -> str | None:
+    """What to tell the user when Blender's own Cloth or Soft Body also simulates `obj`, or None."""
+    found = [
+        f"'{m.name}' ({SIMULATION_MODIFIERS[m.type]})"
+        for m in obj.modifiers
+        if m.type in SIMULATION_MODIFIERS and (m.show_viewport or m.show_render)
+    ]
+    if not found:
+        return None
+    return (
+        f"Blender's own simulation {', '.join(found)} runs after Verlet Cloth and simulates its result again, "
+        "so you see (and render) that instead: remove it, or turn it off in the modifier stack."
+    )
+
+
 def missing_pin_group(name: str) -> str:
     return f"The pin group '{name}' does not exist: pick an existing vertex group or clear the Pin Group field."
 

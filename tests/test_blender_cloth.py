@@ -110,6 +110,21 @@ def test_make_cloth_says_when_the_users_modifiers_make_geometry_after_the_cloth(
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
 
 
+def test_make_cloth_says_when_blenders_own_cloth_also_simulates_the_mesh(blender):
+    """Converting a mesh that still has Blender's Cloth modifier: that one simulates the result again after
+    ours, so the artist would see its simulation; Make Cloth said nothing."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    activate(blender, cloth)
+    old = cloth.modifiers.new("Old Cloth", "CLOTH")
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    note = checks.simulation_modifiers_note(cloth)
+    assert note is not None and "'Old Cloth' (Cloth)" in note
+    old.show_viewport = old.show_render = False  # turned off in the stack: nothing to say
+    assert checks.simulation_modifiers_note(cloth) is None
+
+
 def test_bake_makes_one_key_per_frame_and_drapes_over_sphere_and_floor(blender):
     scene, cloth, ball, _ = _drape(blender)
     rest = _evaluated(blender, cloth)

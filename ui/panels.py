@@ -77,6 +77,10 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
                     layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
                 elif obj.mode != "EDIT":
                     _problem(layout, checks.cloth_problem(obj, quick=True) or runs.stopped_because(obj))
+                if note := checks.simulation_modifiers_note(obj):
+                    box = layout.box()
+                    for index, line in enumerate(textwrap.wrap(note, 44)):
+                        box.label(text=line, icon="ERROR" if index == 0 else "NONE")
         layout.operator("verlet_cloth.make_collider", icon="MESH_ICOSPHERE").kind = "MESH"
         layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
 
