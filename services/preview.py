@@ -23,7 +23,7 @@ from .checks import cloth_problem
 from .display import write_shape
 from .identity import session_key
 from .runs import Run, advance, cached, forget, mark_dirty, remember, reset, show_tears, start
-from .scene_reading import world_matrix
+from .scene_reading import Enabled, world_matrix
 from .solver_params import frame_range, frame_time
 
 _suspended = 0  # > 0 while a bake drives the frames
@@ -156,8 +156,12 @@ def on_frame_change(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
         return
     edited = _edited_meshes(depsgraph)
+    # Cloths disabled in viewports or in an excluded collection are not simulated (as Blender evaluates
+    # none of them): alternatives kept in an excluded collection cost nothing while playing.
+    enabled = Enabled(scene)
+    cloths = [obj for obj in _live_cloths(scene) if obj in enabled]
     # Cloths that other cloths collide with (mesh colliders) step first, so those read this frame's shape.
-    for obj in sorted(_live_cloths(scene), key=lambda o: o.verlet_cloth_collider.kind != "MESH"):
+    for obj in sorted(cloths, key=lambda o: o.verlet_cloth_collider.kind != "MESH"):
         pin_group.follow(obj)
         problem = cloth_problem(obj, quick=True)
         if problem is not None:

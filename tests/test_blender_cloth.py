@@ -125,6 +125,33 @@ def test_make_cloth_says_when_blenders_own_cloth_also_simulates_the_mesh(blender
     assert checks.simulation_modifiers_note(cloth) is None
 
 
+def test_cloths_in_an_excluded_collection_are_not_simulated_until_included_again(blender):
+    """Alternatives kept in an excluded collection (or one disabled in viewports) are not evaluated by Blender:
+    the preview simulated them anyway, every frame (four hidden 48² cloths made playback 5x slower)."""
+    runs = sys.modules[ADDON_MODULE + ".services.runs"]
+    scene = setup_scene(blender, FRAMES)
+    shown = _cloth(blender)
+    spare = _grid(blender, "Spare", location=(3.0, 0.0, 0.0))
+    activate(blender, spare)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    alternatives = blender.data.collections.new("Alternatives")
+    scene.collection.children.link(alternatives)
+    scene.collection.objects.unlink(spare)
+    alternatives.objects.link(spare)
+    layer = blender.context.view_layer.layer_collection.children["Alternatives"]
+    layer.exclude = True
+    runs.forget(spare)
+    for frame in range(1, 6):
+        scene.frame_set(frame)
+    assert runs.cached(spare) is None and runs.cached(shown).frame == 5
+    layer.exclude = False
+    scene.frame_set(1)
+    for frame in range(1, 6):
+        scene.frame_set(frame)
+    assert runs.cached(spare).frame == 5
+    assert _evaluated(blender, spare)[:, 2].max() < 1.2 - 0.05  # falling
+
+
 def test_bake_makes_one_key_per_frame_and_drapes_over_sphere_and_floor(blender):
     scene, cloth, ball, _ = _drape(blender)
     rest = _evaluated(blender, cloth)
