@@ -200,3 +200,13 @@ def rigid_fit(reference: np.ndarray, current: np.ndarray) -> np.ndarray | None:
     fit = np.eye(4)
     fit[:3, :3], fit[:3, 3] = rotation, offset
     return fit
+
+
+def plane_faces_down(matrix, gravity) -> bool:
+    """Whether a Plane collider with this world matrix faces against `gravity`'s up (turned over, or
+    scaled -1 on Z): it keeps cloth on its +Z side, which is then below it."""
+    g = np.asarray(gravity, dtype=np.float64)
+    length = float(np.linalg.norm(g))
+    up = -g / length if length > 0 and math.isfinite(length) else np.array([0.0, 0.0, 1.0])
+    normal = _plane_normal(np.asarray(matrix, dtype=np.float64).reshape(4, 4)[:3, :3])
+    return float(normal @ up) < -0.5

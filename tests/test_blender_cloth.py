@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -583,6 +584,8 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
     cloth = _cloth(blender)
     ball = _sphere(blender)
     ball.verlet_cloth_collider.kind = "PLANE"
+    ball.rotation_euler = (math.pi, 0.0, 0.0)  # turned over: the panel says which side it keeps
+    blender.context.view_layer.update()
     panels = [c for c in ui.CLASSES if issubclass(c, blender.types.Panel)]
     assert {p.bl_category for p in panels} == {"Cloth"}
     assert "VIEW3D_PT_verlet_cloth" in {p.__name__ for p in panels}
@@ -599,6 +602,7 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
             panel.draw_header(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
     for name in ("substeps", "pin_group", "kind", "bounded", "verlet_cloth.bake", "verlet_cloth.convert"):
         assert name in seen
+    assert any("faces down" in name for name in seen)
     wind = ("wind_direction", "wind_strength", "turbulence", "turbulence_scale", "wind_seed", "air_drag")
     more = ("use_force_fields", "tear_factor", "self_collision", "self_collision_distance", "verlet_cloth.drag")
     for name in (*wind, *more):

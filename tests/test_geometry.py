@@ -169,3 +169,15 @@ def test_rigid_fit_finds_a_whole_mesh_carried_rigidly_and_rejects_a_bent_one():
     mirrored = reference * (-1.0, 1.0, 1.0)  # a reflection is not a motion
     assert geometry.rigid_fit(reference, mirrored) is None
     assert geometry.rigid_fit(reference, reference * 1.01) is None  # nor a scale
+
+
+def test_a_plane_turned_over_or_mirrored_on_z_faces_down():
+    floor = np.eye(4)
+    assert not geometry.plane_faces_down(floor, (0.0, 0.0, -9.81))
+    mirrored = np.diag([1.0, 1.0, -1.0, 1.0])  # S Z -1: keeps cloth below it
+    turned = np.diag([1.0, -1.0, -1.0, 1.0])  # rotated 180° about X
+    assert geometry.plane_faces_down(mirrored, (0.0, 0.0, -9.81))
+    assert geometry.plane_faces_down(turned, (0.0, 0.0, -9.81))
+    assert not geometry.plane_faces_down(turned, (0.0, 0.0, 9.81))  # gravity up: that is its top
+    wall = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    assert not geometry.plane_faces_down(wall, (0.0, 0.0, -9.81))

@@ -6,7 +6,7 @@ import textwrap
 
 import bpy
 
-from ..services import checks, mesh_colliders, runs, solver_params
+from ..services import checks, geometry, mesh_colliders, runs, solver_params
 
 
 def _cloth(context):
@@ -232,6 +232,8 @@ class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
             layout.prop(settings, "offset")
         if settings.kind == "PLANE":
             layout.prop(settings, "bounded")
+            if geometry.plane_faces_down(obj.matrix_world, solver_params.gravity_of(context.scene)):
+                layout.label(text="Its +Z faces down: cloth is kept below it", icon="INFO")
 
 
 class VIEW3D_PT_verlet_cloth_bake(_ClothPanel, bpy.types.Panel):
