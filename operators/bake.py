@@ -1,59 +1,108 @@
 """`verlet_cloth.bake`: the cloth's frame range to shape keys, one per frame.
 
-From the UI (invoke) it bakes one frame per timer tick with a progress bar and Esc cancels,
-leaving the object as it was; from a script (execute) it bakes synchronously.
+Bakes the active cloth and every other selected cloth, one after another: cloths that are Mesh
+colliders for the others first, the lowest first, so each layer lands on the bakes below it (the
+coupling is one-way, as in the command-line bake). From the UI (invoke) it bakes one frame per timer
+tick with a progress bar and Esc cancels, leaving the cloth being baked as it was; from a script
+(execute) it bakes synchronously.
 """
 
 from __future__ import annotations
 
 import bpy
 
-from ..services import baking, checks, geometry, solver_params
+from ..services import baking, checks, geometry, pin_group, solver_params
+from ..services.scene_reading import layer_order
+
+
+def cloths_to_bake(context) -> list:
+    """The active object and the other selected cloths, in the order to bake them.
+
+    The active object comes in when it is a cloth, or when no other selected object is (then its
+    problem, such as "not a cloth yet", is what the operator reports)."""
+    active = getattr(context, "active_object", None)
+    others = [
+        obj
+        for obj in getattr(context, "selected_objects", None) or ()
+        if obj is not active and obj.type == "MESH" and obj.verlet_cloth.enabled
+    ]
+    is_cloth = active is not None and active.type == "MESH" and active.verlet_cloth.enabled
+    chosen = ([active] if active is not None and (is_cloth or not others) else []) + others
+    if len(chosen) < 2:
+        return chosen
+    scene = context.scene
+    return sorted(chosen, key=lambda obj: layer_order(scene, obj))
+
+
+def problem_of(cloths: list) -> str | None:
+    """Why the cloths cannot all be baked (each one named when there are several), or None."""
+    if not cloths:
+        return checks.NO_OBJECT
+    for obj in cloths:
+        if obj.type == "MESH":
+            pin_group.follow(obj)
+    if len(cloths) == 1:
+        return checks.cloth_problem(cloths[0])
+    problems = [f"'{obj.name}': {problem}" for obj in cloths if (problem := checks.cloth_problem(obj))]
+    return None if not problems else "Nothing was baked. " + " ".join(problems)
+
+
+def baked_message(done) -> str:
+    """The report for the (name, frames) of the cloths baked."""
+    return "Baked " + ", ".join(f"{count} frames of '{name}'" for name, count in done) + " to shape keys."
 
 
 class VERLET_CLOTH_OT_bake(bpy.types.Operator):
-    """Simulate the cloth's frame range and store it as shape keys for playback and rendering (Esc cancels)"""
+    """Simulate the selected cloths' frame ranges and store them as shape keys for playback and render (Esc cancels)"""
 
     bl_idname = "verlet_cloth.bake"
     bl_label = "Bake"
     bl_options = {"REGISTER", "UNDO"}
 
     _baker: baking.Baker | None = None
+    _queue: tuple = ()  # the cloths still to bake after `_baker`'s
+    _current = None
+    _done: tuple[tuple[str, int], ...] = ()  # (name, frames) of the cloths baked so far
     _timer = None
     _last_percent = -1
 
     def execute(self, context):
-        obj, problem = checks.active(context, checks.cloth_problem)
+        cloths = cloths_to_bake(context)
+        problem = problem_of(cloths)
         if problem:
             return checks.cancel(self, problem)
         scene = context.scene
-        start, end = solver_params.frame_range(scene, obj.verlet_cloth)
         wm = context.window_manager
+        done: list[tuple[str, int]] = []
+        for index, obj in enumerate(cloths):
+            start, end = solver_params.frame_range(scene, obj.verlet_cloth)
 
-        def progress(done: int, total: int) -> None:
-            wm.progress_update(int(100 * done / max(total, 1)))
+            def progress(frames: int, total: int, index=index) -> None:
+                wm.progress_update(int(100 * (index + frames / max(total, 1)) / len(cloths)))
 
-        wm.progress_begin(0, 100)
-        try:
-            count = baking.bake_object(scene, obj, start, end, progress=progress)
-        except baking.BakeError as error:
-            return checks.cancel(self, str(error))
-        except Exception as error:  # the object is as it was (bake_object aborts); say what went wrong
-            return checks.cancel(self, failed(error))
-        finally:
-            wm.progress_end()
-        self.report({"INFO"}, f"Baked {count} frames of '{obj.name}' to shape keys.")
+            wm.progress_begin(0, 100)
+            try:
+                count = baking.bake_object(scene, obj, start, end, progress=progress)
+            except baking.BakeError as error:
+                return checks.cancel(self, _with_done(str(error), obj, done, len(cloths)))
+            except Exception as error:  # the object is as it was (bake_object aborts); say what went wrong
+                return checks.cancel(self, _with_done(failed(error), obj, done, len(cloths)))
+            finally:
+                wm.progress_end()
+            done.append((obj.name, count))
+        self.report({"INFO"}, baked_message(done))
         return {"FINISHED"}
 
     def invoke(self, context, event):
         if context.window is None:
             return self.execute(context)
-        obj, problem = checks.active(context, checks.cloth_problem)
+        cloths = cloths_to_bake(context)
+        problem = problem_of(cloths)
         if problem:
             return checks.cancel(self, problem)
-        start, end = solver_params.frame_range(context.scene, obj.verlet_cloth)
+        self._queue, self._done = tuple(cloths), ()
         try:
-            self._baker = baking.Baker(context.scene, obj, start, end)
+            self._next_baker(context)
         except baking.BakeError as error:
             return checks.cancel(self, str(error))
         except Exception as error:
@@ -64,6 +113,13 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         self._timer = wm.event_timer_add(0.001, window=context.window)
         wm.modal_handler_add(self)
         return {"RUNNING_MODAL"}
+
+    def _next_baker(self, context) -> None:
+        obj, self._queue = self._queue[0], self._queue[1:]
+        self._baker = None  # (until this one's Baker is made: an error names `obj`)
+        self._current = obj
+        start, end = solver_params.frame_range(context.scene, obj.verlet_cloth)
+        self._baker = baking.Baker(context.scene, obj, start, end)
 
     def _stop(self, context) -> None:
         wm = context.window_manager
@@ -76,12 +132,14 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         baker = self._baker
         if baker is None:
             return {"CANCELLED"}
+        total = len(self._done) + 1 + len(self._queue)
         if event.type == "ESC":
             try:
                 baker.abort()
             finally:
                 self._stop(context)
-            self.report({"WARNING"}, "Bake cancelled: the object is as it was.")
+            cancelled = "Bake cancelled: the object is as it was."
+            self.report({"WARNING"}, _with_done(cancelled, baker.obj, self._done, total))
             return {"CANCELLED"}
         if event.type != "TIMER":
             return {"PASS_THROUGH"}
@@ -90,23 +148,38 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         try:
             more = baker.step()
             if not more:
-                count = baker.finish()
+                self._done += ((baker.obj.name, baker.finish()),)
+                if self._queue:
+                    self._next_baker(context)
+                    more = True
         except Exception as error:
             try:
-                baker.abort()
+                baker.abort()  # (nothing when it had finished and the next one failed to start)
             finally:
                 self._stop(context)
-            self.report({"ERROR"}, str(error) if isinstance(error, baking.BakeError) else failed(error))
+            message = str(error) if isinstance(error, baking.BakeError) else failed(error)
+            failing = baker.obj if self._baker is baker else self._current
+            self.report({"ERROR"}, _with_done(message, failing, self._done, total))
             return {"CANCELLED"}
-        context.window_manager.progress_update(int(100 * baker.done / max(baker.total, 1)))
+        baker = self._baker
+        share = (len(self._done) + baker.done / max(baker.total, 1)) / total
+        context.window_manager.progress_update(int(100 * share))
         self._last_percent, line = geometry.percent_lines(baker.done, baker.total, self._last_percent)
         if line:
             print(line, flush=True)
         if more:
             return {"RUNNING_MODAL"}
         self._stop(context)
-        self.report({"INFO"}, f"Baked {count} frames of '{baker.obj.name}' to shape keys.")
+        self.report({"INFO"}, baked_message(self._done))
         return {"FINISHED"}
+
+
+def _with_done(message: str, obj, done, total: int) -> str:
+    """`message` about `obj`, naming it and the cloths already baked when several were being baked."""
+    if total < 2:
+        return message
+    kept = f" {baked_message(done)[:-1]} (kept)." if done else ""
+    return f"'{obj.name}': {message}{kept}"
 
 
 def failed(error: Exception) -> str:

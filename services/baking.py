@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from ..solver.settings import MAX_FRAME, MIN_FRAME
-from . import checks, display, geometry, preview, runs, scene_reading, tears
+from . import checks, display, geometry, pin_group, preview, runs, scene_reading, tears
 from .steady import SteadyReads
 
 KEY_PREFIX = "VerletCloth"
@@ -87,6 +87,7 @@ class Baker:
         """steady: the frames are stepped in one call (`bake_object`), so nothing but animation and other
         scripts' handlers changes the scene between them, and what they leave alone is read once
         (`steady.SteadyReads`). Not for a bake that gives the user the interface between frames."""
+        pin_group.follow(obj)
         problem = checks.cloth_problem(obj)
         if problem:
             raise BakeError(problem)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import struct
 import tempfile
 import uuid
@@ -108,6 +109,30 @@ def check_writable(folder: str) -> None:
         raise SaveError(f"cannot write in the output folder {folder}: {exc.strerror or exc}") from None
 
 
+def check_replaceable(target: str) -> None:
+    """Raise SaveError when `target` is a read-only file (as Blender will not save over one; renaming a
+    new file over it would replace it even so, and even for root)."""
+    if not os.path.isfile(target):
+        return
+    mode = os.stat(target).st_mode
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(target, os.W_OK):
+        raise SaveError(f"the file {target} is read-only: make it writable or pass --output with another file")
+
+
+def _keep_mode(target: str, temporary: str) -> None:
+    """Give the new file the permissions (and, where allowed, the group) of the file it replaces, so a
+    group-writable shot on a shared folder stays group-writable after a farm bake."""
+    if not os.path.isfile(target):
+        return
+    old = os.stat(target)
+    os.chmod(temporary, stat.S_IMODE(old.st_mode))
+    if os.stat(temporary).st_gid != old.st_gid:
+        try:
+            os.chown(temporary, -1, old.st_gid)
+        except OSError:  # not a member of that group: the folder's default group stays
+            pass
+
+
 def temporary_path(target: str) -> str:
     """A free name beside `target` for the file that will replace it (same folder: same file system)."""
     folder, name = os.path.split(target)
@@ -147,6 +172,7 @@ def save_verified(target: str, save, versions: int = 0) -> int:
         if why is not None:
             raise SaveError(f"the saved file is incomplete: {why}; is the disk full?")
         size = os.path.getsize(temporary)
+        _keep_mode(target, temporary)
         keep_versions(target, versions)
         os.replace(temporary, target)
         return size

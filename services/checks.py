@@ -9,6 +9,7 @@ from typing import Any
 import bpy
 import numpy as np
 
+from . import pin_group
 from .scene_reading import read_shape, topology_of
 
 # Messages for bad input, shared by every operator.
@@ -66,6 +67,25 @@ def geometry_modifiers_note(obj) -> str | None:
         f"The cloth simulates the mesh as you modelled it ({len(obj.data.vertices)} vertices); "
         f"{', '.join(names)} apply after the cloth, to its simulated shape. To simulate their result "
         "instead, apply them first (Object ▸ Apply) and press Make Cloth again."
+    )
+
+
+# Blender's own simulations of a mesh: after the cloth in the stack, they simulate its result again.
+SIMULATION_MODIFIERS = {"CLOTH": "Cloth", "SOFT_BODY": "Soft Body"}
+
+
+def simulation_modifiers_note(obj) -> str | None:
+    """What to tell the user when Blender's own Cloth or Soft Body also simulates `obj`, or None."""
+    found = [
+        f"'{m.name}' ({SIMULATION_MODIFIERS[m.type]})"
+        for m in obj.modifiers
+        if m.type in SIMULATION_MODIFIERS and (m.show_viewport or m.show_render)
+    ]
+    if not found:
+        return None
+    return (
+        f"Blender's own simulation {', '.join(found)} runs after Verlet Cloth and simulates its result again, "
+        "so you see (and render) that instead: remove it, or turn it off in the modifier stack."
     )
 
 
@@ -159,8 +179,12 @@ def finite_rest(obj) -> bool:
 
 
 def active(context, problem_of: Callable[[Any], str | None]) -> tuple[Any, str | None]:
-    """(the context's active object or None, `problem_of` it: the sentence to report, or None)."""
+    """(the context's active object or None, `problem_of` it: the sentence to report, or None).
+
+    A pin group renamed since it was last read is followed first (`pin_group`)."""
     obj = getattr(context, "active_object", None)
+    if obj is not None and obj.type == "MESH":
+        pin_group.follow(obj)
     return obj, problem_of(obj)
 
 

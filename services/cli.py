@@ -103,6 +103,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         raise CliError(f"--output is a folder: {args.output}; give a file name such as {args.output}/baked.blend")
     try:
         blend_file.check_writable(os.path.dirname(args.output))
+        blend_file.check_replaceable(args.output)
     except blend_file.SaveError as exc:
         raise CliError(str(exc)) from None
     return args
@@ -300,8 +301,12 @@ def _bake_objects(args: argparse.Namespace, scene: Any, objects: list[Any]) -> N
 def _refuse_unbakeable(objects: Iterable[Any]) -> None:
     """Every cloth's problem (a linked duplicate, a changed mesh, ...) before any is baked: a farm job
     must not bake the first cloths for hours and then fail on a later one without saving any."""
+    from . import pin_group
     from .checks import cloth_problem
 
+    objects = list(objects)
+    for obj in objects:
+        pin_group.follow(obj)
     problems = [f"{obj.name}: {problem}" for obj in objects if (problem := cloth_problem(obj))]
     if problems:
         raise CliError("cannot bake, nothing was baked: " + "; ".join(problems))

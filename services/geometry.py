@@ -164,3 +164,49 @@ def percent_lines(done: int, total: int, last_percent: int, every: int = 10) -> 
             return last_percent, None
         return percent, f"Verlet Cloth bake: {percent:3d}% ({done}/{total} frames)"
     return last_percent, None
+
+
+# How far (a fraction of the mesh's size) a vertex may be from a rigid motion of the reference and the
+# motion still count as rigid: float32 coordinates moved by a bone round to ~1e-7 of the size.
+RIGID_TOLERANCE = 1e-5
+
+
+def rigid_fit(reference: np.ndarray, current: np.ndarray) -> np.ndarray | None:
+    """The 4x4 rotation and translation taking the (N, 3) `reference` points onto `current`, or None when
+    no rigid motion does (within RIGID_TOLERANCE of the size): the Kabsch fit, after a cheap check of a
+    few distances between points (a deforming mesh is usually rejected there)."""
+    ref = np.asarray(reference, dtype=np.float64)
+    cur = np.asarray(current, dtype=np.float64)
+    n = len(ref)
+    if n < 3 or cur.shape != ref.shape:
+        return None
+    size = float(np.ptp(ref, axis=0).max())
+    if not (math.isfinite(size) and size > 0):
+        return None
+    tolerance = RIGID_TOLERANCE * size
+    picks = np.linspace(0, n - 1, min(n, 16)).astype(np.int64)
+    other = (picks + n // 2) % n
+    gap_ref = np.linalg.norm(ref[picks] - ref[other], axis=1)
+    gap_cur = np.linalg.norm(cur[picks] - cur[other], axis=1)
+    if not np.all(np.abs(gap_ref - gap_cur) <= 2 * tolerance):
+        return None
+    centre_ref, centre_cur = ref.mean(axis=0), cur.mean(axis=0)
+    u, _, vt = np.linalg.svd((ref - centre_ref).T @ (cur - centre_cur))
+    flip = np.sign(np.linalg.det(vt.T @ u.T)) or 1.0
+    rotation = vt.T @ np.diag([1.0, 1.0, flip]) @ u.T
+    offset = centre_cur - rotation @ centre_ref
+    if not np.all(np.abs(ref @ rotation.T + offset - cur) <= tolerance):
+        return None
+    fit = np.eye(4)
+    fit[:3, :3], fit[:3, 3] = rotation, offset
+    return fit
+
+
+def plane_faces_down(matrix, gravity) -> bool:
+    """Whether a Plane collider with this world matrix faces against `gravity`'s up (turned over, or
+    scaled -1 on Z): it keeps cloth on its +Z side, which is then below it."""
+    g = np.asarray(gravity, dtype=np.float64)
+    length = float(np.linalg.norm(g))
+    up = -g / length if length > 0 and math.isfinite(length) else np.array([0.0, 0.0, 1.0])
+    normal = _plane_normal(np.asarray(matrix, dtype=np.float64).reshape(4, 4)[:3, :3])
+    return float(normal @ up) < -0.5

@@ -1,11 +1,12 @@
 """Mesh colliders read from the scene: each object's evaluated mesh in world space at every frame.
 
 The evaluated mesh (modifiers, armatures, shape keys) is read in bulk. A collider whose evaluated
-shape in its own space has not changed since the last frame keeps its `solver.TriangleMesh` (and
-so its broad phase, built once) and moves rigidly by its world matrix; only a changed shape (or a
-changed scale) makes a new one, and the solver then treats the frame as a deformation from the
-previous shape. A cloth that is a mesh collider is read from its live run (when it was just
-stepped) or its evaluated mesh (its bake, or the preview's display).
+shape in its own space has not changed since the last frame, or has only moved as a whole (a prop
+carried by an armature's bone: `geometry.rigid_fit`), keeps its `solver.TriangleMesh` (and so its
+broad phase, built once) and moves rigidly; only a changed shape (or a changed scale) makes a new
+one, and the solver then treats the frame as a deformation from the previous shape. A cloth that is
+a mesh collider is read from its live run (when it was just stepped) or its evaluated mesh (its
+bake, or the preview's display).
 
 A pose here is the tuple ("MESH", shape, pose, friction, offset): `shape` a TriangleMesh in world
 space as it was when read, `pose` a 4x4 rigid motion from then to now (None: not moved).
@@ -20,6 +21,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
+from . import geometry
 from .identity import session_key
 
 NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
@@ -153,6 +155,13 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
         motion = _motion(matrix, entry.reference)
         if motion is not None and np.allclose(motion, np.eye(4), atol=1e-9):
             return ("MESH", entry.shape, None, friction, offset)
+        if motion is not None and _is_rotation(motion):
+            return ("MESH", entry.shape, motion, friction, offset)
+    if entry is not None and entry.local.shape == local.shape and np.array_equal(entry.triangles, triangles):
+        # Moved as a whole by its modifiers (a prop carried by an armature's bone, a Hook): still rigid,
+        # so it keeps its broad phase and the rigid colliders' edge and corner contacts.
+        carried = geometry.rigid_fit(entry.local.reshape(-1, 3), local.reshape(-1, 3))
+        motion = None if carried is None else _motion(matrix @ carried, entry.reference)
         if motion is not None and _is_rotation(motion):
             return ("MESH", entry.shape, motion, friction, offset)
     with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf vertex: TriangleMesh drops its triangles

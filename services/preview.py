@@ -18,12 +18,12 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .. import solver
-from . import checks, display, geometry, holding, runs, tears
+from . import checks, display, geometry, holding, pin_group, runs, tears
 from .checks import cloth_problem
 from .display import write_shape
 from .identity import session_key
 from .runs import Run, advance, cached, forget, mark_dirty, remember, reset, show_tears, start
-from .scene_reading import world_matrix
+from .scene_reading import Enabled, world_matrix
 from .solver_params import frame_range, frame_time
 
 _suspended = 0  # > 0 while a bake drives the frames
@@ -143,6 +143,7 @@ def on_depsgraph_update(scene, depsgraph=None) -> None:
     for obj in _live_cloths(scene):
         if obj.data not in edited:
             continue
+        pin_group.follow(obj)  # renaming a vertex group tags the mesh: the panel shows the new name at once
         if cloth_problem(obj, quick=True) in {checks.TOPOLOGY_CHANGED, checks.SHARED_MESH}:
             forget(obj)
             display.clear(obj)
@@ -155,8 +156,13 @@ def on_frame_change(scene, depsgraph=None) -> None:
     if _suspended or is_rendering():
         return
     edited = _edited_meshes(depsgraph)
+    # Cloths disabled in viewports or in an excluded collection are not simulated (as Blender evaluates
+    # none of them): alternatives kept in an excluded collection cost nothing while playing.
+    enabled = Enabled(scene)
+    cloths = [obj for obj in _live_cloths(scene) if obj in enabled]
     # Cloths that other cloths collide with (mesh colliders) step first, so those read this frame's shape.
-    for obj in sorted(_live_cloths(scene), key=lambda o: o.verlet_cloth_collider.kind != "MESH"):
+    for obj in sorted(cloths, key=lambda o: o.verlet_cloth_collider.kind != "MESH"):
+        pin_group.follow(obj)
         problem = cloth_problem(obj, quick=True)
         if problem is not None:
             # The panel says why; a changed or shared mesh shows the user's own shape, not a wrong one.

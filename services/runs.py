@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import solver
 from ..solver.model import vertex_masses
-from . import display, geometry, holding, identity, mesh_colliders, tears
+from . import display, geometry, holding, identity, mesh_colliders, pin_group, tears
 from .display import write_shape
 from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
@@ -55,6 +55,7 @@ def _model_for(obj, rest_world: np.ndarray, faces, edges, topology: str) -> solv
     """
     settings = obj.verlet_cloth
     weights = pin_weights(obj, settings.pin_group)
+    pin_group.remember(obj, weights)
     sewing = bool(settings.use_sewing)  # loose edges: seams or cloth edges
     mass = (settings.mass_mode, float(settings.density), float(settings.mass))
     shape = (topology, hash(rest_world.tobytes()), *mass, sewing)
@@ -129,6 +130,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     settings = obj.verlet_cloth
     if run.dirty:
         weights, masses = pin_weights(obj, settings.pin_group), _masses(obj, run.model)
+        pin_group.remember(obj, weights)
         if not (np.array_equal(weights, run.model.pin_weight) and np.array_equal(masses, run.model.mass)):
             run.model = run.model.with_pins(weights, masses)  # rebuilds the tethers: only on a real change
         run.dirty = False

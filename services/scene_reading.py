@@ -118,6 +118,49 @@ def layer_order(scene, obj) -> tuple[bool, float]:
     return False, height if np.isfinite(height) else 0.0
 
 
+def _view_layer(scene):
+    """The view layer the scene is shown (and evaluated) with: the context's for the context's scene."""
+    import bpy  # noqa: PLC0415 - this module is otherwise free of bpy
+
+    layer = getattr(bpy.context, "view_layer", None)
+    if layer is None or getattr(bpy.context, "scene", None) != scene:
+        layer = scene.view_layers[0] if len(scene.view_layers) else None
+    return layer
+
+
+class Enabled:
+    """Which objects take part in the simulation, as in Blender's depsgraph: not disabled in viewports (the
+    monitor icon) themselves, nor through a collection that is disabled or excluded from the view
+    layer (the checkbox); objects only hidden (the eye, also a collection's) do. The collections are
+    walked at the first question only (most scenes never ask: no collider, no wind)."""
+
+    def __init__(self, scene) -> None:
+        self.scene = scene
+        self._keys: set[int] | None = None
+
+    def __contains__(self, obj) -> bool:
+        if obj.hide_viewport:
+            return False
+        if self._keys is None:
+            self._keys = _enabled_keys(self.scene)
+        return session_key(obj) in self._keys
+
+
+def _enabled_keys(scene) -> set[int]:
+    layer = _view_layer(scene)
+    if layer is None:
+        return {session_key(obj) for obj in scene.objects}
+    keys: set[int] = set()
+    stack = [layer.layer_collection]
+    while stack:
+        node = stack.pop()
+        if node.exclude or node.collection.hide_viewport:
+            continue
+        keys.update(session_key(obj) for obj in node.collection.objects)
+        stack.extend(node.children)
+    return keys
+
+
 def force_field_wind(scene) -> np.ndarray:
     """(3,) m/s: the sum of the scene's Wind force fields, each Strength m/s along its object's world +Z.
 
@@ -125,9 +168,10 @@ def force_field_wind(scene) -> np.ndarray:
     (the monitor icon) do not blow.
     """
     total = np.zeros(3)
+    enabled = Enabled(scene)
     for obj in scene.objects:
         field = getattr(obj, "field", None)
-        if field is None or field.type != "WIND" or obj.hide_viewport or not field.strength:
+        if field is None or field.type != "WIND" or not field.strength or obj not in enabled:
             continue
         axis = world_matrix(obj)[:3, 2]
         length = float(np.linalg.norm(axis))
@@ -139,15 +183,17 @@ def force_field_wind(scene) -> np.ndarray:
 def collider_poses(scene, skip=None, still_meshes: dict | None = None) -> dict[int, tuple]:
     """Every collider's shape at the scene's current frame, keyed by object (not name: renames keep it).
 
-    Objects disabled in viewports (the monitor icon) do not collide, as in Blender's Cloth and as
-    wind fields here; objects only hidden (the eye) do. still_meshes: a synchronous bake's cache of
+    Objects disabled in viewports (the monitor icon, theirs or a collection's) or in a collection
+    excluded from the view layer do not collide, as in Blender's Cloth and as wind fields here;
+    objects only hidden (the eye) do (`Enabled`). still_meshes: a synchronous bake's cache of
     sphere and plane meshes' local vertices (`steady.SteadyReads.meshes`), read once where no
     animation changes them.
     """
     poses: dict[int, tuple] = {}
+    enabled = Enabled(scene)
     for obj in scene.objects:
         kind = obj.verlet_cloth_collider.kind
-        if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"} or obj.hide_viewport:
+        if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"} or obj not in enabled:
             continue
         if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
             pose = _mesh_pose(scene, obj) if kind == "MESH" and obj.type == "MESH" else None

@@ -19,6 +19,11 @@ from .vectors import column_dot, squared_distances
 
 _EPS = 1e-12
 _least = np.fmin.reduce  # (without np.min's Python wrapper)
+# How far (a fraction of its reach) a sphere pushes a vertex out per substep when it was already deeper than
+# that at the substep's start: a sphere switched on around a resting cloth lifts it out in ~2 frames at
+# 16 substeps, with at most ~2 m/s, against 32 m/s and the cloth flung 4 m up when pushed out at once
+# (docs/design.md, tenth round).
+DEEP_PUSH_PER_SUBSTEP = 0.01
 
 
 def _vec(v) -> np.ndarray:
@@ -134,8 +139,11 @@ def scatter_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> Non
         x[rows, k] = columns[k]
 
 
-def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction):
+def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_friction, pulled=None):
     """Push vertices (rows of x where `active`) out of the sphere, moving from t0 to t1.
+
+    pulled: None, or (N,) bool: vertices something pulls after the colliders every substep (partial pins),
+    which are always pushed out at once (eased out, a pin pulling towards a target inside held them in).
 
     Broad phase: a vertex can only have touched the sphere during the substep if it ends within
     reach + (the length of its path relative to the sphere) of the centre; the exact test runs on those.
@@ -161,6 +169,7 @@ def collide_sphere(x, x_start, active, sphere: Sphere, t0, t1, thickness, cloth_
         end=(c1, r1),
         thickness=thickness,
         cloth_friction=cloth_friction,
+        eased=None if pulled is None else ~pulled.take(idx),
     )
     if new is not None:
         rows = idx if hit is None else idx[hit]
@@ -195,9 +204,10 @@ def add_columns(x: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> None:
 _COORDINATES = np.arange(3)
 
 
-def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction):
+def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, cloth_friction, eased=None):
     """Exact sphere contact for (3, k) positions: (which of them hit or None for all, their new
-    positions, (which of those have starts that move with them, how far: `contact.settled_pushes`))."""
+    positions, (which of those have starts that move with them, how far: `contact.settled_pushes`)).
+    eased: None, or (k,) bool: which of them may be eased out when they start deep inside (None: all)."""
     (c0, r0), (c1, r1) = start, end
     reach1 = r1 + thickness + sphere.offset
     reach0 = r0 + thickness + sphere.offset
@@ -205,6 +215,10 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     rel_new = np.subtract(x, c1[:, None], out=x)
     d_old = column_dot(rel_old, rel_old)
     came_in = d_old >= reach0 * reach0
+    gentle = DEEP_PUSH_PER_SUBSTEP * reach1
+    deep = d_old < (reach0 - gentle) * abs(reach0 - gentle)  # started more than `gentle` inside
+    if eased is not None:
+        deep &= eased
     hit = column_dot(rel_new, rel_new) < reach1 * reach1
     # Crossing test, needed only by those outside now that came from outside (few: most candidates
     # rest on the sphere): the relative path enters the sphere somewhere in the substep.
@@ -225,6 +239,7 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     else:
         rel_old, rel_new = rel_old.take(which, axis=1), rel_new.take(which, axis=1)
         d_old, came_in = d_old.take(which), came_in.take(which)
+        deep = deep.take(which)
     path = rel_new - rel_old
     a = column_dot(path, path)
     b = column_dot(rel_old, path)
@@ -249,6 +264,12 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
         length = np.sqrt(column_dot(base, base))
     normal = np.divide(base, length, out=base)
     depth = np.maximum(reach1 - column_dot(rel_new, normal), 0.0)
+    # A vertex that started the substep deep inside (the sphere appeared, or jumped, around it) goes out
+    # a little each substep: pushed out at once, the cloth stretched over the surface flung it off.
+    if deep.any():
+        np.minimum(depth, gentle, out=depth, where=deep)
+    else:
+        deep = None
     settle = settled_pushes(normal, depth, rel_old, rel_new)  # a few percent of the contacts: the others are 0
     moved = normal * depth
     moved += rel_new
@@ -258,7 +279,10 @@ def _collide_sphere_exact(x, x_start, sphere: Sphere, *, start, end, thickness, 
     # out to the reach and leaves the rest (a NaN stays a NaN): the same values as a where, 2 calls less.
     radius = np.sqrt(column_dot(moved, moved))
     scale = np.divide(reach1, np.maximum(radius, _EPS, out=radius), out=radius)
-    moved *= np.maximum(scale, 1.0, out=scale)
+    np.maximum(scale, 1.0, out=scale)
+    if deep is not None:
+        scale[deep] = 1.0
+    moved *= scale
     moved += c1[:, None]
     return which, moved, settle
 
@@ -394,7 +418,19 @@ def _mesh_path(x_start, t0, window):
 
 
 def collide(
-    x, x_start, active, colliders, t0, t1, thickness, friction, *, with_meshes=True, window=None, contacts=None
+    x,
+    x_start,
+    active,
+    colliders,
+    t0,
+    t1,
+    thickness,
+    friction,
+    *,
+    with_meshes=True,
+    window=None,
+    contacts=None,
+    pulled=None,
 ):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame).
 
@@ -403,7 +439,7 @@ def collide(
     substep's start: they then resolve the whole motion since, and their settled pushes still go to
     x_start (the velocity the next substep takes is x - x_start). contacts: a dict where still meshes
     leave the contact planes of their window passes, and by which they hold the cloth off them on
-    the substeps in between (`MeshCollider.hold`).
+    the substeps in between (`MeshCollider.hold`). pulled: see `collide_sphere`.
     """
     spheres = [c for c in colliders if isinstance(c, Sphere)]
     meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
@@ -411,7 +447,7 @@ def collide(
     placed = []  # (plane, rows it moved), kept only when there are mesh colliders
     for index, collider in enumerate(colliders):
         if isinstance(collider, Sphere):
-            collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction)
+            collide_sphere(x, x_start, active, collider, t0, t1, thickness, friction, pulled)
         elif isinstance(collider, Plane):
             on_plane = collide_plane(x, x_start, active, collider, t0, t1, thickness, friction)
             if spheres and on_plane is not None and collider.extent is None:

@@ -149,6 +149,7 @@ def step(
         free[held_index] = partial[held_index] = False
     any_partial = bool(partial.any())
     partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None] if any_partial else None
+    pulled = partial if any_partial else None  # (the colliders push these out at once: `collide_sphere`)
     broken, face_torn_frame = ensure_tear_state(state, model)
     if held is not None or broken.any():
         families = _overridden(run.families, inv_mass, broken)
@@ -202,7 +203,7 @@ def step(
         if window_start is None:
             collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
             collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
-            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+            collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
             window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
@@ -225,13 +226,13 @@ def step(
                 window_start[...] = previous
             collide(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
-                with_meshes=closes, window=window, contacts=run.mesh_contacts,
+                with_meshes=closes, window=window, contacts=run.mesh_contacts, pulled=pulled,
             )  # fmt: skip
         if face_collision is not None:
             if inputs.colliders:
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
                 face_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
-                collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction)
+                collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
             face_collision.undo_crossings(x, start, inv_mass, settled=previous)  # the failsafe: nothing left crossed
 
         if any_partial:

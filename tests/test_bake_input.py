@@ -211,7 +211,9 @@ def _stand_in(baker):
     from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
 
     calls: list = []
-    stand_in = types.SimpleNamespace(_baker=baker, _timer=object(), _last_percent=-1, reports=[])
+    stand_in = types.SimpleNamespace(
+        _baker=baker, _queue=(), _done=(), _current=None, _timer=object(), _last_percent=-1, reports=[]
+    )
     stand_in.report = lambda kind, text: stand_in.reports.append((kind, text))
     stand_in._stop = lambda context: calls.append("stop")
     return stand_in, calls, VERLET_CLOTH_OT_bake

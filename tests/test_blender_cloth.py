@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import numpy as np
@@ -110,6 +111,48 @@ def test_make_cloth_says_when_the_users_modifiers_make_geometry_after_the_cloth(
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
 
 
+def test_make_cloth_says_when_blenders_own_cloth_also_simulates_the_mesh(blender):
+    """Converting a mesh that still has Blender's Cloth modifier: that one simulates the result again after
+    ours, so the artist would see its simulation; Make Cloth said nothing."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    activate(blender, cloth)
+    old = cloth.modifiers.new("Old Cloth", "CLOTH")
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    note = checks.simulation_modifiers_note(cloth)
+    assert note is not None and "'Old Cloth' (Cloth)" in note
+    old.show_viewport = old.show_render = False  # turned off in the stack: nothing to say
+    assert checks.simulation_modifiers_note(cloth) is None
+
+
+def test_cloths_in_an_excluded_collection_are_not_simulated_until_included_again(blender):
+    """Alternatives kept in an excluded collection (or one disabled in viewports) are not evaluated by Blender:
+    the preview simulated them anyway, every frame (four hidden 48² cloths made playback 5x slower)."""
+    runs = sys.modules[ADDON_MODULE + ".services.runs"]
+    scene = setup_scene(blender, FRAMES)
+    shown = _cloth(blender)
+    spare = _grid(blender, "Spare", location=(3.0, 0.0, 0.0))
+    activate(blender, spare)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    alternatives = blender.data.collections.new("Alternatives")
+    scene.collection.children.link(alternatives)
+    scene.collection.objects.unlink(spare)
+    alternatives.objects.link(spare)
+    layer = blender.context.view_layer.layer_collection.children["Alternatives"]
+    layer.exclude = True
+    runs.forget(spare)
+    for frame in range(1, 6):
+        scene.frame_set(frame)
+    assert runs.cached(spare) is None and runs.cached(shown).frame == 5
+    layer.exclude = False
+    scene.frame_set(1)
+    for frame in range(1, 6):
+        scene.frame_set(frame)
+    assert runs.cached(spare).frame == 5
+    assert _evaluated(blender, spare)[:, 2].max() < 1.2 - 0.05  # falling
+
+
 def test_bake_makes_one_key_per_frame_and_drapes_over_sphere_and_floor(blender):
     scene, cloth, ball, _ = _drape(blender)
     rest = _evaluated(blender, cloth)
@@ -153,6 +196,42 @@ def test_pinned_vertices_stay_put_and_partial_pins_lag(blender):
         assert co[free, 2] < rest[free, 2] - 0.005, "the free corner falls"
         fall_partial, fall_free = rest[partial, 2] - co[partial, 2], rest[free, 2] - co[free, 2]
         assert fall_partial < 0.6 * fall_free, "the half-pinned corner is held back"
+
+
+def test_a_renamed_pin_group_keeps_pinning_and_a_deleted_or_replaced_one_does_not(blender):
+    """Renaming the pin group in Blender (as Blender's own Cloth follows it): the preview keeps the pins and
+    Bake works (the setting kept the old name: the preview paused and Bake refused). A group deleted, or
+    deleted and a new one made in its place, is not taken for the pin group."""
+    scene = setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    cloth.vertex_groups.new(name="Other").add([5], 1.0, "REPLACE")
+    group = cloth.vertex_groups.new(name="Hold")
+    group.add([0, N - 1], 1.0, "REPLACE")
+    cloth.verlet_cloth.pin_group = "Hold"
+    activate(blender, cloth)
+    rest = _evaluated(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    for frame in range(2, 6):
+        scene.frame_set(frame)
+    cloth.vertex_groups.new(name="Extra")  # a group added meanwhile does not hide the rename
+    group.name = "Corners"
+    for frame in range(6, 10):
+        scene.frame_set(frame)
+    assert cloth.verlet_cloth.pin_group == "Corners"
+    co = _evaluated(blender, cloth)
+    np.testing.assert_allclose(co[[0, N - 1]], rest[[0, N - 1]], atol=1e-5)
+    assert co[N * N - 1, 2] < rest[N * N - 1, 2] - 0.05  # still simulating: the free corner fell further
+    scene.frame_set(1)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    np.testing.assert_allclose(_evaluated(blender, cloth, FRAMES)[[0, N - 1]], rest[[0, N - 1]], atol=1e-5)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+
+    scene.frame_set(1)
+    cloth.vertex_groups.remove(cloth.vertex_groups["Corners"])
+    cloth.vertex_groups.new(name="Fresh").add([3], 1.0, "REPLACE")  # in the same place, other vertices
+    scene.frame_set(2)
+    assert cloth.verlet_cloth.pin_group == "Corners"
+    _refused(blender, blender.ops.verlet_cloth.bake, "'Corners' does not exist")
 
 
 def test_live_preview_matches_the_bake(blender):
@@ -505,6 +584,8 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
     cloth = _cloth(blender)
     ball = _sphere(blender)
     ball.verlet_cloth_collider.kind = "PLANE"
+    ball.rotation_euler = (math.pi, 0.0, 0.0)  # turned over: the panel says which side it keeps
+    blender.context.view_layer.update()
     panels = [c for c in ui.CLASSES if issubclass(c, blender.types.Panel)]
     assert {p.bl_category for p in panels} == {"Cloth"}
     assert "VIEW3D_PT_verlet_cloth" in {p.__name__ for p in panels}
@@ -521,6 +602,7 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
             panel.draw_header(types.SimpleNamespace(layout=_Layout(blender, seen)), context)
     for name in ("substeps", "pin_group", "kind", "bounded", "verlet_cloth.bake", "verlet_cloth.convert"):
         assert name in seen
+    assert any("faces down" in name for name in seen)
     wind = ("wind_direction", "wind_strength", "turbulence", "turbulence_scale", "wind_seed", "air_drag")
     more = ("use_force_fields", "tear_factor", "self_collision", "self_collision_distance", "verlet_cloth.drag")
     for name in (*wind, *more):
@@ -529,14 +611,20 @@ def test_sidebar_panels_draw_existing_properties_and_operators(blender):
         assert cloth.verlet_cloth.bl_rna.properties[name].description, name
 
 
-def _modal_self(bpy, baker):
-    """Stand-in for the operator instance Blender makes, to drive the bake's modal() by hand."""
+def _modal_self(bpy, baker, queue=()):
+    """Stand-in for the operator instance Blender makes, to drive the bake's modal() by hand
+    (`queue`: the cloths to bake after `baker`'s)."""
     import types
 
+    from bl_ext.vc_test.verlet_cloth.operators.bake import VERLET_CLOTH_OT_bake
+
     reports: list = []
-    stand_in = types.SimpleNamespace(_baker=baker, _timer=None, _last_percent=-1, reports=reports)
+    stand_in = types.SimpleNamespace(
+        _baker=baker, _queue=tuple(queue), _done=(), _current=None, _timer=None, _last_percent=-1, reports=reports
+    )
     stand_in.report = lambda kind, text: reports.append((kind, text))
     stand_in._stop = lambda context: None
+    stand_in._next_baker = lambda context: VERLET_CLOTH_OT_bake._next_baker(stand_in, context)
     return stand_in
 
 
@@ -563,6 +651,17 @@ def test_modal_bake_finishes_on_timer_ticks_and_esc_cancels_cleanly(blender):
     results = [VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) for _ in range(5)]
     assert results[-1] == {"FINISHED"} and results[:-1] == [{"RUNNING_MODAL"}] * 4
     assert len(_keys(cloth)) == 7 and cloth.verlet_cloth.baked
+
+    # Two cloths selected: the second bakes after the first, in the same modal run.
+    other = _grid(blender, "Other", location=(3.0, 0.0, 0.0))
+    activate(blender, other)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    scene.frame_set(1)
+    stand_in = _modal_self(blender, baking.Baker(scene, cloth, 1, 6), queue=[other])
+    results = [VERLET_CLOTH_OT_bake.modal(stand_in, blender.context, timer) for _ in range(10)]
+    assert results[-1] == {"FINISHED"} and results[:-1] == [{"RUNNING_MODAL"}] * 9
+    assert len(_keys(other)) == 7 and other.verlet_cloth.baked and len(_keys(cloth)) == 7
+    assert "'Cloth'" in stand_in.reports[-1][1] and "'Other'" in stand_in.reports[-1][1]
 
 
 def test_bounded_plane_empty_sphere_and_collider_offset(blender):

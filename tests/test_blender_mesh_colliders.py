@@ -133,6 +133,38 @@ def test_a_collider_disabled_in_viewports_does_not_collide_and_a_hidden_one_does
     assert evaluated_positions(blender, cloth)[middle, 2] < 0.9  # fell through the disabled one
 
 
+@pytest.mark.parametrize("state", ["excluded", "disabled", "hidden"])
+def test_a_collider_in_a_collection_excluded_or_disabled_does_not_collide_and_in_a_hidden_one_does(blender, state):
+    """As the object's own monitor icon (and Blender's depsgraph): a collection excluded from the view layer
+    (the checkbox) or disabled in viewports takes its objects out of the simulation; one hidden (the
+    eye) does not. (Only the object's own monitor icon counted: the cloth stayed on the box.)"""
+    frames = 12
+    scene = setup_scene(blender, frames)
+    props = blender.data.collections.new("Props")
+    scene.collection.children.link(props)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    for collection in list(box.users_collection):
+        collection.objects.unlink(box)
+    props.objects.link(box)
+    layer = blender.context.view_layer.layer_collection.children["Props"]
+    if state == "excluded":
+        layer.exclude = True
+    elif state == "disabled":
+        props.hide_viewport = True
+    else:
+        layer.hide_viewport = True
+    cloth = _cloth(blender)
+    _bake(blender, cloth)
+    scene.frame_set(frames)
+    shown = evaluated_positions(blender, cloth)
+    middle = np.argmin(np.linalg.norm(shown[:, :2], axis=1))
+    if state == "hidden":
+        assert shown[middle, 2] > 0.99  # held by the box
+    else:
+        assert shown[middle, 2] < 0.9  # fell through it
+
+
 def test_zero_thickness_tilted_plane_mesh_is_slid_on_and_never_crossed(blender):
     frames = 24
     scene = setup_scene(blender, frames)
@@ -466,3 +498,88 @@ def test_a_cloth_on_a_cloth_collider_keeps_both_layers_thickness_apart(blender):
     assert low[:, 2].max() < 0.05  # both at rest on the floor
     gap = up[middle_up, 2] - low[middle_low, 2]
     assert 1.8 * THICKNESS < gap < 3 * THICKNESS
+
+
+def test_bake_with_two_cloths_selected_bakes_both_the_lower_layer_first(blender):
+    """An artist selects both layers (the upper one active) and presses Bake: both bake, the lower
+    (a Mesh collider) first, so the upper lands on its bake (only the active one baked before)."""
+    frames = 16
+    scene = setup_scene(blender, frames)
+    lower = _lower_layer_on_a_box(blender)
+    upper = _cloth(blender, "Upper", n=8, size=0.8, height=1.3)
+    activate(blender, upper, lower)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert lower.verlet_cloth.baked and upper.verlet_cloth.baked
+    assert len(lower.data.shape_keys.key_blocks) == len(upper.data.shape_keys.key_blocks) == frames + 1
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        _assert_in_front(blender, upper, lower, f"frame {frame}: upper passed through the lower's bake")
+    assert evaluated_positions(blender, lower)[:, 2].min() < 1.0  # the lower one fell over the box's edges
+
+
+def test_bake_with_several_cloths_selected_bakes_none_when_one_cannot_be(blender):
+    setup_scene(blender, 6)
+    first = _cloth(blender, "First", n=5, height=1.0)
+    second = _cloth(blender, "Second", n=5, height=2.0)
+    second.verlet_cloth.pin_group = "Missing"
+    activate(blender, first, second)
+    with pytest.raises(RuntimeError, match="Nothing was baked.*'Second'.*Missing"):
+        blender.ops.verlet_cloth.bake()
+    assert not first.verlet_cloth.baked and first.data.shape_keys is None
+
+
+def test_free_bake_with_several_baked_cloths_selected_frees_them_all(blender):
+    setup_scene(blender, 6)
+    first = _cloth(blender, "First", n=5, height=1.0)
+    second = _cloth(blender, "Second", n=5, height=2.0)
+    activate(blender, first, second)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert first.verlet_cloth.baked and second.verlet_cloth.baked
+    activate(blender, second, first)
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert not first.verlet_cloth.baked and not second.verlet_cloth.baked
+    assert first.data.shape_keys is None and second.data.shape_keys is None
+
+
+def _carried_by_a_bone(bpy, obj, travel, frames):
+    """Deform `obj` by a new armature's one bone (an Armature modifier, every vertex on the bone) keyed from
+    rest to `travel` (in the bone's space) at `frames`: the evaluated mesh moves, its world matrix not."""
+    data = bpy.data.armatures.new("Rig")
+    rig = bpy.data.objects.new("Rig", data)
+    bpy.context.scene.collection.objects.link(rig)
+    activate(bpy, rig)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = data.edit_bones.new("Carry")
+    bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    modifier = obj.modifiers.new("Armature", "ARMATURE")
+    modifier.object = rig
+    obj.vertex_groups.new(name="Carry").add(list(range(len(obj.data.vertices))), 1.0, "REPLACE")
+    pose = rig.pose.bones["Carry"]
+    pose.location = (0.0, 0.0, 0.0)
+    pose.keyframe_insert("location", frame=1)
+    pose.location = travel  # in the bone's space
+    pose.keyframe_insert("location", frame=frames)
+    return rig
+
+
+def test_a_box_carried_by_an_armature_bone_keeps_the_edge_contacts_of_a_rigid_collider(blender):
+    """A bone moving a whole box (a prop in a hand) changes its evaluated mesh, not its world matrix; read
+    as a deformation, it lost the rigid colliders' edge contacts and the cloth's edges cut 10-20 mm
+    into the box's rims. Recognised as a rigid motion, they hold as on a keyed box."""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    box = _collider(blender, blender.context.active_object)
+    _carried_by_a_bone(blender, box, (0.3, 0.0, 0.0), 12)
+    cloth = _cloth(blender, n=N, size=1.6, height=1.2)
+    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    deepest = 0.0
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        assert _depth_inside(blender, co, box) < 1e-4
+        deepest = max(deepest, _depth_inside(blender, 0.5 * (co[edges[:, 0]] + co[edges[:, 1]]), box))
+    moved = evaluated_mesh(blender, box)[0].mean(axis=0) - (0.0, 0.0, 0.5)
+    assert np.linalg.norm(moved[:2]) == pytest.approx(0.3, abs=1e-4) and abs(moved[2]) < 1e-4  # carried across
+    assert deepest < 0.004  # (31 mm before)

@@ -105,3 +105,41 @@ def test_cloth_found_within_the_thickness_is_set_out_without_being_launched(coll
         top.append(state.positions[:, 2].max() - vertices[:, 2].max())
     assert max(top) < params.thickness + 0.005  # set on the surface, not thrown off it
     assert min(top) > params.thickness - 0.005
+
+
+def test_a_sphere_appearing_around_a_resting_cloth_lifts_it_out_without_flinging_it():
+    # A collider switched to a sphere that already holds the whole cloth (0.3-0.6 m deep): pushed out at
+    # once, the cloth stretched 1.7x over the surface and left at 32 m/s, 4 m up after 8 frames.
+    vertices, faces = solver.grid(13, 13, size=0.6, height=0.805)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    params = solver.Params(substeps=16)
+    centre, radius = np.array([0.0, 0.0, 0.4]), 0.69
+    colliders = [solver.Plane(point=(0, 0, 0)), solver.Sphere(center=centre, radius=radius)]
+    fastest = 0.0
+    for _ in range(12):
+        solver.step(model, state, params, FRAME, colliders=colliders)
+        speed = np.linalg.norm(state.positions - state.previous, axis=1) * params.substeps / FRAME
+        fastest = max(fastest, float(speed.max()))
+    x = state.positions
+    assert fastest < 3.0
+    assert solver.sphere_penetration(x, centre, radius + params.thickness) < 1e-6  # out, resting on it
+    assert x[:, 2].max() == pytest.approx(centre[2] + radius + params.thickness, abs=0.01)
+    assert np.isfinite(x).all()
+
+
+@pytest.mark.parametrize("weight", [0.5, 0.9])
+def test_partial_pins_pulling_into_a_sphere_do_not_sink_the_cloth_into_it(weight):
+    # Partial pins pull after the colliders each substep, so their vertices start the next one a little
+    # inside; eased out like a sphere that appeared around them, they sank 51-77 mm in.
+    vertices, faces = solver.grid(16, 16, size=1.0, height=0.9)  # the middle rests 0.1 m inside the sphere
+    centre, radius = np.array([0.0, 0.0, 0.5]), 0.5
+    model = solver.build_model(vertices, faces, pin_weight=np.full(len(vertices), weight))
+    state = model.initial_state()
+    params = solver.Params(substeps=16)
+    deepest = 0.0
+    for _ in range(24):
+        solver.step(model, state, params, FRAME, colliders=[solver.Sphere(center=centre, radius=radius)])
+        depth = radius + params.thickness - np.linalg.norm(state.positions - centre, axis=1)
+        deepest = max(deepest, float(depth.max()))
+    assert deepest < 0.01

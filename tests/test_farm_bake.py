@@ -160,3 +160,33 @@ def test_a_cloth_that_cannot_bake_is_refused_before_any_is_baked(cli, blender, t
     assert "Twin: " in captured.err and "Make Single User" in captured.err, captured.err
     assert "baking Good" not in captured.out, captured.out
     assert not output.exists()
+
+
+def test_a_read_only_output_file_is_refused_before_baking_and_left_as_it_was(cli, blender, tmp_path, capsys):
+    """Blender will not save over a read-only file; a temporary file renamed over it replaced it anyway."""
+    shot = _shot(blender, tmp_path / "shot.blend")
+    before = shot.read_bytes()
+    shot.chmod(0o444)
+    assert cli.main(["bake", str(shot)]) == 1
+    captured = capsys.readouterr()
+    assert "read-only" in captured.err and "opening" not in captured.out
+    assert shot.read_bytes() == before and (shot.stat().st_mode & 0o777) == 0o444
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.blend"]
+
+
+def test_a_baked_file_keeps_the_permissions_of_the_file_it_replaces(cli, blender, tmp_path, capsys):
+    """A group-writable shot on a shared folder stays group-writable (the new file had the default 0644)."""
+    shot = _shot(blender, tmp_path / "shot.blend")
+    out = tmp_path / "out.blend"
+    out.write_bytes(b"an older bake")
+    for path in (shot, out):
+        path.chmod(0o664)
+    old_umask = os.umask(0o022)
+    try:
+        assert cli.main(["bake", str(shot)]) == 0, capsys.readouterr().err
+        assert cli.main(["bake", str(shot), "--output", str(out)]) == 0, capsys.readouterr().err
+    finally:
+        os.umask(old_umask)
+    assert (shot.stat().st_mode & 0o777) == 0o664 and (out.stat().st_mode & 0o777) == 0o664
+    blender.ops.wm.open_mainfile(filepath=str(out))
+    assert blender.data.objects["Cloth"].verlet_cloth.baked

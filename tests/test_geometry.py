@@ -151,3 +151,33 @@ def test_sphere_radius_and_plane_extent_leave_out_points_that_are_not_finite():
     _, _, extent = geometry.plane_frame(np.eye(4), points, bounded=True)
     assert np.isfinite(extent).all()
     assert np.allclose(np.abs(extent).max(axis=0)[:2], [0.5, 1.0])  # x from 0 to 1, y from 0 to 2
+
+
+def test_rigid_fit_finds_a_whole_mesh_carried_rigidly_and_rejects_a_bent_one():
+    rng = np.random.default_rng(3)
+    reference = rng.uniform(-0.5, 0.5, (200, 3)) + (0.0, 0.0, 0.5)
+    angle = 0.7
+    rotation = np.array([[np.cos(angle), -np.sin(angle), 0.0], [np.sin(angle), np.cos(angle), 0.0], [0.0, 0.0, 1.0]])
+    carried = (reference @ rotation.T + (0.3, -0.2, 0.1)).astype(np.float32)  # as Blender hands it over
+    fit = geometry.rigid_fit(reference.astype(np.float32), carried)
+    assert fit is not None
+    np.testing.assert_allclose(fit[:3, :3], rotation, atol=1e-5)
+    np.testing.assert_allclose(fit[:3, 3], (0.3, -0.2, 0.1), atol=1e-5)
+    bent = carried.copy()
+    bent[reference[:, 0] > 0.3, 2] += 0.01  # one end lifted 1 cm: a deformation
+    assert geometry.rigid_fit(reference, bent) is None
+    mirrored = reference * (-1.0, 1.0, 1.0)  # a reflection is not a motion
+    assert geometry.rigid_fit(reference, mirrored) is None
+    assert geometry.rigid_fit(reference, reference * 1.01) is None  # nor a scale
+
+
+def test_a_plane_turned_over_or_mirrored_on_z_faces_down():
+    floor = np.eye(4)
+    assert not geometry.plane_faces_down(floor, (0.0, 0.0, -9.81))
+    mirrored = np.diag([1.0, 1.0, -1.0, 1.0])  # S Z -1: keeps cloth below it
+    turned = np.diag([1.0, -1.0, -1.0, 1.0])  # rotated 180° about X
+    assert geometry.plane_faces_down(mirrored, (0.0, 0.0, -9.81))
+    assert geometry.plane_faces_down(turned, (0.0, 0.0, -9.81))
+    assert not geometry.plane_faces_down(turned, (0.0, 0.0, 9.81))  # gravity up: that is its top
+    wall = np.array([[1.0, 0, 0, 0], [0, 0, -1, 0], [0, 1, 0, 0], [0, 0, 0, 1]])
+    assert not geometry.plane_faces_down(wall, (0.0, 0.0, -9.81))

@@ -6,7 +6,7 @@ import textwrap
 
 import bpy
 
-from ..services import checks, mesh_colliders, runs, solver_params
+from ..services import checks, geometry, mesh_colliders, runs, solver_params
 
 
 def _cloth(context):
@@ -77,6 +77,10 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
                     layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
                 elif obj.mode != "EDIT":
                     _problem(layout, checks.cloth_problem(obj, quick=True) or runs.stopped_because(obj))
+                if note := checks.simulation_modifiers_note(obj):
+                    box = layout.box()
+                    for index, line in enumerate(textwrap.wrap(note, 44)):
+                        box.label(text=line, icon="ERROR" if index == 0 else "NONE")
         layout.operator("verlet_cloth.make_collider", icon="MESH_ICOSPHERE").kind = "MESH"
         layout.operator("verlet_cloth.make_collider", text="Make Floor Collider", icon="MESH_PLANE").kind = "PLANE"
 
@@ -228,6 +232,8 @@ class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
             layout.prop(settings, "offset")
         if settings.kind == "PLANE":
             layout.prop(settings, "bounded")
+            if geometry.plane_faces_down(obj.matrix_world, solver_params.gravity_of(context.scene)):
+                layout.label(text="Its +Z faces down: cloth is kept below it", icon="INFO")
 
 
 class VIEW3D_PT_verlet_cloth_bake(_ClothPanel, bpy.types.Panel):

@@ -141,6 +141,10 @@ class VerletClothSettings(bpy.types.PropertyGroup):
     tear_modifier: StringProperty(  # type: ignore[valid-type]
         name="Tear Modifier", description="Name of the tears modifier this add-on added", default="", options={"HIDDEN"}
     )
+    # The pin group as last read (services.pin_group follows a renamed group).
+    pin_group_index: IntProperty(default=-1, options={"HIDDEN"})  # type: ignore[valid-type]
+    pin_group_names: StringProperty(default="", options={"HIDDEN"})  # type: ignore[valid-type]
+    pin_group_members: StringProperty(default="", options={"HIDDEN"})  # type: ignore[valid-type]
     baked: BoolProperty(name="Baked", default=False, options={"HIDDEN"})  # type: ignore[valid-type]
     bake_start: IntProperty(name="Bake Start", default=0, options={"HIDDEN"})  # type: ignore[valid-type]
     bake_end: IntProperty(name="Bake End", default=0, options={"HIDDEN"})  # type: ignore[valid-type]
