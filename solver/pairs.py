@@ -428,7 +428,7 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
     in the same order, with no attribute lookups and every ufunc's output passed by position (~60 ns
     less a call: ~1 us a batch, 11-14 calls each)."""
     flat_buffer = buffer.reshape(-1)
-    if co.hub is not None or co.lam is not None:  # several iterations, hubs: step by step
+    if co.lam is not None:  # several iterations: step by step
         return lambda: _project_batch(co, flat_buffer)
     subtract, multiply, divide, add, sqrt, maximum = np.subtract, np.multiply, np.divide, np.add, np.sqrt, np.maximum
     squared = _squared_lengths
@@ -487,6 +487,23 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
     flat, flat_rows, both, pairs, signed = gather.flat, gather.flat_rows, gather.both, gather.pairs, co.signed_scale
     assert signed is not None
     d_both = d[:, None, :]
+    hub = co.hub
+    if hub is not None:  # `_project_batch`'s hub arithmetic, the same calls in the same order (~5 us less a batch)
+        before, flat_b, bins, count, flat_hubs = hub.before, hub.flat_b, hub.bins, hub.count, hub.flat_hubs
+        before_flat, bins_width, bincount, copyto = hub.before.reshape(-1), len(hub.count), np.bincount, np.copyto
+
+        def gathered_hub() -> None:  # the b-ends scattered; each hub moves by the mean of its copies' corrections
+            take(flat, None, flat_rows, "clip")
+            copyto(before, pa)
+            ratio_of_lengths()
+            multiply(d_both, signed, both)
+            add(pairs, both, pairs)
+            put(flat_b, pb)
+            subtract(pa, before, before)
+            moved = bincount(bins, before_flat, bins_width)
+            flat_buffer[flat_hubs] += divide(moved, count, moved)
+
+        return gathered_hub
     split = co.split
     if split is not None:
         bins, targets, moved, copies = split.bins, split.flat_targets, split.moved, both.reshape(-1)
