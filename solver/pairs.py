@@ -446,6 +446,8 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
     shortest = np.maximum(rest, _EPS32) if floor is _ZERO32 and record is None and replay is None else None
     if shortest is not None and not (rest >= _EPS32).all():
         shortest = None
+    # 1 - L0 / L with ones as large as the batch: a 0-d operand costs a ufunc ~0.2 us more (the same values).
+    ones = np.ones(ratio.shape, np.float32)
     summed = d  # the rows the squared lengths sum
     if shortest is None:
         # max(L, eps) as sqrt(L² + eps²): d gets a fourth row of eps, summed last, so no maximum call (~0.5 us a
@@ -462,14 +464,14 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         if shortest is not None:
             maximum(ratio, shortest, ratio)
             divide(rest, ratio, ratio)
-            subtract(_ONE32, ratio, ratio)
+            subtract(ones, ratio, ratio)
             multiply(d, ratio, d)
             return
         if record is not None:
             multiply(ratio, alpha_inv, record)
             add(record, rest_kept, record)
         divide(held, ratio, ratio)
-        subtract(_ONE32, ratio, ratio)
+        subtract(ones, ratio, ratio)
         if floor is not None:
             maximum(ratio, floor, ratio)
         multiply(d, ratio, d)
@@ -494,6 +496,9 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
     flat, flat_rows, both, pairs, signed = gather.flat, gather.flat_rows, gather.both, gather.pairs, co.signed_scale
     assert signed is not None
     d_both = d[:, None, :]
+    # (-scale_a, scale_b) repeated for each coordinate: d (3, 1, n) times it broadcasts one operand, not both
+    # (768 pairs: 2.1 -> 1.3 us; the same products).
+    signed = np.ascontiguousarray(np.broadcast_to(signed, (3, *signed.shape)))
     hub = co.hub
     if hub is not None:  # `_project_batch`'s hub arithmetic, the same calls in the same order (~5 us less a batch)
         before, flat_b, bins, count, flat_hubs = hub.before, hub.flat_b, hub.bins, hub.count, hub.flat_hubs
