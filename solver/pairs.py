@@ -66,6 +66,7 @@ class PairBatch:
     slot_b: np.ndarray = field(default_factory=lambda: _NO_SLOTS)
     hub: bool = False
     split: bool = False
+    plain: int = 0  # a hub batch's last `plain` pairs touch no hub (and no vertex of its other pairs)
 
 
 def strided_batch(colour: GridColour, member: np.ndarray, grid) -> PairBatch:
@@ -116,7 +117,21 @@ def gathered_batches(
         for r in range(int(rank.max()) + 1):
             k = rank == r
             out.append(_gathered(hub_members[k], pairs, layout, hub=True, ends=(a[k], b[k])))
+        tail = len(groups) - 1
+        if groups and not out[tail].split and tail + 1 < len(out):
+            out[tail : tail + 2] = _with_plain_pairs(out[tail + 1], out[tail])
     return out
+
+
+def _with_plain_pairs(hub: PairBatch, tail: PairBatch) -> list[PairBatch]:
+    """The colouring's last batch projected with the first hub batch after it, as one batch, when they share
+    no vertex (the same as one after the other: a fan's 122 stretch pairs and its 64 spokes, ~8 us a sweep
+    less); else both as they are."""
+    if np.intersect1d(np.r_[hub.vertex_a, hub.vertex_b], np.r_[tail.vertex_a, tail.vertex_b]).size:
+        return [tail, hub]
+    joined = {f: np.concatenate([getattr(hub, f), getattr(tail, f)]) for f in ("member", "vertex_a", "vertex_b")}
+    slots = {f: np.concatenate([getattr(hub, f), getattr(tail, f)]) for f in ("slot_a", "slot_b")}
+    return [PairBatch(**joined, **slots, hub=True, plain=len(tail.member))]
 
 
 def layout_batches(
@@ -213,24 +228,30 @@ class _Hub:
     """A hub batch's accumulation over the flattened (3, N) workspace: each copy's bin (hub and
     coordinate), the bins' workspace indices and copy counts, and where the b-ends go back."""
 
-    bins: np.ndarray  # (3n,) bin of each a-end coordinate: coordinate * hubs + hub
+    bins: np.ndarray  # (3m,) bin of each hub pair's a-end coordinate: coordinate * hubs + hub
     flat_hubs: np.ndarray  # (3 * hubs,) each bin's index into the flattened workspace
     count: np.ndarray  # (3 * hubs,) float64 copies of each hub in the batch
     flat_b: np.ndarray  # (3, n) the b-ends' indices into the flattened workspace
-    before: np.ndarray  # scratch (3, n): the a-ends before the projection
+    before: np.ndarray  # scratch (3, m): the hub pairs' a-ends before the projection
+    at_hubs: int  # m: the batch's first m pairs are at hubs (the rest `PairBatch.plain`)
+    flat_plain: np.ndarray  # (3, n - m) the plain pairs' a-ends' indices, scattered as they are
 
     @staticmethod
     def of(batch: PairBatch, gather: _Gather, width: int) -> _Hub:
         n = len(batch.slot_a)
-        slots, index = np.unique(batch.slot_a, return_inverse=True)
+        m = n - batch.plain
+        slots, index = np.unique(batch.slot_a[:m], return_inverse=True)
         h = len(slots)
         rows = np.arange(3)[:, None]
+        ends = gather.flat.reshape(2, 3, n)
         return _Hub(
             (index[None, :] + h * rows).reshape(-1),
             (slots[None, :] + width * rows).reshape(-1),
             np.tile(np.bincount(index).astype(np.float64), 3),
-            gather.flat.reshape(2, 3, n)[1],
-            np.empty((3, n), np.float32),
+            ends[1],
+            np.empty((3, m), np.float32),
+            m,
+            np.ascontiguousarray(ends[0][:, m:]),
         )
 
 
@@ -418,10 +439,13 @@ def _project_batch(co: _Coefficients, flat_buffer: np.ndarray) -> None:
         _project(co.pa, co.pb, co)
         flat_buffer[gather.flat] = gather.flat_rows  # one scatter for both ends
         return
-    np.copyto(hub.before, co.pa)
+    at_hubs = co.pa[:, : hub.at_hubs]
+    np.copyto(hub.before, at_hubs)
     _project(co.pa, co.pb, co)
     flat_buffer[hub.flat_b] = co.pb
-    np.subtract(co.pa, hub.before, out=hub.before)  # each copy's correction of its hub
+    if hub.at_hubs < co.pa.shape[1]:
+        flat_buffer[hub.flat_plain] = co.pa[:, hub.at_hubs :]
+    np.subtract(at_hubs, hub.before, out=hub.before)  # each copy's correction of its hub
     moved = np.bincount(hub.bins, weights=hub.before.reshape(-1), minlength=len(hub.count))
     flat_buffer[hub.flat_hubs] += np.divide(moved, hub.count, out=moved)  # the mean of the copies' corrections
 
@@ -505,6 +529,22 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
     if hub is not None:  # `_project_batch`'s hub arithmetic, the same calls in the same order (~5 us less a batch)
         before, flat_b, bins, count, flat_hubs = hub.before, hub.flat_b, hub.bins, hub.count, hub.flat_hubs
         before_flat, bins_width, bincount, copyto = hub.before.reshape(-1), len(hub.count), np.bincount, np.copyto
+        at_hubs, plain, flat_plain = pa[:, : hub.at_hubs], pa[:, hub.at_hubs :], hub.flat_plain
+        if plain.shape[1]:
+
+            def gathered_hub_and_plain() -> None:  # `gathered_hub`, and the plain pairs' a-ends scattered too
+                take(flat, None, flat_rows, "clip")
+                copyto(before, at_hubs)
+                ratio_of_lengths()
+                multiply(d, signed, both)
+                add(pairs, both, pairs)
+                put(flat_b, pb)
+                put(flat_plain, plain)
+                subtract(at_hubs, before, before)
+                moved = bincount(bins, before_flat, bins_width)
+                flat_buffer[flat_hubs] += divide(moved, count, moved)
+
+            return gathered_hub_and_plain
 
         def gathered_hub() -> None:  # the b-ends scattered; each hub moves by the mean of its copies' corrections
             take(flat, None, flat_rows, "clip")
