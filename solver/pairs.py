@@ -327,7 +327,7 @@ class PreparedPairs:
             compliance,
             rest=_pad(self.rest[batch.member].astype(np.float32), pad, 1.0),
             floor=None if self.floor is None else _pad(self.floor[batch.member].astype(np.float32), pad, 0.0),
-            d=np.empty(shape3, np.float32),
+            d=_under_eps(shape),
             ratio=np.empty(shape, np.float32),
             tmp=np.empty(shape3, np.float32),
             pa=pa,
@@ -475,14 +475,11 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         shortest = None
     # 1 - L0 / L with ones as large as the batch: a 0-d operand costs a ufunc ~0.2 us more (the same values).
     ones = np.ones(ratio.shape, np.float32)
-    summed = d  # the rows the squared lengths sum
-    if shortest is None:
-        # max(L, eps) as sqrt(L² + eps²): d gets a fourth row of eps, summed last, so no maximum call (~0.5 us a
-        # batch). The same float32 values wherever L² >= 2e-17 (eps² is then below half an ulp of it): for any
-        # pair longer than 5 nm; shorter ones divide by ~eps either way.
-        summed = np.empty((4, *d.shape[1:]), np.float32)
-        summed[3] = _EPS32
-        d = summed[:3]
+    # max(L, eps) as sqrt(L² + eps²): the squared lengths sum d's fourth row of eps too (`_under_eps`), so no
+    # maximum call (~0.5 us a batch). The same float32 values wherever L² >= 2e-17 (eps² is then below half an
+    # ulp of it): for any pair longer than 5 nm; shorter ones divide by ~eps either way.
+    summed = d if shortest is not None else d.base
+    assert summed is not None and len(summed) == 3 + (shortest is None)
 
     def ratio_of_lengths() -> None:  # ratio = C / L = 1 - L0 / L, floored
         subtract(pa, pb, d)
@@ -660,6 +657,13 @@ def _padded_view(colour: GridColour, axis: int | None) -> GridColour:
         return colour
     shape = tuple(n + (k == axis) for k, n in enumerate(colour.shape))
     return GridColour(colour.start, shape, colour.steps, colour.offset, colour.constraint)
+
+
+def _under_eps(shape) -> np.ndarray:
+    """A batch's (3, ...) difference scratch: the first rows of a (4, ...) block whose last row is eps."""
+    block = np.empty((4, *shape), np.float32)
+    block[3] = _EPS32
+    return block[:3]
 
 
 def _pad(values, axis: int | None, fill: float):
