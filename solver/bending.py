@@ -187,7 +187,9 @@ class _Scatter:
     """Sums every workspace entry's contributions: a padded (W, 3N) table of indices into the
     contributions (the last entry is a zero), plus a bincount for the few beyond W (hubs).
 
-    A table gather and a column sum are ~2x quicker than one bincount over all contributions.
+    A table gather and a column sum are ~2x quicker than one bincount over all contributions. When under half
+    of the workspace's entries get contributions (a fan's rim paths: 2,112 of 12,675), the table has columns
+    for those alone, and their sums are added where they go (the fan's scatter: 22 -> ~8 us; the same sums).
     """
 
     def __init__(self, flat: np.ndarray, size: int):
@@ -201,8 +203,14 @@ class _Scatter:
         used = count[count > 0]
         width = int(np.percentile(used, 95)) if len(used) else 0
         inside = rank < width
+        self.targets: np.ndarray | None = None  # the entries with contributions (None: all, the whole workspace)
+        column = target
+        if 2 * len(used) < size:
+            self.targets = np.flatnonzero(count)
+            column = np.cumsum(count > 0)[target] - 1  # each target's place among them
+            size = len(used)
         table = np.full((width, size), pad, dtype=np.int64)
-        table[rank[inside], target[inside]] = order[inside]
+        table[rank[inside], column[inside]] = order[inside]
         self.table = table.reshape(-1)
         self.picked = np.empty(table.shape, np.float32)
         self.total = np.empty(size, np.float32)
@@ -213,13 +221,15 @@ class _Scatter:
         if len(self.table):
             contributions.take(self.table, out=self.picked.reshape(-1), mode="clip")
             picked, total = self.picked, self.total
-            if len(picked) == 1:
-                flat_buffer += picked[0]
-            else:  # row by row: the order np.sum(axis=0) adds in, ~25% quicker than it at 128²
+            if len(picked) > 1:  # row by row: the order np.sum(axis=0) adds in, ~25% quicker than it at 128²
                 np.add(picked[0], picked[1], out=total)
                 for row in picked[2:]:
                     total += row
-                flat_buffer += total
+            summed = picked[0] if len(picked) == 1 else total
+            if self.targets is None:
+                flat_buffer += summed
+            else:
+                flat_buffer[self.targets] = np.add(flat_buffer.take(self.targets), summed, out=summed)
         if len(self.extra):
             moved = np.bincount(self.extra_index, weights=contributions[self.extra], minlength=len(self.extra_targets))
             flat_buffer[self.extra_targets] += moved.astype(np.float32)

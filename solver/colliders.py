@@ -15,7 +15,7 @@ import numpy as np
 
 from .contact import combined_friction, coulomb_friction, settled_push, settled_pushes
 from .mesh_collider import MeshCollider
-from .vectors import column_dot, squared_distances
+from .vectors import c_einsum, column_dot, squared_distances
 
 _EPS = 1e-12
 _least = np.fmin.reduce  # (without np.min's Python wrapper)
@@ -362,7 +362,7 @@ def _slide_out_of_spheres(x, on_plane, plane: Plane, spheres, *, t1, thickness):
         centre, radius = sphere.at(t1)
         reach = radius + thickness + sphere.offset
         rel = x[on_plane] - centre
-        inside = np.einsum("ij,ij->i", rel, rel) < reach * reach
+        inside = c_einsum("ij,ij->i", rel, rel) < reach * reach  # (np.einsum's C call, without its wrapper)
         if not inside.any():
             continue
         rows = on_plane[inside]

@@ -148,6 +148,29 @@ def test_a_fan_centre_does_not_multiply_the_batches():
     assert solver.sphere_penetration(x, (0, 0, 0.5), 0.5) < 1e-9
 
 
+@pytest.mark.parametrize(
+    ("rings", "family", "iterations"), [(8, "stretch", 1), (8, "stretch", 2), (4, "long_range", 1)]
+)
+def test_a_last_colour_projected_with_the_hub_batch_moves_as_after_it(monkeypatch, rings, family, iterations):
+    """A fan's last colour of a family that shares no vertex with its spokes is projected in the first hub
+    batch (pairs.PairBatch.plain): the same positions as projecting it first, on its own."""
+    from solver import pairs
+
+    vertices, triangles = meshes.fan_disc(64, rings, radius=1.0, height=1.5)
+    joined = solver.build_model(vertices, triangles)
+    assert any(b.hub and b.plain for b in joined.family(family).batches)
+    monkeypatch.setattr(pairs, "_with_plain_pairs", lambda hub, tail: [tail, hub])
+    apart = solver.build_model(vertices, triangles)
+    assert not any(b.plain for b in apart.family(family).batches)
+    params = solver.Params(iterations=iterations)
+    states = [model.initial_state() for model in (joined, apart)]
+    for _ in range(12):
+        for model, state in zip((joined, apart), states):
+            solver.step(model, state, params, FRAME, colliders=[SPHERE, FLOOR])
+    assert np.array_equal(states[0].positions, states[1].positions)
+    assert np.array_equal(states[0].previous, states[1].previous)
+
+
 def _drape_stretch(size: float, substeps: int, n: int = 32, frames: int = 36) -> float:
     """Mean positive edge strain of an n×n cloth `size` wide dropped on a ball a quarter as wide."""
     vertices, faces = solver.grid(n, n, size=size, height=0.75 * size)
