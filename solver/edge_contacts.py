@@ -6,9 +6,8 @@ rim) passes between two vertices, through the middle of a cloth edge, and the cl
 This pass keeps cloth edges off the collider's *sharp* edges: boundary edges (one face) and edges
 whose faces meet at more than `SHARP_ANGLE` (a smooth torus or ball has none and pays nothing).
 
-Per substep, in the collider's own frame (still and rigid colliders): a Verlet list of (cloth edge,
-sharp edge) pairs (`_EdgeList`), then exact segment–segment closest points at the substep's end (how
-close) and start (which side). A cloth edge closer than the gap, or one that crossed the sharp edge,
+Per substep, in the collider's own frame: a Verlet list of (cloth edge, sharp edge) pairs (`_EdgeList`),
+then exact segment–segment closest points at the substep's end (how close) and start (which side). A cloth edge closer than the gap, or one that crossed the sharp edge,
 has its two vertices pushed along the separating direction, weighted by the closest point's
 parameter and inverse masses, so its closest point ends at the gap; with Coulomb friction on the
 closest points' relative slide, and the part of the push that clears what was already within the
@@ -18,6 +17,11 @@ docs/design.md ("Issue 11, round 7 (thinwall7)").
 On closed meshes the pass runs on the mesh colliders' windows (every `step.EDGE_PASS_WINDOWS`-th, over
 the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
 (nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
+
+Deforming meshes (an armature, a shape key, a cloth used as a collider) get their sharp edges every frame
+from the end shape (`frame_sharp_edges`, the edge table kept across frames), with boxes over the frame's
+motion, a list made afresh each frame, and the held contacts' edges followed as they move
+(docs/design.md, "Issue 11, round 9 (layers11)").
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import numpy as np
 
 from .contact import add_averaged, combined_friction
 from .edge_iterations import iterate_edge_contacts
+from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import TriangleGrid
 from .triangles import cross, dot, segment_closest, segment_crossings
@@ -44,6 +49,8 @@ _SKIN = 2.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
+# A deforming mesh's (its list is made afresh every frame, so the skin need only cover a frame's motion).
+_FRAME_SKIN = 0.5
 # Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
 # long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5).
 _BRUTE = 1 << 23
@@ -52,15 +59,23 @@ _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a num
 
 
 class SharpEdges:
-    """A mesh's sharp edges as (triangle, edge k opposite corner k) and, for still shapes, their ends
-    (3, S) and broad phase grown by the gap (built on first use)."""
+    """A mesh's sharp edges as (triangle, edge k opposite corner k), their ends (3, S) (a deforming mesh's at
+    the frame's end, and at its start) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh, radius: float = 0.0):
+    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None):
+        """start: for a deforming mesh (the frame's end shape), its corner rows at the frame's start
+        (`MeshCollider._corner_rows`): its sharp edges are the end shape's, with their ends at the start
+        too (`a0`, `b0`, `c0`); no edges are culled as hidden, and none are thin (the pass runs every
+        substep for deforming meshes anyway)."""
+        self.still = start is None
+        table = None if start is None else kept_edge_table(mesh)
         self.tri, self.k, other, other_k = _sharp_edges(
-            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table
         )
         # A rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
-        self.thin = radius > 0.0 and _thin(mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius)
+        self.thin = (
+            start is None and radius > 0.0 and _thin(mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius)
+        )
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
@@ -82,7 +97,13 @@ class SharpEdges:
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
-                self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+                if start is None:
+                    self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+        self.a0, self.b0, self.c0 = self.a, self.b, self.c
+        if start is not None and len(self.tri):
+            rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
+            self.a0, self.b0 = _ends(rows, self.k)
+            self.c0 = _opposite(rows, self.k)
         span = self.b - self.a
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
@@ -112,26 +133,27 @@ class SharpEdges:
         inside &= dot(direction, self.wedge_to.take(s, axis=1)) >= 0.0
         return inside & self.creased.take(s)
 
-    def grid(self, a0, b0, a1, b1, gap: float, still: bool) -> TriangleGrid:
-        if still and self._grid is not None and self._grid_gap == gap:
+    def grid(self, gap: float) -> TriangleGrid:
+        """The sharp edges' boxes grown by the gap: a deforming mesh's over the whole frame (from their ends
+        at its start and end; they stay inside all frame, so the Verlet list's bounds hold as a still mesh's)."""
+        if self._grid is not None and self._grid_gap == gap:
             return self._grid
+        a0, b0, a1, b1 = self.a0, self.b0, self.a, self.b
         low = np.minimum(np.minimum(a0, b0), np.minimum(a1, b1)) - gap
         high = np.maximum(np.maximum(a0, b0), np.maximum(a1, b1)) + gap
-        grid = TriangleGrid().build_boxes(low.T, high.T)
-        if still:
-            self._grid, self._grid_gap = grid, gap
-        return grid
+        self._grid, self._grid_gap = TriangleGrid().build_boxes(low.T, high.T), gap
+        return self._grid
 
-    def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
+    def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float):
         """Candidate (cloth edge, sharp edge, its two ends) for cloth vertices moving p0 -> p1 ((3, N), own
         frame), from a Verlet list kept while no vertex strays half a skin from where it was at the last
         query (a cloth resting on a table queries nothing); None: no pair."""
         n = p1.shape[1]
         found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
         if found is None:
-            found = _EdgeList(edges, n, gap, _SKIN * longest)
+            found = _EdgeList(edges, n, gap, (_SKIN if self.still else _FRAME_SKIN) * longest)
             self._lists = [found, *self._lists[:7]]
-        return found.pairs(inv_mass, p0, p1, grid, longest, still)
+        return found.pairs(inv_mass, p0, p1, grid)
 
 
 class _EdgeList:
@@ -157,13 +179,9 @@ class _EdgeList:
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
 
-    def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
+    def pairs(self, inv_mass, p0, p1, grid):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
-        if not still:
-            self.anchor[...] = np.inf  # (everything is queried afresh and handed out)
-            self._query(np.ones(p1.shape[1], dtype=bool), inv_mass, p0, p1, grid)
-            return (self.e, self.s, self.i, self.j) if len(self.e) else None
         stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, inv_mass, p0, p1, grid)
@@ -271,45 +289,49 @@ def sharp_edges_of(mesh, radius: float = 0.0) -> SharpEdges:
     return found
 
 
-def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
+_FRAME_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> {radius: SharpEdges}
+
+
+def frame_sharp_edges(collider, radius: float = 0.0) -> SharpEdges:
+    """A deforming collider's sharp edges for this frame (its end shape's, with their places at the frame's
+    start), found once per collider (one a frame) and radius; its edge table is kept across frames."""
+    kept = _FRAME_SHARP.get(collider)
+    if kept is None:
+        kept = _FRAME_SHARP[collider] = {}
+    found = kept.get(radius)
+    if found is None:
+        found = kept[radius] = SharpEdges(collider.mesh, radius, start=collider._corner_rows)
+    return found
+
+
+def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None):
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
     but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
-    seams are no boundary). heights (3, T): each corner's height above the opposite edge."""
+    seams are no boundary). heights (3, T): each corner's height above the opposite edge. Also the
+    other face of an edge between two (its triangle and the edge's k there), else -1.
+    table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY
-    _, weld = np.unique(vertices, axis=0, return_inverse=True)
-    ids = weld.reshape(-1).take(triangles)
-    t_count = len(triangles)
-    first = np.concatenate([ids[:, 1], ids[:, 2], ids[:, 0]])  # edge k runs corner k+1 -> k+2
-    second = np.concatenate([ids[:, 2], ids[:, 0], ids[:, 1]])
-    n = int(ids.max()) + 1
-    keys = np.minimum(first, second) * n + np.maximum(first, second)
-    order = np.argsort(keys, kind="stable")
-    keys = keys.take(order)
-    starts = np.flatnonzero(np.diff(keys, prepend=-1))
-    counts = np.diff(starts, append=len(keys))
-    owner = order % t_count  # each sorted edge's triangle
-    sharp = counts != 2
-    pair = (counts == 2).nonzero()[0]
-    t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
+    if table is None:
+        table = edge_table(triangles, vertices)
+    sharp = table.counts != 2
+    pair = (~sharp).nonzero()[0]
+    t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
-    sharp[pair] = cos < _COS_SHARP
+    bent = cos < _COS_SHARP
     if radius > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
         # n-gon rod of radius r: exactly r).
-        k1, k2 = (order.take(starts.take(pair) + m) // t_count for m in (0, 1))
-        width = np.minimum(heights[k1, t1], heights[k2, t2])
+        width = np.minimum(heights[table.first_k.take(pair), t1], heights[table.second_k.take(pair), t2])
         half_sin = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
-        sharp[pair] |= width < 2.0 * radius * half_sin
+        bent |= width < 2.0 * radius * half_sin
+    sharp[pair] = bent
     which = sharp.nonzero()[0]
-    chosen = order.take(starts.take(which))
-    # The other face of an edge between two (its triangle, and the edge's k there), else -1.
-    two = counts.take(which) == 2
-    other = np.where(two, order.take(np.minimum(starts.take(which) + 1, len(order) - 1)), -1)
-    return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), np.where(two, other // t_count, -1)
+    return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
+            table.second_k.take(which))  # fmt: skip
 
 
 def _thin(triangles, vertices, normals, heights, radius: float) -> bool:
@@ -427,7 +449,7 @@ def collide_cloth_edges(
         return
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        sharp = sharp_edges_of(collider.mesh, radius)
+        sharp = _sharp_of(collider, radius)
         if contacts is None or sharp.open or sharp.thin:
             collide_edges(collider, x, x_start, edges, inv_mass, t0, t1, thickness, friction, longest)
         elif closes:
@@ -443,15 +465,14 @@ def collide_cloth_edges(
 
 
 def _edge_colliders(colliders, radius: float) -> list:
-    """(place in the list, collider) of the still and rigid mesh colliders with sharp edges (those
-    rounder than `radius` included)."""
-    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
-    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
-    return [
-        (index, c)
-        for index, c in enumerate(colliders)
-        if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh, radius))
-    ]
+    """(place in the list, collider) of the mesh colliders with sharp edges (those rounder than `radius`
+    included)."""
+    found = enumerate(colliders)
+    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius))]
+
+
+def _sharp_of(collider, radius: float) -> SharpEdges:
+    return frame_sharp_edges(collider, radius) if collider.deforming else sharp_edges_of(collider.mesh, radius)
 
 
 def collide_edges(
@@ -465,27 +486,28 @@ def collide_edges(
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None."""
-    sharp = sharp_edges_of(collider.mesh, 0.5 * longest)
+    sharp = _sharp_of(collider, 0.5 * longest)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
     gap = max(float(thickness) + collider.offset, _MIN_GAP)
-    if collider.deforming:
-        (a0, b0), (a1, b1) = (_ends(np.stack(collider._corners(sharp.tri, t)[0]), sharp.k) for t in (t0, t1))
-        c1 = _opposite(np.stack(collider._corners(sharp.tri, t1)[0]), sharp.k)
-    else:
-        a0 = a1 = sharp.a
-        b0 = b1 = sharp.b
-        c1 = sharp.c
-    grid = sharp.grid(a0, b0, a1, b1, gap, not collider.deforming)
+    grid = sharp.grid(gap)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
         p1, p0 = x.T, x_start.T
     else:
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
-    found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
+    found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest)
     if found is None:
         return None
+    if collider.deforming:  # the sharp edges at the substep's start and end (the vertices move linearly)
+        a0, b0 = sharp.a0 + (sharp.a - sharp.a0) * t0, sharp.b0 + (sharp.b - sharp.b0) * t0
+        a1, b1 = sharp.a0 + (sharp.a - sharp.a0) * t1, sharp.b0 + (sharp.b - sharp.b0) * t1
+        c1 = sharp.c0 + (sharp.c - sharp.c0) * t1
+    else:
+        a0 = a1 = sharp.a
+        b0 = b1 = sharp.b
+        c1 = sharp.c
     _, s, i, j = found
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
@@ -579,7 +601,7 @@ def collide_edges(
         pose_previous = collider._pose_at(t_previous)
         before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
         before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
-        within = _level(sharp, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
+        within = _level(a1, b1, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     amount = np.clip(within, 0.0, push) * per_weight
     at = s.take(hit)
@@ -588,8 +610,11 @@ def collide_edges(
         _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
         iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
         return None
-    on_edge = _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v1.take(hit), 0)
+    v = v1.take(hit)
+    on_edge = _point([a1.take(at, axis=1), b1.take(at, axis=1)], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
+    if collider.deforming:  # (the hold finds the sharp edges where they are then)
+        held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
@@ -613,6 +638,7 @@ class _Held(NamedTuple):
     local: np.ndarray
     share: np.ndarray
     inv_mass: np.ndarray
+    moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -638,8 +664,12 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
     point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
-    off = point - held.on_edge
-    off -= held.along * dot(off, held.along)  # from the sharp edge's line
+    on_edge, along, edge_moved = held.on_edge, held.along, None
+    if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
+        on_edge, along = _on_moving_edge(held.moving, t1)
+        edge_moved = on_edge - _on_moving_edge(held.moving, t0)[0]
+    off = point - on_edge
+    off -= along * dot(off, along)  # from the sharp edge's line
     side = dot(off, held.n)
     distance = np.sqrt(dot(off, off))
     crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
@@ -650,7 +680,9 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
     starts = x_start.take(held.ends, axis=0)
     starts = starts.T if pose0 is None else _to_frame(starts, *pose0)
-    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)  # (the edge is still)
+    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)
+    if edge_moved is not None:  # relative to the sharp edge
+        slide -= edge_moved
     approach = dot(slide, direction)
     settle = np.maximum(depth + np.minimum(approach, 0.0), 0.0)
     push = direction * depth
@@ -680,9 +712,21 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     x_start[held.rows] += settled
 
 
-def _level(sharp, at, v, n, gap):
-    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at`, plus the gap."""
-    return dot(n, _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v, 0)) + gap
+def _on_moving_edge(moving, t: float):
+    """The held contacts' points on a deforming mesh's sharp edges at frame fraction t, and the edges'
+    unit directions (3, C)."""
+    sharp, at, v = moving
+    a0, b0 = sharp.a0.take(at, axis=1), sharp.b0.take(at, axis=1)
+    a = a0 + (sharp.a.take(at, axis=1) - a0) * t
+    b = b0 + (sharp.b.take(at, axis=1) - b0) * t
+    span = b - a
+    return a + span * v, span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+
+
+def _level(a, b, at, v, n, gap):
+    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at` (ends a, b
+    (3, S)), plus the gap."""
+    return dot(n, _point([a.take(at, axis=1), b.take(at, axis=1)], v, 0)) + gap
 
 
 def _offsets(points, s, t):
