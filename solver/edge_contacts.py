@@ -7,20 +7,20 @@ This pass keeps cloth edges off the collider's *sharp* edges: boundary edges (on
 whose faces meet at more than `SHARP_ANGLE` (a smooth torus or ball has none and pays nothing).
 
 Per substep, in the collider's own frame: a Verlet list of (cloth edge, sharp edge) pairs (`_EdgeList`),
-then exact segment–segment closest points at the substep's end (how close) and start (which side). A cloth edge closer than the gap, or one that crossed the sharp edge,
-has its two vertices pushed along the separating direction, weighted by the closest point's
-parameter and inverse masses, so its closest point ends at the gap; with Coulomb friction on the
-closest points' relative slide, and the part of the push that clears what was already within the
-gap at the start carried to the start (no bounce), as the vertex pass does. Measured in
+then exact segment–segment closest points at the substep's end (how close) and start (which side). A
+cloth edge closer than the gap, or one that crossed the sharp edge, has its two vertices pushed along
+the separating direction, weighted by the closest point's parameter and inverse masses, so its closest
+point ends at the gap; with Coulomb friction on the closest points' relative slide, and the part of the
+push that clears what was already within the gap at the start carried to the start (no bounce), as the
+vertex pass does. Measured in
 docs/design.md ("Issue 11, round 7 (thinwall7)").
 
 On closed meshes the pass runs on the mesh colliders' windows (every `step.EDGE_PASS_WINDOWS`-th, over
 the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
 (nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
 
-Deforming meshes (an armature, a shape key, a cloth used as a collider) get their sharp edges every frame
-from the end shape (`frame_sharp_edges`, the edge table kept across frames), with boxes over the frame's
-motion, a list made afresh each frame, and the held contacts' edges followed as they move
+Deforming meshes (an armature, a shape key, a cloth used as a collider) get the end shape's sharp edges
+every frame (`frame_sharp_edges`, the edge table kept across frames), with boxes over the frame's motion, a list made afresh each frame, and the held contacts' edges followed as they move
 (docs/design.md, "Issue 11, round 9 (layers11)").
 """
 
