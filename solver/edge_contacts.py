@@ -20,7 +20,8 @@ the motion since its last pass) and `hold_edges` keeps its contacts between pass
 (nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
 
 Deforming meshes (an armature, a shape key, a cloth used as a collider) get the end shape's sharp edges
-every frame (`frame_sharp_edges`, the edge table kept across frames), with boxes over the frame's motion, a list made afresh each frame, and the held contacts' edges followed as they move
+every frame (`frame_sharp_edges`, the edge table kept across frames), with boxes over the frame's
+motion, a list made afresh each frame, and the held contacts' edges followed as they move
 (docs/design.md, "Issue 11, round 9 (layers11)").
 """
 

@@ -15,13 +15,16 @@ import numpy as np
 
 class EdgeTable(NamedTuple):
     """Each edge once (by its welded ends): its first face (triangle, k: the edge opposite corner k), its
-    second face (-1 where the edge has one face or more than two) and its face count."""
+    second face (-1 where the edge has one face or more than two) and its face count; and each triangle's
+    welded corner ids (T, 3), the vertices at one place sharing one, and how many there are."""
 
     first_t: np.ndarray
     first_k: np.ndarray
     second_t: np.ndarray
     second_k: np.ndarray
     counts: np.ndarray
+    ids: np.ndarray
+    places: int
 
 
 def edge_table(triangles: np.ndarray, vertices: np.ndarray) -> EdgeTable:
@@ -43,7 +46,7 @@ def edge_table(triangles: np.ndarray, vertices: np.ndarray) -> EdgeTable:
     other = np.where(two, order.take(np.minimum(starts + 1, len(order) - 1)), -1)
     first_k, first_t = np.divmod(chosen, t_count)
     second_k, second_t = np.where(two, other // t_count, -1), np.where(two, other % t_count, -1)
-    return EdgeTable(first_t, first_k, second_t, second_k, counts)
+    return EdgeTable(first_t, first_k, second_t, second_k, counts, ids, int(weld.max()) + 1)
 
 
 _KEPT: dict[tuple[int, int, bytes], EdgeTable] = {}  # the last few deforming meshes' tables, as given
@@ -54,7 +57,10 @@ def kept_edge_table(mesh) -> EdgeTable:
     new TriangleMesh every frame, its triangles in a new spatial order; its welds are those of the first
     shape asked with). Its triangle numbers are the mesh's."""
     count = len(mesh.triangles)
-    if count == 0 or int(mesh.given.max()) != count - 1:  # (triangles dropped: not kept)
+    if count == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return EdgeTable(empty, empty, empty, empty, empty, np.zeros((0, 3), dtype=np.int64), 0)
+    if int(mesh.given.max()) != count - 1:  # (triangles dropped: not kept)
         return edge_table(mesh.triangles, mesh.vertices)
     place = np.empty(count, dtype=np.int64)
     place[mesh.given] = np.arange(count)  # each given triangle's place in the mesh
@@ -66,4 +72,8 @@ def kept_edge_table(mesh) -> EdgeTable:
             _KEPT.pop(next(iter(_KEPT)))
         found = _KEPT[key] = edge_table(given, mesh.vertices)
     second = found.second_t
-    return found._replace(first_t=place.take(found.first_t), second_t=np.where(second >= 0, place.take(second), -1))
+    return found._replace(
+        first_t=place.take(found.first_t),
+        second_t=np.where(second >= 0, place.take(second), -1),
+        ids=found.ids.take(mesh.given, axis=0),
+    )
