@@ -55,19 +55,22 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
     return np.ascontiguousarray(places[which].T)
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False):
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False, sorting=None):
     """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)
-    (with_mean: and the unit mean of each vertex's faces' normals, (3, n))."""
+    (with_mean: and the unit mean of each vertex's faces' normals, (3, n); sorting: the corners sorted by
+    id and where each id starts there, when kept)."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
     mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
     cos = dot(corner_normals, mean.take(ids, axis=1))
     least = np.full(n, 2.0)  # each vertex's least cos between a face normal and their mean
-    order = np.argsort(ids, kind="stable")
-    sorted_ids = ids.take(order)
-    starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
-    least[sorted_ids.take(starts)] = np.minimum.reduceat(cos.take(order), starts)
+    if sorting is None:
+        order = np.argsort(ids, kind="stable")
+        starts = np.flatnonzero(np.diff(ids.take(order), prepend=-1))
+    else:
+        order, starts = sorting
+    least[ids.take(order.take(starts))] = np.minimum.reduceat(cos.take(order), starts)
     return (least < _COS_POINTED, mean) if with_mean else least < _COS_POINTED
 
 
@@ -86,12 +89,16 @@ class _Corners:
             return
         from .edge_topology import kept_edge_table
 
-        table = kept_edge_table(mesh)
-        which = pointed_mask(table.ids, mesh.normals, table.places).nonzero()[0] if table.places else _EMPTY
+        table = kept_edge_table(mesh)  # (its ids numbered as the triangles were given: `place` maps them)
+        normals = mesh.normals if table.place is None else mesh.normals.take(table.place, axis=1)
+        sorting = (table.corner_order, table.corner_starts)
+        which = pointed_mask(table.ids, normals, table.places, sorting=sorting).nonzero()[0] if table.places else _EMPTY
         flat = table.ids.ravel()
         slot = np.empty(table.places, dtype=np.int64)
         slot[flat] = np.arange(len(flat))  # a triangle corner at each welded vertex
         t, k = np.divmod(slot.take(which), 3)
+        if table.place is not None:
+            t = table.place.take(t)
         self.points = np.ascontiguousarray(mesh.vertices.take(mesh.triangles.reshape(-1).take(t * 3 + k), axis=0).T)
         rows = collider._corner_rows.take(t, axis=0)  # (C, 18): the triangles' corners at the start first
         self.points0 = np.ascontiguousarray(np.take_along_axis(rows, 3 * k[:, None] + np.arange(3), axis=1).T)
@@ -208,7 +215,7 @@ def collide_cloth_corners(
     args = (triangles, inv_mass, t0, t1, thickness, friction, longest)
     for index, collider in meshes:
         key = ("corners", index)
-        if contacts is None or not collider.mesh.outward or collider.deforming or _moving(collider):
+        if contacts is None or not collider.mesh.outward or _moving(collider):
             if contacts is not None:
                 contacts.pop(key, None)  # (no stale contacts held once it stops)
             collide_corners(collider, x, x_start, *args)
@@ -315,6 +322,8 @@ def collide_corners(
     settle = direction * (np.minimum(start_gap, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
     held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass)
+    if corner_moved is not None:  # (the hold finds the corners where they are then)
+        held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
     return held if keep else None
 
@@ -339,6 +348,7 @@ class _Held(NamedTuple):
     corner: np.ndarray
     gap: float
     inv_mass: np.ndarray
+    moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
 
 
 def _left(x, held: _Held, pose) -> np.ndarray:
@@ -375,6 +385,10 @@ def _hold(collider, x, x_start, t0, t1, held: _Held) -> None:
     """Between passes: the last pass's contacts pushed out again where still within the gap (its
     iterations' rule, the first settling as the pass does), so a corner cannot come through a cloth
     triangle between passes (corners9: on the windows alone, 5-33 mm through)."""
+    if held.moving is not None:
+        corners, c = held.moving
+        start = corners.points0.take(c, axis=1)
+        held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
     _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0))
 
 
