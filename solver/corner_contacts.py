@@ -84,6 +84,9 @@ class _Corners:
     def __init__(self, mesh, collider=None):
         self.lists: list[_CornerList] = []
         self.motion = 0.0
+        if mesh is None:  # (none)
+            self.points = self.points0 = np.zeros((3, 0))
+            return
         if collider is None:
             self.points = self.points0 = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh)
             return
@@ -119,7 +122,11 @@ def _corners_of_collider(collider) -> _Corners:
         return corners_of(collider.mesh)
     found = _FRAME_CORNERS.get(collider)
     if found is None:
-        found = _FRAME_CORNERS[collider] = _Corners(collider.mesh, collider)
+        # Closed deforming meshes only: an open one's pointed vertices (a cloth collider's crumples) made no
+        # difference to cloth on cloth (crossing pairs equal or fewer without, on 4 scenes of
+        # bench/cloth_layers.py) and cost ~15% of the upper layer's step (docs/design.md, round 9 (layers11)).
+        mesh = collider.mesh if collider.mesh.outward else None
+        found = _FRAME_CORNERS[collider] = _Corners(mesh, collider)
     return found
 
 
