@@ -17,15 +17,19 @@ frame (closed shapes: inside the volume; the open ground: below it).
 
     .venv/bin/python bench/deforming_collider_cost.py [--rounds 2] [--frames 48] [scene ...]
     .venv/bin/python bench/deforming_collider_cost.py --profile bend
+    .venv/bin/python bench/deforming_collider_cost.py --against /path/to/other/checkout   # A/B, same process
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
 import pstats
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -127,37 +131,52 @@ def _inside(x: np.ndarray, vertices: np.ndarray, triangles: np.ndarray, closed: 
     return float(distance[wrong].max()) if wrong.any() else 0.0
 
 
-def run(scene: str, frames: int, rounds: int, profiler=None):
-    """(plain ms, with-collider ms, deepest inside (m))."""
+def run(scene: str, frames: int, rounds: int, profiler=None, packages=(solver,)):
+    """(plain ms, with-collider ms, deepest inside (m)), the last two per package in `packages` (solver
+    packages stepped in turn, frame by frame, each with its own cloth)."""
     shape, pose, (n, size, height), closed = SCENES[scene]
     rest_collider, triangles = shape()
     cloth_rest, faces = meshes.grid(n, n, size=size, height=height)
-    best_plain = best_with = float("inf")
-    deepest = 0.0
+    best_plain = float("inf")
+    best_with = [float("inf")] * len(packages)
+    deepest = [0.0] * len(packages)
     for _ in range(rounds):
-        model = solver.build_model(cloth_rest, faces)
-        params = solver.Params(substeps=solver.params.auto_substeps(1 / FPS, size / (n - 1)))
-        floor = solver.Plane(point=(0, 0, 0))
-        state, alone = model.initial_state(), model.initial_state()
-        t_with, t_alone = [], []
+        runs = []
+        for package in packages:
+            model = package.build_model(cloth_rest, faces)
+            params = package.Params(substeps=solver.params.auto_substeps(1 / FPS, size / (n - 1)))
+            runs.append((package, model, params, package.Plane(point=(0, 0, 0)), model.initial_state()))
+        alone = runs[0][1].initial_state()
+        t_with: list[list[float]] = [[] for _ in packages]
+        t_alone = []
         for frame in range(frames):
             start, end = pose(rest_collider, frame), pose(rest_collider, frame + 1)
+            for k, (package, model, params, floor, state) in enumerate(runs):
+                began = time.process_time()
+                collider = package.MeshCollider(end, triangles, mesh_start=start)  # as the add-on makes it each frame
+                if profiler is None:
+                    package.step(model, state, params, 1 / FPS, [collider, floor])
+                else:
+                    profiler.runcall(package.step, model, state, params, 1 / FPS, [collider, floor])
+                t_with[k].append(time.process_time() - began)
+                if not np.isfinite(state.positions).all():
+                    raise RuntimeError(f"{scene}: non-finite positions at frame {frame}")
+                deepest[k] = max(deepest[k], _inside(state.positions, end, triangles, closed))
+            package, model, params, floor, _ = runs[0]
             began = time.process_time()
-            collider = solver.MeshCollider(end, triangles, mesh_start=start)  # as the add-on makes it each frame
-            if profiler is None:
-                solver.step(model, state, params, 1 / FPS, [collider, floor])
-            else:
-                profiler.runcall(solver.step, model, state, params, 1 / FPS, [collider, floor])
-            t_with.append(time.process_time() - began)
-            began = time.process_time()
-            solver.step(model, alone, params, 1 / FPS, [floor])
+            package.step(model, alone, params, 1 / FPS, [floor])
             t_alone.append(time.process_time() - began)
-            if not np.isfinite(state.positions).all():
-                raise RuntimeError(f"{scene}: non-finite positions at frame {frame}")
-            deepest = max(deepest, _inside(state.positions, end, triangles, closed))
         best_plain = min(best_plain, 1000 * statistics.median(t_alone))
-        best_with = min(best_with, 1000 * statistics.median(t_with))
+        best_with = [min(b, 1000 * statistics.median(t)) for b, t in zip(best_with, t_with, strict=True)]
     return best_plain, best_with, deepest
+
+
+def _against(checkout: Path):
+    """Another checkout's solver, imported as its own package (copied: its imports are relative)."""
+    scratch = Path(tempfile.mkdtemp(prefix="vc_against_"))
+    shutil.copytree(checkout / "solver", scratch / "solver_against", ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, str(scratch))
+    return importlib.import_module("solver_against")
 
 
 def main() -> None:
@@ -166,6 +185,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=48)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", action="store_true", help="cProfile the first scene's collider steps")
+    parser.add_argument("--against", type=Path, help="another checkout: its solver runs in turn with this one's")
     args = parser.parse_args()
     scenes = args.scenes or list(SCENES)
     if args.profile:
@@ -173,21 +193,26 @@ def main() -> None:
         run(scenes[0], args.frames, 1, profiler)
         pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
         return
+    packages = (solver,) if args.against is None else (_against(args.against), solver)
     print("# Deforming mesh colliders: what they add to the solver step, solver only\n")
     print("CPU ms per frame, median over the frames, best of the rounds, interleaved with the plain step;")
     print("scenes in the docstring of `bench/deforming_collider_cost.py` (the command).\n")
-    columns = ["deforming collider", "triangles", "cloth", "plain step", "with the collider"]
-    columns += ["added / plain", "deepest inside"]
+    columns = ["deforming collider", "triangles", "cloth", "plain step"]
+    if args.against is None:
+        columns += ["with the collider", "added / plain", "deepest inside"]
+    else:
+        columns += [f"{args.against}: with / added ÷ plain / deepest", "this checkout"]
     print("| " + " | ".join(columns) + " |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("|" + " --- |" * len(columns))
     for scene in scenes:
         shape, _, (n, *_), _ = SCENES[scene]
-        plain, with_collider, deepest = run(scene, args.frames, args.rounds)
-        print(
-            f"| {scene} | {len(shape()[1])} | {n}² | {plain:.1f} ms | {with_collider:.1f} ms "
-            f"| {(with_collider - plain) / plain:.2f}× | {deepest * 1000:.2f} mm |",
-            flush=True,
-        )
+        plain, with_collider, deepest = run(scene, args.frames, args.rounds, packages=packages)
+        cells = [
+            f"{w:.1f} ms | {(w - plain) / plain:.2f}× | {d * 1000:.2f} mm" if args.against is None
+            else f"{w:.1f} / {(w - plain) / plain:.2f}× / {d * 1000:.2f} mm"
+            for w, d in zip(with_collider, deepest, strict=True)
+        ]  # fmt: skip
+        print(f"| {scene} | {len(shape()[1])} | {n}² | {plain:.1f} ms | " + " | ".join(cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -55,34 +55,79 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
     return np.ascontiguousarray(places[which].T)
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False):
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False, sorting=None):
     """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)
-    (with_mean: and the unit mean of each vertex's faces' normals, (3, n))."""
+    (with_mean: and the unit mean of each vertex's faces' normals, (3, n); sorting: the corners sorted by
+    id and where each id starts there, when kept)."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
     mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
     cos = dot(corner_normals, mean.take(ids, axis=1))
     least = np.full(n, 2.0)  # each vertex's least cos between a face normal and their mean
-    order = np.argsort(ids, kind="stable")
-    sorted_ids = ids.take(order)
-    starts = np.flatnonzero(np.diff(sorted_ids, prepend=-1))
-    least[sorted_ids.take(starts)] = np.minimum.reduceat(cos.take(order), starts)
+    if sorting is None:
+        order = np.argsort(ids, kind="stable")
+        starts = np.flatnonzero(np.diff(ids.take(order), prepend=-1))
+    else:
+        order, starts = sorting
+    least[ids.take(order.take(starts))] = np.minimum.reduceat(cos.take(order), starts)
     return (least < _COS_POINTED, mean) if with_mean else least < _COS_POINTED
 
 
 class _Corners:
-    """A mesh's pointed corners and, per cloth, a Verlet list of (corner, cloth triangle) pairs."""
+    """A mesh's pointed corners and, per cloth, a Verlet list of (corner, cloth triangle) pairs.
 
-    def __init__(self, mesh):
-        self.points = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh)
+    With `collider` (deforming, `mesh` its end shape): the end shape's pointed corners (welded as its kept
+    edge table; none culled as hidden), `points0` where they were at the frame's start and `motion` the
+    farthest any moves in the frame (the list is made afresh each frame, its boxes grown by that)."""
+
+    def __init__(self, mesh, collider=None):
         self.lists: list[_CornerList] = []
+        self.motion = 0.0
+        if mesh is None:  # (none)
+            self.points = self.points0 = np.zeros((3, 0))
+            return
+        if collider is None:
+            self.points = self.points0 = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh)
+            return
+        from .edge_topology import kept_edge_table
+
+        table = kept_edge_table(mesh)  # (its ids numbered as the triangles were given: `place` maps them)
+        normals = mesh.normals if table.place is None else mesh.normals.take(table.place, axis=1)
+        sorting = (table.corner_order, table.corner_starts)
+        which = pointed_mask(table.ids, normals, table.places, sorting=sorting).nonzero()[0] if table.places else _EMPTY
+        flat = table.ids.ravel()
+        slot = np.empty(table.places, dtype=np.int64)
+        slot[flat] = np.arange(len(flat))  # a triangle corner at each welded vertex
+        t, k = np.divmod(slot.take(which), 3)
+        if table.place is not None:
+            t = table.place.take(t)
+        self.points = np.ascontiguousarray(mesh.vertices.take(mesh.triangles.reshape(-1).take(t * 3 + k), axis=0).T)
+        rows = collider._corner_rows.take(t, axis=0)  # (C, 18): the triangles' corners at the start first
+        self.points0 = np.ascontiguousarray(np.take_along_axis(rows, 3 * k[:, None] + np.arange(3), axis=1).T)
+        if len(which):
+            self.motion = float(np.sqrt(dot(self.points - self.points0, self.points - self.points0).max()))
 
     def __len__(self) -> int:
         return self.points.shape[1]
 
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
+_FRAME_CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> its _Corners
+
+
+def _corners_of_collider(collider) -> _Corners:
+    """A still or rigid collider's mesh's corners, or a deforming one's for this frame (once a frame)."""
+    if not collider.deforming:
+        return corners_of(collider.mesh)
+    found = _FRAME_CORNERS.get(collider)
+    if found is None:
+        # Closed deforming meshes only: an open one's pointed vertices (a cloth collider's crumples) made no
+        # difference to cloth on cloth (crossing pairs equal or fewer without, on 4 scenes of
+        # bench/cloth_layers.py) and cost ~15% of the upper layer's step (docs/design.md, round 9 (layers11)).
+        mesh = collider.mesh if collider.mesh.outward else None
+        found = _FRAME_CORNERS[collider] = _Corners(mesh, collider)
+    return found
 
 
 def corners_of(mesh) -> _Corners:
@@ -104,16 +149,17 @@ class _CornerList:
         self.c = self.t = _EMPTY
         self.order: np.ndarray | None = None  # the corners by x
 
-    def pairs(self, points, p0, p1):
+    def pairs(self, points, p0, p1, slack: float = 0.0):
         """(corner, cloth triangle) pairs for corners `points` (3, C) and cloth vertices moving p0 -> p1
-        ((3, N), the collider's frame). A query also re-anchors the vertices that strayed _REFRESH of the
-        way, so a swinging cloth queries in batches (as the edge pass's list)."""
+        ((3, N), the collider's frame); slack: how far the corners may be from `points` (deforming). A query
+        also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
+        batches (as the edge pass's list)."""
         stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
         if (stray > self.half * self.half).any():
-            self._query(stray > (_REFRESH * self.half) ** 2, points, p1)
+            self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
         return self.c, self.t
 
-    def _query(self, strayed, points, p1) -> None:
+    def _query(self, strayed, points, p1, slack: float) -> None:
         self.anchor[:, strayed] = p1[:, strayed]
         tris = self.triangles
         again = strayed.take(tris[:, 0]) | strayed.take(tris[:, 1]) | strayed.take(tris[:, 2])
@@ -122,7 +168,7 @@ class _CornerList:
             self.c, self.t = self.c.take(keep), self.t.take(keep)
         use = again.nonzero()[0]
         corners = [self.anchor.take(tris.take(use, axis=0)[:, k], axis=1) for k in range(3)]
-        reach = self.half + self.gap
+        reach = self.half + self.gap + slack
         low = np.minimum(np.minimum(corners[0], corners[1]), corners[2]) - reach
         high = np.maximum(np.maximum(corners[0], corners[1]), corners[2]) + reach
         near = np.ones(len(use), dtype=bool)  # quick: against the corners' bounds first
@@ -167,9 +213,7 @@ def collide_cloth_corners(
     from .mesh_collider import MeshCollider
 
     meshes = [
-        (index, c)
-        for index, c in enumerate(colliders)
-        if isinstance(c, MeshCollider) and not c.deforming and len(corners_of(c.mesh))
+        (index, c) for index, c in enumerate(colliders) if isinstance(c, MeshCollider) and len(_corners_of_collider(c))
     ]
     if not meshes:
         return
@@ -205,7 +249,7 @@ def collide_corners(
     from .contact import combined_friction
     from .mesh_collider import _MIN_GAP, _to_frame
 
-    corners = corners_of(collider.mesh)
+    corners = _corners_of_collider(collider)
     if len(corners) == 0 or len(triangles) == 0:
         return
     gap = max(float(thickness) + collider.offset, _MIN_GAP)
@@ -221,10 +265,14 @@ def collide_corners(
     if found is None:
         found = _CornerList(triangles, n, gap, longest)
         corners.lists = [found, *corners.lists[:7]]
-    c, t = found.pairs(corners.points, p0, p1)
+    c, t = found.pairs(corners.points, p0, p1, corners.motion)
     if len(t) == 0:
         return
     point = corners.points.take(c, axis=1)
+    point0 = point
+    if collider.deforming:  # the corners at the substep's start and end (the vertices move linearly)
+        start_point = corners.points0.take(c, axis=1)
+        point, point0 = start_point + (point - start_point) * t1, start_point + (point - start_point) * t0
     tri = triangles.take(t, axis=0)
     ends = [p1.take(tri[:, k], axis=1) for k in range(3)]
     starts = [p0.take(tri[:, k], axis=1) for k in range(3)]
@@ -236,18 +284,27 @@ def collide_corners(
     low = np.minimum(
         np.minimum(np.minimum(ends[0], ends[1]), np.minimum(ends[2], starts[0])), np.minimum(starts[1], starts[2])
     )
-    high -= point
-    low -= point
+    high -= np.minimum(point, point0)
+    low -= np.maximum(point, point0)
     meets = ((high >= -gap).all(axis=0) & (low <= gap).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
         return
     if len(meets) < len(t):
-        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
+        point, point0, tri, c = (
+            point.take(meets, axis=1),
+            point0.take(meets, axis=1),
+            tri.take(meets, axis=0),
+            c.take(meets),
+        )
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
     moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
-    found_faces = _face_contacts(point, tri, starts, ends, gap, reach)
-    found_edges = _edge_contacts(point, tri, starts, ends, gap, reach)
+    corner_moved = None
+    if point0 is not point:  # (a deforming mesh's corner moves too)
+        corner_moved = point - point0
+        reach += np.sqrt(dot(corner_moved, corner_moved))
+    found_faces = _face_contacts(point, tri, starts, ends, gap, reach, point0)
+    found_edges = _edge_contacts(point, tri, starts, ends, gap, reach, point0)
     if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
         found_edges = _once(found_edges, c, n)
     verts, beta, direction, at, depth, start_gap = (
@@ -262,14 +319,18 @@ def collide_corners(
     per = np.where(ok, 1.0 / np.where(ok, total, 1.0), 0.0)
     delta = direction * (depth * per)  # per unit of each vertex's (share x inverse mass)
     mu = combined_friction(cloth_friction, collider.friction)
-    if mu > 0.0:  # Coulomb friction on the cloth's point at the contact, relative to the (still) corner
+    if mu > 0.0:  # Coulomb friction on the cloth's point at the contact, relative to the corner
         slide = sum((p1.take(verts[:, k], axis=1) - p0.take(verts[:, k], axis=1)) * beta[k] for k in range(3))
+        if corner_moved is not None:
+            slide -= corner_moved.take(at, axis=1)
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
     settle = direction * (np.minimum(start_gap, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
     held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass)
+    if corner_moved is not None:  # (the hold finds the corners where they are then)
+        held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
     return held if keep else None
 
@@ -294,6 +355,7 @@ class _Held(NamedTuple):
     corner: np.ndarray
     gap: float
     inv_mass: np.ndarray
+    moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
 
 
 def _left(x, held: _Held, pose) -> np.ndarray:
@@ -330,14 +392,19 @@ def _hold(collider, x, x_start, t0, t1, held: _Held) -> None:
     """Between passes: the last pass's contacts pushed out again where still within the gap (its
     iterations' rule, the first settling as the pass does), so a corner cannot come through a cloth
     triangle between passes (corners9: on the windows alone, 5-33 mm through)."""
+    if held.moving is not None:
+        corners, c = held.moving
+        start = corners.points0.take(c, axis=1)
+        held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
     _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0))
 
 
-def _face_contacts(point, tri, starts, ends, gap: float, reach):
+def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
     """Corners whose projection lies in the cloth triangle at the end and that end within the gap of
     its plane on the side they started on, or crossed it within `reach`: (vertices (H, 3), barycentrics
-    (3, H), the way the triangle must move (3, H), pair, depth, how far within the gap it started)."""
-    h0 = dot(_unit_normal(*starts), point - starts[0])
+    (3, H), the way the triangle must move (3, H), pair, depth, how far within the gap it started).
+    point0: the corners at the start (`point` at the end)."""
+    h0 = dot(_unit_normal(*starts), point0 - starts[0])
     normal1 = _unit_normal(*ends)
     h1 = dot(normal1, point - ends[0])
     side = np.where(h0 != 0.0, np.sign(h0), np.sign(h1))
@@ -352,7 +419,9 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach):
         a0, a1 = h0.take(crossed), h1.take(crossed)
         s = np.clip(a0 / np.where(a0 != a1, a0 - a1, 1.0), 0.0, 1.0)  # where it met the plane
         then = [b.take(crossed, axis=1) * (1.0 - s) + e.take(crossed, axis=1) * s for b, e in zip(starts, ends)]
-        met = _barycentrics(point.take(crossed, axis=1), *then)
+        at = point0.take(crossed, axis=1)
+        at += (point.take(crossed, axis=1) - at) * s
+        met = _barycentrics(at, *then)
         through = (met.min(axis=0) >= 0.0).nonzero()[0]
         inside[crossed.take(through)] = True
         bary[:, crossed.take(through)] = met.take(through, axis=1)
@@ -362,7 +431,7 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach):
     return tri.take(hit, axis=0), bary.take(hit, axis=1), direction, hit, depth.take(hit), start_gap
 
 
-def _edge_contacts(point, tri, starts, ends, gap: float, reach):
+def _edge_contacts(point, tri, starts, ends, gap: float, reach, point0):
     """Corners closer than the gap to the middle of a cloth triangle's edge (under a ridge of tented
     cloth, where the corner projects into neither triangle), kept on the side of the edge they started
     on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0)."""
@@ -370,8 +439,9 @@ def _edge_contacts(point, tri, starts, ends, gap: float, reach):
     a0, b0 = np.concatenate(starts, axis=1), np.concatenate([starts[1], starts[2], starts[0]], axis=1)
     a1, b1 = np.concatenate(ends, axis=1), np.concatenate([ends[1], ends[2], ends[0]], axis=1)
     corner = np.concatenate([point, point, point], axis=1)
-    u0, u1 = _along(corner, a0, b0), _along(corner, a1, b1)
-    d0 = a0 + (b0 - a0) * u0 - corner
+    corner0 = corner if point0 is point else np.concatenate([point0, point0, point0], axis=1)
+    u0, u1 = _along(corner0, a0, b0), _along(corner, a1, b1)
+    d0 = a0 + (b0 - a0) * u0 - corner0
     d1 = a1 + (b1 - a1) * u1 - corner
     dist0, dist1 = np.sqrt(dot(d0, d0)), np.sqrt(dot(d1, d1))
     normal = np.where(dist0 > 1e-9, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))

@@ -6,18 +6,23 @@ rim) passes between two vertices, through the middle of a cloth edge, and the cl
 This pass keeps cloth edges off the collider's *sharp* edges: boundary edges (one face) and edges
 whose faces meet at more than `SHARP_ANGLE` (a smooth torus or ball has none and pays nothing).
 
-Per substep, in the collider's own frame (still and rigid colliders): a Verlet list of (cloth edge,
-sharp edge) pairs (`_EdgeList`), then exact segment–segment closest points at the substep's end (how
-close) and start (which side). A cloth edge closer than the gap, or one that crossed the sharp edge,
-has its two vertices pushed along the separating direction, weighted by the closest point's
-parameter and inverse masses, so its closest point ends at the gap; with Coulomb friction on the
-closest points' relative slide, and the part of the push that clears what was already within the
-gap at the start carried to the start (no bounce), as the vertex pass does. Measured in
+Per substep, in the collider's own frame: a Verlet list of (cloth edge, sharp edge) pairs (`_EdgeList`),
+then exact segment–segment closest points at the substep's end (how close) and start (which side). A
+cloth edge closer than the gap, or one that crossed the sharp edge, has its two vertices pushed along
+the separating direction, weighted by the closest point's parameter and inverse masses, so its closest
+point ends at the gap; with Coulomb friction on the closest points' relative slide, and the part of the
+push that clears what was already within the gap at the start carried to the start (no bounce), as the
+vertex pass does. Measured in
 docs/design.md ("Issue 11, round 7 (thinwall7)").
 
 On closed meshes the pass runs on the mesh colliders' windows (every `step.EDGE_PASS_WINDOWS`-th, over
 the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
 (nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
+
+Deforming meshes (an armature, a shape key, a cloth used as a collider) get the end shape's sharp edges
+every frame (`frame_sharp_edges`, the edge table kept across frames), with boxes over the frame's
+motion, a list made afresh each frame, and the held contacts' edges followed as they move
+(docs/design.md, "Issue 11, round 9 (layers11)").
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import numpy as np
 
 from .contact import add_averaged, combined_friction
 from .edge_iterations import iterate_edge_contacts
+from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import TriangleGrid
 from .triangles import cross, dot, segment_closest, segment_crossings
@@ -41,32 +47,42 @@ _EPS = 1e-12
 # queries every few substeps near the sharp edges, a resting one never. (Pairs not yet within reach
 # are not handed out, so a wide skin costs little; see _EdgeList.)
 _SKIN = 2.0
+# When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
+# a swinging cloth's vertices stray one after another, and each query costs fixed calls.
+_REFRESH = 0.5
+# A deforming mesh's (its list is made afresh every frame, so the skin need only cover a frame's motion).
+_FRAME_SKIN = 0.5
+# Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
+# long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5; but 12k cloth
+# edges against a deforming ground's 252 rim edges, 3 M pairs, 12.8 ms against the grid's 3).
+_BRUTE = 1 << 20
+_EMPTY = np.zeros(0, dtype=np.int64)
 # A thin sharp edge within this of gravity's line (a standing pole, a table's round leg) carries no
 # hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
 UPRIGHT_ANGLE = 30.0
 _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
-# When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
-# a swinging cloth's vertices stray one after another, and each query costs fixed calls.
-_REFRESH = 0.5
-# Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
-# long sharp edges cost ~3 ms a query of a few thousand cloth edges; all against all ~0.5).
-_BRUTE = 1 << 23
-_EMPTY = np.zeros(0, dtype=np.int64)
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
 class SharpEdges:
-    """A mesh's sharp edges as (triangle, edge k opposite corner k) and, for still shapes, their ends
-    (3, S) and broad phase grown by the gap (built on first use)."""
+    """A mesh's sharp edges as (triangle, edge k opposite corner k), their ends (3, S) (a deforming mesh's at
+    the frame's end, and at its start) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh, radius: float = 0.0):
-        self.tri, self.k, other, other_k, self.thin = _sharp_edges(
-            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius
+    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None):
+        """start: for a deforming mesh (the frame's end shape), its corner rows at the frame's start
+        (`MeshCollider._corner_rows`): its sharp edges are the end shape's, with their ends at the start
+        too (`a0`, `b0`, `c0`); no edges are culled as hidden, and none are thin (the pass runs every
+        substep for deforming meshes anyway)."""
+        self.still = start is None
+        table = None if start is None else kept_edge_table(mesh)
+        self.tri, self.k, other, other_k, thin = _sharp_edges(
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table
         )
+        # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
+        self.thin = thin & (start is None)
         self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
-        self._parts: dict = {}
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
             self.c = _opposite(_corners_of(mesh, self.tri), self.k)
@@ -85,7 +101,13 @@ class SharpEdges:
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
                 self.rim |= two & behind
-                self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+                if start is None:
+                    self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+        self.a0, self.b0, self.c0 = self.a, self.b, self.c
+        if start is not None and len(self.tri):
+            rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
+            self.a0, self.b0 = _ends(rows, self.k)
+            self.c0 = _opposite(rows, self.k)
         span = self.b - self.a
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
@@ -96,6 +118,7 @@ class SharpEdges:
         self._grid: TriangleGrid | None = None
         self._grid_gap = -1.0
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
+        self._parts: dict = {}
 
     def __len__(self) -> int:
         return len(self.tri)
@@ -129,9 +152,9 @@ class SharpEdges:
         part = object.__new__(SharpEdges)
         for name in ("tri", "k", "rim", "thin", "creased"):
             setattr(part, name, getattr(self, name).take(keep))
-        for name in ("a", "b", "c", "into", "into_other", "along", "wedge_from", "wedge_to"):
+        for name in ("a", "b", "c", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
-        part.open, part._parts = self.open, {}
+        part.open, part.still, part._parts = self.open, self.still, {}
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
 
@@ -142,26 +165,27 @@ class SharpEdges:
         inside &= dot(direction, self.wedge_to.take(s, axis=1)) >= 0.0
         return inside & self.creased.take(s)
 
-    def grid(self, a0, b0, a1, b1, gap: float, still: bool) -> TriangleGrid:
-        if still and self._grid is not None and self._grid_gap == gap:
+    def grid(self, gap: float) -> TriangleGrid:
+        """The sharp edges' boxes grown by the gap: a deforming mesh's over the whole frame (from their ends
+        at its start and end; they stay inside all frame, so the Verlet list's bounds hold as a still mesh's)."""
+        if self._grid is not None and self._grid_gap == gap:
             return self._grid
+        a0, b0, a1, b1 = self.a0, self.b0, self.a, self.b
         low = np.minimum(np.minimum(a0, b0), np.minimum(a1, b1)) - gap
         high = np.maximum(np.maximum(a0, b0), np.maximum(a1, b1)) + gap
-        grid = TriangleGrid().build_boxes(low.T, high.T)
-        if still:
-            self._grid, self._grid_gap = grid, gap
-        return grid
+        self._grid, self._grid_gap = TriangleGrid().build_boxes(low.T, high.T), gap
+        return self._grid
 
-    def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float, still: bool):
+    def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float):
         """Candidate (cloth edge, sharp edge, its two ends) for cloth vertices moving p0 -> p1 ((3, N), own
         frame), from a Verlet list kept while no vertex strays half a skin from where it was at the last
         query (a cloth resting on a table queries nothing); None: no pair."""
         n = p1.shape[1]
         found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
         if found is None:
-            found = _EdgeList(edges, n, gap, _SKIN * longest)
+            found = _EdgeList(edges, n, gap, (_SKIN if self.still else _FRAME_SKIN) * longest)
             self._lists = [found, *self._lists[:7]]
-        return found.pairs(inv_mass, p0, p1, grid, longest, still)
+        return found.pairs(inv_mass, p0, p1, grid)
 
 
 class _EdgeList:
@@ -187,13 +211,9 @@ class _EdgeList:
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
 
-    def pairs(self, inv_mass, p0, p1, grid, longest: float, still: bool):
+    def pairs(self, inv_mass, p0, p1, grid):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
-        if not still:
-            self.anchor[...] = np.inf  # (everything is queried afresh and handed out)
-            self._query(np.ones(p1.shape[1], dtype=bool), inv_mass, p0, p1, grid)
-            return (self.e, self.s, self.i, self.j) if len(self.e) else None
         stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, inv_mass, p0, p1, grid)
@@ -301,51 +321,54 @@ def sharp_edges_of(mesh, radius: float = 0.0) -> SharpEdges:
     return found
 
 
-def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0):
+_FRAME_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> {radius: SharpEdges}
+
+
+def frame_sharp_edges(collider, radius: float = 0.0) -> SharpEdges:
+    """A deforming collider's sharp edges for this frame (its end shape's, with their places at the frame's
+    start), found once per collider (one a frame) and radius; its edge table is kept across frames."""
+    kept = _FRAME_SHARP.get(collider)
+    if kept is None:
+        kept = _FRAME_SHARP[collider] = {}
+    found = kept.get(radius)
+    if found is None:
+        found = kept[radius] = SharpEdges(collider.mesh, radius, start=collider._corner_rows)
+    return found
+
+
+def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None):
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
     but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
-    seams are no boundary). heights (3, T): each corner's height above the opposite edge."""
+    seams are no boundary). heights (3, T): each corner's height above the opposite edge. Also the
+    other face of an edge between two (its triangle and the edge's k there), else -1.
+    table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
-    _, weld = np.unique(vertices, axis=0, return_inverse=True)
-    ids = weld.reshape(-1).take(triangles)
-    t_count = len(triangles)
-    first = np.concatenate([ids[:, 1], ids[:, 2], ids[:, 0]])  # edge k runs corner k+1 -> k+2
-    second = np.concatenate([ids[:, 2], ids[:, 0], ids[:, 1]])
-    n = int(ids.max()) + 1
-    keys = np.minimum(first, second) * n + np.maximum(first, second)
-    order = np.argsort(keys, kind="stable")
-    keys = keys.take(order)
-    starts = np.flatnonzero(np.diff(keys, prepend=-1))
-    counts = np.diff(starts, append=len(keys))
-    owner = order % t_count  # each sorted edge's triangle
-    sharp = counts != 2
-    thin = np.zeros(len(counts), dtype=bool)
-    pair = (counts == 2).nonzero()[0]
-    t1, t2 = owner.take(starts.take(pair)), owner.take(starts.take(pair) + 1)
+    if table is None:
+        table = edge_table(triangles, vertices)
+    sharp = table.counts != 2
+    pair = (~sharp).nonzero()[0]
+    t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
-    sharp[pair] = cos < _COS_SHARP
+    bent = cos < _COS_SHARP
+    thin = np.zeros(len(sharp), dtype=bool)
     if radius > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
         # n-gon rod of radius r: exactly r).
-        k1, k2 = (order.take(starts.take(pair) + m) // t_count for m in (0, 1))
-        narrow, wide = heights[k1, t1], heights[k2, t2]
-        narrow, wide = np.minimum(narrow, wide), np.maximum(narrow, wide)
+        one, other = heights[table.first_k.take(pair), t1], heights[table.second_k.take(pair), t2]
+        narrow, wide = np.minimum(one, other), np.maximum(one, other)
         bend = 2.0 * radius * np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
-        sharp[pair] |= narrow < bend
+        bent |= narrow < bend
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
+    sharp[pair] = bent
     which = sharp.nonzero()[0]
-    chosen = order.take(starts.take(which))
-    # The other face of an edge between two (its triangle, and the edge's k there), else -1.
-    two = counts.take(which) == 2
-    other = np.where(two, order.take(np.minimum(starts.take(which) + 1, len(order) - 1)), -1)
-    other_k = np.where(two, other // t_count, -1)
-    return chosen % t_count, chosen // t_count, np.where(two, other % t_count, -1), other_k, thin.take(which)
+    return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
+            table.second_k.take(which), thin.take(which))  # fmt: skip
 
 
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
@@ -445,7 +468,7 @@ def collide_cloth_edges(
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        sharp = sharp_edges_of(collider.mesh, radius)
+        sharp = _sharp_of(collider, radius)
         if contacts is None or sharp.open:
             collide_edges(collider, x, x_start, *args, sharp=sharp)
             continue
@@ -481,15 +504,14 @@ def _hanging(sharp: SharpEdges, pose, gravity) -> np.ndarray:
 
 
 def _edge_colliders(colliders, radius: float) -> list:
-    """(place in the list, collider) of the still and rigid mesh colliders with sharp edges (those
-    rounder than `radius` included)."""
-    # Still and rigid colliders only, for now: deforming ones hold too (their sharp edges' motion is in
-    # the travel), but re-query every substep and cost 3-4x more (bench/deforming_collider_cost.py, docs/design.md).
-    return [
-        (index, c)
-        for index, c in enumerate(colliders)
-        if isinstance(c, MeshCollider) and not c.deforming and len(sharp_edges_of(c.mesh, radius))
-    ]
+    """(place in the list, collider) of the mesh colliders with sharp edges (those rounder than `radius`
+    included)."""
+    found = enumerate(colliders)
+    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius))]
+
+
+def _sharp_of(collider, radius: float) -> SharpEdges:
+    return frame_sharp_edges(collider, radius) if collider.deforming else sharp_edges_of(collider.mesh, radius)
 
 
 def collide_edges(
@@ -504,27 +526,28 @@ def collide_edges(
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges)."""
     if sharp is None:
-        sharp = sharp_edges_of(collider.mesh, 0.5 * longest)
+        sharp = _sharp_of(collider, 0.5 * longest)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
     gap = max(float(thickness) + collider.offset, _MIN_GAP)
-    if collider.deforming:
-        (a0, b0), (a1, b1) = (_ends(np.stack(collider._corners(sharp.tri, t)[0]), sharp.k) for t in (t0, t1))
-        c1 = _opposite(np.stack(collider._corners(sharp.tri, t1)[0]), sharp.k)
-    else:
-        a0 = a1 = sharp.a
-        b0 = b1 = sharp.b
-        c1 = sharp.c
-    grid = sharp.grid(a0, b0, a1, b1, gap, not collider.deforming)
+    grid = sharp.grid(gap)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
         p1, p0 = x.T, x_start.T
     else:
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
-    found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest, not collider.deforming)
+    found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest)
     if found is None:
         return None
+    if collider.deforming:  # the sharp edges at the substep's start and end (the vertices move linearly)
+        a0, b0 = sharp.a0 + (sharp.a - sharp.a0) * t0, sharp.b0 + (sharp.b - sharp.b0) * t0
+        a1, b1 = sharp.a0 + (sharp.a - sharp.a0) * t1, sharp.b0 + (sharp.b - sharp.b0) * t1
+        c1 = sharp.c0 + (sharp.c - sharp.c0) * t1
+    else:
+        a0 = a1 = sharp.a
+        b0 = b1 = sharp.b
+        c1 = sharp.c
     _, s, i, j = found
     start = [p0.take(i, axis=1), p0.take(j, axis=1)]
     end = [p1.take(i, axis=1), p1.take(j, axis=1)]
@@ -618,7 +641,7 @@ def collide_edges(
         pose_previous = collider._pose_at(t_previous)
         before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
         before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
-        within = _level(sharp, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
+        within = _level(a1, b1, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     amount = np.clip(within, 0.0, push) * per_weight
     at = s.take(hit)
@@ -627,8 +650,11 @@ def collide_edges(
         _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
         iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
         return None
-    on_edge = _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v1.take(hit), 0)
+    v = v1.take(hit)
+    on_edge = _point([a1.take(at, axis=1), b1.take(at, axis=1)], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
+    if collider.deforming:  # (the hold finds the sharp edges where they are then)
+        held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
@@ -652,6 +678,7 @@ class _Held(NamedTuple):
     local: np.ndarray
     share: np.ndarray
     inv_mass: np.ndarray
+    moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -677,8 +704,12 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
     point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
-    off = point - held.on_edge
-    off -= held.along * dot(off, held.along)  # from the sharp edge's line
+    on_edge, along, edge_moved = held.on_edge, held.along, None
+    if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
+        on_edge, along = _on_moving_edge(held.moving, t1)
+        edge_moved = on_edge - _on_moving_edge(held.moving, t0)[0]
+    off = point - on_edge
+    off -= along * dot(off, along)  # from the sharp edge's line
     side = dot(off, held.n)
     distance = np.sqrt(dot(off, off))
     crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
@@ -689,7 +720,9 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
     starts = x_start.take(held.ends, axis=0)
     starts = starts.T if pose0 is None else _to_frame(starts, *pose0)
-    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)  # (the edge is still)
+    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)
+    if edge_moved is not None:  # relative to the sharp edge
+        slide -= edge_moved
     approach = dot(slide, direction)
     settle = np.maximum(depth + np.minimum(approach, 0.0), 0.0)
     push = direction * depth
@@ -719,9 +752,21 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     x_start[held.rows] += settled
 
 
-def _level(sharp, at, v, n, gap):
-    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at`, plus the gap."""
-    return dot(n, _point([sharp.a.take(at, axis=1), sharp.b.take(at, axis=1)], v, 0)) + gap
+def _on_moving_edge(moving, t: float):
+    """The held contacts' points on a deforming mesh's sharp edges at frame fraction t, and the edges'
+    unit directions (3, C)."""
+    sharp, at, v = moving
+    a0, b0 = sharp.a0.take(at, axis=1), sharp.b0.take(at, axis=1)
+    a = a0 + (sharp.a.take(at, axis=1) - a0) * t
+    b = b0 + (sharp.b.take(at, axis=1) - b0) * t
+    span = b - a
+    return a + span * v, span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+
+
+def _level(a, b, at, v, n, gap):
+    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at` (ends a, b
+    (3, S)), plus the gap."""
+    return dot(n, _point([a.take(at, axis=1), b.take(at, axis=1)], v, 0)) + gap
 
 
 def _offsets(points, s, t):

@@ -82,6 +82,7 @@ class TriangleMesh:
         if drop_degenerate:  # nearby triangles next to each other in memory: gathers for a cloth patch stay local
             keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
         self.triangles = tris[keep]
+        self.given = keep  # each triangle's place in the list given (a deforming mesh's topology is kept by it)
         self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
         area2 = np.maximum(area2[keep], 1e-300)
         n = n[:, keep]

@@ -583,3 +583,23 @@ def test_a_box_carried_by_an_armature_bone_keeps_the_edge_contacts_of_a_rigid_co
     moved = evaluated_mesh(blender, box)[0].mean(axis=0) - (0.0, 0.0, 0.5)
     assert np.linalg.norm(moved[:2]) == pytest.approx(0.3, abs=1e-4) and abs(moved[2]) < 1e-4  # carried across
     assert deepest < 0.004  # (31 mm before)
+
+
+def test_a_cloth_draped_over_a_ball_on_a_cloth_collider_never_cuts_through_its_folds(blender):
+    """Two 16² layers dropped over a UV sphere, the lower one a Mesh collider (probe10's `p10_layers ball`):
+    the lower layer's folds are sharp edges for the upper layer's edges. Without edge contacts for a cloth
+    used as a collider 110-170 pairs of drawn triangles crossed at frames 15-35 (docs/design.md, round 9
+    (layers11))."""
+    frames = 35
+    scene = setup_scene(blender, frames)
+    _floor(blender)
+    blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0, 0, 0.4))
+    _collider(blender, blender.context.active_object)
+    lower = _cloth(blender, "Lower", n=16, size=1.4, height=0.9)
+    lower.verlet_cloth_collider.kind = "MESH"
+    upper = _cloth(blender, "Upper", n=16, size=1.4, height=1.1)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        if frame >= 15 and frame % 5 == 0:
+            crossing = _tree(blender, upper).overlap(_tree(blender, lower))
+            assert len(crossing) <= 3, f"frame {frame}: {len(crossing)} crossing triangle pairs"
