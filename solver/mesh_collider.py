@@ -40,6 +40,9 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _NEXT = np.array([2, 0, 1])  # each edge's start corner's barycentric (edges opposite corners a, b, c)
 _NO_PUSH = np.zeros((3, 0))
 _FRAME = np.arange(6)  # an edge's six values in `TriangleMesh.edge_frames`
+# A triangle's size for the broad phase and the skin: its box's longest side, at most _SLIVER times the
+# side of a square of twice its area (no triangle of a torus or ball is that long for its area).
+_SLIVER = 2.0
 _CELL = 2.0  # the rigid broad phase's finest cell, in median triangle boxes
 _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were batched; 0.2-0.3 measure best now)
 # A deforming collider's: its boxes are grown by each triangle's motion already, and cloth riding on it
@@ -119,7 +122,7 @@ class TriangleMesh:
         self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
         self._grid: TriangleGrid | None = None
         self._grid_margin = 0.0
-        self.cell = 1.0  # the median triangle's box (set with the grid)
+        self.cell = 1.0  # the median triangle's size (set with the grid)
         self.candidates: list[_Candidates] = []  # per cloth size and gap (see MeshCollider._candidates)
 
     def __len__(self) -> int:
@@ -143,7 +146,11 @@ class TriangleMesh:
         """The broad phase, boxes grown by `margin` (rebuilt only if a larger margin is asked for)."""
         if self._grid is None or margin > self._grid_margin:
             size = np.maximum(np.maximum(self.a, self.b), self.c) - np.minimum(np.minimum(self.a, self.b), self.c)
-            self.cell = float(np.median(size.max(axis=0))) + 2 * margin if len(self) else 1.0
+            # A sliver counts by its area, not its length: a table's 73 cm leg sides (1.4 cm wide) made
+            # the median box, the skin 15 cm and ~100k pairs (docs/design.md, round 9 (tablevtx11)).
+            n = cross(self.b - self.a, self.c - self.a)
+            size = np.minimum(size.max(axis=0), _SLIVER * np.sqrt(np.sqrt(dot(n, n))))
+            self.cell = float(np.median(size)) + 2 * margin if len(self) else 1.0
             self._grid = TriangleGrid().build(self.vertices, self.triangles, margin, cell=_CELL * self.cell)
             self._grid_margin = margin
         return self._grid
