@@ -193,7 +193,7 @@ class FaceCollision:
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
         # Which of them can have met in a substep (a distance kept per row; see near_rows.py).
-        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap)
+        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap, self.edges)
         # Every-substep candidates from patches of the rest mesh (patch_pairs.py), built at the first need.
         self.patches: PatchPairs | None = None
 
@@ -900,8 +900,10 @@ def _slid_onto(previous, x, ends: np.ndarray, height0, height1, flat: float) -> 
     rows = np.flatnonzero((np.abs(height0) <= flat) & (np.abs(height1) <= flat))
     if len(rows):
         P, A, B, C = (_columns(x, ends[rows, k]) for k in range(4))
+        rows = rows[_over_face(P, A, B, C, cross(B - A, C - A))]  # the end first: few do
+    if len(rows):
         P0, A0, B0, C0 = (_columns(previous, ends[rows, k]) for k in range(4))
-        out[rows] = _over_face(P, A, B, C, cross(B - A, C - A)) & ~_over_face(P0, A0, B0, C0, cross(B0 - A0, C0 - A0))
+        out[rows] = ~_over_face(P0, A0, B0, C0, cross(B0 - A0, C0 - A0))
     return out
 
 
@@ -911,8 +913,9 @@ def _slid_across(previous, x, ends: np.ndarray, separation0, separation1, flat: 
     out = np.zeros(len(ends), dtype=bool)
     rows = np.flatnonzero((np.abs(separation0) <= flat) & (np.abs(separation1) <= flat))
     if len(rows):
-        out[rows] = _edges_meet([_columns(x, ends[rows, k]) for k in range(4)], flat)
-        out[rows] &= ~_edges_meet([_columns(previous, ends[rows, k]) for k in range(4)], flat)
+        rows = rows[_edges_meet([_columns(x, ends[rows, k]) for k in range(4)], flat)]  # the end first (rare)
+    if len(rows):
+        out[rows] = ~_edges_meet([_columns(previous, ends[rows, k]) for k in range(4)], flat)
     return out
 
 
