@@ -188,6 +188,7 @@ class FaceCollision:
         # since (a vertex in `changed`), in `stale_grid`.
         self.stale_grid = TriangleGrid()
         self.changed = np.zeros(n, dtype=bool)  # vertices whose box changed since the grids were built
+        self.stale_work = 0  # the stale vertices' count summed over the partial queries since (see _query)
         self.grid_alive = _EMPTY  # the triangles binned in triangle_grid
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
@@ -324,6 +325,7 @@ class FaceCollision:
             self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
             self.e, self.f, self.ee_apart = self._edge_edge_candidates()
             self.changed[:] = False
+            self.stale_work = 0
             return
         index = np.flatnonzero(moved)
         if self.skin == 0.0 and self.use_patches and self.patches is not None:  # no kept grids: the patches
@@ -339,7 +341,12 @@ class FaceCollision:
         self.pad[index] = pad[index]
         self._ball_boxes()
         self.changed |= moved
-        if 2 * np.count_nonzero(self.changed) > len(moved):  # the kept grids are mostly stale: bin afresh
+        # Bin afresh when the kept grids are mostly stale, or when the stale boxes binned by the partial
+        # queries since add up to more than binning every box once costs (a few vertices straying every
+        # substep kept half the cloth stale, binned again each time: 64² drape, frame 96, -20 %).
+        stale = int(np.count_nonzero(self.changed))
+        self.stale_work += stale
+        if 2 * stale > len(moved) or self.stale_work > len(moved):
             self._rebin()
         p, t, apart = self._vertex_triangle_candidates(moved)
         e, f, apart_ee = self._edge_edge_candidates(moved)
@@ -445,6 +452,7 @@ class FaceCollision:
         if len(self.edges) >= 2:
             self.edge_grid.build_boxes(*_spans(self.low, self.high, self.edges))
         self.changed[:] = False
+        self.stale_work = 0
 
     def _limits(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """How close at the anchors pairs of primitives (vertex rows first (K, m), second (K, l)) must
