@@ -152,6 +152,7 @@ class FaceCollision:
     installed = False  # set by `install`: `step` keeps this engine for the state
     use_patches = True  # every-substep candidates from patch_pairs.PatchPairs (else the box query)
     patch_edges = 1.0  # the patches' cell, in median rest edges (measured: 1 beats 1.5 and 2)
+    violent_most = 16  # the longest stay without a skin once returns to it did not last (measured: 16 beats 1)
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -179,6 +180,8 @@ class FaceCollision:
         self.motion = np.zeros((n, 3))  # each vertex's motion (relative to the mean) in its last queried substep
         self.low = self.high = np.zeros((n, 3))  # each vertex's box (see _query)
         self.age = 0  # substeps since the last full query
+        self.violent_left = self.violent_wait = 0  # substeps left without a skin, at least; the last such wait
+        self.age_skin = 0  # substeps since the skin mode was entered
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
@@ -226,6 +229,7 @@ class FaceCollision:
         previous = x if previous is None else previous
         n = len(x)
         self.age += 1
+        self.age_skin += 1
         mean, mean0 = column_mean(x), column_mean(previous)
         motion = squared_distances(x, previous, mean - mean0)
         self.moves = np.sqrt(motion)
@@ -236,10 +240,13 @@ class FaceCollision:
         stray = np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
         if self.skin == 0.0:
             # Violent motion, no skin: the candidates of this substep only, every substep, until a
-            # quarter-gap skin would have lasted this one (a quarter of the cloth or less strayed).
+            # quarter-gap skin would have lasted this one (a quarter of the cloth or less strayed), and
+            # no sooner than `violent_left` substeps (1, doubled up to `violent_most` while returns fail).
             allowed = 0.125 * self.gap + self.pad
-            if 4 * np.count_nonzero(stray > allowed * allowed) <= n:
+            self.violent_left -= 1
+            if self.violent_left <= 0 and 4 * np.count_nonzero(stray > allowed * allowed) <= n:
                 self.skin = 0.25 * self.gap
+                self.age_skin = 0
             self._query(x, previous, mean, mean0)
             self._live(x, previous)
             return
@@ -259,6 +266,11 @@ class FaceCollision:
             # each there) cost more than this substep's candidates every substep (0.4 s): none.
             if self.every_substep and self.age <= 2 and skin == self._narrowest():
                 self.skin = 0.0
+                # Back in the skin mode after few substeps: stay without for longer next time (each
+                # return costs full queries at the narrowest skin that do not last).
+                self.violent_wait = max(2 * self.violent_wait, 1) if self.age_skin < 8 else 1
+                self.violent_wait = min(self.violent_wait, self.violent_most)
+                self.violent_left = self.violent_wait
         elif self.adaptive and self.skin > self._widest():
             self.skin = self._widest()
         if 4 * count > n or self.skin != skin:  # much of the cloth, or a new skin: query everything
