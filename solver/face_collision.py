@@ -152,6 +152,7 @@ class FaceCollision:
     installed = False  # set by `install`: `step` keeps this engine for the state
     use_patches = True  # every-substep candidates from patch_pairs.PatchPairs (else the box query)
     patch_edges = 1.0  # the patches' cell, in median rest edges (measured: 1 beats 1.5 and 2)
+    violent_most = 16  # the longest stay without a skin once returns to it did not last (measured: 16 beats 1)
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -179,6 +180,8 @@ class FaceCollision:
         self.motion = np.zeros((n, 3))  # each vertex's motion (relative to the mean) in its last queried substep
         self.low = self.high = np.zeros((n, 3))  # each vertex's box (see _query)
         self.age = 0  # substeps since the last full query
+        self.violent_left = self.violent_wait = 0  # substeps left without a skin, at least; the last such wait
+        self.age_skin = 0  # substeps since the skin mode was entered
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
@@ -188,12 +191,13 @@ class FaceCollision:
         # since (a vertex in `changed`), in `stale_grid`.
         self.stale_grid = TriangleGrid()
         self.changed = np.zeros(n, dtype=bool)  # vertices whose box changed since the grids were built
+        self.stale_work = 0  # the stale vertices' count summed over the partial queries since (see _query)
         self.grid_alive = _EMPTY  # the triangles binned in triangle_grid
         self.sewn = _across_seams(model, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
         # Which of them can have met in a substep (a distance kept per row; see near_rows.py).
-        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap)
+        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap, self.edges)
         # Every-substep candidates from patches of the rest mesh (patch_pairs.py), built at the first need.
         self.patches: PatchPairs | None = None
 
@@ -225,6 +229,7 @@ class FaceCollision:
         previous = x if previous is None else previous
         n = len(x)
         self.age += 1
+        self.age_skin += 1
         mean, mean0 = column_mean(x), column_mean(previous)
         motion = squared_distances(x, previous, mean - mean0)
         self.moves = np.sqrt(motion)
@@ -235,10 +240,13 @@ class FaceCollision:
         stray = np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
         if self.skin == 0.0:
             # Violent motion, no skin: the candidates of this substep only, every substep, until a
-            # quarter-gap skin would have lasted this one (a quarter of the cloth or less strayed).
+            # quarter-gap skin would have lasted this one (a quarter of the cloth or less strayed), and
+            # no sooner than `violent_left` substeps (1, doubled up to `violent_most` while returns fail).
             allowed = 0.125 * self.gap + self.pad
-            if 4 * np.count_nonzero(stray > allowed * allowed) <= n:
+            self.violent_left -= 1
+            if self.violent_left <= 0 and 4 * np.count_nonzero(stray > allowed * allowed) <= n:
                 self.skin = 0.25 * self.gap
+                self.age_skin = 0
             self._query(x, previous, mean, mean0)
             self._live(x, previous)
             return
@@ -254,8 +262,15 @@ class FaceCollision:
             # two): a narrow one makes each cheap, and none (`every_substep`) cheaper still.
             factor = 0.5 if self.age <= 2 else 2.0 if self.age >= 8 else 1.0
             self.skin = float(np.clip(self.skin * factor, self._narrowest(), self._widest()))
-            if self.every_substep and self.age <= 1 and skin == self._narrowest():
+            # Full queries every other substep at the narrowest skin (a 128² skirt sliding into place, 1 s
+            # each there) cost more than this substep's candidates every substep (0.4 s): none.
+            if self.every_substep and self.age <= 2 and skin == self._narrowest():
                 self.skin = 0.0
+                # Back in the skin mode after few substeps: stay without for longer next time (each
+                # return costs full queries at the narrowest skin that do not last).
+                self.violent_wait = max(2 * self.violent_wait, 1) if self.age_skin < 8 else 1
+                self.violent_wait = min(self.violent_wait, self.violent_most)
+                self.violent_left = self.violent_wait
         elif self.adaptive and self.skin > self._widest():
             self.skin = self._widest()
         if 4 * count > n or self.skin != skin:  # much of the cloth, or a new skin: query everything
@@ -324,6 +339,7 @@ class FaceCollision:
             self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
             self.e, self.f, self.ee_apart = self._edge_edge_candidates()
             self.changed[:] = False
+            self.stale_work = 0
             return
         index = np.flatnonzero(moved)
         if self.skin == 0.0 and self.use_patches and self.patches is not None:  # no kept grids: the patches
@@ -339,7 +355,12 @@ class FaceCollision:
         self.pad[index] = pad[index]
         self._ball_boxes()
         self.changed |= moved
-        if 2 * np.count_nonzero(self.changed) > len(moved):  # the kept grids are mostly stale: bin afresh
+        # Bin afresh when the kept grids are mostly stale, or when the stale boxes binned by the partial
+        # queries since add up to more than binning every box once costs (a few vertices straying every
+        # substep kept half the cloth stale, binned again each time: 64² drape, frame 96, -20 %).
+        stale = int(np.count_nonzero(self.changed))
+        self.stale_work += stale
+        if 2 * stale > len(moved) or self.stale_work > len(moved):
             self._rebin()
         p, t, apart = self._vertex_triangle_candidates(moved)
         e, f, apart_ee = self._edge_edge_candidates(moved)
@@ -445,6 +466,7 @@ class FaceCollision:
         if len(self.edges) >= 2:
             self.edge_grid.build_boxes(*_spans(self.low, self.high, self.edges))
         self.changed[:] = False
+        self.stale_work = 0
 
     def _limits(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """How close at the anchors pairs of primitives (vertex rows first (K, m), second (K, l)) must
@@ -900,8 +922,10 @@ def _slid_onto(previous, x, ends: np.ndarray, height0, height1, flat: float) -> 
     rows = np.flatnonzero((np.abs(height0) <= flat) & (np.abs(height1) <= flat))
     if len(rows):
         P, A, B, C = (_columns(x, ends[rows, k]) for k in range(4))
+        rows = rows[_over_face(P, A, B, C, cross(B - A, C - A))]  # the end first: few do
+    if len(rows):
         P0, A0, B0, C0 = (_columns(previous, ends[rows, k]) for k in range(4))
-        out[rows] = _over_face(P, A, B, C, cross(B - A, C - A)) & ~_over_face(P0, A0, B0, C0, cross(B0 - A0, C0 - A0))
+        out[rows] = ~_over_face(P0, A0, B0, C0, cross(B0 - A0, C0 - A0))
     return out
 
 
@@ -911,8 +935,9 @@ def _slid_across(previous, x, ends: np.ndarray, separation0, separation1, flat: 
     out = np.zeros(len(ends), dtype=bool)
     rows = np.flatnonzero((np.abs(separation0) <= flat) & (np.abs(separation1) <= flat))
     if len(rows):
-        out[rows] = _edges_meet([_columns(x, ends[rows, k]) for k in range(4)], flat)
-        out[rows] &= ~_edges_meet([_columns(previous, ends[rows, k]) for k in range(4)], flat)
+        rows = rows[_edges_meet([_columns(x, ends[rows, k]) for k in range(4)], flat)]  # the end first (rare)
+    if len(rows):
+        out[rows] = ~_edges_meet([_columns(previous, ends[rows, k]) for k in range(4)], flat)
     return out
 
 

@@ -12,12 +12,21 @@ and is due again once twice its corners' largest peak reaches that. When a quart
 due, every row is measured again from a new origin; when an origin does not last two substeps (violent
 motion), every row is checked for a while with no bookkeeping (8 substeps, doubled each time, up to 64).
 Checking every row cost the 128² quad sheet's 128 k rows 6.5 ms a substep (docs/self-collision.md, round 7).
+
+Relative to the cloth's mean, a landing or swinging sheet's vertices move centimetres a substep, so every
+row was due at once there (the 128² drape: every row checked from its first touch of the sphere on). A
+row's corners are near on the cloth too: where a path of at most two mesh edges joins its first vertex to
+each other corner, the corners' relative motion is bounded by the sums along those paths of each edge's
+peak change (|(x_a - x_b) - (o_a - o_b)|, o the origin: unchanged by translation and small on a cloth
+that bends slowly, however fast it moves), and a row is due only when the smaller of both bounds
+reaches its distance (docs/self-collision.md, round 9).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .topology import adjacency
 from .triangles import closest_points, dot, segment_closest
 from .vectors import column_mean
 
@@ -52,15 +61,72 @@ def edge_distances(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return np.sqrt(dot(gap, gap))
 
 
+def short_paths(edges: np.ndarray, n: int, source: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """((2, K) edge indices, (K,) found) of a path of at most two of `edges` (E, 2) joining each source
+    vertex to its target; index E (a slot whose change stays 0) where a path has fewer edges or none."""
+    count = len(edges)
+    path = np.full((2, len(source)), count, dtype=np.int64)
+    found = np.zeros(len(source), dtype=bool)
+    if count == 0 or len(source) == 0:
+        return path, found
+    keys = np.minimum(edges[:, 0], edges[:, 1]) * n + np.maximum(edges[:, 0], edges[:, 1])
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+
+    def edge_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        key = np.minimum(a, b) * n + np.maximum(a, b)
+        at = np.minimum(np.searchsorted(keys, key), count - 1)
+        return np.where(keys[at] == key, order[at], -1)
+
+    one = edge_of(source, target)
+    found = one >= 0
+    path[0, found] = one[found]
+    rest = np.flatnonzero(~found)
+    if len(rest):
+        start, heads = adjacency(n, edges)
+        degree = np.diff(start)[source[rest]]
+        which = np.repeat(np.arange(len(rest)), degree)
+        slot = np.arange(int(degree.sum())) - np.repeat(np.cumsum(degree) - degree, degree)
+        middle = heads[slot + np.repeat(start[source[rest]], degree)]
+        second = edge_of(middle, target[rest][which])
+        ok = np.flatnonzero(second >= 0)
+        joined, first = np.unique(which[ok], return_index=True)
+        pick, rows = ok[first], rest[joined]
+        path[0, rows] = edge_of(source[rows], middle[pick])
+        path[1, rows] = second[pick]
+        found[rows] = True
+    return path, found
+
+
+def _row_paths(edges: np.ndarray, n: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """((6, K) edge indices: for corners 1, 2, 3 of each row, the two of its path from corner 0; (K,)
+    whether every corner has one)."""
+    paths, local = [], np.ones(len(rows), dtype=bool)
+    for k in (1, 2, 3):
+        path, found = short_paths(edges, n, rows[:, 0], rows[:, k])
+        paths.append(path)
+        local &= found
+    return np.concatenate(paths) if paths else np.zeros((6, 0), dtype=np.int64), local
+
+
 class NearRows:
     """The rows near at rest of one cloth, with the distance each keeps until it is due again."""
 
-    def __init__(self, vt: np.ndarray, ee: np.ndarray, vertex_count: int, margin: float):
+    def __init__(self, vt: np.ndarray, ee: np.ndarray, vertex_count: int, margin: float, edges=None):
         self.vt, self.ee = vt, ee
         self.margin = float(margin)  # kept clear of contact: the failsafe counts a plane within this as met
         self.origin: np.ndarray | None = None
         self.origin_mean = np.zeros(3)
         self.peak = np.zeros(vertex_count)
+        # The local bound: the cloth's edges, each one's peak change since the origin (one more slot: 0),
+        # and each row's paths from its corner 0 (rows with a corner no short path reaches: the mean's bound).
+        self.edges = np.zeros((0, 2), dtype=np.int64) if edges is None else np.asarray(edges, dtype=np.int64)
+        self.edge_peak = np.zeros(len(self.edges) + 1)
+        self.origin_edge = np.zeros((len(self.edges), 3))
+        self.vt_paths, self.vt_local = _row_paths(self.edges, vertex_count, vt)
+        self.ee_paths, self.ee_local = _row_paths(self.edges, vertex_count, ee)
+        if not (self.vt_local.any() or self.ee_local.any()):
+            self.edges = np.zeros((0, 2), dtype=np.int64)  # no row uses the local bound: skip its bookkeeping
         self.vt_clear = np.zeros(len(vt))
         self.ee_clear = np.zeros(len(ee))
         self.every = 0  # substeps left checking every row
@@ -84,9 +150,40 @@ class NearRows:
                 moved[:, k] -= shift[k]
             moved *= moved
             np.maximum(self.peak, np.sqrt(moved.sum(axis=1)), out=self.peak)
-        self.vt_due = 2.0 * _largest(self.peak, self.vt) >= self.vt_clear
-        self.ee_due = 2.0 * _largest(self.peak, self.ee) >= self.ee_clear
+            if len(self.edges):
+                change = end[self.edges[:, 0]] - end[self.edges[:, 1]]
+                change -= self.origin_edge
+                change *= change
+                np.maximum(self.edge_peak[:-1], np.sqrt(change.sum(axis=1)), out=self.edge_peak[:-1])
+        self.vt_due = self._vt_bound(slice(None)) >= self.vt_clear
+        self.ee_due = self._ee_bound(slice(None)) >= self.ee_clear
         return self.vt_due, self.ee_due
+
+    def _local(self, paths: np.ndarray) -> list[np.ndarray]:
+        """Each of corners 1, 2, 3's path sum of edge peaks, for (6, K) `paths`."""
+        peak = self.edge_peak
+        return [peak.take(paths[2 * k]) + peak.take(paths[2 * k + 1]) for k in range(3)]
+
+    def _vt_bound(self, which) -> np.ndarray:
+        """How far the vertex of vt rows `which` can have moved relative to their triangles' corners since
+        the origin: the mean's bound, or the smaller local one (paths from the vertex to each corner)."""
+        rows = self.vt[which]
+        bound = 2.0 * _largest(self.peak, rows)
+        if len(self.edges):
+            one, two, three = self._local(self.vt_paths[:, which])
+            local = np.maximum(np.maximum(one, two), three)
+            np.minimum(bound, np.where(self.vt_local[which], local, np.inf), out=bound)
+        return bound
+
+    def _ee_bound(self, which) -> np.ndarray:
+        """Likewise for ee rows (a, b, c, d): a's paths to b, c, d; b to c or d is at most b's plus theirs."""
+        rows = self.ee[which]
+        bound = 2.0 * _largest(self.peak, rows)
+        if len(self.edges):
+            to_b, to_c, to_d = self._local(self.ee_paths[:, which])
+            local = to_b + np.maximum(to_c, to_d)
+            np.minimum(bound, np.where(self.ee_local[which], local, np.inf), out=bound)
+        return bound
 
     def checked(self, x: np.ndarray) -> None:
         """After the failsafe checked the due rows on paths ending at `x`: measure them again there
@@ -117,16 +214,17 @@ class NearRows:
         self._age += 1
         vt, ee = np.flatnonzero(self.vt_due), np.flatnonzero(self.ee_due)
         if len(vt):
-            rows = self.vt[vt]
-            self.vt_clear[vt] = vertex_triangle_distances(x, rows) - 2.0 * _largest(self.peak, rows) - self.margin
+            self.vt_clear[vt] = vertex_triangle_distances(x, self.vt[vt]) - self._vt_bound(vt) - self.margin
         if len(ee):
-            rows = self.ee[ee]
-            self.ee_clear[ee] = edge_distances(x, rows) - 2.0 * _largest(self.peak, rows) - self.margin
+            self.ee_clear[ee] = edge_distances(x, self.ee[ee]) - self._ee_bound(ee) - self.margin
 
     def _reset(self, x: np.ndarray) -> None:
         self.origin = x.copy()
         self.origin_mean = column_mean(x)
         self.peak[:] = 0.0
+        self.edge_peak[:] = 0.0
+        if len(self.edges):
+            self.origin_edge = x[self.edges[:, 0]] - x[self.edges[:, 1]]
         self._age = 0
         self.vt_clear = vertex_triangle_distances(x, self.vt) - self.margin if len(self.vt) else self.vt_clear
         self.ee_clear = edge_distances(x, self.ee) - self.margin if len(self.ee) else self.ee_clear

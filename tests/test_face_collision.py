@@ -564,6 +564,40 @@ def test_a_pair_near_at_rest_pushed_slowly_through_each_other_is_sent_back():
     assert x[3, 1] < 0.0 and counts == [0] * 16
 
 
+def test_a_pair_near_at_rest_pushed_through_beside_a_fast_part_is_checked_by_its_own_edges():
+    """A row near at rest is due once its corners moved relative to each other as far as it was apart,
+    bounded by the change of the cloth's edges between them (paths of at most two edges: the local
+    bound) where that is smaller than their motion relative to the cloth's mean. The previous test's two
+    triangles, joined by two more so that short paths join every row's corners, beside a fifth
+    triangle flying off at 20 cm a substep (the cloth's mean with it: the mean's bound is useless): the
+    substep the edge (3, 4) crosses (0, 1), the row must still be checked (cut to a tenth, the local
+    bound misses it) and, before, it need not be."""
+    cm = 0.01
+    rest = cm * np.array(
+        [[0, 0, 0], [4, 0, 0], [2, 3, 0], [1, -0.8, 0], [3, -0.8, 0], [2, -3, 0], [50, 0, 0], [54, 0, 0], [52, 3, 0]],
+        dtype=float,
+    )
+    model = solver.build_model(rest, [[0, 1, 2], [3, 4, 5], [1, 4, 3], [0, 3, 1], [6, 7, 8]])
+    collision = FaceCollision(model, 0.01)
+    near = collision.near
+    crossing = [k for k, row in enumerate(near.ee.tolist()) if sorted(row) == [0, 1, 3, 4]]
+    assert len(crossing) == 1 and near.ee_local.all() and near.vt_local.all()
+    x = rest.copy()
+    x[3:5, 2] = 0.2 * cm  # the second triangle tilted a little above the first's edge
+    counts, checked = [], 0
+    for _ in range(16):
+        previous = x.copy()
+        x[3:5, 1] += 0.1 * cm  # across the first's edge, and down through its plane
+        x[3:5, 2] -= 0.025 * cm
+        x[6:9, 0] += 0.2  # the far triangle flies off
+        collision.resolve(x, np.ones(9), previous=previous)
+        collision.undo_crossings(x, previous, np.ones(9))
+        checked += int(near.ee_due[crossing[0]])
+        counts.append(count_self_intersections(model, x))
+    assert x[3, 1] < 0.0 and counts == [0] * 16
+    assert checked < 12  # not simply checked every substep
+
+
 def test_the_failsafe_rewinds_to_the_true_start_not_the_one_a_collider_settled():
     """A vertex resting just inside a sphere's reach slides into it along a chord, through a wall: the
     sphere pushes it out and, to clear the start's overlap without a launch, moves its start
