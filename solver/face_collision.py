@@ -152,6 +152,7 @@ class FaceCollision:
     installed = False  # set by `install`: `step` keeps this engine for the state
     use_patches = True  # every-substep candidates from patch_pairs.PatchPairs (else the box query)
     patch_edges = 1.0  # the patches' cell, in median rest edges (measured: 1 beats 1.5 and 2)
+    patch_near = 0.0  # patches whose primitives come this close at rest (in cells) are neighbours too
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -368,7 +369,8 @@ class FaceCollision:
             rest, cell = self.model.rest_positions, self._patch_cell()
             if PatchPairs.suits(rest, self.triangles, self.edges, cell):
                 keep_vt, keep_ee = self._may_touch_vt, self._may_touch_ee
-                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee)
+                near = None if self.patch_near is None else self.patch_near * cell
+                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near)
             else:
                 self.use_patches = False
         return self.use_patches and self.patches is not None
