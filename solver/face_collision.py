@@ -152,7 +152,7 @@ class FaceCollision:
     installed = False  # set by `install`: `step` keeps this engine for the state
     use_patches = True  # every-substep candidates from patch_pairs.PatchPairs (else the box query)
     patch_edges = 1.0  # the patches' cell, in median rest edges (measured: 1 beats 1.5 and 2)
-    patch_near = 0.0  # patches whose primitives come this close at rest (in cells) are neighbours too
+    patch_near = None  # patches within this of each other at rest (in cells) are neighbours too (no gain measured)
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model

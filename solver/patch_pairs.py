@@ -70,6 +70,8 @@ def _product(first, second, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, n
 class PatchPairs:
     """Candidate (vertex, triangle) and (edge, edge) pairs of one cloth, found per substep."""
 
+    rigid = True
+    far_filter = True
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
 
     @staticmethod
@@ -163,7 +165,6 @@ class PatchPairs:
         self.grid = TriangleGrid()
         self.measured = 0  # rows measured again, in all (statistics)
         self.resets = 0
-        self.far_filter = True
         self.far_pairs = 0
         self.gap = 0.0
 
@@ -190,10 +191,11 @@ class PatchPairs:
         X -= c[self.member_patch]
         Y = self.member_rest
         H = np.add.reduceat((Y[:, :, None] * X[:, None, :]).reshape(-1, 9), start, axis=0).reshape(-1, 3, 3)
-        U, _, Vt = np.linalg.svd(H)
-        R = np.matmul(U, Vt).transpose(0, 2, 1)  # V U^T
-        flip = np.flatnonzero(np.linalg.det(R) < 0.0)  # a reflection: flip the weakest axis
-        R[flip] -= 2.0 * Vt[flip, 2, :, None] * U[flip, None, :, 2]
+        if self.rigid:
+            self.quaternion = _rotation_towards(self.quaternion, H.transpose(0, 2, 1), 2)
+            R = _matrices(self.quaternion)
+        else:
+            R = np.broadcast_to(np.eye(3), H.shape)
         E = X - np.einsum("mij,mj->mi", R[self.member_patch], Y)
         residual = np.sqrt(np.einsum("ij,ij->i", E, E))
         P, Q = self.pair_p, self.pair_q
@@ -203,10 +205,10 @@ class PatchPairs:
         into_q = np.sqrt(np.einsum("ij,ij->i", d, d))
         d = np.einsum("kij,kj->ki", R[Q], c0[P] - c0[Q]) + c[Q] - c[P]
         into_p = np.sqrt(np.einsum("ij,ij->i", d, d))
+        residuals = {bit: _member_max(residual, self.member_kind & bit, start) for bit in (1, 2, 4)}
         bounds = []
         for first, second in ((1, 2), (4, 4)):
-            res_p = _member_max(residual, self.member_kind & first, start)[P]
-            res_q = _member_max(residual, self.member_kind & second, start)[Q]
+            res_p, res_q = residuals[first][P], residuals[second][Q]
             size_p, size_q = self.member_size[first][P], self.member_size[second][Q]
             relative = np.minimum(into_q + turn * size_q, into_p + turn * size_p)
             bounds.append(res_p + res_q + relative + 1e-9 * (self.gap + size_p + size_q))
@@ -221,6 +223,8 @@ class PatchPairs:
         Y -= self.member_centre[self.member_patch]
         self.member_rest = Y
         size = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+        self.quaternion = np.zeros((len(self.member_centre), 4))
+        self.quaternion[:, 0] = 1.0
         self.member_size = {bit: _member_max(size, self.member_kind & bit, start) for bit in (1, 2, 4)}
         self.resets += 1
         self._stale = False
@@ -249,7 +253,6 @@ class PatchPairs:
         self.gap = gap
         if moved is not None and self.origin is not None and len(self.origin) == len(start):
             self._set_boxes(low, high)
-            self._set_paths(start, end)
             near_vt = self._touching(self.vt_by_vertex, moved, True, measure_vt)
             near_ee = self._touching(self.ee_by_vertex, moved, False, measure_ee)
             far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, moved)
@@ -270,8 +273,8 @@ class PatchPairs:
             vt_bound, ee_bound = np.zeros_like(vt_bound), np.zeros_like(ee_bound)
         self._set_boxes(low, high)
         self._set_paths(start, end)
-        vt_reach = gap + vt_bound + self._half_motion("vertex", "triangle")
-        ee_reach = gap + ee_bound + self._half_motion("edge", "edge")
+        half = gap + self._half_motion(self.pair_p, self.pair_q)
+        vt_reach, ee_reach = half + vt_bound, half + ee_bound
         if self._fresh:
             self._fresh = False
             self.vt_clear = self._gaps("vertex", self.vt_p, "triangle", self.vt_t, gap)
@@ -296,32 +299,25 @@ class PatchPairs:
         }
 
     def _set_paths(self, start: np.ndarray, end: np.ndarray) -> None:
-        """Each patch's span, per kind, of its primitives' corners at the middle of their paths, and of
-        their motion in the substep (empty: inf .. -inf): what `_far` tells far pairs of patches apart by."""
-        count = self.count
-        middle, motion = 0.5 * (start + end), end - start
-        self.middle_spans, self.motion_spans = {}, {}
-        for kind, (order, begin, size), rows in (
-            ("vertex", self.vertex_group, None),
-            ("triangle", self.triangle_group, self.triangles),
-            ("edge", self.edge_group, self.edges),
-        ):
-            some = np.flatnonzero(size)
-            for values, out in ((middle, self.middle_spans), (motion, self.motion_spans)):
-                klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-                if len(order):
-                    lo, hi = (values, values) if rows is None else _spans(values, values, rows)
-                    klow[some] = np.minimum.reduceat(lo[order], begin[some], axis=0)
-                    khigh[some] = np.maximum.reduceat(hi[order], begin[some], axis=0)
-                out[kind] = klow, khigh
+        """Each patch's span of its members' motion in the substep, and per kind the span of its primitives'
+        corners at the middle of their paths (empty: inf .. -inf): what `_near` and `_far` bound relative
+        motion and far pairs of patches by."""
+        at = self.member_start
+        motion = (end - start)[self.member_vertex]
+        self.motion_span = np.minimum.reduceat(motion, at, axis=0), np.maximum.reduceat(motion, at, axis=0)
+        middle = (0.5 * (start + end))[self.member_vertex]
+        self.middle_spans = {}
+        for kind, bit in (("vertex", 1), ("triangle", 2), ("edge", 4)):
+            holds = (self.member_kind & bit)[:, None] != 0
+            low = np.minimum.reduceat(np.where(holds, middle, np.inf), at, axis=0)
+            high = np.maximum.reduceat(np.where(holds, middle, -np.inf), at, axis=0)
+            self.middle_spans[kind] = low, high
 
-    def _half_motion(self, kind1: str, kind2: str) -> np.ndarray:
-        """Each segment's bound on half the largest relative motion in the substep of two corners of a
-        kind1 primitive of P and a kind2 one of Q: half the widest difference of their motion spans."""
-        lo1, hi1 = self.motion_spans[kind1]
-        lo2, hi2 = self.motion_spans[kind2]
-        P, Q = self.pair_p, self.pair_q
-        widest = np.maximum(hi1[P] - lo2[Q], hi2[Q] - lo1[P])
+    def _half_motion(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """Bounds on half the largest relative motion in the substep of a member of patch P[k] and one of
+        Q[k]: half the widest difference of their motion spans."""
+        low, high = self.motion_span
+        widest = np.maximum(high[P] - low[Q], high[Q] - low[P])
         return (0.5 + 1e-9) * np.sqrt(np.einsum("ij,ij->i", widest, widest))
 
     def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float) -> np.ndarray:
@@ -331,10 +327,7 @@ class PatchPairs:
         lo1, hi1 = self.middle_spans[kind1]
         lo2, hi2 = self.middle_spans[kind2]
         apart = np.maximum(np.maximum(lo2[Q] - hi1[P], lo1[P] - hi2[Q]), 0.0)
-        mlo1, mhi1 = self.motion_spans[kind1]
-        mlo2, mhi2 = self.motion_spans[kind2]
-        widest = np.maximum(mhi1[P] - mlo2[Q], mhi2[Q] - mlo1[P])
-        reach = gap + 0.5 * np.sqrt(np.einsum("ij,ij->i", widest, widest))
+        reach = gap + self._half_motion(P, Q)
         return np.einsum("ij,ij->i", apart, apart) < reach * reach
 
     def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
@@ -512,6 +505,39 @@ def _patch_spans(x: np.ndarray, patches: PatchPairs, count: int) -> tuple[np.nda
             low[some] = np.minimum(low[some], np.minimum.reduceat(lo[order], begin[some], axis=0))
             high[some] = np.maximum(high[some], np.maximum.reduceat(hi[order], begin[some], axis=0))
     return low, high
+
+
+def _matrices(q: np.ndarray) -> np.ndarray:
+    """(K, 3, 3) rotation matrices of unit quaternions q (K, 4: w, x, y, z)."""
+    w, x, y, z = q.T
+    return np.stack(
+        [
+            1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+        ],
+        axis=1,
+    ).reshape(-1, 3, 3)  # fmt: skip
+
+
+def _rotation_towards(q: np.ndarray, A: np.ndarray, iterations: int) -> np.ndarray:
+    """Unit quaternions turned from q towards the rotation R maximising trace(R^T A) for each (3, 3) A
+    (Mueller et al. 2016, "A robust method to extract the rotational part of deformations"; warm-started
+    from the last substep's, a couple of iterations follow it; any rotation keeps the bounds sound)."""
+    for _ in range(iterations):
+        R = _matrices(q)
+        omega = np.cross(R[:, :, 0], A[:, :, 0]) + np.cross(R[:, :, 1], A[:, :, 1]) + np.cross(R[:, :, 2], A[:, :, 2])
+        along = np.abs(np.einsum("kij,kij->k", R, A)) + 1e-300
+        omega /= along[:, None]
+        angle = np.sqrt(np.einsum("ij,ij->i", omega, omega))
+        half = 0.5 * angle
+        axis = omega * (np.sin(half) / np.where(angle > 0.0, angle, 1.0))[:, None]
+        c = np.cos(half)
+        turned = np.empty_like(q)
+        turned[:, 0] = c * q[:, 0] - np.einsum("ij,ij->i", axis, q[:, 1:])
+        turned[:, 1:] = c[:, None] * q[:, 1:] + q[:, :1] * axis + np.cross(axis, q[:, 1:])
+        q = turned / np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
+    return q
 
 
 def _member_max(values: np.ndarray, mask: np.ndarray, start: np.ndarray) -> np.ndarray:
