@@ -155,6 +155,12 @@ class PatchPairs:
         self.vt_by_vertex = _incidence(np.concatenate([self.vt_p[:, None], triangles[self.vt_t]], axis=1), n)
         self.ee_by_vertex = _incidence(np.concatenate([edges[self.ee_e], edges[self.ee_f]], axis=1), n)
         self.origin: np.ndarray | None = None
+        # Set at each new origin (`_reset`): the members' positions there about their patch's centroid, the
+        # centroids, each kind's largest distance from it per patch, and each patch's rotation since.
+        self.member_rest = np.zeros((len(self.member_vertex), 3))
+        self.member_centre = np.zeros((count, 3))
+        self.member_size: dict[int, np.ndarray] = {}
+        self.quaternion = np.zeros((count, 4))
         self.vt_clear = np.zeros(len(self.vt_p))
         self.ee_clear = np.zeros(len(self.ee_e))
         self.vt_least = np.full(segments, np.inf)  # each segment's smallest clear
