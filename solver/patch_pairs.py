@@ -7,22 +7,22 @@ Candidate pairs split in two:
 
 - Pairs of primitives in neighbouring patches (the cloth's own neighbourhood): a static list built
   once from the rest mesh (minus the pairs that never collide), each row keeping `clear`, a lower
-  bound on its distance less the motion bound at that time. A row is measured again only when the
-  local deformation since could have brought it within reach: a point of either primitive is a convex
-  combination of its corners, so the two primitives' points moved relative to each other since an
-  origin by at most spread(P) + spread(Q) + |T_P - T_Q| (T: a patch's mean displacement; spread: its
-  primitives' largest corner displacement relative to T); all three are convex in time on straight
-  paths, so their peaks over the substep starts and ends seen bound them along the paths too. When a
-  quarter of the rows were due the origin moves to the substep's start, each row's clear carried over
-  (less its bound up to there): no row is measured for it.
+  bound on its distance at an origin (positions at the middle of a substep's paths). Each substep
+  every patch gets a rigid motion from the origin (`_bound`: a rotation tracked per patch, its
+  centroid's motion, the residual of its members), which bounds how much a row's distance at the
+  middle of this substep's paths differs from the origin's (B); half the relative motion of two
+  corners in the substep is bounded by the patches' motion spans (H). A row is measured again only
+  when clear < gap + B + H. When a quarter of the rows were due the origin moves to the next
+  substep's middles, each row's clear carried over less its B there: no row is measured for it.
 - Pairs of primitives in patches that are not neighbours (separate layers, or the same sheet folded):
   patch boxes (the span of their primitives' boxes) are joined every substep, and only overlapping
-  pairs of patches are expanded into primitive pairs.
+  pairs of patches whose primitives' spans at the middles come within gap + H are expanded into
+  primitive pairs.
 
 Both give exactly the pairs the caller's test gives over every pair of primitives (`FaceCollision`'s
 every-substep query: boxes overlapping, then the distance at the middle of the paths within gap + half
-the largest relative corner motion, which a row's clear less twice its bound rules out).
-Measured in docs/self-collision.md (round 8).
+the largest relative corner motion, which a row's clear less B and H rules out).
+Measured in docs/self-collision.md (rounds 8 and 9).
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ class PatchPairs:
         """Each segment's bound on how much its rows' distances at positions x differ from theirs at the
         origin: (vt, ee).
 
-        Each patch gets a rigid motion from the origin (the best fit of its members, Kabsch; any rotation
+        Each patch gets a rigid motion from the origin (tracked towards its members' best fit; any rotation
         would be sound), x = R (y - c0) + c + r for its members (r: the residual). For a point a of a
         primitive of P and b of one of Q (convex combinations of corners; the map is affine):
         x_a - x_b = R_P (y_a - y_b) + [R_P (y_b - c0_P) + c_P - R_Q (y_b - c0_Q) - c_Q] + r_a - r_b, and
