@@ -70,8 +70,8 @@ def _product(first, second, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, n
 class PatchPairs:
     """Candidate (vertex, triangle) and (edge, edge) pairs of one cloth, found per substep."""
 
-    rigid = True
-    far_filter = True
+    rigid = True  # rows bounded by a rigid motion per patch (else by translation alone; for measuring)
+    far_filter = True  # far pairs of patches filtered by their spans at the middles (for measuring)
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
 
     @staticmethod
