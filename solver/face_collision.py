@@ -153,6 +153,7 @@ class FaceCollision:
     use_patches = True  # every-substep candidates from patch_pairs.PatchPairs (else the box query)
     patch_edges = 1.0  # the patches' cell, in median rest edges (measured: 1 beats 1.5 and 2)
     violent_most = 16  # the longest stay without a skin once returns to it did not last (measured: 16 beats 1)
+    patch_near = None  # patches within this of each other at rest (in cells) are neighbours too (no gain measured)
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -389,7 +390,8 @@ class FaceCollision:
             rest, cell = self.model.rest_positions, self._patch_cell()
             if PatchPairs.suits(rest, self.triangles, self.edges, cell):
                 keep_vt, keep_ee = self._may_touch_vt, self._may_touch_ee
-                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee)
+                near = None if self.patch_near is None else self.patch_near * cell
+                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near)
             else:
                 self.use_patches = False
         return self.use_patches and self.patches is not None

@@ -7,22 +7,22 @@ Candidate pairs split in two:
 
 - Pairs of primitives in neighbouring patches (the cloth's own neighbourhood): a static list built
   once from the rest mesh (minus the pairs that never collide), each row keeping `clear`, a lower
-  bound on its distance less the motion bound at that time. A row is measured again only when the
-  local deformation since could have brought it within reach: a point of either primitive is a convex
-  combination of its corners, so the two primitives' points moved relative to each other since an
-  origin by at most spread(P) + spread(Q) + |T_P - T_Q| (T: a patch's mean displacement; spread: its
-  primitives' largest corner displacement relative to T); all three are convex in time on straight
-  paths, so their peaks over the substep starts and ends seen bound them along the paths too. When a
-  quarter of the rows were due the origin moves to the substep's start, each row's clear carried over
-  (less its bound up to there): no row is measured for it.
+  bound on its distance at an origin (positions at the middle of a substep's paths). Each substep
+  every patch gets a rigid motion from the origin (`_bound`: a rotation tracked per patch, its
+  centroid's motion, the residual of its members), which bounds how much a row's distance at the
+  middle of this substep's paths differs from the origin's (B); half the relative motion of two
+  corners in the substep is bounded by the patches' motion spans (H). A row is measured again only
+  when clear < gap + B + H. When a quarter of the rows were due the origin moves to the next
+  substep's middles, each row's clear carried over less its B there: no row is measured for it.
 - Pairs of primitives in patches that are not neighbours (separate layers, or the same sheet folded):
   patch boxes (the span of their primitives' boxes) are joined every substep, and only overlapping
-  pairs of patches are expanded into primitive pairs.
+  pairs of patches whose primitives' spans at the middles come within gap + H are expanded into
+  primitive pairs.
 
 Both give exactly the pairs the caller's test gives over every pair of primitives (`FaceCollision`'s
 every-substep query: boxes overlapping, then the distance at the middle of the paths within gap + half
-the largest relative corner motion, which a row's clear less twice its bound rules out).
-Measured in docs/self-collision.md (round 8).
+the largest relative corner motion, which a row's clear less B and H rules out).
+Measured in docs/self-collision.md (rounds 8 and 9).
 """
 
 from __future__ import annotations
@@ -67,28 +67,11 @@ def _product(first, second, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, n
     return a, b, k
 
 
-def _spread(moved: np.ndarray, shift: np.ndarray, rows: np.ndarray, homes: np.ndarray) -> np.ndarray:
-    """Each primitive's (vertex rows `rows`) largest corner displacement relative to its patch's shift."""
-    out = np.zeros(len(rows))
-    for k in range(rows.shape[1]):
-        d = moved[rows[:, k]] - shift[homes]
-        np.maximum(out, np.einsum("ij,ij->i", d, d), out=out)
-    return np.sqrt(out)
-
-
-def _patch_max(values: np.ndarray, group, count: int) -> np.ndarray:
-    """max of values over each patch's members (0 for none)."""
-    order, start, size = group
-    out = np.zeros(count)
-    some = np.flatnonzero(size)
-    if len(order):
-        out[some] = np.maximum.reduceat(values[order], start[some])
-    return out
-
-
 class PatchPairs:
     """Candidate (vertex, triangle) and (edge, edge) pairs of one cloth, found per substep."""
 
+    rigid = True  # rows bounded by a rigid motion per patch (else by translation alone; for measuring)
+    far_filter = True  # far pairs of patches filtered by their spans at the middles (for measuring)
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
 
     @staticmethod
@@ -105,7 +88,9 @@ class PatchPairs:
         # mesh bunched into one cell (rows ~ edges²).
         return float((per_cell * per_cell).sum() / per_cell.sum()) <= 64.0
 
-    def __init__(self, rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float, keep_vt, keep_ee):
+    def __init__(
+        self, rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float, keep_vt, keep_ee, near=None
+    ):
         """keep_vt(p, t) / keep_ee(e, f): masks of the pairs that may collide at all (no shared vertex,
         not excluded at rest): applied once to the static rows, and to every expanded pair."""
         self.triangles, self.edges = triangles, edges
@@ -117,13 +102,26 @@ class PatchPairs:
         self.triangle_home = self.home[triangles[:, 0]] if len(triangles) else _EMPTY
         self.edge_home = self.home[edges[:, 0]] if len(edges) else _EMPTY
         self.vertex_group = _groups(self.home, count)
-        # A patch's shift is the mean displacement of its vertices and its triangles' corners.
-        self.shift_patch = np.concatenate([self.home, np.repeat(self.triangle_home, 3)])
-        self.shift_vertex = np.concatenate([np.arange(n), triangles.reshape(-1)])
-        self.shift_count = np.maximum(np.bincount(self.shift_patch, minlength=count), 1).astype(np.float64)
+        # A patch's members: the vertices and corners of its primitives, each once, with a bit per kind
+        # (1 vertex, 2 triangle, 4 edge) it is a corner of; grouped by patch (every patch has its vertex).
+        key = np.concatenate(
+            [self.home * n + np.arange(n), np.repeat(self.triangle_home, 3) * n + triangles.reshape(-1)]
+        )
+        key = np.concatenate([key, np.repeat(self.edge_home, 2) * n + edges.reshape(-1)])
+        bits = np.repeat(np.array([1, 2, 4]), [n, triangles.size, edges.size])
+        order = np.argsort(key, kind="stable")
+        first = np.flatnonzero(np.diff(key[order], prepend=-1))
+        key = key[order][first]
+        self.member_kind = np.bitwise_or.reduceat(bits[order], first)
+        self.member_patch, self.member_vertex = key // n, key % n
+        self.member_start = np.searchsorted(self.member_patch, np.arange(count))
+        self.member_count = np.diff(np.append(self.member_start, len(key))).astype(np.float64)
         self.triangle_group = _groups(self.triangle_home, count)
         self.edge_group = _groups(self.edge_home, count)
-        # Neighbouring patch pairs (P, Q), every ordered pair once (P == Q included).
+        # Neighbouring patch pairs (P, Q), every ordered pair once (P == Q included): cells that touch, and
+        # patches whose primitives come within `near` at rest (a primitive reaches an edge beyond its cell:
+        # two cells apart they still hold pairs near at rest, which a wrinkle brings within the gap every
+        # substep; as far pairs they were expanded every substep only to be excluded at rest).
         keys = self._keys(self.cells)
         P, Q = [], []
         span = list(range(-self.around, self.around + 1))
@@ -133,7 +131,16 @@ class PatchPairs:
             hit = keys[found] == self._keys(self.cells + offset)
             P.append(np.flatnonzero(hit))
             Q.append(found[hit])
-        self.pair_p, self.pair_q = np.concatenate(P), np.concatenate(Q)
+        if near is not None:
+            low, high = _patch_spans(rest, self, count)
+            low -= 0.5 * near
+            high += 0.5 * near
+            p, q = TriangleGrid().build_boxes(low, high).query_boxes(low, high)
+            P.append(p)
+            Q.append(q)
+        pair = np.unique(np.concatenate(P) * count + np.concatenate(Q))
+        self.pair_p, self.pair_q = pair // count, pair % count
+        self.pair_keys = pair  # sorted
         # Static rows: (vertex, triangle) with the vertex's patch P and the triangle's Q, and (edge, edge), e < f.
         p, t, k = _product(self.vertex_group, self.triangle_group, self.pair_p, self.pair_q)
         keep = np.flatnonzero(keep_vt(p, t)) if len(p) else _EMPTY
@@ -148,12 +155,14 @@ class PatchPairs:
         self.vt_by_vertex = _incidence(np.concatenate([self.vt_p[:, None], triangles[self.vt_t]], axis=1), n)
         self.ee_by_vertex = _incidence(np.concatenate([edges[self.ee_e], edges[self.ee_f]], axis=1), n)
         self.origin: np.ndarray | None = None
+        # Set at each new origin (`_reset`): the members' positions there about their patch's centroid, the
+        # centroids, each kind's largest distance from it per patch, and each patch's rotation since.
+        self.member_rest = np.zeros((len(self.member_vertex), 3))
+        self.member_centre = np.zeros((count, 3))
+        self.member_size: dict[int, np.ndarray] = {}
+        self.quaternion = np.zeros((count, 4))
         self.vt_clear = np.zeros(len(self.vt_p))
         self.ee_clear = np.zeros(len(self.ee_e))
-        self.vertex_peak = np.zeros(count)
-        self.triangle_peak = np.zeros(count)
-        self.edge_peak = np.zeros(count)
-        self.shift_peak = np.zeros(segments)
         self.vt_least = np.full(segments, np.inf)  # each segment's smallest clear
         self.ee_least = np.full(segments, np.inf)
         self._fresh = True  # every row's clear to be measured
@@ -162,43 +171,67 @@ class PatchPairs:
         self.grid = TriangleGrid()
         self.measured = 0  # rows measured again, in all (statistics)
         self.resets = 0
+        self.far_pairs = 0
+        self.gap = 0.0
 
     @staticmethod
     def _keys(cells: np.ndarray) -> np.ndarray:
         c = cells + (1 << 20)
         return (c[:, 0] << 42) + (c[:, 1] << 21) + c[:, 2]
 
-    def _bound(self, ends: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Update the peaks with positions `ends` (each (N, 3)) and return each segment's bound on its
-        rows' relative motion since the origin: (vt, ee)."""
+    def _bound(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each segment's bound on how much its rows' distances at positions x differ from theirs at the
+        origin: (vt, ee).
+
+        Each patch gets a rigid motion from the origin (tracked towards its members' best fit; any rotation
+        would be sound), x = R (y - c0) + c + r for its members (r: the residual). For a point a of a
+        primitive of P and b of one of Q (convex combinations of corners; the map is affine):
+        x_a - x_b = R_P (y_a - y_b) + [R_P (y_b - c0_P) + c_P - R_Q (y_b - c0_Q) - c_Q] + r_a - r_b, and
+        the bracket is at most |R_P (c0_Q - c0_P) + c_P - c_Q| + |R_P - R_Q| |y_b - c0_Q| (or the same
+        with P and Q swapped): patches turning together (a skirt swinging, a wrinkle rolling) keep their
+        rows' bounds small, where a bound on translation alone grew with the turn times the patch's size."""
         assert self.origin is not None
-        count = self.count
-        for x in ends:
-            moved = x - self.origin
-            members = moved[self.shift_vertex]
-            shift = np.stack(
-                [np.bincount(self.shift_patch, weights=members[:, k], minlength=count) for k in range(3)], axis=1
-            )
-            shift = shift / self.shift_count[:, None]
-            for peak, rows, homes, group in (
-                (self.vertex_peak, np.arange(len(x))[:, None], self.home, self.vertex_group),
-                (self.triangle_peak, self.triangles, self.triangle_home, self.triangle_group),
-                (self.edge_peak, self.edges, self.edge_home, self.edge_group),
-            ):
-                np.maximum(peak, _patch_max(_spread(moved, shift, rows, homes), group, count), out=peak)
-            d = shift[self.pair_p] - shift[self.pair_q]
-            np.maximum(self.shift_peak, np.sqrt(np.einsum("ij,ij->i", d, d)), out=self.shift_peak)
-        vt = self.vertex_peak[self.pair_p] + self.triangle_peak[self.pair_q] + self.shift_peak
-        ee = self.edge_peak[self.pair_p] + self.edge_peak[self.pair_q] + self.shift_peak
-        return vt, ee
+        start, count = self.member_start, self.member_count
+        X = x[self.member_vertex]
+        c = np.add.reduceat(X, start, axis=0) / count[:, None]
+        X -= c[self.member_patch]
+        Y = self.member_rest
+        H = np.add.reduceat((Y[:, :, None] * X[:, None, :]).reshape(-1, 9), start, axis=0).reshape(-1, 3, 3)
+        if self.rigid:
+            self.quaternion = _rotation_towards(self.quaternion, H.transpose(0, 2, 1), 2)
+            R = _matrices(self.quaternion)
+        else:
+            R = np.broadcast_to(np.eye(3), H.shape)
+        E = X - np.einsum("mij,mj->mi", R[self.member_patch], Y)
+        residual = np.sqrt(np.einsum("ij,ij->i", E, E))
+        P, Q = self.pair_p, self.pair_q
+        turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R[P], R[Q]), 0.0))  # |R_P - R_Q| (spectral)
+        c0 = self.member_centre
+        d = np.einsum("kij,kj->ki", R[P], c0[Q] - c0[P]) + c[P] - c[Q]
+        into_q = np.sqrt(np.einsum("ij,ij->i", d, d))
+        d = np.einsum("kij,kj->ki", R[Q], c0[P] - c0[Q]) + c[Q] - c[P]
+        into_p = np.sqrt(np.einsum("ij,ij->i", d, d))
+        residuals = {bit: _member_max(residual, self.member_kind & bit, start) for bit in (1, 2, 4)}
+        bounds = []
+        for first, second in ((1, 2), (4, 4)):
+            res_p, res_q = residuals[first][P], residuals[second][Q]
+            size_p, size_q = self.member_size[first][P], self.member_size[second][Q]
+            relative = np.minimum(into_q + turn * size_q, into_p + turn * size_p)
+            bounds.append(res_p + res_q + relative + 1e-9 * (self.gap + size_p + size_q))
+        return bounds[0], bounds[1]
 
     def _reset(self, origin: np.ndarray) -> None:
-        """A new origin: the peaks start again; every row's clear is measured at the next `find`."""
+        """A new origin (positions at the middle of a substep's paths): every rigid motion starts again."""
         self.origin = origin.copy()
-        self.vertex_peak[:] = 0.0
-        self.triangle_peak[:] = 0.0
-        self.edge_peak[:] = 0.0
-        self.shift_peak[:] = 0.0
+        start = self.member_start
+        Y = origin[self.member_vertex]
+        self.member_centre = np.add.reduceat(Y, start, axis=0) / self.member_count[:, None]
+        Y -= self.member_centre[self.member_patch]
+        self.member_rest = Y
+        size = np.sqrt(np.einsum("ij,ij->i", Y, Y))
+        self.quaternion = np.zeros((len(self.member_centre), 4))
+        self.quaternion[:, 0] = 1.0
+        self.member_size = {bit: _member_max(size, self.member_kind & bit, start) for bit in (1, 2, 4)}
         self.resets += 1
         self._stale = False
 
@@ -223,27 +256,31 @@ class PatchPairs:
         of two corners in the substep (what lets rows left out be skipped). active: triangles that collide.
         moved: only the pairs with a corner in it (a partial query: the anchors are of several substeps, so
         the bounds do not apply and every static row touching a moved vertex is measured)."""
+        self.gap = gap
         if moved is not None and self.origin is not None and len(self.origin) == len(start):
-            self._bound([start, end])  # the peaks must have seen every position
             self._set_boxes(low, high)
             near_vt = self._touching(self.vt_by_vertex, moved, True, measure_vt)
             near_ee = self._touching(self.ee_by_vertex, moved, False, measure_ee)
             far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, moved)
             return self._merged(near_vt, near_ee, far_vt, far_ee, active)
+        middle = 0.5 * (start + end)
         if self.origin is None or len(self.origin) != len(start):
-            self._reset(start)
+            self._reset(middle)
             self._fresh = True
-        elif self._stale:
-            # A new origin, and each row's clear carried over to it: its distance at `start` is at least
-            # its clear less its segment's bound up to `start` (no row measured again for it).
-            vt_bound, ee_bound = self._bound([start])
+        vt_bound, ee_bound = self._bound(middle)
+        if self._stale:
+            # A new origin here, each row's clear carried over to it: its distance here is at least its
+            # clear less its segment's bound (no row measured again for it).
             self.vt_clear -= vt_bound[self.vt_seg]
             self.ee_clear -= ee_bound[self.ee_seg]
             self.vt_least -= vt_bound
             self.ee_least -= ee_bound
-            self._reset(start)
-        vt_bound, ee_bound = self._bound([start, end])
+            self._reset(middle)
+            vt_bound, ee_bound = np.zeros_like(vt_bound), np.zeros_like(ee_bound)
         self._set_boxes(low, high)
+        self._set_paths(start, end)
+        half = gap + self._half_motion(self.pair_p, self.pair_q)
+        vt_reach, ee_reach = half + vt_bound, half + ee_bound
         if self._fresh:
             self._fresh = False
             self.vt_clear = self._gaps("vertex", self.vt_p, "triangle", self.vt_t, gap)
@@ -252,8 +289,8 @@ class PatchPairs:
             self.ee_clear -= ee_bound[self.ee_seg]
             self.vt_least = _segment_min(self.vt_clear, self.vt_seg, len(self.pair_p))
             self.ee_least = _segment_min(self.ee_clear, self.ee_seg, len(self.pair_p))
-        near_vt = self._near(low, high, gap, vt_bound, measure_vt, True)
-        near_ee = self._near(low, high, gap, ee_bound, measure_ee, False)
+        near_vt = self._near(vt_bound, vt_reach, measure_vt, True)
+        near_ee = self._near(ee_bound, ee_reach, measure_ee, False)
         far_vt, far_ee = self._far(low, high, measure_vt, measure_ee)
         # Too much of the cloth due: a new origin next substep (the bounds have grown).
         self._stale = 4 * self._due > len(self.vt_p) + len(self.ee_e)
@@ -266,6 +303,38 @@ class PatchPairs:
             "triangle": _spans(low, high, self.triangles),
             "edge": _spans(low, high, self.edges),
         }
+
+    def _set_paths(self, start: np.ndarray, end: np.ndarray) -> None:
+        """Each patch's span of its members' motion in the substep, and per kind the span of its primitives'
+        corners at the middle of their paths (empty: inf .. -inf): what `_near` and `_far` bound relative
+        motion and far pairs of patches by."""
+        at = self.member_start
+        motion = (end - start)[self.member_vertex]
+        self.motion_span = np.minimum.reduceat(motion, at, axis=0), np.maximum.reduceat(motion, at, axis=0)
+        middle = (0.5 * (start + end))[self.member_vertex]
+        self.middle_spans = {}
+        for kind, bit in (("vertex", 1), ("triangle", 2), ("edge", 4)):
+            holds = (self.member_kind & bit)[:, None] != 0
+            low = np.minimum.reduceat(np.where(holds, middle, np.inf), at, axis=0)
+            high = np.maximum.reduceat(np.where(holds, middle, -np.inf), at, axis=0)
+            self.middle_spans[kind] = low, high
+
+    def _half_motion(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """Bounds on half the largest relative motion in the substep of a member of patch P[k] and one of
+        Q[k]: half the widest difference of their motion spans."""
+        low, high = self.motion_span
+        widest = np.maximum(high[P] - low[Q], high[Q] - low[P])
+        return (0.5 + 1e-9) * np.sqrt(np.einsum("ij,ij->i", widest, widest))
+
+    def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float) -> np.ndarray:
+        """Whether a (kind1 of patch P[k], kind2 of patch Q[k]) pair of primitives can be listed: their
+        distance at the middle of the paths is at least their middle spans' separation, and half their
+        largest relative corner motion at most half the widest difference of their motion spans."""
+        lo1, hi1 = self.middle_spans[kind1]
+        lo2, hi2 = self.middle_spans[kind2]
+        apart = np.maximum(np.maximum(lo2[Q] - hi1[P], lo1[P] - hi2[Q]), 0.0)
+        reach = gap + self._half_motion(P, Q)
+        return np.einsum("ij,ij->i", apart, apart) < reach * reach
 
     def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
         """The static rows with a moved corner that are candidates (all of them measured)."""
@@ -302,7 +371,7 @@ class PatchPairs:
         other = np.lexsort((f, e))
         return (p[order], t[order], d[order]), (e[other], f[other], g[other])
 
-    def _near(self, low, high, gap: float, bound: np.ndarray, measure, vertex_triangle: bool):
+    def _near(self, bound: np.ndarray, reach: np.ndarray, measure, vertex_triangle: bool):
         """The static rows (neighbouring patches) that are candidates this substep; the due ones measured again."""
         if vertex_triangle:
             first_id, second_id, seg, clear, least = self.vt_p, self.vt_t, self.vt_seg, self.vt_clear, self.vt_least
@@ -310,7 +379,7 @@ class PatchPairs:
             first_id, second_id, seg, clear, least = self.ee_e, self.ee_f, self.ee_seg, self.ee_clear, self.ee_least
         if len(first_id) == 0:
             return _EMPTY, _EMPTY, np.zeros(0)
-        reach = gap + 2.0 * bound
+        gap = self.gap
         segments = np.flatnonzero(least < reach)
         if len(segments) == 0:
             return _EMPTY, _EMPTY, np.zeros(0)
@@ -363,7 +432,7 @@ class PatchPairs:
             P = who[P]
             keep = (P < Q) | ~flagged[Q]  # two flagged patches: the pair once
             P, Q = P[keep], Q[keep]
-        apart = np.abs(self.cells[P] - self.cells[Q]).max(axis=1) > self.around
+        apart = ~_member(self.pair_keys, P * count + Q)
         P, Q = P[apart], Q[apart]
         empty = (_EMPTY, _EMPTY, np.zeros(0))
         if len(P) == 0:
@@ -373,6 +442,11 @@ class PatchPairs:
         one = _spans_meet(spans["vertex"], spans["triangle"], P, Q)
         other = _spans_meet(spans["vertex"], spans["triangle"], Q, P)
         both = _spans_meet(spans["edge"], spans["edge"], P, Q)
+        if self.far_filter and moved is None:  # (partial queries measure at anchors of other substeps)
+            one[one] = self._may_list("vertex", "triangle", P[one], Q[one], self.gap)
+            other[other] = self._may_list("vertex", "triangle", Q[other], P[other], self.gap)
+            both[both] = self._may_list("edge", "edge", P[both], Q[both], self.gap)
+        self.far_pairs += int(one.sum() + other.sum() + both.sum())
         p1, t1, _ = _product(self.vertex_group, self.triangle_group, P[one], Q[one])
         p2, t2, _ = _product(self.vertex_group, self.triangle_group, Q[other], P[other])
         p, t = np.concatenate([p1, p2]), np.concatenate([t1, t2])
@@ -413,6 +487,68 @@ class PatchPairs:
         a, b, distance = a[near], b[near], distance[near]
         kept = np.flatnonzero(keep(a, b)) if len(a) else _EMPTY
         return a[kept], b[kept], distance[kept]
+
+
+def _member(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Which of keys are in sorted_keys."""
+    if len(sorted_keys) == 0:
+        return np.zeros(len(keys), dtype=bool)
+    found = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[found] == keys
+
+
+def _patch_spans(x: np.ndarray, patches: PatchPairs, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each patch's box over the corners of all its primitives at positions x."""
+    low, high = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
+    for (order, begin, size), rows in (
+        (patches.vertex_group, None),
+        (patches.triangle_group, patches.triangles),
+        (patches.edge_group, patches.edges),
+    ):
+        some = np.flatnonzero(size)
+        if len(order):
+            lo, hi = (x, x) if rows is None else _spans(x, x, rows)
+            low[some] = np.minimum(low[some], np.minimum.reduceat(lo[order], begin[some], axis=0))
+            high[some] = np.maximum(high[some], np.maximum.reduceat(hi[order], begin[some], axis=0))
+    return low, high
+
+
+def _matrices(q: np.ndarray) -> np.ndarray:
+    """(K, 3, 3) rotation matrices of unit quaternions q (K, 4: w, x, y, z)."""
+    w, x, y, z = q.T
+    return np.stack(
+        [
+            1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+            2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+            2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+        ],
+        axis=1,
+    ).reshape(-1, 3, 3)  # fmt: skip
+
+
+def _rotation_towards(q: np.ndarray, A: np.ndarray, iterations: int) -> np.ndarray:
+    """Unit quaternions turned from q towards the rotation R maximising trace(R^T A) for each (3, 3) A
+    (Mueller et al. 2016, "A robust method to extract the rotational part of deformations"; warm-started
+    from the last substep's, a couple of iterations follow it; any rotation keeps the bounds sound)."""
+    for _ in range(iterations):
+        R = _matrices(q)
+        omega = np.cross(R[:, :, 0], A[:, :, 0]) + np.cross(R[:, :, 1], A[:, :, 1]) + np.cross(R[:, :, 2], A[:, :, 2])
+        along = np.abs(np.einsum("kij,kij->k", R, A)) + 1e-300
+        omega /= along[:, None]
+        angle = np.sqrt(np.einsum("ij,ij->i", omega, omega))
+        half = 0.5 * angle
+        axis = omega * (np.sin(half) / np.where(angle > 0.0, angle, 1.0))[:, None]
+        c = np.cos(half)
+        turned = np.empty_like(q)
+        turned[:, 0] = c * q[:, 0] - np.einsum("ij,ij->i", axis, q[:, 1:])
+        turned[:, 1:] = c[:, None] * q[:, 1:] + q[:, :1] * axis + np.cross(axis, q[:, 1:])
+        q = turned / np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
+    return q
+
+
+def _member_max(values: np.ndarray, mask: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """max of values over each patch's members where mask (0 for none)."""
+    return np.maximum.reduceat(np.where(mask != 0, values, 0.0), start)
 
 
 def _gap_lengths(separation: np.ndarray, gap: float) -> np.ndarray:
