@@ -83,6 +83,7 @@ class TriangleMesh:
             keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
         self.triangles = tris[keep]
         self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
+        finite_triangles = tris[np.isfinite(area2)]
         area2 = np.maximum(area2[keep], 1e-300)
         n = n[:, keep]
         self.normals = n / area2
@@ -114,8 +115,10 @@ class TriangleMesh:
         self.edges_rows = np.ascontiguousarray(np.concatenate([np.array(feet), lengths]).T)
         self._edge_frames: np.ndarray | None = None
         # A closed, consistently wound surface has an outside: +1 if the normals point out, -1 if in,
-        # 0 for open meshes and sheets (which keep each vertex on the side it came from).
-        self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
+        # 0 for open meshes and sheets (which keep each vertex on the side it came from). Closed counting the
+        # zero-area triangles dropped above (they cover nothing): a subdivided cylinder's n-gon caps split
+        # into slivers made a fast-swung forearm an open mesh, and cloth it carried in stayed inside.
+        self.outward = _outward(finite_triangles, len(v), self.a, self.b, self.c)
         self._grid: TriangleGrid | None = None
         self._grid_margin = 0.0
         self.cell = 1.0  # the median triangle's box (set with the grid)
