@@ -29,6 +29,7 @@ import numpy as np
 
 from .clearance import Clearance
 from .contact import combined_friction, coulomb_friction, settled_pushes, window_settled_pushes
+from .moving_triangles import moving_crossings
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
@@ -49,6 +50,9 @@ _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to
 # The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
 # keep, and the next substep's path from there is not a crossing (it fell through every mesh).
 _MIN_GAP = 1e-6
+# A deforming triangle's crossings tested against its own motion, exactly (docs/design.md, issue 11,
+# round 9 (fastdeform11)); False: the shifted-path test alone (first order for rotation).
+EXACT_MOVING_CROSSINGS = True
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
@@ -808,6 +812,15 @@ class MeshCollider:
         crossed, s = segment_crossings(start, end, a, b, c)
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
+        if velocity is not None and EXACT_MOVING_CROSSINGS:
+            found = _moving_crossings(start0, end, (a, b, c), velocity, dt, h1, crossed, outward)
+            if found is not None:
+                which, hit_s, start_heights = found
+                s[which] = np.where(crossed.take(which), s.take(which), hit_s)
+                if not outward:  # the side it came from: where it was against the triangle where it was
+                    h0[which] = np.where(crossed.take(which), h0.take(which), start_heights)
+                crossed[which] = True
+        if outward:
             if velocity is not None:
                 behind = (h1 * outward < 0.0).nonzero()[0]
                 more = _crossed_on_one_path(q, start0, end, shift, end - closest, behind, (a, b, c, n), outward)
@@ -830,6 +843,34 @@ class MeshCollider:
         direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
         carry = 0.0 if since is None else since.carry.take(q)
         return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu, settle_from, carry)
+
+
+def _moving_crossings(start, end, triangles, velocity, dt, h1, crossed, outward: int):
+    """Crossings the shifted-path test missed, by the exact test against the triangles' own motion
+    (`moving_triangles.moving_crossings`): only for pairs whose vertex ends on the other side of its
+    triangle than it started on (closed surfaces: started outside, ends inside), where an odd number
+    of crossings must have happened. Returns (those pairs crossed, when, their start heights) or None."""
+    a, b, c = triangles
+    start_corners = [m - v * dt for m, v in zip(triangles, velocity, strict=True)]
+    ends_behind = h1 * outward < 0.0 if outward else np.ones(len(h1), dtype=bool)
+    maybe = (ends_behind & ~crossed).nonzero()[0]
+    if len(maybe) == 0:
+        return None
+    a0, b0, c0 = (m.take(maybe, axis=1) for m in start_corners)
+    p0 = start.take(maybe, axis=1)
+    h0 = dot(cross(b0 - a0, c0 - a0), p0 - a0)  # the start's height over the triangle then (unnormalised)
+    flipped = h0 * outward > 0.0 if outward else h0 * h1.take(maybe) < 0.0
+    keep = flipped.nonzero()[0]
+    if len(keep) == 0:
+        return None
+    maybe = maybe.take(keep)
+    a1, b1, c1 = (m.take(maybe, axis=1) for m in (a, b, c))
+    a0, b0, c0, p0 = (m.take(keep, axis=1) for m in (a0, b0, c0, p0))
+    hit, s = moving_crossings(p0, end.take(maybe, axis=1), a0, b0, c0, a1, b1, c1)
+    at = hit.nonzero()[0]
+    if len(at) == 0:
+        return None
+    return maybe.take(at), s.take(at), h0.take(keep).take(at)
 
 
 def _crossed_on_one_path(q, start, end, shift, away, behind, triangles, outward: int):
