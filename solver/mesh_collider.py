@@ -53,6 +53,7 @@ _MIN_GAP = 1e-6
 # A deforming triangle's crossings tested against its own motion, exactly (docs/design.md, issue 11,
 # round 9 (fastdeform11)); False: the shifted-path test alone (first order for rotation).
 EXACT_MOVING_CROSSINGS = True
+_FAST_MOTION = 0.5  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
@@ -685,8 +686,9 @@ class MeshCollider:
                 pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
                 if pairs is None:
                     break
-                pair_q, a, b, c, n, start, end, velocity = pairs
-                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward, since)
+                pair_q, a, b, c, n, start, end, velocity, motion = pairs
+                outward = self.mesh.outward
+                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, outward, since, motion)
             if hit is None:
                 break
             who, target, crowded, (settle_at, settle), plane = hit
@@ -783,7 +785,8 @@ class MeshCollider:
         assert velocity is not None
         n = cross(b - a, c - a)
         n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
-        slack = gap + self._motion.take(tri) * dt  # its fastest corner's motion over the substep
+        motion = self._motion.take(tri) * dt  # its fastest corner's motion over the substep
+        slack = motion + gap
         start, end = p0.take(q, axis=1), p1.take(q, axis=1)
         h0, h1 = dot(n, start - a), dot(n, end - a)
         maybe = ((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack)).nonzero()[0]
@@ -792,13 +795,14 @@ class MeshCollider:
         q, tri = q.take(maybe), tri.take(maybe)
         a, b, c, n, start, end = (m.take(maybe, axis=1) for m in (a, b, c, n, start, end))
         velocity = [m.take(maybe, axis=1) for m in velocity]
-        return q, a, b, c, n, start, end, velocity
+        return q, a, b, c, n, start, end, velocity, motion.take(maybe)
 
     @staticmethod
-    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0, since=None):
+    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0, since=None, motion=None):
         """(vertices, their new positions (3, k)) for one pass over candidate pairs, or None.
 
-        since: None, or a `_Since` to reckon settled pushes from (see `collide`)."""
+        since: None, or a `_Since` to reckon settled pushes from (see `collide`). motion: how far each
+        pair's triangle's fastest corner moves over the substep (None: crossings by the shifted path alone)."""
         closest, v, w, region = closest_points(end, a, b, c)
         settle_from = None if since is None else since.columns.take(q, axis=1)
         if velocity is not None:  # follow the triangle's motion at the contact over the substep
@@ -812,8 +816,9 @@ class MeshCollider:
         crossed, s = segment_crossings(start, end, a, b, c)
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
-        if velocity is not None and EXACT_MOVING_CROSSINGS:
-            found = _moving_crossings(start0, end, (a, b, c), velocity, dt, h1, crossed, outward)
+        away = end - closest
+        if velocity is not None and motion is not None and EXACT_MOVING_CROSSINGS:
+            found = _moving_crossings(start0, end, away, (a, b, c), velocity, dt, motion, gap, h1, crossed, outward)
             if found is not None:
                 which, hit_s, start_heights = found
                 s[which] = np.where(crossed.take(which), s.take(which), hit_s)
@@ -832,7 +837,6 @@ class MeshCollider:
             in_front = closest_points(start - n * h0, a, b, c)[3] == FACE  # the start's projection on the face
         side = _side(h0, h1, in_front, crossed, outward)
         h1 = h1 * side
-        away = end - closest
         dist = np.sqrt(dot(away, away))
         use_normal = crossed | (region == FACE) | (dist < 1e-9)
         push = np.where(use_normal, gap - h1, gap - dist)
@@ -845,18 +849,35 @@ class MeshCollider:
         return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu, settle_from, carry)
 
 
-def _moving_crossings(start, end, triangles, velocity, dt, h1, crossed, outward: int):
+def _moving_crossings(start, end, away, triangles, velocity, dt, motion, gap, h1, crossed, outward: int):
     """Crossings the shifted-path test missed, by the exact test against the triangles' own motion
     (`moving_triangles.moving_crossings`): only for pairs whose vertex ends on the other side of its
     triangle than it started on (closed surfaces: started outside, ends inside), where an odd number
-    of crossings must have happened. Returns (those pairs crossed, when, their start heights) or None."""
+    of crossings must have happened, and ends within its path's length and the triangle's `motion` of
+    the triangle (`away`: from its closest point), as a crossing point then within those of both, but
+    not within the gap (the proximity push brings those out). Only triangles whose corners move more than
+    half the gap over the substep: the shifted test errs by less than twice that (the corners' motions'
+    spread), and a vertex starts at the gap from the surface, so it is then still in front and its
+    crossings are found (the bench's slow colliders skip this). Returns (those pairs crossed, when,
+    their start heights) or None."""
+    fast = motion > _FAST_MOTION * gap
+    if not fast.any():
+        return None
     a, b, c = triangles
-    start_corners = [m - v * dt for m, v in zip(triangles, velocity, strict=True)]
-    ends_behind = h1 * outward < 0.0 if outward else np.ones(len(h1), dtype=bool)
-    maybe = (ends_behind & ~crossed).nonzero()[0]
+    path = end - start
+    reach = np.sqrt(dot(path, path))
+    reach += motion
+    distance = dot(away, away)
+    maybe = distance <= reach * reach
+    maybe &= distance >= gap * gap
+    maybe &= fast
+    maybe &= ~crossed
+    if outward:
+        maybe &= h1 * outward < 0.0
+    maybe = maybe.nonzero()[0]
     if len(maybe) == 0:
         return None
-    a0, b0, c0 = (m.take(maybe, axis=1) for m in start_corners)
+    a0, b0, c0 = (m.take(maybe, axis=1) - v.take(maybe, axis=1) * dt for m, v in zip(triangles, velocity, strict=True))
     p0 = start.take(maybe, axis=1)
     h0 = dot(cross(b0 - a0, c0 - a0), p0 - a0)  # the start's height over the triangle then (unnormalised)
     flipped = h0 * outward > 0.0 if outward else h0 * h1.take(maybe) < 0.0

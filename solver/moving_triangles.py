@@ -11,6 +11,7 @@ import numpy as np
 from .triangles import cross, cubic_roots, dot
 
 _TIMES = (0.0, 1.0 / 3.0, 2.0 / 3.0, 1.0)
+_STEPS = 8  # bisection steps before the secant (16: the same crossings, ~40% more time)
 
 
 def moving_crossings(p0, p1, a0, b0, c0, a1, b1, c1) -> tuple[np.ndarray, np.ndarray]:
@@ -23,7 +24,7 @@ def moving_crossings(p0, p1, a0, b0, c0, a1, b1, c1) -> tuple[np.ndarray, np.nda
     for s in _TIMES:
         a, b, c = ra + va * s, rb + vb * s, rc + vc * s
         volumes.append(dot(a, cross(b, c)))
-    roots = cubic_roots(*volumes)
+    roots = cubic_roots(*volumes, steps=_STEPS)
     hit = np.zeros(len(volumes[0]), dtype=bool)
     first = np.zeros(len(hit))
     for k in range(3):  # the roots in time order: the first one inside its triangle wins
