@@ -24,7 +24,7 @@ def moving_crossings(p0, p1, a0, b0, c0, a1, b1, c1) -> tuple[np.ndarray, np.nda
     for s in _TIMES:
         a, b, c = ra + va * s, rb + vb * s, rc + vc * s
         volumes.append(dot(a, cross(b, c)))
-    roots = cubic_roots(*volumes, steps=_STEPS)
+    roots = cubic_roots(volumes[0], volumes[1], volumes[2], volumes[3], steps=_STEPS)
     hit = np.zeros(len(volumes[0]), dtype=bool)
     first = np.zeros(len(hit))
     for k in range(3):  # the roots in time order: the first one inside its triangle wins
