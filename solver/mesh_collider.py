@@ -29,6 +29,7 @@ import numpy as np
 
 from .clearance import Clearance
 from .contact import combined_friction, coulomb_friction, settled_pushes, window_settled_pushes
+from .moving_triangles import moving_crossings
 from .spatial_hash import _argsort_below
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
@@ -52,6 +53,10 @@ _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to
 # The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
 # keep, and the next substep's path from there is not a crossing (it fell through every mesh).
 _MIN_GAP = 1e-6
+# A deforming triangle's crossings tested against its own motion, exactly (docs/design.md, issue 11,
+# round 9 (fastdeform11)); False: the shifted-path test alone (first order for rotation).
+EXACT_MOVING_CROSSINGS = True
+_FAST_MOTION = 1.0  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 
 
@@ -87,6 +92,7 @@ class TriangleMesh:
         self.triangles = tris[keep]
         self.given = keep  # each triangle's place in the list given (a deforming mesh's topology is kept by it)
         self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
+        finite_triangles = tris[np.isfinite(area2)]
         area2 = np.maximum(area2[keep], 1e-300)
         n = n[:, keep]
         self.normals = n / area2
@@ -118,8 +124,10 @@ class TriangleMesh:
         self.edges_rows = np.ascontiguousarray(np.concatenate([np.array(feet), lengths]).T)
         self._edge_frames: np.ndarray | None = None
         # A closed, consistently wound surface has an outside: +1 if the normals point out, -1 if in,
-        # 0 for open meshes and sheets (which keep each vertex on the side it came from).
-        self.outward = _outward(self.triangles, len(v), self.a, self.b, self.c)
+        # 0 for open meshes and sheets (which keep each vertex on the side it came from). Closed counting the
+        # zero-area triangles dropped above (they cover nothing): a subdivided cylinder's n-gon caps split
+        # into slivers made a fast-swung forearm an open mesh, and cloth it carried in stayed inside.
+        self.outward = _outward(finite_triangles, len(v), self.a, self.b, self.c)
         self._grid: TriangleGrid | None = None
         self._grid_margin = 0.0
         self.cell = 1.0  # the median triangle's size (set with the grid)
@@ -686,8 +694,9 @@ class MeshCollider:
                 pairs = self._deforming_candidates(p0, p1, q, tri, t1, dt, gap)
                 if pairs is None:
                     break
-                pair_q, a, b, c, n, start, end, velocity = pairs
-                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, self.mesh.outward, since)
+                pair_q, a, b, c, n, start, end, velocity, motion = pairs
+                outward = self.mesh.outward
+                hit = self._contacts(pair_q, a, b, c, n, start, end, velocity, dt, gap, mu, outward, since, motion)
             if hit is None:
                 break
             who, target, crowded, (settle_at, settle), plane = hit
@@ -784,7 +793,8 @@ class MeshCollider:
         assert velocity is not None
         n = cross(b - a, c - a)
         n /= np.maximum(np.sqrt(dot(n, n)), _EPS)
-        slack = gap + self._motion.take(tri) * dt  # its fastest corner's motion over the substep
+        motion = self._motion.take(tri) * dt  # its fastest corner's motion over the substep
+        slack = motion + gap
         start, end = p0.take(q, axis=1), p1.take(q, axis=1)
         h0, h1 = dot(n, start - a), dot(n, end - a)
         maybe = ((h0 * h1 <= 0.0) | (np.minimum(np.abs(h0), np.abs(h1)) < slack)).nonzero()[0]
@@ -793,13 +803,14 @@ class MeshCollider:
         q, tri = q.take(maybe), tri.take(maybe)
         a, b, c, n, start, end = (m.take(maybe, axis=1) for m in (a, b, c, n, start, end))
         velocity = [m.take(maybe, axis=1) for m in velocity]
-        return q, a, b, c, n, start, end, velocity
+        return q, a, b, c, n, start, end, velocity, motion.take(maybe)
 
     @staticmethod
-    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0, since=None):
+    def _contacts(q, a, b, c, n, start, end, velocity, dt, gap, mu, outward=0, since=None, motion=None):
         """(vertices, their new positions (3, k)) for one pass over candidate pairs, or None.
 
-        since: None, or a `_Since` to reckon settled pushes from (see `collide`)."""
+        since: None, or a `_Since` to reckon settled pushes from (see `collide`). motion: how far each
+        pair's triangle's fastest corner moves over the substep (None: crossings by the shifted path alone)."""
         closest, v, w, region = closest_points(end, a, b, c)
         settle_from = None if since is None else since.columns.take(q, axis=1)
         if velocity is not None:  # follow the triangle's motion at the contact over the substep
@@ -813,6 +824,16 @@ class MeshCollider:
         crossed, s = segment_crossings(start, end, a, b, c)
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
+        away = end - closest
+        if velocity is not None and motion is not None and EXACT_MOVING_CROSSINGS:
+            found = _moving_crossings(start0, end, away, (a, b, c), velocity, dt, motion, gap, h1, crossed, outward)
+            if found is not None:
+                which, hit_s, start_heights = found
+                s[which] = np.where(crossed.take(which), s.take(which), hit_s)
+                if not outward:  # the side it came from: where it was against the triangle where it was
+                    h0[which] = np.where(crossed.take(which), h0.take(which), start_heights)
+                crossed[which] = True
+        if outward:
             if velocity is not None:
                 behind = (h1 * outward < 0.0).nonzero()[0]
                 more = _crossed_on_one_path(q, start0, end, shift, end - closest, behind, (a, b, c, n), outward)
@@ -824,7 +845,6 @@ class MeshCollider:
             in_front = closest_points(start - n * h0, a, b, c)[3] == FACE  # the start's projection on the face
         side = _side(h0, h1, in_front, crossed, outward)
         h1 = h1 * side
-        away = end - closest
         dist = np.sqrt(dot(away, away))
         use_normal = crossed | (region == FACE) | (dist < 1e-9)
         push = np.where(use_normal, gap - h1, gap - dist)
@@ -835,6 +855,51 @@ class MeshCollider:
         direction /= np.maximum(np.sqrt(dot(direction, direction)), _EPS)
         carry = 0.0 if since is None else since.carry.take(q)
         return _choose(q, contact, crossed, s, push, direction, start, end, gap, mu, settle_from, carry)
+
+
+def _moving_crossings(start, end, away, triangles, velocity, dt, motion, gap, h1, crossed, outward: int):
+    """Crossings the shifted-path test missed, by the exact test against the triangles' own motion
+    (`moving_triangles.moving_crossings`): only for pairs whose vertex ends on the other side of its
+    triangle than it started on (closed surfaces: started outside, ends inside), where an odd number
+    of crossings must have happened, and ends within its path's length and the triangle's `motion` of
+    the triangle (`away`: from its closest point), as a crossing point then within those of both, but
+    not within the gap (the proximity push brings those out). Only triangles whose corners move more than
+    `_FAST_MOTION` gaps over the substep: the shifted test errs by at most twice that (the corners' motions'
+    spread) and a vertex starts a substep at the gap from the surface, so slower ones rarely need it (at
+    0.5 gap the bending cylinder's bench cost rose 10-20%, at 1 not measurably). Returns (those pairs
+    crossed, when, their start heights) or None."""
+    fast = motion > _FAST_MOTION * gap
+    if not fast.any():
+        return None
+    a, b, c = triangles
+    path = end - start
+    reach = np.sqrt(dot(path, path))
+    reach += motion
+    distance = dot(away, away)
+    maybe = distance <= reach * reach
+    maybe &= distance >= gap * gap
+    maybe &= fast
+    maybe &= ~crossed
+    if outward:
+        maybe &= h1 * outward < 0.0
+    maybe = maybe.nonzero()[0]
+    if len(maybe) == 0:
+        return None
+    a0, b0, c0 = (m.take(maybe, axis=1) - v.take(maybe, axis=1) * dt for m, v in zip(triangles, velocity, strict=True))
+    p0 = start.take(maybe, axis=1)
+    h0 = dot(cross(b0 - a0, c0 - a0), p0 - a0)  # the start's height over the triangle then (unnormalised)
+    flipped = h0 * outward > 0.0 if outward else h0 * h1.take(maybe) < 0.0
+    keep = flipped.nonzero()[0]
+    if len(keep) == 0:
+        return None
+    maybe = maybe.take(keep)
+    a1, b1, c1 = (m.take(maybe, axis=1) for m in (a, b, c))
+    a0, b0, c0, p0 = (m.take(keep, axis=1) for m in (a0, b0, c0, p0))
+    hit, s = moving_crossings(p0, end.take(maybe, axis=1), a0, b0, c0, a1, b1, c1)
+    at = hit.nonzero()[0]
+    if len(at) == 0:
+        return None
+    return maybe.take(at), s.take(at), h0.take(keep).take(at)
 
 
 def _crossed_on_one_path(q, start, end, shift, away, behind, triangles, outward: int):
