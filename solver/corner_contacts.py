@@ -336,7 +336,9 @@ def collide_corners(
 
 
 def _moving(collider) -> bool:
-    """Whether the collider moves in this frame (a still one may still have a pose)."""
+    """Whether the collider moves in this frame (a still one may still have a pose; a deforming one does)."""
+    if collider.deforming:  # (held between windows, a spinning box's corner pushed a curtain vertex into it)
+        return True
     if collider.pose is collider.pose_start:
         return False
     (r0, o0), (r1, o1) = collider.pose_start, collider.pose
