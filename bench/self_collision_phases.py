@@ -17,11 +17,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+from self_collision_scenes import drape_scene  # noqa: E402
 
 import solver  # noqa: E402
 from solver.face_collision import FaceCollision  # noqa: E402
 from solver.intersections import count_self_intersections  # noqa: E402
-from solver.meshes import jittered_grid, triangulated  # noqa: E402
 
 FRAME = 1 / 24
 PARTS = ("violent", "calm full", "calm partial", "failsafe query", "live", "refresh", "narrow", "failsafe")
@@ -83,17 +83,6 @@ def instrument(clock: Clock) -> None:
     wrap("undo_crossings", lambda self, a, k: "failsafe")
 
 
-def drape(n: int, mesh: str):
-    if mesh == "jittered":
-        vertices, faces = jittered_grid(n, size=2.0, height=1.5)
-    else:
-        vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
-        faces = triangulated(faces) if mesh == "triangulated" else faces
-    model = solver.build_model(vertices, faces)
-    colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), solver.Plane(point=(0, 0, 0))]
-    return model, colliders, model.initial_state()
-
-
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     n = int(args[0]) if args else 64
@@ -101,7 +90,7 @@ def main() -> None:
     mesh = next((a.split("=")[1] for a in sys.argv if a.startswith("--mesh=")), "quad")
     clock = Clock()
     instrument(clock)
-    model, colliders, state = drape(n, mesh)
+    model, colliders, state = drape_scene(n, mesh)
     params = solver.Params(self_collision=True)
     print(f"{n}² {mesh} drape from rest, face engine, CPU ms per frame (exclusive parts; counts in brackets)")
     print("frame  total  plain  " + "  ".join(PARTS))

@@ -100,20 +100,25 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
     return out
 
 
+def drape_scene(n: int, mesh: str = "quad"):
+    """The bench's drape at rest: (model, colliders, state) of an n² 2 m cloth (quad, triangulated or
+    jittered) 1.5 m over a 0.5 m sphere on the floor."""
+    if mesh == "jittered":
+        vertices, faces = jittered_grid(n, size=2.0, height=1.5)
+    else:
+        vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
+        faces = triangulated(faces) if mesh == "triangulated" else faces
+    model = solver.build_model(vertices, faces)
+    return model, [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR], model.initial_state()
+
+
 def drape_run(n: int, frames: int = 48, mesh: str = "quad") -> str:
     """The n² drape from rest over `frames` frames (the bench's scene, bench.py's self-collision
     line; mesh: quad, triangulated or jittered): CPU ms/frame and intersecting face pairs at the
     end, for each engine."""
     cells = []
     for engine in ("off", "vertex", "face"):
-        if mesh == "jittered":
-            vertices, faces = jittered_grid(n, size=2.0, height=1.5)
-        else:
-            vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
-            faces = triangulated(faces) if mesh == "triangulated" else faces
-        model = solver.build_model(vertices, faces)
-        colliders = [solver.Sphere(center=(0, 0, 0.5), radius=0.5), FLOOR]
-        state = model.initial_state()
+        model, colliders, state = drape_scene(n, mesh)
         ms = _timed(model, _params(engine), state, frames, colliders)
         cells.append(f"{engine} {count_self_intersections(model, state.positions)} ({ms:.0f} ms)")
     return f"{n}² {mesh} drape from rest, {frames} frames: " + "   ".join(cells)

@@ -536,6 +536,9 @@ def _rotation_towards(q: np.ndarray, A: np.ndarray, iterations: int) -> np.ndarr
         along = np.abs(np.einsum("kij,kij->k", R, A)) + 1e-300
         omega /= along[:, None]
         angle = np.sqrt(np.einsum("ij,ij->i", omega, omega))
+        if not np.isfinite(angle).all():  # (positions not finite: keep those patches' rotations)
+            omega[~np.isfinite(angle)] = 0.0
+            angle = np.sqrt(np.einsum("ij,ij->i", omega, omega))
         half = 0.5 * angle
         axis = omega * (np.sin(half) / np.where(angle > 0.0, angle, 1.0))[:, None]
         c = np.cos(half)
