@@ -527,30 +527,18 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
         before, flat_b, bins, count, flat_hubs = hub.before, hub.flat_b, hub.bins, hub.count, hub.flat_hubs
         before_flat, bins_width, bincount, copyto = hub.before.reshape(-1), len(hub.count), np.bincount, np.copyto
         at_hubs, plain, flat_plain = pa[:, : hub.at_hubs], pa[:, hub.at_hubs :], hub.flat_plain
-        if plain.shape[1]:
-
-            def gathered_hub_and_plain() -> None:  # `gathered_hub`, and the plain pairs' a-ends scattered too
-                take(flat, None, flat_rows, "clip")
-                copyto(before, at_hubs)
-                ratio_of_lengths()
-                multiply(d, signed, both)
-                add(pairs, both, pairs)
-                put(flat_b, pb)
-                put(flat_plain, plain)
-                subtract(at_hubs, before, before)
-                moved = bincount(bins, before_flat, bins_width)
-                flat_buffer[flat_hubs] += divide(moved, count, moved)
-
-            return gathered_hub_and_plain
+        with_plain = plain.shape[1] > 0  # pairs sharing no vertex with the hubs, projected in the same batch
 
         def gathered_hub() -> None:  # the b-ends scattered; each hub moves by the mean of its copies' corrections
             take(flat, None, flat_rows, "clip")
-            copyto(before, pa)
+            copyto(before, at_hubs)
             ratio_of_lengths()
             multiply(d, signed, both)
             add(pairs, both, pairs)
             put(flat_b, pb)
-            subtract(pa, before, before)
+            if with_plain:  # (their a-ends scattered as they are)
+                put(flat_plain, plain)
+            subtract(at_hubs, before, before)
             moved = bincount(bins, before_flat, bins_width)
             flat_buffer[flat_hubs] += divide(moved, count, moved)
 
