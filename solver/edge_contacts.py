@@ -37,7 +37,7 @@ from .contact import add_averaged, combined_friction
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
-from .triangle_grid import TriangleGrid
+from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import cross, dot, segment_closest, segment_crossings
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
@@ -262,8 +262,10 @@ class _EdgeList:
         if len(near) == 0:
             return
         low, high = low.take(near, axis=1), high.take(near, axis=1)
-        if len(near) * grid.triangle_count <= _BRUTE:  # few boxes: all against all beats the grid's fixed cost
-            q, s = _overlapping(low, high, grid.low, grid.high)
+        if grid.triangle_count <= GROUPED_MOST:  # a few hundred sharp edges: by groups of neighbours
+            q, s = grid.groups().overlapping(low, high)
+        elif len(near) * grid.triangle_count <= _BRUTE:  # few boxes: all against all beats the grid's fixed cost
+            q, s = overlapping(low, high, grid.low, grid.high)
         else:
             q, s = grid.query_boxes(low.T, high.T)
         if len(q):
@@ -292,18 +294,6 @@ def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
     a, b = points.take(i, axis=1), points.take(j, axis=1)
     apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
     return np.maximum(apart.max(axis=0), 0.0)
-
-
-def _overlapping(low, high, box_low, box_high):
-    """(q, t): every pair of query box q (3, Q) and box t (3, T) that overlap, sorted by q."""
-    # (T, Q): the few boxes' values broadcast along the many queries' rows (~20% quicker than (Q, T)).
-    meets = (box_low[0][:, None] <= high[0]) & (box_high[0][:, None] >= low[0])
-    for k in (1, 2):
-        meets &= box_low[k][:, None] <= high[k]
-        meets &= box_high[k][:, None] >= low[k]
-    # Sorted by q (then t) as read off the transpose: a copy of the bools is cheaper than sorting the pairs.
-    q, t = np.ascontiguousarray(meets.T).nonzero()
-    return q, t
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
