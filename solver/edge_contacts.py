@@ -37,7 +37,7 @@ from .contact import add_averaged, combined_friction
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
-from .triangle_grid import TriangleGrid
+from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import cross, dot, segment_closest, segment_crossings
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
@@ -47,6 +47,12 @@ _EPS = 1e-12
 # queries every few substeps near the sharp edges, a resting one never. (Pairs not yet within reach
 # are not handed out, so a wide skin costs little; see _EdgeList.)
 _SKIN = 2.0
+# A still mesh's list gives each vertex a skin of its own when anchored: _SKIN_PASSES times its motion over
+# the pass, within _LEAST_SKIN.._SKIN longest cloth edges. Cloth lying on a table top kept ~9 cm boxes that
+# reached the legs' edges through the top (the round-legged table's list: 54,000 -> 20,000 pairs, for
+# 68 queries in 24 frames instead of 47; docs/design.md, round 10 (table12)).
+_LEAST_SKIN = 1.0
+_SKIN_PASSES = 4.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
@@ -178,20 +184,22 @@ class SharpEdges:
 
     def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float):
         """Candidate (cloth edge, sharp edge, its two ends) for cloth vertices moving p0 -> p1 ((3, N), own
-        frame), from a Verlet list kept while no vertex strays half a skin from where it was at the last
+        frame), from a Verlet list kept while no vertex strays its half skin from where it was at the last
         query (a cloth resting on a table queries nothing); None: no pair."""
         n = p1.shape[1]
         found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
         if found is None:
-            found = _EdgeList(edges, n, gap, (_SKIN if self.still else _FRAME_SKIN) * longest)
+            skin = (_SKIN if self.still else _FRAME_SKIN) * longest
+            found = _EdgeList(edges, n, gap, skin, _LEAST_SKIN * longest if self.still else skin)
             self._lists = [found, *self._lists[:7]]
         return found.pairs(inv_mass, p0, p1, grid)
 
 
 class _EdgeList:
     """A Verlet list of (cloth edge, sharp edge) pairs: each cloth edge's pairs are found for the box of
-    its ends' `anchor`s (their places when it was last queried) grown by half a skin, and kept while
-    both ends stay within that of their anchors; a vertex that strays further is anchored afresh and
+    its ends' `anchor`s (their places when it was last queried) grown by the larger of their half skins
+    (`reach`: each vertex's own, from its motion when anchored), and kept while both ends stay within
+    their own of their anchors; a vertex that strays further is anchored afresh and
     its edges queried again (a cloth resting on a table queries nothing, a swinging corner a few edges).
 
     Each pair keeps a lower bound of how far the box of its ends' places at the last pass (`last`) was
@@ -199,9 +207,11 @@ class _EdgeList:
     edge's swept box cannot meet the sharp edge's, so the pair is not handed out (as face_collision's
     `_live`). Handed-out pairs get their exact separation, the others the bound less the motion since."""
 
-    def __init__(self, edges, n: int, gap: float, skin: float):
+    def __init__(self, edges, n: int, gap: float, skin: float, least: float | None = None):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
+        self.least = self.half if least is None else 0.5 * least
         self.anchor = np.full((3, n), np.inf)
+        self.reach = np.full(n, self.half)  # each vertex's half skin, by its motion when last anchored
         self.last = np.full((3, n), _FAR)
         self.e = self.s = self.i = self.j = _EMPTY
         self.apart = np.zeros(0)  # each pair's lower bound of its box separation at the last pass
@@ -215,8 +225,9 @@ class _EdgeList:
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
         stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
-        if (stray > self.half * self.half).any():
-            self._query(stray > (_REFRESH * self.half) ** 2, inv_mass, p0, p1, grid)
+        np.sqrt(stray, out=stray)
+        if (stray > self.reach).any():
+            self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
         moved = _squared_stray(p0, p1, self.last, self._moved, self._step)
         self.last[...] = p1
         if len(self.e) == 0:
@@ -235,6 +246,10 @@ class _EdgeList:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
         self.queries += 1
         self.anchor[:, strayed] = p1[:, strayed]
+        if self.least < self.half:  # a half skin of _SKIN_PASSES passes' motion, within least..half
+            motion = p1[:, strayed] - p0[:, strayed]
+            motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
+            self.reach[strayed] = np.clip(motion, self.least, self.half)
         first, second = self.edges[:, 0], self.edges[:, 1]
         again = strayed.take(first) | strayed.take(second)
         if len(self.e):
@@ -253,8 +268,9 @@ class _EdgeList:
         points = [p.take(v, axis=1) for p in (self.anchor, p0) for v in (i, j)]
         low = np.minimum(np.minimum(points[0], points[1]), np.minimum(points[2], points[3]))
         high = np.maximum(np.maximum(points[0], points[1]), np.maximum(points[2], points[3]))
-        low -= self.half
-        high += self.half
+        half = np.maximum(self.reach.take(i), self.reach.take(j))
+        low -= half
+        high += half
         near = np.ones(len(use), dtype=bool)  # quick: against the sharp edges' bounds first
         for k in range(3):
             near &= (high[k] >= grid.lower[k]) & (low[k] <= grid.upper[k])
@@ -262,8 +278,10 @@ class _EdgeList:
         if len(near) == 0:
             return
         low, high = low.take(near, axis=1), high.take(near, axis=1)
-        if len(near) * grid.triangle_count <= _BRUTE:  # few boxes: all against all beats the grid's fixed cost
-            q, s = _overlapping(low, high, grid.low, grid.high)
+        if grid.triangle_count <= GROUPED_MOST:  # a few hundred sharp edges: by groups of neighbours
+            q, s = grid.groups().overlapping(low, high)
+        elif len(near) * grid.triangle_count <= _BRUTE:  # few boxes: all against all beats the grid's fixed cost
+            q, s = overlapping(low, high, grid.low, grid.high)
         else:
             q, s = grid.query_boxes(low.T, high.T)
         if len(q):
@@ -292,18 +310,6 @@ def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
     a, b = points.take(i, axis=1), points.take(j, axis=1)
     apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
     return np.maximum(apart.max(axis=0), 0.0)
-
-
-def _overlapping(low, high, box_low, box_high):
-    """(q, t): every pair of query box q (3, Q) and box t (3, T) that overlap, sorted by q."""
-    # (T, Q): the few boxes' values broadcast along the many queries' rows (~20% quicker than (Q, T)).
-    meets = (box_low[0][:, None] <= high[0]) & (box_high[0][:, None] >= low[0])
-    for k in (1, 2):
-        meets &= box_low[k][:, None] <= high[k]
-        meets &= box_high[k][:, None] >= low[k]
-    # Sorted by q (then t) as read off the transpose: a copy of the bools is cheaper than sorting the pairs.
-    q, t = np.ascontiguousarray(meets.T).nonzero()
-    return q, t
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}

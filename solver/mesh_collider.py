@@ -31,7 +31,7 @@ from .clearance import Clearance
 from .contact import combined_friction, coulomb_friction, settled_pushes, window_settled_pushes
 from .moving_triangles import moving_crossings
 from .spatial_hash import _argsort_below
-from .triangle_grid import TriangleGrid
+from .triangle_grid import GROUPED_MOST, TriangleGrid, morton
 from .triangles import FACE, closest_points, cross, dot, segment_crossings
 
 _EPS = 1e-12
@@ -58,6 +58,11 @@ _MIN_GAP = 1e-6
 EXACT_MOVING_CROSSINGS = True
 _FAST_MOTION = 1.0  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
+# The vertex list's query compares its boxes with the triangles' (`BoxGroups`) instead of asking the grid
+# for meshes of up to GROUPED_MOST triangles, or up to _BRUTE box pairs: the grid costs ~0.15 ms a query
+# plus ~1-2 us a box (the round-legged table's 252 triangles, 300 boxes: 0.24 against 0.40 ms; 4,000 boxes:
+# 0.7 against 9.2; docs/design.md, round 10 (table12)).
+_BRUTE = 1 << 15
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -88,7 +93,7 @@ class TriangleMesh:
         scale = max(float(np.ptp(finite, axis=0).max()) if len(finite) else 0.0, 1e-9)
         keep = (np.isfinite(area2) & (area2 > 1e-12 * scale * scale) | (not drop_degenerate)).nonzero()[0]
         if drop_degenerate:  # nearby triangles next to each other in memory: gathers for a cloth patch stay local
-            keep = keep[np.argsort(_morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
+            keep = keep[np.argsort(morton((a[:, keep] + b[:, keep] + c[:, keep]) / 3.0), kind="stable")]
         self.triangles = tris[keep]
         self.given = keep  # each triangle's place in the list given (a deforming mesh's topology is kept by it)
         self.a, self.b, self.c = a[:, keep].copy(), b[:, keep].copy(), c[:, keep].copy()
@@ -276,7 +281,11 @@ class _Candidates:
             asked = np.delete(asked, clear)
         self.low[:, who], self.high[:, who] = box_low, box_high
         self.centre[:, who] = (box_low + box_high) * 0.5
-        q, t = grid.query_boxes((box_low.take(asked, axis=1) - self.gap).T, (box_high.take(asked, axis=1) + self.gap).T)
+        ask_low, ask_high = box_low.take(asked, axis=1) - self.gap, box_high.take(asked, axis=1) + self.gap
+        if grid.triangle_count <= GROUPED_MOST or len(asked) * grid.triangle_count <= _BRUTE:
+            q, t = grid.groups().overlapping(ask_low, ask_high)
+        else:
+            q, t = grid.query_boxes(ask_low.T, ask_high.T)
         q = asked.take(q)
         if self.mesh is not None:
             q, t, bound, least = self._prune(q, t, box_low, box_high)
@@ -337,20 +346,6 @@ def _within(x, x_start, lower, upper) -> np.ndarray:
         meets &= np.minimum(end, start) <= upper[k]
         meets &= np.maximum(end, start) >= lower[k]
     return meets
-
-
-def _morton(points: np.ndarray) -> np.ndarray:
-    """Morton (Z-order) codes of (3, k) points, 16 bits per axis over their bounding box."""
-    if points.shape[1] == 0:
-        return np.zeros(0, dtype=np.int64)
-    low = points.min(axis=1, keepdims=True)
-    size = max(float((points.max(axis=1, keepdims=True) - low).max()), 1e-300)
-    cells = np.clip((points - low) * (65535.0 / size), 0, 65535).astype(np.int64)
-    code = np.zeros(points.shape[1], dtype=np.int64)
-    for bit in range(16):
-        for axis in range(3):
-            code |= ((cells[axis] >> bit) & 1) << (3 * bit + axis)
-    return code
 
 
 def _lower_bound(mesh: TriangleMesh, points: np.ndarray, tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

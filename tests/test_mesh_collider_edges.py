@@ -87,3 +87,49 @@ def test_a_legs_top_edges_inside_a_table_top_get_no_edge_contacts():
     middle = 0.5 * (sharp.a + sharp.b)
     assert len(sharp) == 12 + 8  # the top's twelve, the leg's four sides and four bottom edges
     assert not ((np.abs(middle[2] - 0.73) < 1e-9) & (np.abs(middle[0] - 0.42) < 0.05)).any()
+
+
+@pytest.mark.parametrize("motion", ["steady", "slowing", "mixed"])
+def test_the_edge_list_hands_out_every_pair_whose_path_meets_a_sharp_edge(motion):
+    """The Verlet list of (cloth edge, sharp edge) pairs is exact with each vertex's own skin (by its motion
+    when anchored): every pair whose cloth edge's swept box meets the sharp edge's box (grown by the gap) is
+    handed out, for a cloth settling slowly onto a box (anchored with the least skin), one that falls fast and
+    then slowly onto it (anchored with a large skin), and one whose vertices rest for a while and then move
+    fast (and the other way round)."""
+    from solver import edge_contacts
+
+    vertices, quads = solver.meshes.box(1)
+    mesh = solver.TriangleMesh(vertices * 0.8, solver.meshes.triangulated(quads))  # top at z 0.4
+    rest, faces = solver.meshes.grid(20, 20, size=1.2)
+    edges, longest = edge_contacts.cloth_edges(solver.meshes.triangulated(faces), rest)
+    sharp = edge_contacts.sharp_edges_of(mesh, 0.5 * longest)
+    gap = 0.005
+    grid = sharp.grid(gap)
+    inv_mass = np.ones(len(rest))
+    rng = np.random.default_rng(3)
+    above = {"steady": 1.0, "slowing": 2.9}.get(motion, 1.0) * longest  # the rims' boxes met 4-6 passes in
+    p = rest.T + np.array([[0.0], [0.0], [0.4 + gap + above]])
+    handed = 0
+    for step in range(90):
+        if motion == "steady":  # a tenth of a longest edge a pass, down: anchored with the least skin
+            velocity = np.array([[0.0], [0.0], [-0.1 * longest]]) * (1.0 if step < 16 else 0.0)
+        elif motion == "slowing":  # a longest edge a pass, then 0.3 of one: a vertex strays past its box's
+            # least skin with no query (the fast passes' skin) before it meets the rims
+            velocity = np.array([[0.0], [0.0], [-longest if step < 2 else -0.3 * longest if step < 12 else 0.0]])
+        elif step % 15 == 0:  # new speeds: most vertices still, some fast (up to ~1.5 longest edges a pass)
+            speed = np.where(rng.random(len(rest)) < 0.3, rng.uniform(0.2, 1.5, len(rest)) * longest, 1e-4)
+            velocity = rng.normal(size=(3, len(rest)))
+            velocity *= speed / np.linalg.norm(velocity, axis=0)
+        p_new = p + velocity * (rng.uniform(0.5, 1.0, len(rest)) if motion == "mixed" else 1.0)
+        found = sharp.pairs(edges, inv_mass, p, p_new, grid, gap, longest)
+        i, j = edges[:, 0], edges[:, 1]
+        low = np.minimum(np.minimum(p[:, i], p[:, j]), np.minimum(p_new[:, i], p_new[:, j]))
+        high = np.maximum(np.maximum(p[:, i], p[:, j]), np.maximum(p_new[:, i], p_new[:, j]))
+        meets = (low.T[:, None, :] <= grid.high.T[None]) & (high.T[:, None, :] >= grid.low.T[None])
+        e, s = meets.all(axis=2).nonzero()
+        expected = set(zip(e.tolist(), s.tolist(), strict=True))
+        given = set() if found is None else set(zip(found[0].tolist(), found[1].tolist(), strict=True))
+        assert expected <= given, f"pass {step}: {len(expected - given)} pairs missed"
+        handed += len(expected)
+        p = p_new
+    assert handed > 500  # (the cloth did meet the box's edges)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solver.triangle_grid import TriangleGrid
+from solver.triangle_grid import TriangleGrid, overlapping
 from solver.triangles import FACE, closest_points, cubic_roots, segment_closest, segment_crossings
 
 
@@ -135,6 +135,27 @@ def test_grid_finds_exactly_the_overlapping_boxes(margin):
     q, t = grid.query_points(points, 0.04)
     assert set(zip(q.tolist(), t.tolist(), strict=True)) == _brute_pairs(
         vertices, triangles, points - 0.04, points + 0.04, margin
+    )
+
+
+@pytest.mark.parametrize("queries", [3, 40, 500])
+def test_box_groups_find_exactly_the_overlapping_boxes_sorted(queries):
+    rng = np.random.default_rng(6)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid().build(vertices, triangles, margin=0.01)
+    points = rng.normal(size=(queries, 3)) * 0.6
+    lower = (points - rng.uniform(0, 0.1, size=(queries, 3))).T.copy()
+    upper = (points + rng.uniform(0, 0.1, size=(queries, 3))).T.copy()
+    q, t = grid.groups().overlapping(lower, upper)
+    expected = _brute_pairs(vertices, triangles, lower.T, upper.T, 0.01)
+    assert len(expected) > queries // 4
+    assert sorted(expected) == list(zip(q.tolist(), t.tolist(), strict=True))  # each once, by query then box
+    q_all, t_all = overlapping(lower, upper, grid.low, grid.high)
+    assert np.array_equal(q, q_all) and np.array_equal(t, t_all)
+    grid.build(vertices + 0.5, triangles)  # rebuilt: the groups follow
+    q, t = grid.groups().overlapping(lower, upper)
+    assert set(zip(q.tolist(), t.tolist(), strict=True)) == _brute_pairs(
+        vertices + 0.5, triangles, lower.T, upper.T, 0.0
     )
 
 
