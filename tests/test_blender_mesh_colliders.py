@@ -643,3 +643,38 @@ def test_a_box_deformed_by_its_parent_without_a_modifier_collides_where_it_shows
     assert top > 0.95  # the deformation shows (the armature's 1.1, the lattice's ~1.03)
     middle = evaluated_positions(blender, cloth)[np.argmin(np.linalg.norm(grid_vertices(N, 1.2, 0.0), axis=1))]
     assert middle[2] == pytest.approx(top + THICKNESS, abs=0.01)  # on the top as shown
+
+
+def test_make_collider_accepts_a_mesh_made_wholly_by_geometry_nodes(blender):
+    """An empty mesh whose Geometry Nodes modifier builds the shape (procedural props) collides through its
+    evaluated mesh; Make Collider refused it as if nothing were selected."""
+    scene = setup_scene(blender, 30)
+    generated = blender.data.objects.new("Procedural", blender.data.meshes.new("Procedural"))
+    scene.collection.objects.link(generated)
+    generated.location = (0.0, 0.0, 0.4)
+    group = blender.data.node_groups.new("Box of nodes", "GeometryNodeTree")
+    group.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    cube = group.nodes.new("GeometryNodeMeshCube")
+    cube.inputs["Size"].default_value = (0.8, 0.8, 0.8)
+    group.links.new(cube.outputs["Mesh"], group.nodes.new("NodeGroupOutput").inputs[0])
+    generated.modifiers.new("Nodes", "NODES").node_group = group
+    _collider(blender, generated)
+    assert generated.verlet_cloth_collider.kind == "MESH"
+    cloth = _cloth(blender, n=N, size=1.2, height=1.0)
+    for frame in range(2, 31):
+        scene.frame_set(frame)
+    co = evaluated_positions(blender, cloth)
+    assert _depth_inside(blender, co, generated) < 1e-4
+    middle = np.argmin(np.linalg.norm(grid_vertices(N, 1.2, 0.0)[:, :2], axis=1))
+    assert co[middle, 2] == pytest.approx(0.8 + THICKNESS, abs=0.005)  # on its top
+
+
+def test_make_collider_still_refuses_an_empty_mesh(blender):
+    setup_scene(blender, 2)
+    empty = blender.data.objects.new("Nothing", blender.data.meshes.new("Nothing"))
+    blender.context.scene.collection.objects.link(empty)
+    empty.modifiers.new("Bend", "SIMPLE_DEFORM")  # a modifier that makes no geometry
+    activate(blender, empty)
+    with pytest.raises(RuntimeError, match="Select one or more mesh"):
+        blender.ops.verlet_cloth.make_collider()
+    assert empty.verlet_cloth_collider.kind == "NONE"
