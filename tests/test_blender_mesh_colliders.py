@@ -372,6 +372,10 @@ def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
     _collider(blender, points)
     assert points.verlet_cloth_collider.kind == "MESH"
     assert mesh_colliders.problem(points) == mesh_colliders.NO_FACES
+    subdivided = points.modifiers.new("Smooth", "SUBSURF")  # modifiers that make no faces either
+    blender.context.view_layer.update()
+    assert mesh_colliders.problem(points) == mesh_colliders.NO_FACES
+    points.modifiers.remove(subdivided)
     cloth = _cloth(blender, n=6, size=0.6, height=1.0)
     _bake(blender, cloth)  # no error: the faceless collider is skipped
     scene.frame_set(6)
@@ -660,6 +664,10 @@ def test_make_collider_accepts_a_mesh_made_wholly_by_geometry_nodes(blender):
     generated.modifiers.new("Nodes", "NODES").node_group = group
     _collider(blender, generated)
     assert generated.verlet_cloth_collider.kind == "MESH"
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    mesh_colliders = importlib.import_module(ADDON_MODULE + ".services.mesh_colliders")
+    assert mesh_colliders.problem(generated) is None  # its faces come from its nodes
     cloth = _cloth(blender, n=N, size=1.2, height=1.0)
     for frame in range(2, 31):
         scene.frame_set(frame)
