@@ -220,8 +220,10 @@ def problem(obj) -> str | None:
         return "Empties collide as a sphere or a plane: choose one of those."
     if len(obj.data.polygons) == 0 and not obj.modifiers:
         return NO_FACES
-    if obj.modifiers and not obj.verlet_cloth.enabled:  # what its modifiers make is what collides
-        shown = getattr(obj.evaluated_get(bpy.context.evaluated_depsgraph_get()), "data", None)
+    layer = getattr(bpy.context, "view_layer", None)
+    if obj.modifiers and not obj.verlet_cloth.enabled and layer is not None:  # what its modifiers make collides
+        # (the view layer's depsgraph as it was last evaluated: the panel draws, it must not evaluate)
+        shown = getattr(obj.evaluated_get(layer.depsgraph), "data", None)
         if shown is not None and not len(getattr(shown, "polygons", ())):
             return NO_FACES
     return None
