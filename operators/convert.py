@@ -29,7 +29,7 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
         obj.verlet_cloth.enabled = True  # its update starts the preview here (runs.reset), once
         if runs.cached(obj) is None:
             runs.reset(context.scene, obj)
-        for note in (checks.geometry_modifiers_note(obj), checks.simulation_modifiers_note(obj)):
+        for note in (checks.geometry_modifiers_note(obj), *checks.cloth_notes(obj)):
             if note:
                 self.report({"WARNING"}, note)
         return {"FINISHED"}

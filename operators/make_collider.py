@@ -11,6 +11,15 @@ NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to 
 CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose Mesh."
 
 
+def _shows_vertices(context, obj) -> bool:
+    """Whether the mesh as shown has vertices: its own, or ones its modifiers make (a Geometry Nodes
+    modifier that builds the whole shape on an empty mesh; the evaluated mesh is what collides)."""
+    if len(obj.data.vertices) or not len(obj.modifiers):
+        return bool(len(obj.data.vertices))
+    shown = getattr(obj.evaluated_get(context.evaluated_depsgraph_get()), "data", None)
+    return shown is not None and bool(len(getattr(shown, "vertices", ())))
+
+
 class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
     """Make the selected objects (and the active one) collide with Verlet cloth"""
 
@@ -36,7 +45,7 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
         targets = [
             o
             for o in selected
-            if o.type == "EMPTY" or (o.type == "MESH" and not o.verlet_cloth.enabled and len(o.data.vertices))
+            if o.type == "EMPTY" or (o.type == "MESH" and not o.verlet_cloth.enabled and _shows_vertices(context, o))
         ]
         if not targets:
             # Cloths selected on their own: the lower layers other cloths rest on (a cloth collides

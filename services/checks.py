@@ -89,6 +89,26 @@ def simulation_modifiers_note(obj) -> str | None:
     )
 
 
+def parent_deform_note(obj) -> str | None:
+    """What to tell the user when `obj`'s parent deforms its mesh without a modifier (parent type Armature or
+    Lattice), or None. Blender applies that deformation before every modifier, so the live preview's
+    positions replace it, while a bake's shape keys come before it and are deformed by it."""
+    parent = obj.parent
+    if parent is None or obj.parent_type not in {"ARMATURE", "LATTICE"}:
+        return None
+    return (
+        f"Its parent '{parent.name}' deforms it without a modifier (parent type {obj.parent_type.title()}): "
+        "the live preview does not show that deformation and a bake does. Deform it with an Armature or "
+        "Lattice modifier instead (Object ▸ Parent ▸ Armature Deform makes one), or parent it as Object."
+    )
+
+
+def cloth_notes(obj) -> list[str]:
+    """Warnings about a cloth's set-up that Make Cloth reports and the panel shows."""
+    notes = (simulation_modifiers_note(obj), parent_deform_note(obj))
+    return [note for note in notes if note]
+
+
 def missing_pin_group(name: str) -> str:
     return f"The pin group '{name}' does not exist: pick an existing vertex group or clear the Pin Group field."
 

@@ -67,9 +67,21 @@ def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.n
     return co, triangles.reshape(-1, 3), corners
 
 
+def deformed_by_parent(obj) -> bool:
+    """Whether the object's parent deforms its mesh without a modifier in its stack: parent type Armature or
+    Lattice (the "skeleton" parenting of legacy files and scripts; a curve parent of that type too) makes
+    Blender deform it through a modifier it adds on the fly, not listed in `Object.modifiers`."""
+    return obj.parent is not None and obj.parent_type in {"ARMATURE", "LATTICE"}
+
+
 def _undeformed(obj) -> bool:
     """Whether the evaluated mesh is the object's own mesh (no modifiers, no shape keys)."""
-    return not obj.modifiers and obj.data.shape_keys is None and not obj.verlet_cloth.enabled
+    return (
+        not obj.modifiers
+        and obj.data.shape_keys is None
+        and not obj.verlet_cloth.enabled
+        and not deformed_by_parent(obj)
+    )
 
 
 def _motion(matrix: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
@@ -208,6 +220,12 @@ def problem(obj) -> str | None:
         return "Empties collide as a sphere or a plane: choose one of those."
     if len(obj.data.polygons) == 0 and not obj.modifiers:
         return NO_FACES
+    layer = getattr(bpy.context, "view_layer", None)
+    if obj.modifiers and not obj.verlet_cloth.enabled and layer is not None:  # what its modifiers make collides
+        # (the view layer's depsgraph as it was last evaluated: the panel draws, it must not evaluate)
+        shown = getattr(obj.evaluated_get(layer.depsgraph), "data", None)
+        if shown is not None and not len(getattr(shown, "polygons", ())):
+            return NO_FACES
     return None
 
 

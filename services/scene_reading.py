@@ -246,12 +246,13 @@ def _still_vertices(obj, known: dict) -> np.ndarray:
 
 
 def still_mesh(obj) -> bool:
-    """Whether the mesh `obj` shows is its own data and nothing but an edit changes it: no modifiers, no
-    shape keys, no F-curves or drivers on the mesh, not in Edit Mode."""
+    """Whether the mesh `obj` shows is its own data and nothing but an edit changes it: no modifiers (nor a
+    deforming parent), no shape keys, no F-curves or drivers on the mesh, not in Edit Mode."""
     mesh = obj.data
     return (
         not len(obj.modifiers)
         and mesh.shape_keys is None
+        and not mesh_colliders.deformed_by_parent(obj)
         and not mesh.is_editmode
         and getattr(mesh, "animation_data", None) is None
     )
@@ -262,7 +263,7 @@ def _evaluated_vertices(obj) -> np.ndarray:
     Subdivision modifier is a ball of the radius it shows, not of its cage's corners."""
     import bpy  # noqa: PLC0415 - the rest of this module reads original data only
 
-    if not len(obj.modifiers) and obj.data.shape_keys is None:
+    if not len(obj.modifiers) and obj.data.shape_keys is None and not mesh_colliders.deformed_by_parent(obj):
         return read_vectors(obj.data.vertices)  # shown as made: the original data, no depsgraph lookup
     evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
     mesh = getattr(evaluated, "data", None)

@@ -126,6 +126,33 @@ def test_make_cloth_says_when_blenders_own_cloth_also_simulates_the_mesh(blender
     assert checks.simulation_modifiers_note(cloth) is None
 
 
+def test_make_cloth_says_when_its_parent_deforms_it_without_a_modifier(blender):
+    """A cloth whose armature parent deforms it by parent type (no modifier): Blender applies that before every
+    modifier, so the preview showed the cloth without it (pins left behind by 0.5 m when the bone moved) and
+    the bake with it; Make Cloth said nothing."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    rig = blender.data.objects.new("Rig", blender.data.armatures.new("Rig"))
+    blender.context.scene.collection.objects.link(rig)
+    cloth.parent = rig
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert checks.cloth_notes(cloth) == []  # parented as an object: nothing to say
+    cloth.parent_type = "ARMATURE"
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Rig' deforms it without a modifier" in notes[0]
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
+    import types  # noqa: PLC0415
+
+    from bl_ext.vc_test.verlet_cloth import ui  # noqa: PLC0415
+
+    seen: list[str] = []
+    panel = next(c for c in ui.CLASSES if c.__name__ == "VIEW3D_PT_verlet_cloth")
+    panel.draw(types.SimpleNamespace(layout=_Layout(blender, seen)), types.SimpleNamespace(active_object=cloth))
+    assert "deforms it without" in " ".join(seen)  # the panel says it too
+
+
 def test_cloths_in_an_excluded_collection_are_not_simulated_until_included_again(blender):
     """Alternatives kept in an excluded collection (or one disabled in viewports) are not evaluated by Blender:
     the preview simulated them anyway, every frame (four hidden 48² cloths made playback 5x slower)."""

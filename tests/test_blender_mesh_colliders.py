@@ -372,6 +372,10 @@ def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
     _collider(blender, points)
     assert points.verlet_cloth_collider.kind == "MESH"
     assert mesh_colliders.problem(points) == mesh_colliders.NO_FACES
+    subdivided = points.modifiers.new("Smooth", "SUBSURF")  # modifiers that make no faces either
+    blender.context.view_layer.update()
+    assert mesh_colliders.problem(points) == mesh_colliders.NO_FACES
+    points.modifiers.remove(subdivided)
     cloth = _cloth(blender, n=6, size=0.6, height=1.0)
     _bake(blender, cloth)  # no error: the faceless collider is skipped
     scene.frame_set(6)
@@ -603,3 +607,82 @@ def test_a_cloth_draped_over_a_ball_on_a_cloth_collider_never_cuts_through_its_f
         if frame >= 15 and frame % 5 == 0:
             crossing = _tree(blender, upper).overlap(_tree(blender, lower))
             assert len(crossing) <= 3, f"frame {frame}: {len(crossing)} crossing triangle pairs"
+
+
+@pytest.mark.parametrize("parent_type", ["ARMATURE", "LATTICE"])
+def test_a_box_deformed_by_its_parent_without_a_modifier_collides_where_it_shows(blender, parent_type):
+    """Parent type Armature or Lattice (legacy files, scripts) deforms the mesh through a modifier Blender
+    adds on the fly, not listed in `Object.modifiers`. Read as undeformed, a box raised 0.3 m by its bone
+    rose through the resting cloth, and a lattice that made a box 0.25 m taller held the cloth on the
+    box's undeformed top, inside what shows."""
+    frames = 24
+    scene = setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=0.8, location=(0, 0, 0.4))
+    box = blender.context.active_object
+    if parent_type == "ARMATURE":
+        rig = _carried_by_a_bone(blender, box, (0.0, 0.3, 0.0), 16)  # the bone's +Y is world +Z
+        box.modifiers.clear()
+    else:
+        blender.ops.object.add(type="LATTICE", location=(0, 0, 0.4))
+        rig = blender.context.active_object
+        rig.scale = (1.2, 1.2, 1.2)
+        for point in rig.data.points:
+            if point.co[2] > 0:
+                point.co_deform[2] += 0.25  # the box's top rises ~0.2 m
+    box.parent = rig
+    box.parent_type = parent_type
+    if parent_type == "LATTICE":
+        blender.context.view_layer.update()
+        box.matrix_parent_inverse = rig.matrix_world.inverted()  # the box stays where it is
+        rig.data.update_tag()
+        box.update_tag()
+    scene.frame_set(1)  # the keyed values were left at the last key's
+    start_top = evaluated_mesh(blender, box)[0][:, 2].max()
+    _collider(blender, box)
+    cloth = _cloth(blender, n=N, size=1.2, height=start_top + 0.2)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        assert _depth_inside(blender, evaluated_positions(blender, cloth), box) < 1e-4, f"frame {frame}"
+    top = evaluated_mesh(blender, box)[0][:, 2].max()
+    assert top > 0.95  # the deformation shows (the armature's 1.1, the lattice's ~1.03)
+    middle = evaluated_positions(blender, cloth)[np.argmin(np.linalg.norm(grid_vertices(N, 1.2, 0.0), axis=1))]
+    assert middle[2] == pytest.approx(top + THICKNESS, abs=0.01)  # on the top as shown
+
+
+def test_make_collider_accepts_a_mesh_made_wholly_by_geometry_nodes(blender):
+    """An empty mesh whose Geometry Nodes modifier builds the shape (procedural props) collides through its
+    evaluated mesh; Make Collider refused it as if nothing were selected."""
+    scene = setup_scene(blender, 30)
+    generated = blender.data.objects.new("Procedural", blender.data.meshes.new("Procedural"))
+    scene.collection.objects.link(generated)
+    generated.location = (0.0, 0.0, 0.4)
+    group = blender.data.node_groups.new("Box of nodes", "GeometryNodeTree")
+    group.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    cube = group.nodes.new("GeometryNodeMeshCube")
+    cube.inputs["Size"].default_value = (0.8, 0.8, 0.8)
+    group.links.new(cube.outputs["Mesh"], group.nodes.new("NodeGroupOutput").inputs[0])
+    generated.modifiers.new("Nodes", "NODES").node_group = group
+    _collider(blender, generated)
+    assert generated.verlet_cloth_collider.kind == "MESH"
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    mesh_colliders = importlib.import_module(ADDON_MODULE + ".services.mesh_colliders")
+    assert mesh_colliders.problem(generated) is None  # its faces come from its nodes
+    cloth = _cloth(blender, n=N, size=1.2, height=1.0)
+    for frame in range(2, 31):
+        scene.frame_set(frame)
+    co = evaluated_positions(blender, cloth)
+    assert _depth_inside(blender, co, generated) < 1e-4
+    middle = np.argmin(np.linalg.norm(grid_vertices(N, 1.2, 0.0)[:, :2], axis=1))
+    assert co[middle, 2] == pytest.approx(0.8 + THICKNESS, abs=0.005)  # on its top
+
+
+def test_make_collider_still_refuses_an_empty_mesh(blender):
+    setup_scene(blender, 2)
+    empty = blender.data.objects.new("Nothing", blender.data.meshes.new("Nothing"))
+    blender.context.scene.collection.objects.link(empty)
+    empty.modifiers.new("Bend", "SIMPLE_DEFORM")  # a modifier that makes no geometry
+    activate(blender, empty)
+    with pytest.raises(RuntimeError, match="Select one or more mesh"):
+        blender.ops.verlet_cloth.make_collider()
+    assert empty.verlet_cloth_collider.kind == "NONE"

@@ -77,7 +77,7 @@ class VIEW3D_PT_verlet_cloth(_SidebarPanel, bpy.types.Panel):
                     layout.label(text=f"Baked: frames {settings.bake_start}–{settings.bake_end}", icon="CHECKMARK")
                 elif obj.mode != "EDIT":
                     _problem(layout, checks.cloth_problem(obj, quick=True) or runs.stopped_because(obj))
-                if note := checks.simulation_modifiers_note(obj):
+                for note in checks.cloth_notes(obj):
                     box = layout.box()
                     for index, line in enumerate(textwrap.wrap(note, 44)):
                         box.label(text=line, icon="ERROR" if index == 0 else "NONE")
