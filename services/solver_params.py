@@ -35,8 +35,7 @@ def wind_of(scene, settings, values=None) -> tuple[float, float, float]:
 
 def mean_edge_length(model: solver.Model) -> float:
     """Mean rest length (m) of the model's structural (mesh-edge) constraints; 0 without any."""
-    structural = model.constraints.kind == solver.STRUCTURAL
-    return float(model.constraints.rest_length[structural].mean()) if structural.any() else 0.0
+    return model.mean_edge_length
 
 
 def self_collision_gap(settings, mean_edge: float = 0.0) -> float:

@@ -35,6 +35,9 @@ class Params:
 
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)  # m/s²
     substeps: int = 16  # a frame is split into this many Verlet steps (16 at 24 fps: see `auto_substeps`)
+    # Auto Substeps' second half: `substeps` is the least a frame takes, and one whose pins, grab or
+    # colliders near the cloth move fast takes more (solver/driven_motion.py); False: exactly `substeps`.
+    substeps_follow_motion: bool = False
     iterations: int = 1  # constraint sweeps after each substep
     damping: float = 0.1  # fraction of velocity lost per second (0 = none, 1 = all)
     stretch_stiffness: float = 1e4  # N/m, structural (mesh-edge) constraints
