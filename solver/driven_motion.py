@@ -29,19 +29,21 @@ DRIVEN_MOVE_PER_EDGE = 0.5  # mean edges a pin target or a collider's surface ne
 MOTION_SUBSTEP_GRAIN = 8
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
+_HUGE = 2**31 - 1  # substeps asked for by a motion past any count
 _BOX_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=np.float64)
 
 
-def motion_substeps(motion: float, edge_length: float, cap: int = MAX_MOTION_SUBSTEPS) -> int:
+def motion_substeps(motion: float, edge_length: float) -> int:
     """Substeps a frame needs so that `motion` (m, the most anything driving the cloth moves in the
-    frame) is at most DRIVEN_MOVE_PER_EDGE of `edge_length` (m) per substep, at most `cap`; 0: nothing moves
-    (or the cloth has no edges)."""
+    frame) is at most DRIVEN_MOVE_PER_EDGE of `edge_length` (m) per substep, in steps of
+    MOTION_SUBSTEP_GRAIN; 0: nothing moves (or the cloth has no edges). Not capped: the step takes at
+    most MAX_MOTION_SUBSTEPS and records what was asked (`State.wanted_substeps`)."""
     if not (edge_length > 0.0 and motion > 0.0):
         return 0
     wanted = motion / (DRIVEN_MOVE_PER_EDGE * edge_length * MOTION_SUBSTEP_GRAIN)
-    if not math.isfinite(wanted):
-        return int(cap)
-    return int(min(max(math.ceil(wanted - 1e-9), 1) * MOTION_SUBSTEP_GRAIN, cap))
+    if not wanted < _HUGE:  # (also NaN)
+        return _HUGE
+    return int(max(math.ceil(wanted - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
 
 
 def driven_motion(model, state, inputs, params, frame_time: float) -> float:

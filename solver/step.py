@@ -6,7 +6,7 @@ import numpy as np
 
 from .colliders import collide
 from .corner_contacts import collide_cloth_corners
-from .driven_motion import driven_motion, motion_substeps
+from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
 from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
@@ -124,7 +124,7 @@ def step(
     wanted = 0
     if params.substeps_follow_motion:
         wanted = motion_substeps(driven_motion(model, state, inputs, params, frame_time), model.mean_edge_length)
-        substeps = max(substeps, wanted)
+        substeps = max(substeps, min(wanted, MAX_MOTION_SUBSTEPS))
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError("frame_time must be a positive number of seconds")

@@ -1,6 +1,7 @@
 """Auto Substeps and fast driven motion (solver/driven_motion.py): frames whose pins, grab or colliders
 near the cloth move fast get more substeps; still scenes keep their count."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -39,8 +40,20 @@ def test_motion_substeps_keep_each_move_within_a_part_of_an_edge_and_stop_at_the
     assert motion_substeps(DRIVEN_MOVE_PER_EDGE * edge * 32, edge) == 32
     assert motion_substeps(DRIVEN_MOVE_PER_EDGE * edge * 32.5, edge) == 40  # in steps of 8
     assert motion_substeps(DRIVEN_MOVE_PER_EDGE * edge * 0.1, edge) == 8
-    assert motion_substeps(1e3, edge) == MAX_MOTION_SUBSTEPS
-    assert motion_substeps(math.inf, edge) == MAX_MOTION_SUBSTEPS and motion_substeps(1.0, 0.0) == 0
+    assert motion_substeps(1e3, edge) == 40000  # asked for; the step takes at most MAX_MOTION_SUBSTEPS
+    assert motion_substeps(math.inf, edge) > MAX_MOTION_SUBSTEPS and motion_substeps(1.0, 0.0) == 0
+
+
+def test_a_frame_takes_what_its_motion_asks_for_up_to_the_cap_and_records_both():
+    model = _sheet(pinned=lambda v: v[:, 0] < -0.49)  # edges of 1/8 m
+    params = solver.Params(substeps=16, substeps_follow_motion=True)
+    state, rest = model.initial_state(), model.rest_positions
+    for move, taken, wanted in ((0.5, 16, 8), (1.0, 16, 16), (1.1, 24, 24), (10.0, MAX_MOTION_SUBSTEPS, 160)):
+        solver.step(model, state, params, FRAME, pin_targets=rest + (0.0, move, 0.0), pin_targets_start=rest)
+        assert (state.last_substeps, state.wanted_substeps) == (taken, wanted), move
+        assert math.isclose(state.substep_time, FRAME / taken)
+    solver.step(model, state, dataclasses.replace(params, substeps_follow_motion=False), FRAME, pin_targets=rest * 2)
+    assert state.last_substeps == 16
 
 
 def test_pin_targets_count_only_where_they_move():
