@@ -3,12 +3,14 @@
 Pinned and grabbed vertices go to their targets, and colliders push the cloth with their surface, by
 the whole of their motion in a substep: the speed clamp and self-collision's tunnelling guard bound
 only the cloth's own (Verlet) motion. A pin that jumps a large part of an edge in one substep drags
-its neighbours by as much before one constraint sweep can spread the pull, and they pass through
-other layers of the cloth (a fan disc folded over itself by a pinned strip in 2 frames, ~1 m a
-frame: 33 intersecting face pairs for good at 16 substeps, none at 48; docs/self-collision.md,
-round 10 (substeps12)). Like XPBD's "small steps", the remedy is shorter substeps, not more sweeps:
-with Auto Substeps a frame gets enough that nothing driving the cloth moves more than
-DRIVEN_MOVE_PER_EDGE of a mean edge in one (`motion_substeps`), at most MAX_MOTION_SUBSTEPS.
+its neighbours by as much before one constraint sweep can spread the pull, and they stretch and pass
+through other layers of the cloth. Like XPBD's "small steps", the remedy is shorter substeps, not
+more sweeps: with Auto Substeps a frame gets enough that nothing driving the cloth moves more than
+DRIVEN_MOVE_PER_EDGE of a mean edge in one (`motion_substeps`), at most MAX_MOTION_SUBSTEPS, and
+the next frame as many (what the drivers moved flies on with their speed when they stop). A fan disc
+folded over itself by a pinned strip in 2 frames (~1 m a frame, face self-collision): 57 intersecting
+face pairs for good at 16 substeps, 104 at 32 on the fold's frames (half an edge a substep), 27 at 48
+on them alone, none at 48 held one frame more (docs/self-collision.md, round 10 (substeps12)).
 Still pins and colliders (and colliders far from the cloth) ask for nothing, so calm scenes keep
 the count `auto_substeps` gives them.
 """
@@ -23,7 +25,7 @@ from .colliders import Plane, Sphere
 from .grab import Grab
 from .mesh_collider import MeshCollider
 
-DRIVEN_MOVE_PER_EDGE = 0.5  # mean edges a pin target or a collider's surface near the cloth moves in a substep, at most
+DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface near the cloth moves per substep
 # Counts go up in steps of MOTION_SUBSTEP_GRAIN, so a motion that speeds up and slows down changes the
 # substep length (which rebuilds the per-run caches, solver/run.py: ~3 ms on a 64² grid) on few frames.
 MOTION_SUBSTEP_GRAIN = 8

@@ -123,7 +123,10 @@ def step(
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
     wanted = 0
     if params.substeps_follow_motion:
-        wanted = motion_substeps(driven_motion(model, state, inputs, params, frame_time), model.mean_edge_length)
+        asked = motion_substeps(driven_motion(model, state, inputs, params, frame_time), model.mean_edge_length)
+        # What the drivers moved keeps their speed into the next frame (a folded flap flies on when its
+        # pins stop): their count holds one frame more.
+        wanted, state.driven_substeps = max(asked, state.driven_substeps), asked
         substeps = max(substeps, min(wanted, MAX_MOTION_SUBSTEPS))
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):

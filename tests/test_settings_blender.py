@@ -178,11 +178,11 @@ def test_auto_substeps_take_more_for_fast_pins_and_say_when_they_are_capped(blen
     scene.frame_set(1)
     scene.frame_set(2)
     state = runs.cached(cloth).state
-    assert (state.last_substeps, state.wanted_substeps) == (24, 24)  # 2 m / (½ × 0.2 m), in steps of 8
-    assert params.auto_substeps_lines(16, 24, 24)[-1] == ("Last frame: 24 (fast pins or colliders)", False)
+    assert (state.last_substeps, state.wanted_substeps) == (32, 32)  # 2 m / (⅓ × 0.2 m), in steps of 8
+    assert params.auto_substeps_lines(16, 32, 32)[-1] == ("Last frame: 32 (fast pins or colliders)", False)
     scene.frame_set(3)
     state = runs.cached(cloth).state
-    assert (state.last_substeps, state.wanted_substeps) == (100, 1000)
+    assert state.last_substeps == 100 and state.wanted_substeps > 1000
     assert runs.cached(cloth).capped_frames == [3]
     assert params.auto_substeps_lines(16, 100, 1000)[-1][1]  # a warning
     capped: list[int] = []
