@@ -57,8 +57,9 @@ def driven_motion(model, state, inputs, params, frame_time: float) -> float:
     if start is not end and (model.pin_weight > 0).any():
         driven = model.pin_weight > 0
         most = _longest(end[driven] - start[driven])
-    if inputs.grab is not None:
-        _, held_start, held_end = Grab.from_any(inputs.grab).resolved(positions)
+    grab = Grab.from_any(inputs.grab)
+    if grab is not None:
+        _, held_start, held_end = grab.resolved(positions)
         most = max(most, _longest(held_end - held_start))
     moving = [c for c in inputs.colliders if not _still(c)]
     if not moving:
@@ -128,10 +129,13 @@ def _rigid_motion(collider: MeshCollider, low, high) -> float:
     (R1 - R0) p + (o1 - o0), affine in p, so the corners of the part of its own bounding box that
     comes into the world box (at the frame's start, middle or end) bound it (a turntable's rim far
     from the cloth asks for nothing)."""
-    (r0, o0), (r1, o1) = collider.pose_start, collider.pose
+    first, last, middle = collider.pose_start, collider.pose, collider._pose_at(0.5)
+    if first is None or last is None or middle is None:  # (no pose: still, in world space)
+        return 0.0
+    (r0, o0), (r1, o1) = first, last
     own_low, own_high = _box(collider.mesh.vertices)
     world = low + (high - low) * _BOX_CORNERS
-    poses = [(r0, o0), collider._pose_at(0.5), (r1, o1)]
+    poses = [first, middle, last]
     seen = np.concatenate([(world - o) @ r for r, o in poses])  # the world box in the own frame
     own_low, own_high = np.maximum(own_low, seen.min(axis=0)), np.minimum(own_high, seen.max(axis=0))
     if not (own_low <= own_high).all():
