@@ -133,7 +133,8 @@ def auto_substeps(frame_time: float, edge_length: float, gravity=(0.0, 0.0, -9.8
     """Substeps per frame so that a substep lasts at most 1 / MIN_SUBSTEP_RATE seconds and gravity
     moves a vertex at most SAG_PER_EDGE of an edge in one: the same substep length at any frame rate,
     and more substeps for finer or smaller cloth (a 2 m cloth at 24 fps: 16 for a 64² grid, 22 for
-    128², 31 for 256²)."""
+    128², 31 for 256²). A frame whose pins or colliders move fast takes more (`Params.substeps_follow_motion`,
+    solver/driven_motion.py)."""
     if not (np.isfinite(frame_time) and frame_time > 0.0):
         return 1
     floor = np.ceil(frame_time * MIN_SUBSTEP_RATE - 1e-9)
