@@ -63,6 +63,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
     _queue: tuple = ()  # the cloths still to bake after `_baker`'s
     _current = None
     _done: tuple[tuple[str, int], ...] = ()  # (name, frames) of the cloths baked so far
+    _capped: tuple[int, ...] = ()  # frames of those whose motion Auto Substeps could not follow
     _timer = None
     _last_percent = -1
 
@@ -74,6 +75,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         scene = context.scene
         wm = context.window_manager
         done: list[tuple[str, int]] = []
+        capped: list[int] = []
         for index, obj in enumerate(cloths):
             start, end = solver_params.frame_range(scene, obj.verlet_cloth)
 
@@ -82,7 +84,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
 
             wm.progress_begin(0, 100)
             try:
-                count = baking.bake_object(scene, obj, start, end, progress=progress)
+                count = baking.bake_object(scene, obj, start, end, progress=progress, capped=capped)
             except baking.BakeError as error:
                 return checks.cancel(self, _with_done(str(error), obj, done, len(cloths)))
             except Exception as error:  # the object is as it was (bake_object aborts); say what went wrong
@@ -90,7 +92,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
             finally:
                 wm.progress_end()
             done.append((obj.name, count))
-        self.report({"INFO"}, baked_message(done))
+        self.report({"WARNING"} if capped else {"INFO"}, baked_message(done) + solver_params.capped_note(capped))
         return {"FINISHED"}
 
     def invoke(self, context, event):
@@ -100,7 +102,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         problem = problem_of(cloths)
         if problem:
             return checks.cancel(self, problem)
-        self._queue, self._done = tuple(cloths), ()
+        self._queue, self._done, self._capped = tuple(cloths), (), ()
         try:
             self._next_baker(context)
         except baking.BakeError as error:
@@ -148,6 +150,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         try:
             more = baker.step()
             if not more:
+                self._capped += tuple(baker.run.capped_frames)
                 self._done += ((baker.obj.name, baker.finish()),)
                 if self._queue:
                     self._next_baker(context)
@@ -170,7 +173,8 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         if more:
             return {"RUNNING_MODAL"}
         self._stop(context)
-        self.report({"INFO"}, baked_message(self._done))
+        note = solver_params.capped_note(self._capped)
+        self.report({"WARNING"} if note else {"INFO"}, baked_message(self._done) + note)
         return {"FINISHED"}
 
 

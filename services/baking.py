@@ -286,11 +286,13 @@ def bake_object(  # noqa: PLR0917 - the farm bake calls it with these positions
     frame_end: int,
     progress: Callable[[int, int], None] | None = None,
     cancel: Callable[[], bool] | None = None,
+    capped: list[int] | None = None,
 ) -> int:
     """Bake `obj` from frame_start to frame_end; returns the number of shape keys made.
 
     progress(done, total) is called after every simulated frame; when cancel() returns True the
     bake stops, the object is left as it was and 0 is returned. Raises BakeError on bad input.
+    capped: gets the frames whose fast motion asked for more substeps than Auto Substeps takes.
     """
     baker = Baker(scene, obj, frame_start, frame_end, steady=True)
     last = -1
@@ -310,6 +312,8 @@ def bake_object(  # noqa: PLR0917 - the farm bake calls it with these positions
     except BaseException:
         baker.abort()
         raise
+    if capped is not None:
+        capped.extend(baker.run.capped_frames)
     return baker.finish()
 
 

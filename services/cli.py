@@ -291,11 +291,15 @@ def _bake_objects(args: argparse.Namespace, scene: Any, objects: list[Any]) -> N
     for obj, (start, end) in jobs:
         _say(f"baking {obj.name}, frames {start}-{end}")
         began = time.perf_counter()
+        capped: list[int] = []
         try:
-            frames = bake_object(scene, obj, start, end, progress=_Progress(obj.name, start))
+            frames = bake_object(scene, obj, start, end, progress=_Progress(obj.name, start), capped=capped)
         except Exception as exc:
             raise CliError(f"baking {obj.name} failed: {exc}") from exc
-        _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s")
+        from .solver_params import capped_note  # (with baking's: Blender's side)
+
+        note = capped_note(capped)
+        _say(f"baked {obj.name}: {frames} frames in {time.perf_counter() - began:.1f} s.{note}")
 
 
 def _refuse_unbakeable(objects: Iterable[Any]) -> None:

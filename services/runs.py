@@ -39,6 +39,8 @@ class Run:
     first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
     mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)
     torn_shown: int = 0  # torn faces already written to the mesh's tear attribute
+    # Frames whose fast pins or colliders asked Auto Substeps for more than it takes (solver/driven_motion.py).
+    capped_frames: list[int] = field(default_factory=list)
 
     def local_positions(self, obj) -> np.ndarray:
         return geometry.to_local(world_matrix(obj), self.state.positions)
@@ -153,6 +155,8 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
         raise Unstable(unstable_message(obj, int(scene.frame_current)))
     run.colliders, run.pins_world, run.pins_matrix = current, pins_now, matrix
     run.frame = int(scene.frame_current)
+    if run.state.wanted_substeps > run.state.last_substeps:
+        run.capped_frames.append(run.frame)
     # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they
     # make show at the current frame; playback and bakes step one frame at a time and keep it.
     run.first_frame = run.frame - int(run.state.frame)

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
+from ..solver.driven_motion import MAX_MOTION_SUBSTEPS
 from ..solver.params import auto_substeps
 from .scene_reading import force_field_wind
 
@@ -35,8 +36,7 @@ def wind_of(scene, settings, values=None) -> tuple[float, float, float]:
 
 def mean_edge_length(model: solver.Model) -> float:
     """Mean rest length (m) of the model's structural (mesh-edge) constraints; 0 without any."""
-    structural = model.constraints.kind == solver.STRUCTURAL
-    return float(model.constraints.rest_length[structural].mean()) if structural.any() else 0.0
+    return model.mean_edge_length
 
 
 def self_collision_gap(settings, mean_edge: float = 0.0) -> float:
@@ -62,3 +62,25 @@ def params_of(scene, settings, mean_edge: float = 0.0) -> solver.Params:
         values["auto_substeps"] = False  # a file from before Auto Substeps keeps the substeps it was set to
     wind = wind_of(scene, settings, values)
     return table.params_from(values, gravity, wind, mean_edge, frame_time(scene))  # type: ignore[arg-type]
+
+
+def auto_substeps_lines(base: int, last: int, wanted: int) -> list[tuple[str, bool]]:
+    """The panel's lines (text, a warning?) about Auto Substeps: `base` a frame, and the last frame's
+    count (`last`) and what its pins and colliders asked for (`wanted`) when they moved fast."""
+    lines = [(f"Auto: {base} substeps a frame", False)]
+    if wanted > last:
+        lines.append((f"Last frame: {last}, the most (fast pins or colliders asked for {wanted})", True))
+    elif last > base:
+        lines.append((f"Last frame: {last} (fast pins or colliders)", False))
+    return lines
+
+
+def capped_note(frames) -> str:
+    """What to tell the user about frames whose motion asked for more substeps than Auto gives."""
+    if not frames:
+        return ""
+    shown = ", ".join(str(f) for f in frames[:5]) + (", ..." if len(frames) > 5 else "")
+    return (
+        f" At frame(s) {shown} pins or colliders moved too fast for {MAX_MOTION_SUBSTEPS} substeps to follow "
+        "(the cloth may stretch or pass through itself there): slow them down or raise the frame rate."
+    )

@@ -78,6 +78,12 @@ class Model:
 
     # Derived lookups for wind, tearing and self-collision: computed once per model, on first use.
     @cached_property
+    def mean_edge_length(self) -> float:
+        """Mean rest length (m) of the structural (mesh-edge) constraints; 0 without any."""
+        structural = self.constraints.kind == STRUCTURAL
+        return float(self.constraints.rest_length[structural].mean()) if structural.any() else 0.0
+
+    @cached_property
     def triangles(self) -> tuple[np.ndarray, np.ndarray]:
         """(T, 3) fan triangles of every polygon and (T,) the face each belongs to."""
         return fan_triangles(self.faces)

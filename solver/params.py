@@ -35,6 +35,9 @@ class Params:
 
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.81)  # m/s²
     substeps: int = 16  # a frame is split into this many Verlet steps (16 at 24 fps: see `auto_substeps`)
+    # Auto Substeps' second half: `substeps` is the least a frame takes, and one whose pins, grab or
+    # colliders near the cloth move fast takes more (solver/driven_motion.py); False: exactly `substeps`.
+    substeps_follow_motion: bool = False
     iterations: int = 1  # constraint sweeps after each substep
     damping: float = 0.1  # fraction of velocity lost per second (0 = none, 1 = all)
     stretch_stiffness: float = 1e4  # N/m, structural (mesh-edge) constraints
@@ -130,7 +133,8 @@ def auto_substeps(frame_time: float, edge_length: float, gravity=(0.0, 0.0, -9.8
     """Substeps per frame so that a substep lasts at most 1 / MIN_SUBSTEP_RATE seconds and gravity
     moves a vertex at most SAG_PER_EDGE of an edge in one: the same substep length at any frame rate,
     and more substeps for finer or smaller cloth (a 2 m cloth at 24 fps: 16 for a 64² grid, 22 for
-    128², 31 for 256²)."""
+    128², 31 for 256²). A frame whose pins or colliders move fast takes more (`Params.substeps_follow_motion`,
+    solver/driven_motion.py)."""
     if not (np.isfinite(frame_time) and frame_time > 0.0):
         return 1
     floor = np.ceil(frame_time * MIN_SUBSTEP_RATE - 1e-9)

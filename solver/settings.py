@@ -95,8 +95,10 @@ CLOTH: tuple[Setting, ...] = _resolved(
         "auto_substeps",
         "Auto Substeps",
         "Choose the substeps from the frame rate and the cloth's edge length, so fine and small cloth "
-        "stretches no more than coarse cloth, and the motion is the same at any frame rate",
+        "stretches no more than coarse cloth, and the motion is the same at any frame rate; frames in "
+        "which pins or colliders near the cloth move fast get more (at most 100)",
         default=True,
+        param="substeps_follow_motion",
     ),
     Setting(
         "substeps",

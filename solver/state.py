@@ -15,6 +15,12 @@ class State:
     time: float = 0.0  # seconds simulated since rest (drives the wind's turbulence)
     broken: np.ndarray | None = None  # (C,) bool per constraint: torn apart (None: none yet)
     face_torn_frame: np.ndarray | None = None  # (F,) int per face: `frame` when it tore, -1 intact
+    # The last substep's length (s; 0: none yet): `previous` is one substep ago, so a frame with
+    # substeps of another length first rescales it to keep the velocity (Auto Substeps' fast frames).
+    substep_time: float = 0.0
+    last_substeps: int = 0  # substeps the last frame took
+    wanted_substeps: int = 0  # what its fast pins, grab or colliders asked for (more than taken: capped)
+    driven_substeps: int = 0  # what they asked for in the last frame alone (held one frame more)
     # Data the solver may carry from frame to frame to save work (e.g. self-collision candidate
     # pairs); never needed for correctness, not copied, safe to clear at any time.
     scratch: dict = field(default_factory=dict, repr=False, compare=False)
@@ -43,6 +49,10 @@ class State:
             self.time,
             dup(self.broken),
             dup(self.face_torn_frame),
+            self.substep_time,
+            self.last_substeps,
+            self.wanted_substeps,
+            self.driven_substeps,
         )
 
     def velocity(self, substep_time: float) -> np.ndarray:

@@ -6,6 +6,7 @@ import numpy as np
 
 from .colliders import collide
 from .corner_contacts import collide_cloth_corners
+from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
 from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
@@ -113,14 +114,27 @@ def step(
         inputs = StepInputs(colliders, pin_targets, pin_targets_start, acceleration, grab)
     params.validated()
     substeps, iterations = int(params.substeps), int(params.iterations)
-    dt = float(frame_time) / substeps
-    if not (np.isfinite(dt) and dt > 0):
+    if not (np.isfinite(float(frame_time)) and float(frame_time) > 0):
         raise ValueError("frame_time must be a positive number of seconds")
 
     state.__post_init__()  # positions may have been replaced by the caller
     x, previous = state.positions, state.previous
     if len(x) != model.vertex_count:
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
+    wanted = 0
+    if params.substeps_follow_motion:
+        asked = motion_substeps(driven_motion(model, state, inputs, params, frame_time), model.mean_edge_length)
+        # What the drivers moved keeps their speed into the next frame (a folded flap flies on when its
+        # pins stop): their count holds one frame more.
+        wanted, state.driven_substeps = max(asked, state.driven_substeps), asked
+        substeps = max(substeps, min(wanted, MAX_MOTION_SUBSTEPS))
+    dt = float(frame_time) / substeps
+    if not (np.isfinite(dt) and dt > 0):
+        raise ValueError("frame_time must be a positive number of seconds")
+    if state.substep_time > 0 and state.substep_time != dt:
+        # `previous` is one substep ago: a substep of another length keeps the velocity, not the step.
+        previous[...] = x - (x - previous) * (dt / state.substep_time)
+    state.substep_time, state.last_substeps, state.wanted_substeps = dt, substeps, wanted
     target_start, target_end = inputs.pin_path(model.rest_positions)
     pinned = model.pinned
     any_pinned = bool(pinned.any())

@@ -647,7 +647,14 @@ def _modal_self(bpy, baker, queue=()):
 
     reports: list = []
     stand_in = types.SimpleNamespace(
-        _baker=baker, _queue=tuple(queue), _done=(), _current=None, _timer=None, _last_percent=-1, reports=reports
+        _baker=baker,
+        _queue=tuple(queue),
+        _done=(),
+        _capped=(),
+        _current=None,
+        _timer=None,
+        _last_percent=-1,
+        reports=reports,
     )
     stand_in.report = lambda kind, text: reports.append((kind, text))
     stand_in._stop = lambda context: None

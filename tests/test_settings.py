@@ -59,7 +59,9 @@ def test_defaults_give_the_solvers_defaults():
     params = settings.params_from(settings.cloth_values({}))
     # Auto self-collision distance (0) resolves to 2 × thickness either way.
     assert params.self_collision_gap == solver.Params().self_collision_gap
-    assert dataclasses.replace(params, self_collision_distance=0.0) == solver.Params()
+    # Auto Substeps (on by default) also raises the count for fast motion; the bare solver takes `substeps`.
+    assert params.substeps_follow_motion and not solver.Params().substeps_follow_motion
+    assert dataclasses.replace(params, self_collision_distance=0.0, substeps_follow_motion=False) == solver.Params()
 
 
 def test_derived_params():

@@ -157,3 +157,34 @@ def test_auto_substeps_follow_frame_rate_and_edge_length_and_setting_substeps_tu
     older["substeps"] = 12  # a file from before Auto Substeps: the substeps it was made with
     assert "auto_substeps" not in older.keys()
     assert params_of(scene, older, fine).substeps == 12
+
+
+def test_auto_substeps_take_more_for_fast_pins_and_say_when_they_are_capped(blender):
+    import sys
+
+    from conftest import ADDON_MODULE
+
+    runs, baking = (sys.modules[f"{ADDON_MODULE}.services.{name}"] for name in ("runs", "baking"))
+    params = _solver_params()
+    scene = setup_scene(blender, 3)
+    cloth = grid_object(blender)  # 6 x 6 over 1 m: edges of 0.2 m
+    activate(blender, cloth)
+    blender.ops.verlet_cloth.convert()
+    cloth.vertex_groups.new(name="Pins").add(list(range(6)), 1.0, "REPLACE")
+    cloth.verlet_cloth.pin_group = "Pins"
+    for frame, x in ((1, 0.0), (2, 2.0), (3, 102.0)):  # the pins go with the object: 2 m, then 100 m a frame
+        cloth.location.x = x
+        cloth.keyframe_insert("location", index=0, frame=frame)
+    scene.frame_set(1)
+    scene.frame_set(2)
+    state = runs.cached(cloth).state
+    assert (state.last_substeps, state.wanted_substeps) == (32, 32)  # 2 m / (⅓ × 0.2 m), in steps of 8
+    assert params.auto_substeps_lines(16, 32, 32)[-1] == ("Last frame: 32 (fast pins or colliders)", False)
+    scene.frame_set(3)
+    state = runs.cached(cloth).state
+    assert state.last_substeps == 100 and state.wanted_substeps > 1000
+    assert runs.cached(cloth).capped_frames == [3]
+    assert params.auto_substeps_lines(16, 100, 1000)[-1][1]  # a warning
+    capped: list[int] = []
+    assert baking.bake_object(scene, cloth, 1, 3, capped=capped) == 3
+    assert capped == [3] and "frame(s) 3 " in params.capped_note(capped)

@@ -99,7 +99,10 @@ class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
         run = runs.cached(context.active_object)
         if settings.auto_substeps and run is not None:
             count = solver_params.auto_substeps_of(context.scene, run.mean_edge)
-            col.label(text=f"Auto: {count} substeps a frame", icon="INFO")
+            state = run.state
+            for text, warns in solver_params.auto_substeps_lines(count, state.last_substeps, state.wanted_substeps):
+                for index, line in enumerate(textwrap.wrap(text, 44)):
+                    col.label(text=line, icon=("ERROR" if warns else "INFO") if index == 0 else "NONE")
         col.prop(settings, "iterations")
         col.prop(settings, "damping")
         col = layout.column(align=True, heading="Stiffness")

@@ -1,0 +1,177 @@
+"""How far what drives the cloth moves in a frame, and the substeps that keep each of its moves small.
+
+Pinned and grabbed vertices go to their targets, and colliders push the cloth with their surface, by
+the whole of their motion in a substep: the speed clamp and self-collision's tunnelling guard bound
+only the cloth's own (Verlet) motion. A pin that jumps a large part of an edge in one substep drags
+its neighbours by as much before one constraint sweep can spread the pull, and they stretch and pass
+through other layers of the cloth. Like XPBD's "small steps", the remedy is shorter substeps, not
+more sweeps: with Auto Substeps a frame gets enough that nothing driving the cloth moves more than
+DRIVEN_MOVE_PER_EDGE of a mean edge in one (`motion_substeps`), at most MAX_MOTION_SUBSTEPS, and
+the next frame as many (what the drivers moved flies on with their speed when they stop). A fan disc
+folded over itself by a pinned strip in 2 frames (~1 m a frame, face self-collision): 57 intersecting
+face pairs for good at 16 substeps, 104 at 32 on the fold's frames (half an edge a substep), 27 at 48
+on them alone, none at 48 held one frame more (docs/self-collision.md, round 10 (substeps12)).
+Still pins and colliders (and colliders far from the cloth) ask for nothing, so calm scenes keep
+the count `auto_substeps` gives them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .colliders import Plane, Sphere
+from .grab import Grab
+from .mesh_collider import MeshCollider
+
+DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface near the cloth moves per substep
+# Counts go up in steps of MOTION_SUBSTEP_GRAIN, so a motion that speeds up and slows down changes the
+# substep length (which rebuilds the per-run caches, solver/run.py: ~3 ms on a 64² grid) on few frames.
+MOTION_SUBSTEP_GRAIN = 8
+MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
+
+_HUGE = 2**31 - 1  # substeps asked for by a motion past any count
+_BOX_CORNERS = np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=np.float64)
+
+
+def motion_substeps(motion: float, edge_length: float) -> int:
+    """Substeps a frame needs so that `motion` (m, the most anything driving the cloth moves in the
+    frame) is at most DRIVEN_MOVE_PER_EDGE of `edge_length` (m) per substep, in steps of
+    MOTION_SUBSTEP_GRAIN; 0: nothing moves (or the cloth has no edges). Not capped: the step takes at
+    most MAX_MOTION_SUBSTEPS and records what was asked (`State.wanted_substeps`)."""
+    if not (edge_length > 0.0 and motion > 0.0):
+        return 0
+    wanted = motion / (DRIVEN_MOVE_PER_EDGE * edge_length * MOTION_SUBSTEP_GRAIN)
+    if not wanted < _HUGE:  # (also NaN)
+        return _HUGE
+    return int(max(math.ceil(wanted - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
+
+
+def driven_motion(model, state, inputs, params, frame_time: float) -> float:
+    """The most (m) a pin target, a grab target or a collider's surface that can reach the cloth moves
+    over this frame (straight from its start to its end pose, as the substeps see it)."""
+    start, end = inputs.pin_path(model.rest_positions)
+    positions = state.positions
+    most = 0.0
+    if start is not end and (model.pin_weight > 0).any():
+        driven = model.pin_weight > 0
+        most = _longest(end[driven] - start[driven])
+    grab = Grab.from_any(inputs.grab)
+    if grab is not None:
+        _, held_start, held_end = grab.resolved(positions)
+        most = max(most, _longest(held_end - held_start))
+    moving = [c for c in inputs.colliders if not _still(c)]
+    if not moving:
+        return most
+    low, high = _box(positions)
+    if start is not end:
+        end_low, end_high = _box(end)
+        low, high = np.fmin(low, end_low), np.fmax(high, end_high)
+    # Where the cloth can be this frame: its box grown by its own travel at its present speed (bounded
+    # by √3 × its largest move along an axis) and by what the colliders keep from it.
+    substep = state.substep_time if state.substep_time > 0 else frame_time / max(int(params.substeps), 1)
+    step = max(float(np.fmax.reduce(np.abs(positions[:, k] - state.previous[:, k]))) for k in range(3))
+    travel = min(float(params.max_speed) * frame_time, math.sqrt(3.0) * step * frame_time / substep)
+    reach = travel + float(params.thickness) + (params.self_collision_gap if params.self_collision else 0.0)
+    for collider in moving:
+        grow = reach + float(getattr(collider, "offset", 0.0))
+        most = max(most, collider_motion(collider, low - grow, high + grow))
+    return most
+
+
+def collider_motion(collider, low, high) -> float:
+    """The most (m) the collider's surface inside the box [low, high] moves over the frame."""
+    if isinstance(collider, Sphere):
+        c0, r0 = collider.at(0.0)
+        c1, r1 = collider.at(1.0)
+        if not (_meets(c0 - r0, c0 + r0, low, high) or _meets(c1 - r1, c1 + r1, low, high)):
+            return 0.0
+        return _longest((c1 - c0)[None]) + abs(r1 - r0)
+    if isinstance(collider, Plane):
+        return _plane_motion(collider, low, high)
+    if isinstance(collider, MeshCollider):
+        if collider.deforming:
+            return _deforming_motion(collider, low, high)
+        return _rigid_motion(collider, low, high)
+    return 0.0
+
+
+def _still(collider) -> bool:
+    if isinstance(collider, Sphere):
+        return collider.still
+    if isinstance(collider, Plane):
+        return collider.point_start is None and collider.normal_start is None and collider.extent_start is None
+    if isinstance(collider, MeshCollider):
+        return not collider.deforming and (collider.pose is None or collider.pose_start is collider.pose)
+    return True
+
+
+def _plane_motion(plane: Plane, low, high) -> float:
+    p0, n0, e0 = plane.at(0.0)
+    p1, n1, e1 = plane.at(1.0)
+    if e0 is None or e1 is None:
+        # An unbounded plane pushes along its normal: the change of the signed distance of the box's
+        # corners (affine in the point, so the corners bound it; sliding along itself pushes nothing).
+        corners = low + (high - low) * _BOX_CORNERS
+        return float(np.abs((corners - p1) @ n1 - (corners - p0) @ n0).max())
+    # A rectangle: its corners' motion bounds every point's (affine in the point), when it comes near.
+    signs = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]], dtype=np.float64)
+    start, end = p0 + signs @ e0, p1 + signs @ e1
+    both = np.concatenate([start, end])
+    if not _meets(both.min(axis=0), both.max(axis=0), low, high):
+        return 0.0
+    return _longest(end - start)
+
+
+def _rigid_motion(collider: MeshCollider, low, high) -> float:
+    """A rigid mesh's motion where it can meet the box: a point at p (own frame) moves by
+    (R1 - R0) p + (o1 - o0), affine in p, so the corners of the part of its own bounding box that
+    comes into the world box (at the frame's start, middle or end) bound it (a turntable's rim far
+    from the cloth asks for nothing)."""
+    first, last, middle = collider.pose_start, collider.pose, collider._pose_at(0.5)
+    if first is None or last is None or middle is None:  # (no pose: still, in world space)
+        return 0.0
+    (r0, o0), (r1, o1) = first, last
+    own_low, own_high = _box(collider.mesh.vertices)
+    world = low + (high - low) * _BOX_CORNERS
+    poses = [first, middle, last]
+    seen = np.concatenate([(world - o) @ r for r, o in poses])  # the world box in the own frame
+    own_low, own_high = np.maximum(own_low, seen.min(axis=0)), np.minimum(own_high, seen.max(axis=0))
+    if not (own_low <= own_high).all():
+        return 0.0
+    corners = own_low + (own_high - own_low) * _BOX_CORNERS
+    return _longest(corners @ (r1 - r0).T + (o1 - o0))
+
+
+def _deforming_motion(collider: MeshCollider, low, high) -> float:
+    """The most a deforming mesh's triangle corner moves, among the triangles that can meet the box."""
+    mesh = collider.mesh
+    if len(mesh) == 0:
+        return 0.0
+    ends = np.stack([mesh.a, mesh.b, mesh.c])  # (3 corners, 3 axes, T)
+    travel = collider._motion  # each triangle's largest corner move over the frame
+    lo = ends.min(axis=0) - travel
+    hi = ends.max(axis=0) + travel
+    near = ((lo <= high[:, None]) & (hi >= low[:, None])).all(axis=0)
+    return float(travel[near].max()) if near.any() else 0.0
+
+
+def _box(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) corners of the box around (N, 3) rows, NaN rows left out; column by column (a
+    reduction along the rows of an (N, 3) array costs ~15x as much)."""
+    low = np.array([np.fmin.reduce(rows[:, k]) for k in range(3)])
+    high = np.array([np.fmax.reduce(rows[:, k]) for k in range(3)])
+    return low, high
+
+
+def _meets(low_a, high_a, low_b, high_b) -> bool:
+    return bool((low_a <= high_b).all() and (high_a >= low_b).all())
+
+
+def _longest(moves: np.ndarray) -> float:
+    if len(moves) == 0:
+        return 0.0
+    squared = np.einsum("ij,ij->i", moves, moves)
+    largest = float(squared.max())
+    return math.sqrt(largest) if math.isfinite(largest) else math.inf
