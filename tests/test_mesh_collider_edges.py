@@ -118,6 +118,8 @@ def test_a_coarse_cloth_dropped_off_centre_stays_on_a_box(n, shift, triangulated
     assert x[middle, 2] == pytest.approx(0.8 + solver.Params().thickness, abs=0.01)  # still on the top face
     assert np.abs(x[middle, :2]).max() < 0.2  # (a 0.4 m half-width: near where it landed)
     assert np.abs(x[:, :2].mean(axis=0)).max() < 0.2
+    inside = (np.abs(x[:, :2]) < 0.399).all(axis=1) & (x[:, 2] < 0.799)  # (1 mm into the box)
+    assert not inside.any()
 
 
 @pytest.mark.parametrize("triangulated", [False, True])
