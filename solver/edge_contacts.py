@@ -67,6 +67,22 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
 UPRIGHT_ANGLE = 30.0
 _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
+# A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
+# facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
+# the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
+# off a box (the pass lifts the resting end off the top face, so nothing braked that slide; docs/design.md,
+# "Round 10 (rimslide12)"). Elsewhere that slide stays free (braked at every sharp edge, a pyramid's apex
+# came through a falling cloth and cloth layers crossed), and on deforming meshes (a box spinning through a
+# curtain left a vertex inside). The hold's along-edge brake on undraped contacts kept a whipped-up corner
+# of a coarse cloth up over a box (tests/test_blender_mesh_colliders.py).
+RIM_SUPPORT_FRICTION = True
+SUPPORT_ANGLE = 45.0
+_COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
+# Only rims whose faces meet at more than RIM_ANGLE (a box's 90°, a zero-thickness sheet's rim): at a
+# 12-segment torus's 30° ridges the brake held the cloth over the hole (middle 0.347-0.354 m at frame 30
+# against the Blender test's < 0.35; Blender's Cloth: 0.37), and such a ridge lifts a resting end less.
+RIM_ANGLE = 60.0
+_COS_RIM = math.cos(math.radians(RIM_ANGLE))
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -114,6 +130,9 @@ class SharpEdges:
             rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
             self.a0, self.b0 = _ends(rows, self.k)
             self.c0 = _opposite(rows, self.k)
+        # Each face's unit normal (3, S), away from the other face (a one-face edge's: either side, its other
+        # zero): whether a face carries a cloth draped over the rim (see `_supported`).
+        self.out_face, self.out_other = _face_normals(self.a, self.b, self.into, self.into_other)
         span = self.b - self.a
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
@@ -158,7 +177,8 @@ class SharpEdges:
         part = object.__new__(SharpEdges)
         for name in ("tri", "k", "rim", "thin", "creased"):
             setattr(part, name, getattr(self, name).take(keep))
-        for name in ("a", "b", "c", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to"):
+        columns = ("a", "b", "c", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
+        for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts = self.open, self.still, {}
         part._grid, part._grid_gap, part._lists = None, -1.0, []
@@ -425,6 +445,45 @@ def _opposite(corners: np.ndarray, k: np.ndarray) -> np.ndarray:
     return corners[k, :, np.arange(len(k))].T
 
 
+def _face_normals(a, b, into, into_other):
+    """Unit normals (3, S) of each sharp edge's two faces (spanned by the edge and `into`, `into_other`), each
+    on the side away from the other face; an edge on one face: its face's normal (either side) and zero."""
+    span = b - a
+    span = span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+    face, other = cross(span, into), cross(span, into_other)
+    one = dot(into_other, into_other) < 0.5  # (one face: into_other is zero)
+    face *= np.where(one, 1.0, -np.sign(dot(face, into_other)))
+    other *= -np.sign(dot(other, into))
+    return face, other
+
+
+def _supported(sharp, at, first, second, up):
+    """(on a rim, draped): which contacts (cloth edge ends first, second (3, C), sharp edges `at`) are on a
+    convex rim with an end over one of its faces that faces up (within SUPPORT_ANGLE; `up` (3,): against
+    gravity, the collider's frame), and of those, which have the other end beyond the rim and below that
+    face's plane (draped over it)."""
+    on_rim = np.zeros(len(at), dtype=bool)
+    draped = np.zeros(len(at), dtype=bool)
+    other = sharp.out_other.take(at, axis=1)
+    one_face = dot(other, other) < 0.5
+    for normal, into in ((sharp.out_face, sharp.into), (sharp.out_other, sharp.into_other)):
+        n = normal.take(at, axis=1)
+        facing = up @ n
+        flip = one_face & (facing < 0.0)  # (one face: the side facing up)
+        n = n * np.where(flip, -1.0, 1.0)
+        facing = np.where(flip, -facing, facing) > _COS_SUPPORT
+        if not facing.any():
+            continue
+        inside, a = into.take(at, axis=1), sharp.a.take(at, axis=1)
+        over = [dot(end - a, inside) > 0.0 for end in (first, second)]
+        below = [dot(end - a, n) < 0.0 for end in (first, second)]
+        on_rim |= facing & (over[0] | over[1])
+        draped |= facing & ((over[0] & ~over[1] & below[1]) | (over[1] & ~over[0] & below[0]))
+    rim = sharp.rim.take(at)
+    rim &= dot(sharp.out_face.take(at, axis=1), other) < _COS_RIM  # (one face: 0)
+    return on_rim & rim, draped & rim
+
+
 def _across(a, b, c) -> np.ndarray:
     """Unit (3, S) directions in each triangle's plane, at right angles to its edge a-b, towards corner c."""
     rim = b - a
@@ -472,22 +531,27 @@ def collide_cloth_edges(
     if not found:
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
+    up = None
+    if gravity is not None:
+        down = np.asarray(gravity, dtype=np.float64)
+        length = float(np.sqrt(down @ down))
+        up = -down / length if length > 0.0 else None
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
         sharp = _sharp_of(collider, radius)
         if contacts is None or sharp.open:
-            collide_edges(collider, x, x_start, *args, sharp=sharp)
+            collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
         hanging, rest = sharp.parts(_hanging(sharp, collider._pose_at(t1), gravity))
         if hanging is not None:
-            collide_edges(collider, x, x_start, *args, sharp=hanging)
+            collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
         if rest is None:
             continue
         if closes:
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
                 collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True,
-                sharp=rest,
+                sharp=rest, up=up,
             )  # fmt: skip
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
@@ -522,7 +586,7 @@ def _sharp_of(collider, radius: float) -> SharpEdges:
 
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
-    keep_contacts: bool = False, sharp: SharpEdges | None = None,
+    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None,
 ):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
@@ -530,7 +594,8 @@ def collide_edges(
     settle: None, or (previous, t) when x_start is a window's start earlier than this substep's (previous,
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
-    meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges)."""
+    meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
+    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
     if sharp is None:
         sharp = _sharp_of(collider, 0.5 * longest)
     if len(sharp) == 0 or len(edges) == 0:
@@ -632,9 +697,19 @@ def collide_edges(
     delta = n * scale  # per unit of each end's (share x inverse mass)
     # Coulomb friction on the closest points' slide relative to the sharp edge's.
     mu = combined_friction(cloth_friction, collider.friction)
+    supported = draped = None
     if mu > 0.0:
+        # The slide of the closest points (the contact's place moves along the cloth edge as it slides
+        # along itself: no friction on that); on a supported rim the cloth's own (at the end's parameter).
         slide = (_point(end, u1, 0) - _point(start, u0, 0)) - (_point(end, v1, 2) - _point(start, v0, 2))
         slide = slide.take(hit, axis=1)
+        if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
+            up_own = up if pose1 is None else up @ pose1[0]
+            ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
+            supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own)
+        if supported is not None and supported.any():
+            own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
+            slide = np.where(supported, own.take(hit, axis=1), slide)
         slide -= n * dot(slide, n)
         length = np.sqrt(dot(slide, slide))
         keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
@@ -659,6 +734,7 @@ def collide_edges(
     v = v1.take(hit)
     on_edge = _point([a1.take(at, axis=1), b1.take(at, axis=1)], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
+    held = held._replace(draped=draped)
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
@@ -685,6 +761,7 @@ class _Held(NamedTuple):
     share: np.ndarray
     inv_mass: np.ndarray
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
+    draped: np.ndarray | None = None  # contacts draped over a rim whose face carries the cloth (`_supported`)
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -739,7 +816,11 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
         edge = ends[:, count:] - ends[:, :count]
         edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
-        slide -= edge * dot(slide, edge)
+        # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
+        along_edge = edge * dot(slide, edge)
+        if held.draped is not None:
+            along_edge *= ~held.draped
+        slide -= along_edge
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))

@@ -217,7 +217,9 @@ def step(
         edge_args = (params.thickness, params.friction)
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
-                collide_cloth_edges(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
+                collide_cloth_edges(
+                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
+                )
                 collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
