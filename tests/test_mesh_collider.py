@@ -110,7 +110,7 @@ def test_fast_box_through_hanging_cloth_never_leaves_a_vertex_inside(speed, foll
         lo, hi = pose(f + 1)[:3, 3] - 0.2, pose(f + 1)[:3, 3] + 0.2
         assert not _inside_box(state.positions, lo, hi).any(), f
         assert state.last_substeps == substeps
-    assert state.positions[:, 1].max() > 0.5  # the cloth was carried along
+    assert state.positions[:, 1].max() > 0.3  # the cloth was carried along (it hangs at y 0 without the box)
 
 
 def test_rising_bump_lifts_resting_cloth():
