@@ -543,6 +543,35 @@ def test_pairs_near_at_rest_left_out_of_the_failsafe_stay_apart_in_a_violent_cru
     assert left_out[0] > 1000  # the failsafe did leave pairs out
 
 
+@pytest.mark.parametrize("mesh", ["jittered", "fan"])
+def test_near_rows_tested_per_vertex_first_are_the_rows_due_one_by_one(mesh):
+    """`NearRows.due` tests each vertex first (its reach along two edges against its rows' smallest clear)
+    and then only the rows of the vertices that reach; the rows it finds due are exactly those the
+    row-by-row bound finds due, every substep of a whipped crumple, and it does skip vertices."""
+    from solver.meshes import jittered_grid
+
+    vertices, faces = jittered_grid(10, size=0.6) if mesh == "jittered" else solver.meshes.fan_disc(16, 6, radius=0.35)
+    params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, self_collision_distance=0.03)
+    state, collision, whip = _whipped_crumple(vertices, faces, params)
+    near = collision.near
+    assert len(near.vt) > 20 and len(near.ee) > 20
+    due = near.due
+    skipped = [0]
+
+    def checking_due(previous, x):
+        measured = near.origin is not None and near.every == 0
+        vt_due, ee_due = due(previous, x)
+        if measured:
+            assert np.array_equal(vt_due, near._vt_bound(slice(None)) >= near.vt_clear)
+            assert np.array_equal(ee_due, near._ee_bound(slice(None)) >= near.ee_clear)
+            skipped[0] += len(near.vt) + len(near.ee) - len(near._vt_asked) - len(near._ee_asked)
+        return vt_due, ee_due
+
+    near.due = checking_due
+    whip(14)
+    assert skipped[0] > 1000  # the first test per vertex did leave rows untested
+
+
 def test_a_pair_near_at_rest_pushed_slowly_through_each_other_is_sent_back():
     """The failsafe leaves a pair near at rest out while it cannot have met since it was last measured;
     two triangles whose edges (0, 1) and (3, 4) are 8 mm apart at rest, the second's edge pushed a
