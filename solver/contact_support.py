@@ -6,12 +6,13 @@ and the pull on that triangle grows with the cloth hanging from it (2-3 mm more 
 a substep at the end) until the tip is through it (docs/design.md, round 10 (robust12)). Pins escape this
 with their tethers; a contact has none. Here, after the corner pass, the cloth's structural edges are
 projected ring by ring outward from the held vertices, the side nearer the support kept fixed (as if
-infinitely heavy), each edge only shortened to (1 + slack) x its rest length (stretch only, as the
-long-range limits): the stretch the support's load left near it goes to the cloth beyond, in one sweep.
-It reaches as far (along the cloth at rest) as a stretch wave travels in the substep, sqrt(stiffness /
-areal density) x its length (0.6-0.7 m at the defaults and 16 substeps at 24 fps; unbounded, a falling
-cloth's far edges were jerked towards the tip and flung up), and stops at the first ring with no edge
-stretched (a resting drape pays one ring).
+infinitely heavy), each edge shortened by the stretching of this substep only and never below (1 + slack)
+x its rest length (stretch only, as the long-range limits): the falling cloth beyond stops instead of
+pulling the tip's triangle down (all the stretch at once flung the cloth up). It reaches as far (along
+the cloth at rest) as a stretch wave travels in the substep, sqrt(stiffness / areal density) x its length
+(0.6-0.7 m at the defaults and 16 substeps at 24 fps; unbounded, cloth tangled through a thin pyramid),
+and stops at the first ring where no edge stretches by more than STRETCH_TOLERANCE (a resting drape pays
+one ring).
 """
 
 from __future__ import annotations
