@@ -24,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .contact import add_averaged
+from .contact_support import propagate_support, structural_graph
 from .triangles import cross, dot
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -31,34 +32,47 @@ from .triangles import cross, dot
 # edge pass's) nor a smooth mesh's (a few degrees).
 POINTED_ANGLE = 50.0
 _COS_POINTED = math.cos(math.radians(POINTED_ANGLE))
+# A sharp tip: a pointed corner whose faces turn more than this from their mean (a needle's or a spike's
+# tip; not a cube's corner, 54.7°): its faces carry no cloth, which hangs from the tip alone, and the support
+# propagation (contact_support) runs from its overloaded contacts only (a table's corners paid 25-50 %).
+SHARP_TIP_ANGLE = 60.0
+_COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
+# After each pass and hold with contacts, the cloth's stretch beyond the vertices a corner holds up goes to
+# the cloth further out (solver/contact_support.py): a needle's tip held a falling cloth (robust12).
+SUPPORT_PROPAGATION = True
+_OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
 _REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
 _EPS = 1e-12
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
-def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None) -> np.ndarray:
-    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one).
+def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None, tips=False):
+    """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one);
+    tips: and which of them are sharp tips (see SHARP_TIP_ANGLE).
 
     With `mesh` (closed, its TriangleMesh) not those whose outside lies inside another part of it: a
     table leg's top corners in the plane of the top's underside (as edge_contacts' hidden sharp edges)."""
     if len(triangles) == 0:
-        return np.zeros((3, 0))
+        return (np.zeros((3, 0)), np.zeros(0, dtype=bool)) if tips else np.zeros((3, 0))
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
-    pointed, mean = pointed_mask(weld.reshape(-1).take(triangles), normals, len(places), with_mean=True)
+    ids = weld.reshape(-1).take(triangles)
+    pointed, mean, least = pointed_mask(ids, normals, len(places), with_mean=True, with_least=True)
     which = pointed.nonzero()[0]
     if mesh is not None and mesh.outward and len(which):
         from .edge_contacts import inside_just_off
 
         hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
         which = which.take((~hidden).nonzero()[0])
-    return np.ascontiguousarray(places[which].T)
+    points = np.ascontiguousarray(places[which].T)
+    return (points, least.take(which) < _COS_SHARP_TIP) if tips else points
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool = False, sorting=None):
+def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean=False, sorting=None, with_least=False):
     """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)
     (with_mean: and the unit mean of each vertex's faces' normals, (3, n); sorting: the corners sorted by
-    id and where each id starts there, when kept)."""
+    id and where each id starts there, when kept; with_least: and last each vertex's least cos between
+    a face normal and their mean)."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
@@ -71,7 +85,10 @@ def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean: bool =
     else:
         order, starts = sorting
     least[ids.take(order.take(starts))] = np.minimum.reduceat(cos.take(order), starts)
-    return (least < _COS_POINTED, mean) if with_mean else least < _COS_POINTED
+    found = (least < _COS_POINTED, mean) if with_mean else (least < _COS_POINTED,)
+    if with_least:
+        found = (*found, least)
+    return found if len(found) > 1 else found[0]
 
 
 class _Corners:
@@ -84,18 +101,24 @@ class _Corners:
     def __init__(self, mesh, collider=None):
         self.lists: list[_CornerList] = []
         self.motion = 0.0
+        self.tips = np.zeros(0, dtype=bool)  # which corners are sharp tips (SHARP_TIP_ANGLE)
         if mesh is None:  # (none)
             self.points = self.points0 = np.zeros((3, 0))
             return
         if collider is None:
-            self.points = self.points0 = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh)
+            self.points, self.tips = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh, tips=True)
+            self.points0 = self.points
             return
         from .edge_topology import kept_edge_table
 
         table = kept_edge_table(mesh)  # (its ids numbered as the triangles were given: `place` maps them)
         normals = mesh.normals if table.place is None else mesh.normals.take(table.place, axis=1)
         sorting = (table.corner_order, table.corner_starts)
-        which = pointed_mask(table.ids, normals, table.places, sorting=sorting).nonzero()[0] if table.places else _EMPTY
+        which, least = _EMPTY, np.zeros(0)
+        if table.places:
+            pointed, least = pointed_mask(table.ids, normals, table.places, sorting=sorting, with_least=True)
+            which = pointed.nonzero()[0]
+        self.tips = least.take(which) < _COS_SHARP_TIP
         flat = table.ids.ravel()
         slot = np.empty(table.places, dtype=np.int64)
         slot[flat] = np.arange(len(flat))  # a triangle corner at each welded vertex
@@ -200,8 +223,9 @@ class _CornerList:
 
 
 def collide_cloth_corners(
-    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True
-) -> None:
+    x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
+    support=None,
+) -> None:  # fmt: skip
     """Keep every still or rigid mesh collider's pointed corners out of the cloth's triangles (step's hook).
 
     With `contacts` (a dict per cloth), the mesh colliders' windows (as edge_contacts.collide_cloth_edges):
@@ -209,7 +233,9 @@ def collide_cloth_corners(
     where it starts, None: this substep's start; the settled pushes still go to x_start), and `_hold`
     re-applies its contacts on the substeps in between. Still closed meshes only: a rising cone's tip passed
     into the next cloth triangle between passes and skewered the cloth, and cloth squeezed into an open V
-    ended behind a wall (docs/design.md, round 8 (edgewin10))."""
+    ended behind a wall (docs/design.md, round 8 (edgewin10)).
+    support: (slack, reach) of the shock propagation from the vertices a corner holds up after every pass
+    and hold with contacts (`contact_support.propagate_support`); None: none."""
     from .mesh_collider import MeshCollider
 
     meshes = [
@@ -222,12 +248,12 @@ def collide_cloth_corners(
     args = (triangles, inv_mass, t0, t1, thickness, friction, longest)
     for index, collider in meshes:
         key = ("corners", index)
+        found = None
         if contacts is None or not collider.mesh.outward or _moving(collider):
             if contacts is not None:
                 contacts.pop(key, None)  # (no stale contacts held once it stops)
-            collide_corners(collider, x, x_start, *args)
-            continue
-        if closes:
+            found = collide_corners(collider, x, x_start, *args, keep=support is not None)
+        elif closes:
             path_start, path_t0 = (x_start, t0) if window is None else window
             found = collide_corners(collider, x, path_start, triangles, inv_mass, path_t0, t1, thickness, friction,
                                     longest, settle_into=x_start, keep=True)  # fmt: skip
@@ -235,7 +261,15 @@ def collide_cloth_corners(
         else:
             held = contacts.get(key)
             if held is not None and held[0] is collider.mesh and held[1].inv_mass is inv_mass:
-                _hold(collider, x, x_start, t0, t1, held[1])
+                pushed = _hold(collider, x, x_start, t0, t1, held[1])
+                found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
+        if found is not None and len(found.overloaded) and support is not None and collider.mesh.outward:
+            # Only from supports the cloth was pulled through: a cloth resting on a
+            # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
+            verts, weights = found.verts.take(found.overloaded, axis=0), found.weights.take(found.overloaded, axis=1)
+            if SUPPORT_PROPAGATION:
+                graph = structural_graph(model.constraints, len(x))
+                propagate_support(x, x_start, verts[weights.T > 0.0], graph, inv_mass, *support)
 
 
 def collide_corners(
@@ -328,7 +362,9 @@ def collide_corners(
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
     settle = direction * (np.minimum(start_gap, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
-    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass)
+    tips = corners.tips.take(c.take(at))
+    overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
+    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, overloaded=overloaded, tips=tips)
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
@@ -358,6 +394,8 @@ class _Held(NamedTuple):
     gap: float
     inv_mass: np.ndarray
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
+    overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
+    tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
 
 
 def _left(x, held: _Held, pose) -> np.ndarray:
@@ -371,14 +409,18 @@ def _left(x, held: _Held, pose) -> np.ndarray:
     return held.gap - dot(held.direction, cloth_point - held.corner)
 
 
-def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None) -> None:
+def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None) -> np.ndarray:
     """Jacobi iterations of the contacts at the pushed positions: each still within the gap is pushed out
-    again (with x_start, the first also settles what was within the gap there, as the pass does)."""
-    for _ in range(iterations):
+    again (with x_start, the first also settles what was within the gap there, as the pass does).
+    Returns the contacts the first iteration found through the cloth (`_OVERLOADED`)."""
+    first = _EMPTY
+    for iteration in range(iterations):
         left = _left(x, held, pose1)
         live = (left > 1e-3 * held.gap).nonzero()[0]
+        if iteration == 0:
+            first = (left > _OVERLOADED * held.gap).nonzero()[0]
         if len(live) == 0:
-            return
+            return first
         left, per = left.take(live), held.per.take(live)
         direction = held.direction.take(live, axis=1)
         settle = None
@@ -388,17 +430,19 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
         verts, weights = held.verts.take(live, axis=0), held.weights.take(live, axis=1)
         _scatter(x, x_start, verts, weights, direction * (left * per), settle, pose1)
         x_start = None
+    return first
 
 
-def _hold(collider, x, x_start, t0, t1, held: _Held) -> None:
+def _hold(collider, x, x_start, t0, t1, held: _Held) -> np.ndarray:
     """Between passes: the last pass's contacts pushed out again where still within the gap (its
     iterations' rule, the first settling as the pass does), so a corner cannot come through a cloth
-    triangle between passes (corners9: on the windows alone, 5-33 mm through)."""
+    triangle between passes (corners9: on the windows alone, 5-33 mm through). Returns the contacts
+    still within the gap (pushed)."""
     if held.moving is not None:
         corners, c = held.moving
         start = corners.points0.take(c, axis=1)
         held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
-    _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0))
+    return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0))
 
 
 def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):

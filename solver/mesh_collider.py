@@ -29,6 +29,7 @@ import numpy as np
 
 from .clearance import Clearance
 from .contact import combined_friction, coulomb_friction, settled_pushes, window_settled_pushes
+from .inside_recovery import recover_inside
 from .moving_triangles import moving_crossings
 from .spatial_hash import _argsort_below
 from .triangle_grid import GROUPED_MOST, TriangleGrid, morton
@@ -56,6 +57,9 @@ _MIN_GAP = 1e-6
 # A deforming triangle's crossings tested against its own motion, exactly (docs/design.md, issue 11,
 # round 9 (fastdeform11)); False: the shifted-path test alone (first order for rotation).
 EXACT_MOVING_CROSSINGS = True
+# A closed deforming mesh's free vertices found inside deeper than the gap at a frame's end go out to its
+# nearest surface (solver/inside_recovery.py; docs/design.md, round 10 (robust12)).
+INSIDE_RECOVERY = True
 _FAST_MOTION = 1.0  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 # The vertex list's query compares its boxes with the triangles' (`BoxGroups`) instead of asking the grid
@@ -548,6 +552,8 @@ class MeshCollider:
             found = contacts.get(self.mesh)
             settle = (*settle, None if found is None else found[3])  # the rows `hold` kept on the surface
         self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction, settle)
+        if t1 >= 1.0 and self.deforming and INSIDE_RECOVERY:  # once a frame, on its last pass
+            self.recover_inside(x, x_start if settle is None else settle[0], active, thickness)
         if contacts is None or self.deforming or settle is None:
             return
         if len(contacts) > 8:  # (meshes no longer used)
@@ -558,6 +564,20 @@ class MeshCollider:
             normal, level, has = touched
             which = has.nonzero()[0]
             contacts[self.mesh] = (rows.take(which), normal.take(which, axis=1), level.take(which), None)
+
+    def recover_inside(self, x, starts, active, thickness: float) -> None:
+        """Free vertices (rows of x where `active`, a mask, or the rows it lists) deeper than the gap inside
+        this closed mesh at the frame's end go out to its nearest surface, their starts moved alike
+        (`inside_recovery`); nothing for open meshes."""
+        if not self.mesh.outward or len(self.mesh) == 0:
+            return
+        rows = active.nonzero()[0] if active.dtype == bool else active
+        pose = self._pose_at(1.0)
+        p1 = _columns(x.take(rows, axis=0)) if pose is None else _to_frame(x.take(rows, axis=0), *pose)
+        which, target, moved = recover_inside(p1, self.mesh, max(float(thickness) + self.offset, _MIN_GAP))
+        if len(which):
+            rows = rows.take(which)
+            _write_back(x, rows, target, starts, rows, moved, pose)
 
     def _last_pass(self):
         """The last `collide_rows`' contact planes (see `_resolve`) and vertices (rows of x)."""

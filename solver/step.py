@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .colliders import collide
+from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
 from .edge_contacts import collide_cloth_edges
@@ -182,6 +183,11 @@ def step(
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
+    # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
+    # travels in a substep (solver/contact_support.py; not with tearing: a torn edge's ends are no longer held).
+    support = None
+    if any_meshes and params.tear_factor <= 0 and np.isfinite(params.limit_slack):
+        support = (params.limit_slack, support_reach(model, params.stretch_stiffness, dt))
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     # The failsafe rewinds to the substep's true start: the colliders settle resting contacts by moving
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
@@ -220,7 +226,9 @@ def step(
                 collide_cloth_edges(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
                 )
-                collide_cloth_corners(x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args)
+                collide_cloth_corners(
+                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support
+                )
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
@@ -236,7 +244,7 @@ def step(
             # through the cloth, corners9).
             collide_cloth_corners(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=window,
-                contacts=run.mesh_contacts, closes=closes,
+                contacts=run.mesh_contacts, closes=closes, support=support,
             )  # fmt: skip
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
