@@ -25,7 +25,7 @@ import numpy as np
 
 from .contact import add_averaged
 from .contact_support import propagate_support, structural_graph
-from .triangles import cross, dot
+from .triangles import corner_angles, cross, dot
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
 # corner (54.7°), a cone's or pyramid's apex (90° - its half-angle), not a box edge's vertex (45°, the
@@ -57,7 +57,8 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
         return (np.zeros((3, 0)), np.zeros(0, dtype=bool)) if tips else np.zeros((3, 0))
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
     ids = weld.reshape(-1).take(triangles)
-    pointed, mean, least = pointed_mask(ids, normals, len(places), with_mean=True, with_least=True)
+    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+    pointed, mean, least = pointed_mask(ids, normals, len(places), angles, with_mean=True, with_least=True)
     which = pointed.nonzero()[0]
     if mesh is not None and mesh.outward and len(which):
         from .edge_contacts import inside_just_off
@@ -68,14 +69,17 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
     return (points, least.take(which) < _COS_SHARP_TIP) if tips else points
 
 
-def pointed_mask(ids: np.ndarray, normals: np.ndarray, n: int, with_mean=False, sorting=None, with_least=False):
-    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T)
-    (with_mean: and the unit mean of each vertex's faces' normals, (3, n); sorting: the corners sorted by
+def pointed_mask(ids, normals, n: int, angles, with_mean=False, sorting=None, with_least=False):
+    """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T) and
+    interior angles (T, 3) (each face's normal weighs by its angle at the vertex, so how a face is split
+    into triangles does not move the mean: a fan-capped cylinder's rim is not pointed, and a triangulated
+    cube's corners are all alike; with_mean: and the unit mean of each vertex's faces' normals, (3, n); sorting: the corners sorted by
     id and where each id starts there, when kept; with_least: and last each vertex's least cos between
     a face normal and their mean)."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
-    mean = np.stack([np.bincount(ids, weights=corner_normals[k], minlength=n) for k in range(3)])
+    weights = angles.ravel()
+    mean = np.stack([np.bincount(ids, weights=corner_normals[k] * weights, minlength=n) for k in range(3)])
     mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
     cos = dot(corner_normals, mean.take(ids, axis=1))
     least = np.full(n, 2.0)  # each vertex's least cos between a face normal and their mean
@@ -116,7 +120,9 @@ class _Corners:
         sorting = (table.corner_order, table.corner_starts)
         which, least = _EMPTY, np.zeros(0)
         if table.places:
-            pointed, least = pointed_mask(table.ids, normals, table.places, sorting=sorting, with_least=True)
+            angles = corner_angles(mesh.a, mesh.b, mesh.c)
+            angles = angles if table.place is None else angles.take(table.place, axis=0)
+            pointed, least = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting, with_least=True)
             which = pointed.nonzero()[0]
         self.tips = least.take(which) < _COS_SHARP_TIP
         flat = table.ids.ravel()

@@ -40,6 +40,14 @@ def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def corner_angles(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """(T, 3) interior angles (radians) at the corners a, b, c (each (3, T)) of T triangles."""
+    ab, ac, bc = b - a, c - a, c - b
+    at_a = np.arctan2(np.sqrt(dot(cross(ab, ac), cross(ab, ac))), dot(ab, ac))
+    at_b = np.arctan2(np.sqrt(dot(cross(bc, ab), cross(bc, ab))), -dot(ab, bc))
+    return np.stack([at_a, at_b, np.maximum(np.pi - at_a - at_b, 0.0)], axis=1)
+
+
 def closest_points(p, a, b, c):
     """Closest points on triangles (a, b, c) to points p, all (3, n).
 
