@@ -73,9 +73,9 @@ def pointed_mask(ids, normals, n: int, angles, with_mean=False, sorting=None, wi
     """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T) and
     interior angles (T, 3) (each face's normal weighs by its angle at the vertex, so how a face is split
     into triangles does not move the mean: a fan-capped cylinder's rim is not pointed, and a triangulated
-    cube's corners are all alike; with_mean: and the unit mean of each vertex's faces' normals, (3, n); sorting: the corners sorted by
-    id and where each id starts there, when kept; with_least: and last each vertex's least cos between
-    a face normal and their mean)."""
+    cube's corners are all alike; with_mean: and the unit mean of each vertex's faces' normals, (3, n);
+    sorting: the corners sorted by id and where each id starts there, when kept; with_least: and last each
+    vertex's least cos between a face normal and their mean)."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     weights = angles.ravel()

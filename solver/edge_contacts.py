@@ -663,8 +663,15 @@ def collide_edges(
     # A cloth edge through a rim's face (not far below the rim) went under it: a zero-thickness wall's
     # rim, where the vertex pass pushes the vertex on top to one side or the other. It goes back out
     # across the rim, in the face's plane, whatever its start (which is then often under the rim too).
+    # Not at a deforming mesh's edges between two faces: there the face moved into a cloth edge lying
+    # over the edge (a box's top rising under a drape), which the side it started on pushes out with the
+    # edge's motion; out across the edge it yanked the sides' cloth up over the rim and flung it
+    # (docs/design.md, "Issue 11, round 10 (fling12)").
     through = np.zeros(len(s), dtype=bool)
-    rim = (sharp.rim.take(s) & (dist1 < 0.5 * longest)).nonzero()[0]
+    rim = sharp.rim.take(s) & (dist1 < 0.5 * longest)
+    if collider.deforming:
+        rim &= _one_face(sharp, s)
+    rim = rim.nonzero()[0]
     if len(rim):
         at = s.take(rim)
         corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
@@ -848,6 +855,12 @@ def _on_moving_edge(moving, t: float):
     b = b0 + (sharp.b.take(at, axis=1) - b0) * t
     span = b - a
     return a + span * v, span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+
+
+def _one_face(sharp: SharpEdges, s) -> np.ndarray:
+    """Whether each sharp edge s is on one face only (its `into_other` is left zero)."""
+    other = sharp.into_other.take(s, axis=1)
+    return (other[0] == 0.0) & (other[1] == 0.0) & (other[2] == 0.0)
 
 
 def _level(a, b, at, v, n, gap):
