@@ -391,7 +391,7 @@ class FaceCollision:
             if PatchPairs.suits(rest, self.triangles, self.edges, cell):
                 keep_vt, keep_ee = self._may_touch_vt, self._may_touch_ee
                 near = None if self.patch_near is None else self.patch_near * cell
-                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near)
+                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near, self.reach)
             else:
                 self.use_patches = False
         return self.use_patches and self.patches is not None
