@@ -82,9 +82,11 @@ def _largest(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
 def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """max over a in first (K, m), b in second (K, l) of |motion[a] - motion[b]|."""
     out = np.zeros(len(first))
+    others = [motion[second[:, j]] for j in range(second.shape[1])]  # each gathered once
     for i in range(first.shape[1]):
-        for j in range(second.shape[1]):
-            np.maximum(out, squared_distances(motion[first[:, i]], motion[second[:, j]]), out=out)
+        mine = motion[first[:, i]]
+        for other in others:
+            np.maximum(out, squared_distances(mine, other), out=out)
     return np.sqrt(out)
 
 
