@@ -17,7 +17,9 @@ Candidate pairs split in two:
 - Pairs of primitives in patches that are not neighbours (separate layers, or the same sheet folded):
   patch boxes (the span of their primitives' boxes) are joined every substep, and only overlapping
   pairs of patches whose primitives' spans at the middles come within gap + H are expanded into
-  primitive pairs.
+  primitive pairs: only the primitives whose boxes meet the other patch's span, and, for patches near
+  at rest, only the pairs a mask made once from the rest mesh keeps (128² impact: a third of the
+  overlapping pairs were excluded at rest, measured every substep only to be dropped).
 
 Both give exactly the pairs the caller's test gives over every pair of primitives (`FaceCollision`'s
 every-substep query: boxes overlapping, then the distance at the middle of the paths within gap + half
@@ -213,16 +215,16 @@ class PatchPairs:
         apart = ~_member(self.pair_keys, P * count + Q)
         P, Q = P[apart], Q[apart]
         masks = {}
-        for kinds, first, second, keep, P, Q in (
-            ("vt", self.vertex_group, self.triangle_group, self.keep_vt, np.append(P, Q), np.append(Q, P)),
-            ("ee", self.edge_group, self.edge_group, self.keep_ee, P, Q),  # P < Q: the caller orders them so
+        for kinds, first, second, keep, unsorted in (
+            ("vt", self.vertex_group, self.triangle_group, self.keep_vt, np.append(P * count + Q, Q * count + P)),
+            ("ee", self.edge_group, self.edge_group, self.keep_ee, P * count + Q),  # P < Q: the caller orders them so
         ):
-            order = np.argsort(P * count + Q)
-            P, Q = P[order], Q[order]
-            a, b, _ = _product(first, second, P, Q)
-            per = first[2][P] * second[2][Q]
+            key = np.sort(unsorted)
+            ones, others = key // count, key % count
+            a, b, _ = _product(first, second, ones, others)
+            per = first[2][ones] * second[2][others]
             kept = keep(a, b) if len(a) else np.zeros(0, dtype=bool)
-            masks[kinds] = P * count + Q, np.cumsum(per) - per, kept
+            masks[kinds] = key, np.cumsum(per) - per, kept
         return masks
 
     @staticmethod
