@@ -83,9 +83,11 @@ def _largest(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
 def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """max over a in first (K, m), b in second (K, l) of |motion[a] - motion[b]|."""
     out = np.zeros(len(first))
+    others = [motion[second[:, j]] for j in range(second.shape[1])]  # each gathered once
     for i in range(first.shape[1]):
-        for j in range(second.shape[1]):
-            np.maximum(out, squared_distances(motion[first[:, i]], motion[second[:, j]]), out=out)
+        mine = motion[first[:, i]]
+        for other in others:
+            np.maximum(out, squared_distances(mine, other), out=out)
     return np.sqrt(out)
 
 
@@ -421,7 +423,7 @@ class FaceCollision:
             if PatchPairs.suits(rest, self.triangles, self.edges, cell):
                 keep_vt, keep_ee = self._may_touch_vt, self._may_touch_ee
                 near = None if self.patch_near is None else self.patch_near * cell
-                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near)
+                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near, self.reach)
             else:
                 self.use_patches = False
         return self.use_patches and self.patches is not None
