@@ -102,7 +102,7 @@ class SharpEdges:
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
         self.thin = thin & (start is None)
-        self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
+        self.a = self.b = self.c = self.c_other = self.into = self.into_other = np.zeros((3, 0))
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
@@ -120,10 +120,12 @@ class SharpEdges:
             # how far below the rim a cloth edge through the face is caught (`_through_faces`).
             self.width = mesh.heights[self.k, self.tri]
             self.width_other = np.zeros_like(self.width)
+            self.c_other = np.zeros_like(self.c)  # the other face's corner off the edge (one face: 0)
             if two.any():
                 self.width_other[two] = mesh.heights[other_k.take(two.nonzero()[0]), other.take(two.nonzero()[0])]
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
+                self.c_other[:, two] = far
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -160,8 +162,8 @@ class SharpEdges:
             self.tri, self.k, self.rim, self.thin, self.width, self.width_other = (
                 m.take(keep) for m in (self.tri, self.k, self.rim, self.thin, self.width, self.width_other)
             )
-            self.a, self.b, self.c, self.into, self.into_other = (
-                m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.into, self.into_other)
+            self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
+                m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
             )
 
     def parts(self, hanging: np.ndarray) -> tuple[SharpEdges | None, SharpEdges | None]:
@@ -185,7 +187,7 @@ class SharpEdges:
         part = object.__new__(SharpEdges)
         for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other"):
             setattr(part, name, getattr(self, name).take(keep))
-        columns = ("a", "b", "c", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
+        columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
         for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts = self.open, self.still, {}
@@ -493,17 +495,19 @@ def _supported(sharp, at, first, second, up):
 
 
 def _through_faces(sharp, at, first, second):
-    """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses a face of
-    sharp edge `at` within the face's width across the edge and along the edge's length, and the unit
-    direction out across the edge in the plane of the face(s) crossed (3, C) (through both: between them).
-    Both faces alike, whatever the triangulation."""
+    """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
+    triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
+    crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
     a = sharp.a.take(at, axis=1)
     along = sharp.along.take(at, axis=1)
     length = dot(sharp.b.take(at, axis=1) - a, along)
     p, q = first - a, second - a
     through = np.zeros(len(at), dtype=bool)
     out = np.zeros((3, len(at)))
-    faces = ((sharp.out_face, sharp.into, sharp.width), (sharp.out_other, sharp.into_other, sharp.width_other))
+    faces = (
+        (sharp.out_face, sharp.into, sharp.width, sharp.c),
+        (sharp.out_other, sharp.into_other, sharp.width_other, sharp.c_other),
+    )
     # An end behind both faces (inside a closed mesh, by the edge) is the vertex pass's, which pushes it out
     # through the face whose plane is nearer: a cloth edge from there through that face (cloth lying on a
     # table top, dipping into it by the rim) is not under the rim (out across the rim from there pushed it
@@ -517,14 +521,19 @@ def _through_faces(sharp, at, first, second):
         depth_face = np.where(inside, below_face, depth_face)
         depth_other = np.where(inside, below_other, depth_other)
     allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
-    for (normal, into, width), exits_other in zip(faces, allowed, strict=True):
+    for (normal, into, width, corner), exits_other in zip(faces, allowed, strict=True):
         n, inside = normal.take(at, axis=1), into.take(at, axis=1)
         hp, hq = dot(n, p), dot(n, q)
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
         f = np.where(crosses, hp / np.where(crosses, hp - hq, 1.0), 0.0)
         r = p + (q - p) * f
         x, y = dot(r, along), dot(r, inside)
-        crossed = crosses & exits_other & (x >= 0.0) & (x <= length) & (y >= 0.0) & (y <= width.take(at))
+        # (within the face's triangle: a strip along the whole edge reached past a pyramid's apex, and its
+        # apex came 5 mm through a triangulated cloth; the 0.5 cm 8-segment rod lost the shifted cloth)
+        h = np.maximum(width.take(at), _EPS)
+        xc = dot(corner.take(at, axis=1) - a, along)  # the face's corner off the edge, along it
+        crossed = crosses & exits_other & (y >= 0.0) & (y <= h)
+        crossed &= (x >= xc * y / h) & (x <= length + (xc - length) * y / h)
         through |= crossed
         out -= inside * crossed
     out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
