@@ -719,8 +719,8 @@ def collide_edges(
     # A cloth edge through a rim's face (not far below the rim) went under it: a zero-thickness wall's
     # rim, where the vertex pass pushes the vertex on top to one side or the other. It goes back out
     # across the rim, in the face's plane, whatever its start (which is then often under the rim too).
-    # A still mesh's edge: through either face, along the whole edge (not its first triangle's: which face
-    # and which half of it came from the triangulation, and a centred cloth walked off a table; round 10
+    # A still mesh's edge: through either of its triangles (not only the edge table's first: whether that was
+    # a table's top or side came from the triangulation, and a centred cloth walked off the table; round 10
     # (drift12)); a deforming mesh's: through its first triangle at the substep's end.
     through = np.zeros(len(s), dtype=bool)
     rim = (sharp.rim.take(s) & (dist1 < 0.5 * longest)).nonzero()[0]

@@ -162,9 +162,9 @@ def test_a_coarse_cloth_dropped_off_centre_stays_on_a_box(n, shift, triangulated
     # the floor (mean x 0.64-0.89 m at 72 frames; Blender's Cloth holds it; docs/design.md, round 10).
     x, middle = _drop_on_box(n, shift, triangulated)
     assert x[middle, 2] == pytest.approx(0.8 + solver.Params().thickness, abs=0.01)  # still on the top face
-    # (a 0.4 m half-width: near where it landed; 24²: 0.21 m, and -0.27 m shifted the other way, since the edge
-    # pass no longer depends on the box's triangulation: 0.17 and -0.11 before, 0.20 with no cloth edge caught
-    # through a face at all; docs/design.md, round 10 (drift12))
+    # (a 0.4 m half-width: near where it landed; 24²: 0.24 m, and -0.27 m shifted the other way, since the edge
+    # pass no longer depends on which face of the box's rims comes first: 0.17 and -0.11 before, 0.20 with no
+    # cloth edge caught through a face at all; docs/design.md, round 10 (drift12))
     assert np.abs(x[middle, :2]).max() < 0.3
     assert np.abs(x[:, :2].mean(axis=0)).max() < 0.2
     inside = (np.abs(x[:, :2]) < 0.399).all(axis=1) & (x[:, 2] < 0.799)  # (1 mm into the box)
