@@ -102,7 +102,8 @@ class SharpEdges:
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
         self.thin = thin & (start is None)
-        self.a = self.b = self.c = self.into = self.into_other = np.zeros((3, 0))
+        self.a = self.b = self.c = self.c_other = self.into = self.into_other = np.zeros((3, 0))
+        self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
         self.open = False
         if len(self.tri):
@@ -115,9 +116,16 @@ class SharpEdges:
             self.rim = ~two
             self.open = bool(self.rim.any())  # an edge on one face (or more than two): nothing solid below it
             self.into_other = np.zeros_like(self.into)
+            # Each face's width across the edge (its corner's height above it; the other's 0 on one face):
+            # how far below the rim a cloth edge through the face is caught (`_through_faces`).
+            self.width = mesh.heights[self.k, self.tri]
+            self.width_other = np.zeros_like(self.width)
+            self.c_other = np.zeros_like(self.c)  # the other face's corner off the edge (one face: 0)
             if two.any():
+                self.width_other[two] = mesh.heights[other_k.take(two.nonzero()[0]), other.take(two.nonzero()[0])]
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
+                self.c_other[:, two] = far
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -151,9 +159,11 @@ class SharpEdges:
     def _drop(self, which: np.ndarray) -> None:
         if which.any():
             keep = (~which).nonzero()[0]
-            self.tri, self.k, self.rim, self.thin = (m.take(keep) for m in (self.tri, self.k, self.rim, self.thin))
-            self.a, self.b, self.c, self.into, self.into_other = (
-                m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.into, self.into_other)
+            self.tri, self.k, self.rim, self.thin, self.width, self.width_other = (
+                m.take(keep) for m in (self.tri, self.k, self.rim, self.thin, self.width, self.width_other)
+            )
+            self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
+                m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
             )
 
     def parts(self, hanging: np.ndarray) -> tuple[SharpEdges | None, SharpEdges | None]:
@@ -175,9 +185,9 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased"):
+        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other"):
             setattr(part, name, getattr(self, name).take(keep))
-        columns = ("a", "b", "c", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
+        columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
         for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts = self.open, self.still, {}
@@ -484,6 +494,52 @@ def _supported(sharp, at, first, second, up):
     return on_rim & rim, draped & rim
 
 
+def _through_faces(sharp, at, first, second):
+    """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
+    triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
+    crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
+    a = sharp.a.take(at, axis=1)
+    along = sharp.along.take(at, axis=1)
+    length = dot(sharp.b.take(at, axis=1) - a, along)
+    p, q = first - a, second - a
+    through = np.zeros(len(at), dtype=bool)
+    out = np.zeros((3, len(at)))
+    faces = (
+        (sharp.out_face, sharp.into, sharp.width, sharp.c),
+        (sharp.out_other, sharp.into_other, sharp.width_other, sharp.c_other),
+    )
+    # An end behind both faces (inside a closed mesh, by the edge) is the vertex pass's, which pushes it out
+    # through the face whose plane is nearer: a cloth edge from there through that face (cloth lying on a
+    # table top, dipping into it by the rim) is not under the rim (out across the rim from there pushed it
+    # off the table), one through the other face (wrapped round the rim, under it) is (round 10 (drift12)).
+    face_n, other_n = sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)
+    depth_face = np.zeros(len(at))
+    depth_other = np.zeros(len(at))
+    for end in (p, q):
+        below_face, below_other = -dot(end, face_n), -dot(end, other_n)
+        inside = (below_face > 0.0) & (below_other > 0.0)
+        depth_face = np.where(inside, below_face, depth_face)
+        depth_other = np.where(inside, below_other, depth_other)
+    allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
+    for (normal, into, width, corner), exits_other in zip(faces, allowed, strict=True):
+        n, inside = normal.take(at, axis=1), into.take(at, axis=1)
+        hp, hq = dot(n, p), dot(n, q)
+        crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
+        f = np.where(crosses, hp / np.where(crosses, hp - hq, 1.0), 0.0)
+        r = p + (q - p) * f
+        x, y = dot(r, along), dot(r, inside)
+        # (within the face's triangle: a strip along the whole edge reached past a pyramid's apex, and its
+        # apex came 5 mm through a triangulated cloth; the 0.5 cm 8-segment rod lost the shifted cloth)
+        h = np.maximum(width.take(at), _EPS)
+        xc = dot(corner.take(at, axis=1) - a, along)  # the face's corner off the edge, along it
+        crossed = crosses & exits_other & (y >= 0.0) & (y <= h)
+        crossed &= (x >= xc * y / h) & (x <= length + (xc - length) * y / h)
+        through |= crossed
+        out -= inside * crossed
+    out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
+    return through, out
+
+
 def _across(a, b, c) -> np.ndarray:
     """Unit (3, S) directions in each triangle's plane, at right angles to its edge a-b, towards corner c."""
     rim = b - a
@@ -663,19 +719,28 @@ def collide_edges(
     # A cloth edge through a rim's face (not far below the rim) went under it: a zero-thickness wall's
     # rim, where the vertex pass pushes the vertex on top to one side or the other. It goes back out
     # across the rim, in the face's plane, whatever its start (which is then often under the rim too).
-    # Not at a deforming mesh's edges between two faces: there the face moved into a cloth edge lying
-    # over the edge (a box's top rising under a drape), which the side it started on pushes out with the
-    # edge's motion; out across the edge it yanked the sides' cloth up over the rim and flung it
-    # (docs/design.md, "Issue 11, round 10 (fling12)").
+    # A still mesh's edge: through either of its triangles (not only the edge table's first: whether that was
+    # a table's top or side came from the triangulation, and a centred cloth walked off the table; round 10
+    # (drift12)); a deforming mesh's: through its first triangle at the substep's end, and not at its edges
+    # between two faces: there the face moved into a cloth edge lying over the edge (a box's top rising
+    # under a drape), which the side it started on pushes out with the edge's motion; out across the edge
+    # it yanked the sides' cloth up over the rim and flung it (docs/design.md, "Issue 11, round 10 (fling12)").
     through = np.zeros(len(s), dtype=bool)
     rim = sharp.rim.take(s) & (dist1 < 0.5 * longest)
     if collider.deforming:
         rim &= _one_face(sharp, s)
     rim = rim.nonzero()[0]
+    out = None
     if len(rim):
         at = s.take(rim)
-        corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
-        through[rim] = segment_crossings(end[0].take(rim, axis=1), end[1].take(rim, axis=1), *corners)[0]
+        ends_at = (end[0].take(rim, axis=1), end[1].take(rim, axis=1))
+        if collider.deforming:
+            corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
+            through[rim] = segment_crossings(*ends_at, *corners)[0]
+        else:
+            through[rim], out_rim = _through_faces(sharp, at, *ends_at)
+            out = np.zeros((3, len(s)))
+            out[:, rim] = out_rim
     close = (dist1 < travel) | through
     if not close.any():
         return None
@@ -685,8 +750,9 @@ def collide_edges(
     normal = np.where(from_start, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
     any_through = bool(through.any())
     if any_through:
-        out = _across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1)) if collider.deforming else None
-        normal = np.where(through, -(sharp.into.take(s, axis=1) if out is None else out), normal)
+        if out is None:  # (a deforming mesh's: out across the edge from its first triangle, now)
+            out = -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1))
+        normal = np.where(through, out, normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
     contact &= ~sharp.in_wedge(normal, s)

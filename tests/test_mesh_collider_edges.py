@@ -162,7 +162,10 @@ def test_a_coarse_cloth_dropped_off_centre_stays_on_a_box(n, shift, triangulated
     # the floor (mean x 0.64-0.89 m at 72 frames; Blender's Cloth holds it; docs/design.md, round 10).
     x, middle = _drop_on_box(n, shift, triangulated)
     assert x[middle, 2] == pytest.approx(0.8 + solver.Params().thickness, abs=0.01)  # still on the top face
-    assert np.abs(x[middle, :2]).max() < 0.2  # (a 0.4 m half-width: near where it landed)
+    # (a 0.4 m half-width: near where it landed; 24²: 0.24 m, and -0.27 m shifted the other way, since the edge
+    # pass no longer depends on which face of the box's rims comes first: 0.17 and -0.11 before, 0.20 with no
+    # cloth edge caught through a face at all; docs/design.md, round 10 (drift12))
+    assert np.abs(x[middle, :2]).max() < 0.3
     assert np.abs(x[:, :2].mean(axis=0)).max() < 0.2
     inside = (np.abs(x[:, :2]) < 0.399).all(axis=1) & (x[:, 2] < 0.799)  # (1 mm into the box)
     assert not inside.any()
@@ -172,3 +175,29 @@ def test_a_coarse_cloth_dropped_off_centre_stays_on_a_box(n, shift, triangulated
 def test_a_cloth_landing_mostly_over_a_boxs_side_still_slides_off(triangulated):
     x, middle = _drop_on_box(16, (0.55, 0.0), triangulated)
     assert x[:, 2].mean() < 0.3  # on the floor
+
+
+def _table():
+    """A 1 x 0.7 x 0.04 m top at 0.75 m on four 7 cm square legs (triangulated boxes, bench's `table`)."""
+    vertices, quads = solver.meshes.box(1)
+    tris = solver.meshes.triangulated(quads)
+    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
+    boxes += [((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
+    parts = [vertices * size + centre for centre, size in boxes]
+    return np.concatenate(parts), np.concatenate([tris + 8 * k for k in range(len(boxes))])
+
+
+def test_a_cloth_dropped_centred_on_a_table_stays_centred():
+    # Cloth edges through a rim's face were caught on the edge's first triangle only, so which face (the top
+    # or the side) and which half of it came from the triangulation: out across the rim in the top's plane
+    # on two rims pushed the cloth diagonally off the table (mean (-0.05, 0.10) m at 24 frames, on the floor
+    # by frame ~84; Blender's Cloth stays within 5 mm; docs/design.md, round 10 (drift12)).
+    vertices, faces = solver.grid(32, 32, size=2.0, height=1.0)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    for _ in range(24):
+        solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
+    x = state.positions
+    assert np.abs(x[:, :2].mean(axis=0)).max() < 0.02
+    assert x[:, 2].max() == pytest.approx(0.77 + solver.Params().thickness, abs=0.03)  # on the top
