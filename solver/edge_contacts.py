@@ -741,6 +741,14 @@ def collide_edges(
             through[rim], out_rim = _through_faces(sharp, at, *ends_at)
             out = np.zeros((3, len(s)))
             out[:, rim] = out_rim
+            # A thin feature's edge (a rod's, a needle's) keeps the first triangle's catch: both faces'
+            # pushed a cloth hanging from a pointed rod's tip down round it (32 collider edges through).
+            thin = sharp.thin.take(at).nonzero()[0]
+            if len(thin):
+                at_thin, rim_thin = at.take(thin), rim.take(thin)
+                corners = (a1.take(at_thin, axis=1), b1.take(at_thin, axis=1), c1.take(at_thin, axis=1))
+                through[rim_thin] = segment_crossings(*(e.take(thin, axis=1) for e in ends_at), *corners)[0]
+                out[:, rim_thin] = -_across(*corners)
     close = (dist1 < travel) | through
     if not close.any():
         return None
