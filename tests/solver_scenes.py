@@ -43,3 +43,14 @@ def open_uv_sphere() -> tuple[np.ndarray, np.ndarray]:
         for j in range(24)
     ]
     return vertices, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+
+
+def curtain(n: int = 24):
+    """A 1 m n² curtain in the plane y = 0, its top row (z = 1.5) pinned."""
+    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+    cloth = np.column_stack([(j / (n - 1) - 0.5).ravel(), np.zeros(n * n), (1.5 - i / (n - 1)).ravel()])
+    corner = (i[:-1, :-1] * n + j[:-1, :-1]).ravel()
+    faces = np.stack([corner, corner + 1, corner + n + 1, corner + n], 1)
+    weight = np.zeros(n * n)
+    weight[:n] = 1.0
+    return cloth, faces, weight

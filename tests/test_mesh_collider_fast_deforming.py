@@ -3,6 +3,7 @@ whose caps are n-gons split with zero-area slivers (a subdivided cylinder's, as 
 them) must still count as closed, so no cloth vertex is left inside it."""
 
 import numpy as np
+from solver_scenes import curtain
 
 import solver
 from solver.mesh_collider import TriangleMesh
@@ -63,13 +64,7 @@ def turned_about_x(points: np.ndarray, angle: float) -> np.ndarray:
 def through_curtain(shape, tris, substeps: int) -> tuple[list[int], np.ndarray]:
     """A 1 m 24² curtain in the plane y = 0 pinned at its top (z = 1.5) and a deforming collider
     shape(frame) passing through it: (vertices inside the collider after each frame, the last positions)."""
-    n = 24
-    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    cloth = np.column_stack([(j / (n - 1) - 0.5).ravel(), np.zeros(n * n), (1.5 - i / (n - 1)).ravel()])
-    corner = (i[:-1, :-1] * n + j[:-1, :-1]).ravel()
-    faces = np.stack([corner, corner + 1, corner + n + 1, corner + n], 1)
-    weight = np.zeros(n * n)
-    weight[:n] = 1.0
+    cloth, faces, weight = curtain(24)
     model = solver.build_model(cloth, faces, pin_weight=weight)
     state, params = model.initial_state(), solver.Params(substeps=substeps)
     inside = []

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from solver_scenes import curtain
 from test_mesh_collider_fast_deforming import winding_numbers
 
 import solver
@@ -18,17 +19,6 @@ def closed_ball(radius: float = 0.2, centre=(0.0, 0.013, 0.95)):
     vertices, quads = meshes.box(6)
     vertices = vertices / np.linalg.norm(vertices, axis=1, keepdims=True) * radius
     return vertices + np.asarray(centre), meshes.triangulated(quads)
-
-
-def curtain(n: int = 24):
-    """A 1 m n² curtain in the plane y = 0, its top row (z = 1.5) pinned."""
-    i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-    cloth = np.column_stack([(j / (n - 1) - 0.5).ravel(), np.zeros(n * n), (1.5 - i / (n - 1)).ravel()])
-    corner = (i[:-1, :-1] * n + j[:-1, :-1]).ravel()
-    faces = np.stack([corner, corner + 1, corner + n + 1, corner + n], 1)
-    weight = np.zeros(n * n)
-    weight[:n] = 1.0
-    return cloth, faces, weight
 
 
 def appears_around_curtain(shape, frames: int = 6, triangulated: bool = False):
