@@ -747,7 +747,8 @@ def collide_edges(
             if len(thin):
                 at_thin, rim_thin = at.take(thin), rim.take(thin)
                 corners = (a1.take(at_thin, axis=1), b1.take(at_thin, axis=1), c1.take(at_thin, axis=1))
-                through[rim_thin] = segment_crossings(*(e.take(thin, axis=1) for e in ends_at), *corners)[0]
+                first, second = ends_at[0].take(thin, axis=1), ends_at[1].take(thin, axis=1)
+                through[rim_thin] = segment_crossings(first, second, *corners)[0]
                 out[:, rim_thin] = -_across(*corners)
     close = (dist1 < travel) | through
     if not close.any():
