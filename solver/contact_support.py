@@ -39,15 +39,8 @@ class StructuralGraph(NamedTuple):
     rest: np.ndarray
 
 
-_GRAPHS: list = []  # (constraints, its graph), the last few
-_DENSITIES: list = []  # (a model's masses, its areal density), the last few
-
-
 def structural_graph(constraints, n: int) -> StructuralGraph:
-    """The structural graph of a model's `Constraints` for n vertices (made once per constraints object)."""
-    for kept, graph in _GRAPHS:
-        if kept is constraints:
-            return graph
+    """The structural graph of a model's `Constraints` for n vertices (`Model.structural_graph` keeps it)."""
     which = (constraints.kind == STRUCTURAL).nonzero()[0]
     pairs = constraints.pairs.take(which, axis=0)
     rest = constraints.rest_length.take(which)
@@ -56,26 +49,23 @@ def structural_graph(constraints, n: int) -> StructuralGraph:
     order = np.argsort(ends, kind="stable")
     starts = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(ends, minlength=n), out=starts[1:])
-    graph = StructuralGraph(starts, others.take(order), np.concatenate([rest, rest]).take(order))
-    _GRAPHS.insert(0, (constraints, graph))
-    del _GRAPHS[4:]
-    return graph
+    return StructuralGraph(starts, others.take(order), np.concatenate([rest, rest]).take(order))
+
+
+def areal_density(model) -> float:
+    """The cloth's mass per area at rest (kg/m², `Model.areal_density` keeps it)."""
+    tris, p = model.triangles[0], model.rest_positions
+    area = np.linalg.norm(np.cross(p[tris[:, 1]] - p[tris[:, 0]], p[tris[:, 2]] - p[tris[:, 0]]), axis=1).sum() / 2
+    return float(model.mass.sum()) / max(float(area), _EPS)
 
 
 def support_reach(model, stiffness: float, substep: float) -> float:
     """How far (m, along the cloth at rest) a support's pull travels in a substep: a stretch wave's speed
     sqrt(stiffness / areal density) x the substep (a hard cloth: _HARD_REACH median structural edges)."""
-    graph = structural_graph(model.constraints, model.vertex_count)
     if not np.isfinite(stiffness):
-        return _HARD_REACH * float(np.median(graph.rest)) if len(graph.rest) else 0.0
-    density = next((d for kept, d in _DENSITIES if kept is model.mass), None)
-    if density is None:
-        tris, p = model.triangles[0], model.rest_positions
-        area = np.linalg.norm(np.cross(p[tris[:, 1]] - p[tris[:, 0]], p[tris[:, 2]] - p[tris[:, 0]]), axis=1).sum() / 2
-        density = float(model.mass.sum()) / max(float(area), _EPS)
-        _DENSITIES.insert(0, (model.mass, density))
-        del _DENSITIES[4:]
-    return math.sqrt(max(stiffness, 0.0) / max(density, _EPS)) * substep
+        rest = model.structural_graph.rest
+        return _HARD_REACH * float(np.median(rest)) if len(rest) else 0.0
+    return math.sqrt(max(stiffness, 0.0) / max(model.areal_density, _EPS)) * substep
 
 
 def propagate_support(

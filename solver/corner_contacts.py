@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .contact import add_averaged
-from .contact_support import propagate_support, structural_graph
+from .contact_support import propagate_support
 from .triangles import corner_angles, cross, dot
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -274,8 +274,7 @@ def collide_cloth_corners(
             # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
             verts, weights = found.verts.take(found.overloaded, axis=0), found.weights.take(found.overloaded, axis=1)
             if SUPPORT_PROPAGATION:
-                graph = structural_graph(model.constraints, len(x))
-                propagate_support(x, x_start, verts[weights.T > 0.0], graph, inv_mass, *support)
+                propagate_support(x, x_start, verts[weights.T > 0.0], model.structural_graph, inv_mass, *support)
 
 
 def collide_corners(

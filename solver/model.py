@@ -12,6 +12,7 @@ from functools import cached_property
 import numpy as np
 
 from .bending import BendingFamily
+from .contact_support import StructuralGraph, areal_density, structural_graph
 from .distance import DistanceFamily, StretchAgain, distance_batches
 from .edge_contacts import cloth_edges
 from .facemap import constraint_keys, face_edge_constraints, fan_triangles
@@ -82,6 +83,16 @@ class Model:
         """Mean rest length (m) of the structural (mesh-edge) constraints; 0 without any."""
         structural = self.constraints.kind == STRUCTURAL
         return float(self.constraints.rest_length[structural].mean()) if structural.any() else 0.0
+
+    @cached_property
+    def areal_density(self) -> float:
+        """Mass per area at rest (kg/m²; corner contacts' support reach)."""
+        return areal_density(self)
+
+    @cached_property
+    def structural_graph(self) -> StructuralGraph:
+        """The structural edges as adjacency lists (corner contacts' support propagation)."""
+        return structural_graph(self.constraints, self.vertex_count)
 
     @cached_property
     def triangles(self) -> tuple[np.ndarray, np.ndarray]:
