@@ -144,7 +144,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     solver.step(
         run.model,
         run.state,
-        params_of(scene, settings, run.mean_edge) if params is None else params,
+        params_of(scene, settings, run.mean_edge, run.model.vertex_count) if params is None else params,
         frame_time(scene),
         colliders=colliders_between(run.colliders, current),
         pin_targets=pins_now,
