@@ -37,7 +37,11 @@ class _Entry:
     corners: np.ndarray | None = None  # the polygons' corner vertices and sizes when `triangles` were made
 
 
-_entries: dict[int, _Entry] = {}  # by identity.session_key: an address can be reused by another object
+# Prepared shapes by identity.session_key (an address can be reused by another object). Each run keeps its
+# own (`runs.Run.collider_shapes`), so a rigid collider's shape is made where the run first read it, at its
+# start frame: made where the session first read it (a keyed object shown at its last key's place before a
+# frame change), a bake of the saved file and the session's preview parted by 0.6 m once the box met the cloth.
+_entries: dict[int, _Entry] = {}
 
 
 def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -108,18 +112,20 @@ def own_thickness(obj) -> float:
     return float(table.cloth_values(cloth)["thickness"])
 
 
-def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
+def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None, entries: dict | None = None):
     """The object's collider pose now, or None when it has no triangles.
 
     world_positions: the shape in world space when known (a cloth's live run); otherwise the
-    evaluated mesh is read. (Each read is cheap next to a step; the broad phase, the costly part,
+    evaluated mesh is read. entries: the prepared shapes to keep and reuse (a run's; by default the
+    module's). (Each read is cheap next to a step; the broad phase, the costly part,
     is kept while the shape only moves. Poses are not cached per frame: a scene changed without
     a frame change, e.g. before a bake, must be read again.)
     """
     settings = table.collider_values(obj.verlet_cloth_collider)  # clamped to the hard ranges
     friction, offset = float(settings["friction"]), float(settings["offset"]) + own_thickness(obj)
+    cache = _entries if entries is None else entries
     key = session_key(obj)
-    entry = _entries.get(key)
+    entry = cache.get(key)
     if world_positions is not None and len(world_positions) == len(obj.data.vertices):
         data = obj.data
         counts = (len(data.vertices), len(data.polygons), len(data.loops))
@@ -130,12 +136,13 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None):
         if len(triangles) == 0:
             return None
         shape = solver.TriangleMesh(world_positions.copy(), triangles)
-        _entries[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, counts, np.eye(4), shape)
+        cache[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, counts, np.eye(4), shape)
         return ("MESH", shape, None, friction, offset)
-    return _read_pose(obj, key, entry, depsgraph, friction, offset)
+    return _read_pose(obj, key, cache, depsgraph, friction, offset)
 
 
-def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, offset: float) -> tuple | None:
+def _read_pose(obj, key: int, cache: dict, depsgraph, friction: float, offset: float) -> tuple | None:
+    entry = cache.get(key)
     if depsgraph is None:
         depsgraph = bpy.context.evaluated_depsgraph_get()
     data = obj.data
@@ -153,7 +160,7 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
         local, triangles, corners = _evaluated_mesh(obj, depsgraph, entry)
         counts = (-1, -1, -1)
     if len(triangles) == 0:
-        _entries.pop(key, None)
+        cache.pop(key, None)
         return None
     matrix = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)
     if (
@@ -179,7 +186,7 @@ def _read_pose(obj, key: int, entry: _Entry | None, depsgraph, friction: float, 
     with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf vertex: TriangleMesh drops its triangles
         world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)
-    _entries[key] = _Entry(local, triangles, counts, matrix, shape, corners)
+    cache[key] = _Entry(local, triangles, counts, matrix, shape, corners)
     return ("MESH", shape, None, friction, offset)
 
 
