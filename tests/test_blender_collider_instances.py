@@ -119,6 +119,34 @@ def test_cloth_dropped_on_instanced_posts_rests_on_them(blender, way):
     assert co[_middle(), 2] == pytest.approx(POST[2] + THICKNESS, abs=0.01)
 
 
+def test_a_mesh_instancing_a_child_on_its_vertices_holds_the_cloth(blender):
+    """Vertex instancing (Object ▸ Instancing ▸ Vertices: a post on each of nine vertices) is read from the
+    depsgraph's instance list, as particles are; before, the cloth fell through the posts."""
+    frames = 30
+    scene = setup_scene(blender, frames)
+    mesh = blender.data.meshes.new("Points")
+    mesh.from_pydata([(x, y, 0.0) for x in (-SPACING, 0.0, SPACING) for y in (-SPACING, 0.0, SPACING)], [], [])
+    points = blender.data.objects.new("Points", mesh)
+    scene.collection.objects.link(points)
+    half = np.array(POST) / 2
+    corners = [(sx * half[0], sy * half[1], (sz + 1) * half[2]) for sz in (-1, 1) for sy in (-1, 1) for sx in (-1, 1)]
+    box = blender.data.meshes.new("Post")  # a closed box standing on its origin, faces outward
+    box.from_pydata(corners, [], [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)])
+    post = blender.data.objects.new("Post", box)
+    scene.collection.objects.link(post)
+    post.parent = points
+    points.instance_type = "VERTS"
+    activate(blender, points)
+    assert blender.ops.verlet_cloth.make_collider(kind="MESH") == {"FINISHED"}
+    assert len(_instance_boxes(blender, points)) == 9
+    cloth = _cloth(blender, POST[2] + 0.25)
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        co = evaluated_positions(blender, cloth)
+        assert _deepest_inside(blender, co, points) < 1e-4, f"frame {frame}: a vertex is inside a post"
+    assert co[_middle(), 2] == pytest.approx(POST[2] + THICKNESS, abs=0.01)
+
+
 def test_a_collider_with_still_instances_stays_rigid(blender):
     """Still instances keep the collider's shape (and broad phase) from frame to frame; the collider moved by
     its location moves them with it as one rigid shape."""
