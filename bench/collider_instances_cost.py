@@ -135,7 +135,7 @@ def main() -> None:
     parser.add_argument("--shape", default="ico", choices=["ico", "cube"])
     args = parser.parse_args()
     module = scenes.enable_checkout("bench_instances")
-    print("| instances | triangles | still, ms/frame | rising | realized, still | walk (4.2 path) | 32² preview frame |")
+    print("| instances | triangles | still, ms/frame | rising | realized, still | walk (4.2) | 32² preview frame |")
     print("|---|---|---|---|---|---|---|")
     for count in (int(c) for c in args.counts.split(",")):
         scene, obj = scatter(count, moving=False, realized=False, shape=args.shape)
