@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from ..solver.settings import MAX_FRAME, MIN_FRAME
-from . import checks, display, geometry, pin_group, preview, runs, scene_reading, tears
+from . import checks, display, geometry, pin_group, preview, runs, scene_reading, solver_params, tears
 from .steady import SteadyReads
 
 KEY_PREFIX = "VerletCloth"
@@ -196,6 +196,7 @@ class Baker:
         obj, settings = self.obj, self.obj.verlet_cloth
         own_action(key)
         reference = key.reference_key
+        stretch = solver_params.time_stretch(self.scene)
         names = []
         for index, local in enumerate(self.positions):
             frame = self.frame_start + index
@@ -210,7 +211,9 @@ class Baker:
             points.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
             for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
                 block.value = value
-                block.keyframe_insert("value", frame=key_frame)
+                # F-curves are read at the stretched time too (frame × Old / New): keyed there, the key
+                # shows at its own scene frame, as the preview does.
+                block.keyframe_insert("value", frame=key_frame * stretch)
                 if not settings.bake_created_action and not had_action:  # the first keyframe made them
                     settings.bake_created_animation_data = not had_anim
                     settings.bake_created_action = key.animation_data.action.name

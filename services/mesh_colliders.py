@@ -4,9 +4,11 @@ The evaluated mesh (modifiers, armatures, shape keys) is read in bulk. A collide
 shape in its own space has not changed since the last frame, or has only moved as a whole (a prop
 carried by an armature's bone: `geometry.rigid_fit`), keeps its `solver.TriangleMesh` (and so its
 broad phase, built once) and moves rigidly; only a changed shape (or a changed scale) makes a new
-one, and the solver then treats the frame as a deformation from the previous shape. A cloth that is
-a mesh collider is read from its live run (when it was just stepped) or its evaluated mesh (its
-bake, or the preview's display).
+one, and the solver then treats the frame as a deformation from the previous shape. The instances it
+shows (Geometry Nodes' Instance on Points without Realize Instances, particles, vertex instancing) are
+part of its shape (`collider_instances`): still or carried along with the object, they keep it rigid;
+moving on their own, they deform it. A cloth that is a mesh collider is read from its live run (when it
+was just stepped) or its evaluated mesh (its bake, or the preview's display).
 
 A pose here is the tuple ("MESH", shape, pose, friction, offset): `shape` a TriangleMesh in world
 space as it was when read, `pose` a 4x4 rigid motion from then to now (None: not moved).
@@ -22,6 +24,7 @@ import numpy as np
 from .. import solver
 from ..solver import settings as table
 from . import geometry
+from .collider_instances import Instances, may_instance, shows_instances
 from .identity import session_key
 
 NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
@@ -35,6 +38,7 @@ class _Entry:
     reference: np.ndarray  # world matrix when `shape` was made
     shape: solver.TriangleMesh  # world space at `reference`
     corners: np.ndarray | None = None  # the polygons' corner vertices and sizes when `triangles` were made
+    own_triangles: int | None = None  # how many of `triangles` are the mesh's own (the rest its instances')
 
 
 # Prepared shapes by identity.session_key (an address can be reused by another object). Each run keeps its
@@ -64,7 +68,7 @@ def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.n
         mesh.loops.foreach_get("vertex_index", corners[: len(mesh.loops)])
         mesh.polygons.foreach_get("loop_total", corners[len(mesh.loops) :])
         if earlier is not None and earlier.corners is not None and np.array_equal(earlier.corners, corners):
-            return co, earlier.triangles, corners
+            return co, earlier.triangles[: earlier.own_triangles], corners
         if hasattr(mesh, "calc_loop_triangles"):
             mesh.calc_loop_triangles()
         triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
@@ -115,12 +119,19 @@ def own_thickness(obj) -> float:
     return float(table.cloth_values(cloth)["thickness"])
 
 
-def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None, entries: dict | None = None):
+def mesh_pose(
+    obj,
+    depsgraph=None,
+    world_positions: np.ndarray | None = None,
+    instances: Instances | None = None,
+    entries: dict | None = None,
+):
     """The object's collider pose now, or None when it has no triangles.
 
     world_positions: the shape in world space when known (a cloth's live run); otherwise the
-    evaluated mesh is read. entries: the prepared shapes to keep and reuse (a run's; by default the
-    module's). (Each read is cheap next to a step; the broad phase, the costly part,
+    evaluated mesh is read, with its instances (`instances`: the scene's, read once for all colliders
+    this frame; None: read for this one). entries: the prepared shapes to keep and reuse (a run's; by
+    default the module's). (Each read is cheap next to a step; the broad phase, the costly part,
     is kept while the shape only moves. Poses are not cached per frame: a scene changed without
     a frame change, e.g. before a bake, must be read again.)
     """
@@ -141,10 +152,12 @@ def mesh_pose(obj, depsgraph=None, world_positions: np.ndarray | None = None, en
         shape = solver.TriangleMesh(world_positions.copy(), triangles)
         cache[key] = _Entry(np.zeros(0, dtype=np.float32), triangles, counts, np.eye(4), shape)
         return ("MESH", shape, None, friction, offset)
-    return _read_pose(obj, key, cache, depsgraph, friction, offset)
+    return _read_pose(obj, key, cache, depsgraph, friction, offset, instances)
 
 
-def _read_pose(obj, key: int, cache: dict, depsgraph, friction: float, offset: float) -> tuple | None:
+def _read_pose(
+    obj, key: int, cache: dict, depsgraph, friction: float, offset: float, instances: Instances | None
+) -> tuple | None:
     entry = cache.get(key)
     if depsgraph is None:
         depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -155,7 +168,8 @@ def _read_pose(obj, key: int, cache: dict, depsgraph, friction: float, offset: f
     data = obj.data
     counts = (len(data.vertices), len(data.polygons), len(data.loops))
     corners = None if entry is None else entry.corners
-    if _undeformed(obj):  # the evaluated mesh is the mesh itself: read its coordinates alone
+    instanced = may_instance(obj)
+    if _undeformed(obj) and not instanced:  # the evaluated mesh is the mesh itself: read its coordinates alone
         local = np.empty(counts[0] * 3, dtype=np.float32)
         data.vertices.foreach_get("co", local)
         known = entry or shared
@@ -167,6 +181,13 @@ def _read_pose(obj, key: int, cache: dict, depsgraph, friction: float, offset: f
     else:
         local, triangles, corners = _evaluated_mesh(obj, depsgraph, entry)
         counts = (-1, -1, -1)
+    own_triangles = len(triangles)
+    if instanced:
+        shown = (Instances() if instances is None else instances).of(obj, matrix, depsgraph)
+        if shown is not None:
+            own_vertices = len(local) // 3
+            local = np.concatenate((local, shown[0]))
+            triangles = np.concatenate((triangles, shown[1] + np.int32(own_vertices)))
     if len(triangles) == 0:
         cache.pop(key, None)
         return None
@@ -201,7 +222,7 @@ def _read_pose(obj, key: int, cache: dict, depsgraph, friction: float, offset: f
     with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf vertex: TriangleMesh drops its triangles
         world = local.reshape(-1, 3).astype(np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
     shape = solver.TriangleMesh(world, triangles)
-    cache[key] = _entries[key] = _Entry(local, triangles, counts, matrix, shape, corners)
+    cache[key] = _entries[key] = _Entry(local, triangles, counts, matrix, shape, corners, own_triangles)
     return ("MESH", shape, None, friction, offset)
 
 
@@ -240,14 +261,17 @@ def problem(obj) -> str | None:
     """Why a MESH collider does not collide, for the panel (None when it does)."""
     if obj.type != "MESH":
         return "Empties collide as a sphere or a plane: choose one of those."
-    if len(obj.data.polygons) == 0 and not obj.modifiers:
+    instancer = may_instance(obj)
+    if len(obj.data.polygons) == 0 and not obj.modifiers and not instancer:
         return NO_FACES
     layer = getattr(bpy.context, "view_layer", None)
-    if obj.modifiers and not obj.verlet_cloth.enabled and layer is not None:  # what its modifiers make collides
-        # (the view layer's depsgraph as it was last evaluated: the panel draws, it must not evaluate)
+    if (obj.modifiers or instancer) and not obj.verlet_cloth.enabled and layer is not None:
+        # What its modifiers make collides, and its instances (the view layer's depsgraph as it was last
+        # evaluated: the panel draws, it must not evaluate).
         shown = getattr(obj.evaluated_get(layer.depsgraph), "data", None)
         if shown is not None and not len(getattr(shown, "polygons", ())):
-            return NO_FACES
+            if not (instancer and shows_instances(obj, layer.depsgraph)):
+                return NO_FACES
     return None
 
 

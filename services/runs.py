@@ -18,7 +18,7 @@ from . import display, geometry, holding, identity, mesh_colliders, pin_group, t
 from .display import write_shape
 from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
-from .solver_params import frame_time, mean_edge_length, params_of
+from .solver_params import frame_time, mean_edge_length, params_of, time_stretch
 from .steady import SteadyReads
 
 
@@ -42,6 +42,7 @@ class Run:
     first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
     mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)
     torn_shown: int = 0  # torn faces already written to the mesh's tear attribute
+    time_stretch: float = 1.0  # the scene's Old / New when last stepped (tears are shown in the stretched time)
     # Frames whose fast pins or colliders asked Auto Substeps for more than it takes (solver/driven_motion.py).
     capped_frames: list[int] = field(default_factory=list)
 
@@ -143,6 +144,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
         run.dirty = False
     still = None if steady is None else steady.meshes
     current = collider_poses(scene, skip=obj, still_meshes=still, shapes=run.collider_shapes)
+    run.time_stretch = time_stretch(scene)
     matrix = world_matrix(obj)  # pins move with the object (the same targets while it stands still)
     same = np.array_equal(matrix, run.pins_matrix)
     pins_now = run.pins_world if same else geometry.to_world(matrix, run.rest_local)
@@ -173,7 +175,7 @@ def torn_frames(run: Run) -> np.ndarray:
     torn = run.state.face_torn_frame
     if torn is None:
         torn = np.full(len(run.model.faces), -1, dtype=np.int64)
-    return tears.scene_frames(torn, run.first_frame)
+    return tears.scene_frames(torn, run.first_frame, run.time_stretch)
 
 
 def show_tears(run: Run, obj) -> None:

@@ -17,9 +17,16 @@ def frame_range(scene, settings) -> tuple[int, int]:
     return int(settings.frame_start), int(settings.frame_end)
 
 
+def time_stretch(scene) -> float:
+    """Scene time per scene frame (Output ▸ Frame Range ▸ Time Stretching, Old / New; 1 without it): Blender
+    evaluates frame f at time f × Old / New, so animation, colliders and the Scene Time node move that much."""
+    return scene.render.frame_map_old / scene.render.frame_map_new
+
+
 def frame_time(scene) -> float:
+    """Seconds the cloth is stepped per scene frame: a frame's time, stretched as the rest of the scene."""
     fps = scene.render.fps / scene.render.fps_base
-    return 1.0 / fps
+    return time_stretch(scene) / fps
 
 
 def wind_of(scene, settings, values=None) -> tuple[float, float, float]:
