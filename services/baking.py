@@ -110,7 +110,11 @@ class Baker:
             own = {k.name for k in obj.verlet_cloth.bake_keys} if obj.verlet_cloth.baked else set()
             scene.frame_set(self.frame_start)
             self.run = runs.start(scene, obj)
-            self.steady = SteadyReads(scene, obj, self.run.mean_edge, preview.is_ours) if steady else None
+            self.steady = (
+                SteadyReads(scene, obj, self.run.mean_edge, preview.is_ours, self.run.model.vertex_count)
+                if steady
+                else None
+            )
             self.user_keys = self._user_keys(own)
             self.positions = [self.run.rest_local.astype(np.float32)]
             self.mixes = [self._mix()]

@@ -35,6 +35,9 @@ class Run:
     pins_world: np.ndarray
     pins_matrix: np.ndarray  # the world matrix pins_world was made with
     colliders: dict[int, tuple] = field(default_factory=dict)  # by object (identity.session_key)
+    # This run's prepared mesh collider shapes (`mesh_colliders.mesh_pose`): made at its start frame, so
+    # what it simulates does not depend on where else in the session a collider was read first.
+    collider_shapes: dict = field(default_factory=dict)
     dirty: bool = False
     first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
     mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)
@@ -95,6 +98,7 @@ def start(scene, obj) -> Run:
     matrix = world_matrix(obj)
     rest_world = geometry.to_world(matrix, rest_local)
     model = _model_for(obj, rest_world, faces, edges, topology)
+    shapes: dict = {}
     return Run(
         key=identity.key(obj),
         topology=topology,
@@ -104,7 +108,8 @@ def start(scene, obj) -> Run:
         rest_local=rest_local,
         pins_world=rest_world,
         pins_matrix=matrix,
-        colliders=collider_poses(scene, skip=obj),
+        colliders=collider_poses(scene, skip=obj, shapes=shapes),
+        collider_shapes=shapes,
         first_frame=int(scene.frame_current),
         mean_edge=mean_edge_length(model),
     )
@@ -137,7 +142,8 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
         if not (np.array_equal(weights, run.model.pin_weight) and np.array_equal(masses, run.model.mass)):
             run.model = run.model.with_pins(weights, masses)  # rebuilds the tethers: only on a real change
         run.dirty = False
-    current = collider_poses(scene, skip=obj, still_meshes=None if steady is None else steady.meshes)
+    still = None if steady is None else steady.meshes
+    current = collider_poses(scene, skip=obj, still_meshes=still, shapes=run.collider_shapes)
     run.time_stretch = time_stretch(scene)
     matrix = world_matrix(obj)  # pins move with the object (the same targets while it stands still)
     same = np.array_equal(matrix, run.pins_matrix)
@@ -146,7 +152,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     solver.step(
         run.model,
         run.state,
-        params_of(scene, settings, run.mean_edge) if params is None else params,
+        params_of(scene, settings, run.mean_edge, run.model.vertex_count) if params is None else params,
         frame_time(scene),
         colliders=colliders_between(run.colliders, current),
         pin_targets=pins_now,
