@@ -46,10 +46,11 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
 # 0: every substep for all.
 EDGE_PASS_WINDOWS = 1
-# A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the window
-# before (of 4), when every mesh collider is closed: a pass of all three contact kinds costs ~6x a hold
-# (docs/design.md, round 11 (tablecost13)). Windows shorter than this keep the lone substep (deforming meshes'
-# 2). 0: never.
+# A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
+# corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
+# (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
+# a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
+# Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
 
 
@@ -238,9 +239,12 @@ def step(
                 )
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
-            first, last = _window(s, mesh_interval, substeps, join_lone)
+            first, last = _window(s, mesh_interval, substeps)
             opens, closes = s == first, s == last
             window = None if opens else (window_start, first / substeps)
+            # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
+            corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
+            corner_window = None if s == corner_first else (window_start, corner_first / substeps)
             edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
             edge_opens, edge_closes = s == edge_first, s == edge_last
             collide_cloth_edges(
@@ -251,8 +255,8 @@ def step(
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
             collide_cloth_corners(
-                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=window,
-                contacts=run.mesh_contacts, closes=closes, support=support,
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
+                contacts=run.mesh_contacts, closes=s == corner_last, support=support,
             )  # fmt: skip
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
@@ -284,10 +288,10 @@ def step(
     return state
 
 
-def _window(s: int, interval: int, substeps: int, join_lone: bool = True) -> tuple[int, int]:
-    """(first, last) substep of the mesh colliders' window holding substep s: windows of `interval` substeps
-    from the frame's start, the last cut short by the frame's end; one of a lone substep joins the window
-    before it when windows are LONE_SUBSTEP_JOINS_FROM substeps or longer (16 substeps at 3: 5 passes, not 6)."""
+def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tuple[int, int]:
+    """(first, last) substep of the window of `interval` substeps holding substep s: windows from the frame's
+    start, the last cut short by the frame's end; join_lone: one of a lone substep joins the window before it,
+    when windows are LONE_SUBSTEP_JOINS_FROM substeps or longer (see there)."""
     first = s - s % interval
     last = min(first + interval, substeps) - 1
     lone = substeps % interval == 1 and substeps > interval
