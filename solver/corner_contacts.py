@@ -371,7 +371,9 @@ def collide_corners(
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
-    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, overloaded=overloaded, tips=tips)
+    held = _Held(
+        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, overloaded=overloaded, tips=tips
+    )
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
