@@ -183,7 +183,8 @@ class _CornerList:
         ((3, N), the collider's frame); slack: how far the corners may be from `points` (deforming). A query
         also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
         batches (as the edge pass's list)."""
-        stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
+        end, start = p1 - self.anchor, p0 - self.anchor
+        stray = np.maximum(dot(end, end), dot(start, start))
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
         return self.c, self.t
@@ -336,7 +337,7 @@ def collide_corners(
             c.take(meets),
         )
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
-    moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
+    moves = [dot(m, m) for m in (e - b for e, b in zip(ends, starts, strict=True))]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
     corner_moved = None
     if point0 is not point:  # (a deforming mesh's corner moves too)
@@ -417,7 +418,8 @@ def _left(x, held: _Held, pose) -> np.ndarray:
     moved = x.take(held.verts.T.ravel(), axis=0)
     moved = moved.T if pose is None else _to_frame(moved, *pose)
     count = len(held.verts)
-    cloth_point = sum(moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    first, second, third = (moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    cloth_point = first + second + third
     return held.gap - dot(held.direction, cloth_point - held.corner)
 
 

@@ -709,8 +709,9 @@ def collide_edges(
     u1, v1, d1, dist1 = u[count:], v[count:], d[:, count:], dist[count:]
     # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
     # end within the cloth edge's travel of each other.
-    travel = dot(end[0] - start[0], end[0] - start[0])
-    np.maximum(travel, dot(end[1] - start[1], end[1] - start[1]), out=travel)
+    first_moved, second_moved = end[0] - start[0], end[1] - start[1]
+    travel = dot(first_moved, first_moved)
+    np.maximum(travel, dot(second_moved, second_moved), out=travel)
     np.sqrt(travel, out=travel)
     if collider.deforming:  # and the sharp edge's
         moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
@@ -872,7 +873,8 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     ends = x.take(held.ends, axis=0)
     ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
-    point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
+    span = ends[:, count:] - ends[:, :count]
+    point = ends[:, :count] + span * held.u
     on_edge, along, edge_moved = held.on_edge, held.along, None
     if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
         on_edge, along = _on_moving_edge(held.moving, t1)
@@ -900,7 +902,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        edge = ends[:, count:] - ends[:, :count]
+        edge = span  # (no longer needed as it was)
         edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
         along_edge = edge * dot(slide, edge)
