@@ -183,7 +183,8 @@ class _CornerList:
         ((3, N), the collider's frame); slack: how far the corners may be from `points` (deforming). A query
         also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
         batches (as the edge pass's list)."""
-        stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
+        end, start = p1 - self.anchor, p0 - self.anchor
+        stray = np.maximum(dot(end, end), dot(start, start))
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
         return self.c, self.t
@@ -336,7 +337,7 @@ def collide_corners(
             c.take(meets),
         )
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
-    moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
+    moves = [dot(m, m) for m in (e - b for e, b in zip(ends, starts, strict=True))]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
     corner_moved = None
     if point0 is not point:  # (a deforming mesh's corner moves too)
@@ -366,10 +367,14 @@ def collide_corners(
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
     settle = direction * (np.minimum(start_gap, depth) * per)
-    _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
+    rows = np.unique(verts)  # (the moved vertices once: the iterations and holds scatter to them too)
+    slots = np.searchsorted(rows, verts.T)
+    _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
-    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, overloaded=overloaded, tips=tips)
+    held = _Held(
+        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, overloaded=overloaded, tips=tips
+    )
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
@@ -388,7 +393,8 @@ def _moving(collider) -> bool:
 
 class _Held(NamedTuple):
     """A corner pass's contacts (own frame): the cloth vertices (H, 3), their barycentrics and shares (3, H),
-    1 / the shares' weight (H,), the unit directions the cloth moves (3, H), the corners (3, H), the gap."""
+    1 / the shares' weight (H,), the unit directions the cloth moves (3, H), the corners (3, H), the gap;
+    the vertices moved (sorted) and each contact vertex's place among them (3, H)."""
 
     verts: np.ndarray
     beta: np.ndarray
@@ -398,6 +404,8 @@ class _Held(NamedTuple):
     corner: np.ndarray
     gap: float
     inv_mass: np.ndarray
+    rows: np.ndarray
+    slots: np.ndarray
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
     overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
@@ -410,7 +418,8 @@ def _left(x, held: _Held, pose) -> np.ndarray:
     moved = x.take(held.verts.T.ravel(), axis=0)
     moved = moved.T if pose is None else _to_frame(moved, *pose)
     count = len(held.verts)
-    cloth_point = sum(moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    first, second, third = (moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    cloth_point = first + second + third
     return held.gap - dot(held.direction, cloth_point - held.corner)
 
 
@@ -432,8 +441,8 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
         if x_start is not None:
             within = np.clip(_left(x_start, held, pose0).take(live), 0.0, left)
             settle = direction * (within * per)
-        verts, weights = held.verts.take(live, axis=0), held.weights.take(live, axis=1)
-        _scatter(x, x_start, verts, weights, direction * (left * per), settle, pose1)
+        slots, weights = held.slots.take(live, axis=1), held.weights.take(live, axis=1)
+        _scatter(x, x_start, held.rows, slots, weights, direction * (left * per), settle, pose1)
         x_start = None
     return first
 
@@ -546,11 +555,11 @@ def _barycentrics(p, a, b, c) -> np.ndarray:
     return np.stack([1.0 - v - w, v, w])
 
 
-def _scatter(x, x_start, tri, weights, delta, settle, pose1) -> None:
+def _scatter(x, x_start, rows, slots, weights, delta, settle, pose1) -> None:
     """Add each contact's delta (and settle, to the start; None: none) x its vertices' weights (3, H) to
-    the triangles' vertices (H, 3), averaged over each vertex's contacts."""
-    rows = np.unique(tri)
-    local = np.searchsorted(rows, tri.T).ravel()  # vertex k of contact h at k * H + h
+    its vertices (rows[slots], slots (3, H)), averaged over each vertex's contacts (rows a contact of
+    this call does not move are left as they are)."""
+    local = slots.ravel()  # vertex k of contact h at k * H + h
     channels = delta if settle is None else np.concatenate([delta, settle])
     weighted = (channels[:, None, :] * weights).reshape(len(channels), -1)  # (channel, vertex k * H + h)
     add_averaged(x, x_start, rows, local, weights.ravel(), weighted, pose1)

@@ -709,8 +709,9 @@ def collide_edges(
     u1, v1, d1, dist1 = u[count:], v[count:], d[:, count:], dist[count:]
     # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
     # end within the cloth edge's travel of each other.
-    travel = dot(end[0] - start[0], end[0] - start[0])
-    np.maximum(travel, dot(end[1] - start[1], end[1] - start[1]), out=travel)
+    first_moved, second_moved = end[0] - start[0], end[1] - start[1]
+    travel = dot(first_moved, first_moved)
+    np.maximum(travel, dot(second_moved, second_moved), out=travel)
     np.sqrt(travel, out=travel)
     if collider.deforming:  # and the sharp edge's
         moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
@@ -797,6 +798,9 @@ def collide_edges(
         keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
         delta -= slide * (keep / np.where(ok, weight, 1.0))
     # The part of the push that clears what was within the gap at the start moves the start too.
+    at, v = s.take(hit), v1.take(hit)
+    sharp_a, sharp_b = a1.take(at, axis=1), b1.take(at, axis=1)
+    on_edge = None  # (each contact's closest point on its sharp edge, when needed)
     if settle is None:
         settle_into, within = x_start, gap - dist0.take(hit)
     else:  # reckoned from where the last substep started (its velocity is taken from there)
@@ -804,24 +808,25 @@ def collide_edges(
         pose_previous = collider._pose_at(t_previous)
         before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
         before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
-        within = _level(a1, b1, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
+        on_edge = _point([sharp_a, sharp_b], v, 0)
+        within = (dot(n, on_edge) + gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     amount = np.clip(within, 0.0, push) * per_weight
-    at = s.take(hit)
     if not keep_contacts:
         rows = np.unique(ends)
-        _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
-        iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
+        local = np.searchsorted(rows, ends)
+        _scatter(x, settle_into, rows, local, wi, wj, delta, n * amount, pose1)
+        iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, rows, local)
         return None
-    v = v1.take(hit)
-    on_edge = _point([a1.take(at, axis=1), b1.take(at, axis=1)], v, 0)
+    if on_edge is None:
+        on_edge = _point([sharp_a, sharp_b], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     held = held._replace(draped=draped)
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
-    iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
+    iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)
     return held
 
 
@@ -868,7 +873,8 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     ends = x.take(held.ends, axis=0)
     ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
-    point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
+    span = ends[:, count:] - ends[:, :count]
+    point = ends[:, :count] + span * held.u
     on_edge, along, edge_moved = held.on_edge, held.along, None
     if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
         on_edge, along = _on_moving_edge(held.moving, t1)
@@ -896,7 +902,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        edge = ends[:, count:] - ends[:, :count]
+        edge = span  # (no longer needed as it was)
         edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
         along_edge = edge * dot(slide, edge)
@@ -936,12 +942,6 @@ def _one_face(sharp: SharpEdges, s) -> np.ndarray:
     """Whether each sharp edge s is on one face only (its `into_other` is left zero)."""
     other = sharp.into_other.take(s, axis=1)
     return (other[0] == 0.0) & (other[1] == 0.0) & (other[2] == 0.0)
-
-
-def _level(a, b, at, v, n, gap):
-    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at` (ends a, b
-    (3, S)), plus the gap."""
-    return dot(n, _point([a.take(at, axis=1), b.take(at, axis=1)], v, 0)) + gap
 
 
 def _offsets(points, s, t):
