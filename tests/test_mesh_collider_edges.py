@@ -166,7 +166,9 @@ def test_a_coarse_cloth_dropped_off_centre_stays_on_a_box(n, shift, triangulated
     # pass no longer depends on which face of the box's rims comes first: 0.17 and -0.11 before, 0.20 with no
     # cloth edge caught through a face at all; docs/design.md, round 10 (drift12))
     assert np.abs(x[middle, :2]).max() < 0.3
-    assert np.abs(x[:, :2].mean(axis=0)).max() < 0.2
+    # Where it landed, as Blender's Cloth (16²: mean x 0.057, 24²: 0.062 at (0.05, 0.03)): the corners' hold
+    # between passes had no friction, and the 24² cloth crept to 0.17 (docs/design.md, round 11 (creep13)).
+    assert np.abs(x[:, :2].mean(axis=0) - shift).max() < 0.05
     inside = (np.abs(x[:, :2]) < 0.399).all(axis=1) & (x[:, 2] < 0.799)  # (1 mm into the box)
     assert not inside.any()
 
