@@ -367,7 +367,12 @@ def collide_corners(
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
-    settle = direction * (np.minimum(start_gap, depth) * per)
+    if settle_into is not None and settle_into is not x_start:
+        # A window's pass: what was within the gap where the settled push goes (the last substep's start), as
+        # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
+        contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass)
+        start_gap = _left(settle_into, contacts, pose0)  # (windows are for still meshes: one pose)
+    settle = direction * (np.clip(start_gap, 0.0, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
