@@ -910,8 +910,9 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     # it had at the pass, those left behind diluted the push, so the rim's cloth sank in between passes and
     # the pass threw it back out (mm each substep: the vibration that made a holed tablecloth creep).
     pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (held.share > 0.0)
-    count = np.bincount(held.local, weights=pressing.astype(np.float64), minlength=len(held.rows))
-    weights = np.concatenate([channels, channels], axis=1) * (held.share / np.maximum(count, 1.0).take(held.local))
+    pressing_count = np.bincount(held.local, weights=pressing.astype(np.float64), minlength=len(held.rows))
+    mean_share = held.share / np.maximum(pressing_count, 1.0).take(held.local)
+    weights = np.concatenate([channels, channels], axis=1) * mean_share
     rows = len(held.rows)
     slots = (np.arange(6) * rows)[:, None] + held.local
     total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
