@@ -834,8 +834,8 @@ class _Held(NamedTuple):
     """A pass's contacts, for `hold_edges` (own frame): each cloth edge's closest point's parameter u, the
     contact's unit normal, the closest point on the sharp edge and the sharp edge's unit direction (3, C);
     the rows of both ends (2C,: first ends, then second ends), the moved rows and where each end's row is
-    among them, and each end's share of its contact's push (weight x inverse mass, over how many contacts
-    its vertex has)."""
+    among them, and each end's share of its contact's push (weight x inverse mass; the hold takes the mean
+    over the vertex's contacts that press then)."""
 
     u: np.ndarray
     n: np.ndarray
@@ -855,8 +855,6 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
     ends = np.concatenate([i, j])
     rows, local = np.unique(ends, return_inverse=True)
     share = np.concatenate([wi, wj]) * np.concatenate([per_weight, per_weight])
-    count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
-    share /= np.maximum(count, 1.0).take(local)
     return _Held(u, n, on_edge, along, gap, ends, rows, local.reshape(-1), share, inv_mass)
 
 
@@ -866,7 +864,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     slide over the substep, settled pushes to x_start): the point stays the gap from the sharp edge's line
     (free to go round it) and on the contact normal's side of it. Without it the constraints of the
     substeps in between drag edges under a rim (docs/design.md). A vertex in several contacts takes
-    their mean push (of all it had at the pass: one that no longer presses gives it none)."""
+    the mean push of those that press now (as the pass: of those it finds)."""
     if held.inv_mass is not inv_mass:  # (a grab changed the masses since the pass)
         return
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
@@ -914,7 +912,13 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
     # The six sums (the push's and the settled push's axes) per moved row in one bincount.
     channels = np.concatenate([push, direction * settle])
-    weights = np.concatenate([channels, channels], axis=1) * held.share
+    # Each vertex takes the mean over its contacts that press now, as a pass does over those it finds: over all
+    # it had at the pass, those left behind diluted the push, so the rim's cloth sank in between passes and
+    # the pass threw it back out (mm each substep: the vibration that made a holed tablecloth creep).
+    pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (held.share > 0.0)
+    pressing_count = np.bincount(held.local, weights=pressing.astype(np.float64), minlength=len(held.rows))
+    mean_share = held.share / np.maximum(pressing_count, 1.0).take(held.local)
+    weights = np.concatenate([channels, channels], axis=1) * mean_share
     rows = len(held.rows)
     slots = (np.arange(6) * rows)[:, None] + held.local
     total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
