@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .flat_blocks import FlatBlocks
 from .near_rows import NearRows
 from .patch_pairs import PatchPairs
 from .topology import adjacency, has_pair
@@ -158,8 +157,6 @@ class FaceCollision:
     patch_edges = 1.0  # the patches' cell, in median rest edges (measured: 1 beats 1.5 and 2)
     violent_most = 16  # the longest stay without a skin once returns to it did not last (measured: 16 beats 1)
     patch_near = None  # patches within this of each other at rest (in cells) are neighbours too (no gain measured)
-    flat_width = 5.0  # far pairs of patches in a flat block this many cells wide skip expansion (None: off)
-    flat_stride = 1
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -176,7 +173,6 @@ class FaceCollision:
         self.active: np.ndarray | None = None  # (T,) bool, None: every triangle
         edges = np.concatenate([self.triangles[:, [0, 1]], self.triangles[:, [1, 2]], self.triangles[:, [2, 0]]])
         self.edges = np.unique(np.sort(edges, axis=1), axis=0) if len(edges) else np.zeros((0, 2), dtype=np.int64)
-        self.diagonal_corners = diagonals
         self.diagonal_pairs = self._edge_pair_keys(diagonals)  # each quad's two diagonals: they cross at rest
         self.p = self.t = self.e = self.f = _EMPTY  # vertex–triangle, edge–edge candidates
         self.vt_apart = self.ee_apart = np.zeros(0)  # each candidate's distance at its vertices' anchors
@@ -427,35 +423,10 @@ class FaceCollision:
             if PatchPairs.suits(rest, self.triangles, self.edges, cell):
                 keep_vt, keep_ee = self._may_touch_vt, self._may_touch_ee
                 near = None if self.patch_near is None else self.patch_near * cell
-                flat, off_surface = self._flat_blocks(cell)
-                self.patches = PatchPairs(
-                    rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near, self.reach, flat, off_surface
-                )
+                self.patches = PatchPairs(rest, self.triangles, self.edges, cell, keep_vt, keep_ee, near, self.reach)
             else:
                 self.use_patches = False
         return self.use_patches and self.patches is not None
-
-    def _flat_blocks(self, cell: float):
-        """The flat blocks of a rest mesh flat in a plane (else None), and the quad each triangle and edge
-        off their surface (the fan triangles) belongs to: (blocks, (triangle quad, edge quad), -1: on it)."""
-        if self.flat_width is None:
-            return None, None
-        fan = len(self.model.triangles[0])
-        quads = self.diagonal_corners[:, [0, 2, 1, 3]]  # c0, c1, c2, c3
-        flat = FlatBlocks.of_rest(
-            self.model.rest_positions, self.triangles[:fan], quads, cell, self.flat_width, self.flat_stride
-        )
-        if flat is None:
-            return None, None
-        count = len(quads)
-        triangle_quad = np.concatenate([np.full(fan, -1), np.arange(count), np.arange(count)])
-        edge_quad = np.full(len(self.edges), -1)
-        if count:
-            n = self.model.vertex_count
-            known = self.edges[:, 0] * n + self.edges[:, 1]  # sorted
-            c1, c3 = quads[:, 1], quads[:, 3]
-            edge_quad[np.searchsorted(known, np.minimum(c1, c3) * n + np.maximum(c1, c3))] = np.arange(count)
-        return flat, (triangle_quad, edge_quad)
 
     def _patch_query(self, start: np.ndarray, end: np.ndarray) -> None:
         """The every-substep candidates (the same pairs as the box query's) from `PatchPairs`: the

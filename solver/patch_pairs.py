@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .flat_blocks import FlatBlocks
 from .triangle_grid import TriangleGrid
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -85,7 +84,6 @@ class PatchPairs:
 
     rigid = True  # rows bounded by a rigid motion per patch (else by translation alone; for measuring)
     far_filter = True  # far pairs of patches filtered by their spans at the middles (for measuring)
-    flat_vt = False  # the flat blocks for far (vertex, triangle) pairs too (few: an edge pair's expansion is most)
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
 
     @staticmethod
@@ -112,17 +110,12 @@ class PatchPairs:
         keep_ee,
         near=None,
         excluded_within: float | None = None,
-        flat: FlatBlocks | None = None,
-        off_surface: tuple[np.ndarray, np.ndarray] | None = None,
     ):
         """keep_vt(p, t) / keep_ee(e, f): masks of the pairs that may collide at all (no shared vertex,
         not excluded at rest): applied once to the static rows, and to every expanded pair.
         excluded_within: keep drops no pair of primitives sharing no vertex and at least this far apart at
         rest but for a few far ones (seams); then far pairs of patches this near at rest get their kept
-        pairs from a mask made once (see `_rest_masks`). flat: blocks of a rest mesh flat in a plane
-        (`flat_blocks.py`): far pairs of patches in a block that keeps its points far enough apart are not
-        expanded (needs excluded_within: the least rest distance of a pair keep_* keeps); off_surface: the quad
-        of each triangle and each edge that is off the blocks' surface by its twist (-1: on it)."""
+        pairs from a mask made once (see `_rest_masks`)."""
         self.triangles, self.edges = triangles, edges
         self.around = PatchPairs.around
         self.keep_vt, self.keep_ee = keep_vt, keep_ee
@@ -204,75 +197,6 @@ class PatchPairs:
         self.resets = 0
         self.far_pairs = 0
         self.gap = 0.0
-        self.flat = flat if excluded_within is not None else None
-        self.certified = 0  # far pairs of patches (per kinds) left out by the flat blocks, in all (statistics)
-        if self.flat is not None:
-            self._flat_setup(excluded_within, off_surface)
-
-    def _flat_setup(self, excluded_within: float, off_surface) -> None:
-        """Each patch's rest box (in the rest plane) per kind of primitive, and which primitives are off the surface."""
-        assert self.flat is not None
-        y, count = self.flat.y, self.count
-        # keep_* keeps no pair nearer than excluded_within at rest (3-D); in the plane at most twice the
-        # rest vertices' distance off it less.
-        self.flat_least = excluded_within - 2.0 * self.flat.error
-        self.rest_spans = {}
-        for kind, (order, begin, size), rows in (
-            ("vertex", self.vertex_group, None),
-            ("triangle", self.triangle_group, self.triangles),
-            ("edge", self.edge_group, self.edges),
-        ):
-            lo, hi = (y, y) if rows is None else _spans(y, y, rows)
-            klow, khigh = np.full((count, 2), np.inf), np.full((count, 2), -np.inf)
-            some = np.flatnonzero(size)
-            if len(order):
-                klow[some] = np.minimum.reduceat(lo[order], begin[some], axis=0)
-                khigh[some] = np.maximum.reduceat(hi[order], begin[some], axis=0)
-            self.rest_spans[kind] = klow, khigh
-        triangle_quad, edge_quad = off_surface if off_surface is not None else (None, None)
-        self.off_quad = {
-            "triangle": np.full(len(self.triangles), -1) if triangle_quad is None else triangle_quad,
-            "edge": np.full(len(self.edges), -1) if edge_quad is None else edge_quad,
-        }
-
-    def _flat_twists(self, middle: np.ndarray) -> dict:
-        """Per kind, each patch's largest twist of a primitive off the surface at positions `middle` (0: none)."""
-        assert self.flat is not None
-        twist = np.append(self.flat.twists(middle), 0.0)  # index -1: on the surface
-        out = {"vertex": np.zeros(self.count)}
-        for kind, (order, begin, size) in (("triangle", self.triangle_group), ("edge", self.edge_group)):
-            largest = np.zeros(self.count)
-            some = np.flatnonzero(size)
-            if len(order):
-                largest[some] = np.maximum.reduceat(twist[self.off_quad[kind][order]], begin[some])
-            out[kind] = largest
-        return out
-
-    def _flat_apart(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """Whether no (kind1 of patch P[k], kind2 of patch Q[k]) pair kept at rest can be listed, by the flat
-        blocks: both patches' primitives in one block, whose factor times the pairs' least rest distance, less
-        their twists, is at least gap + half the widest difference of the patches' motion spans."""
-        flat = self.flat
-        assert flat is not None
-        (lo1, hi1), (lo2, hi2) = self.rest_spans[kind1], self.rest_spans[kind2]
-        block = flat.block_of(np.minimum(lo1[P], lo2[Q]), np.maximum(hi1[P], hi2[Q]))
-        inside = np.flatnonzero(block >= 0)
-        apart = np.zeros(len(P), dtype=bool)
-        if len(inside) == 0:
-            return apart
-        P, Q, block = P[inside], Q[inside], block[inside]
-        needed, which = np.unique(block, return_inverse=True)
-        factor = self._flat_factors
-        known = factor[needed]
-        fresh = np.isnan(known)
-        if fresh.any():
-            factor[needed[fresh]] = flat.factors(self._flat_middle, needed[fresh])
-        separation = np.maximum(np.maximum(lo2[Q] - hi1[P], lo1[P] - hi2[Q]), 0.0)
-        least = np.maximum(np.sqrt(np.einsum("ij,ij->i", separation, separation)), self.flat_least)
-        bound = factor[needed][which.reshape(-1)] * least - self._flat_twist[kind1][P] - self._flat_twist[kind2][Q]
-        reach = self.gap + self._half_motion(P, Q)
-        apart[inside] = bound > reach * (1.0 + 1e-9) + 1e-12
-        return apart
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
         """For each pair of patches that are not neighbours but whose corners' boxes come within `within`
@@ -408,7 +332,6 @@ class PatchPairs:
             vt_bound, ee_bound = np.zeros_like(vt_bound), np.zeros_like(ee_bound)
         self._set_boxes(low, high)
         self._set_paths(start, end)
-        self._flat_middle = middle
         half = gap + self._half_motion(self.pair_p, self.pair_q)
         vt_reach, ee_reach = half + vt_bound, half + ee_bound
         if self._fresh:
@@ -576,15 +499,6 @@ class PatchPairs:
             one[one] = self._may_list("vertex", "triangle", P[one], Q[one], self.gap)
             other[other] = self._may_list("vertex", "triangle", Q[other], P[other], self.gap)
             both[both] = self._may_list("edge", "edge", P[both], Q[both], self.gap)
-        if self.flat is not None and moved is None:
-            before = int(one.sum() + other.sum() + both.sum())
-            self._flat_factors = np.full(self.flat.blocks, np.nan)  # computed for the blocks asked, once
-            self._flat_twist = self._flat_twists(self._flat_middle)
-            if self.flat_vt:
-                one[one] = ~self._flat_apart("vertex", "triangle", P[one], Q[one])
-                other[other] = ~self._flat_apart("vertex", "triangle", Q[other], P[other])
-            both[both] = ~self._flat_apart("edge", "edge", P[both], Q[both])
-            self.certified += before - int(one.sum() + other.sum() + both.sum())
         self.far_pairs += int(one.sum() + other.sum() + both.sum())
         vertices, triangles = (self.vertex_group, spans["vertex"]), (self.triangle_group, spans["triangle"])
         p1, t1, kept1 = self._expand("vertex", vertices, "triangle", triangles, P[one], Q[one], "vt")
