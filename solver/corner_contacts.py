@@ -40,6 +40,15 @@ _COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
 # After each pass and hold with contacts, the cloth's stretch beyond the vertices a corner holds up goes to
 # the cloth further out (solver/contact_support.py): a needle's tip held a falling cloth (robust12).
 SUPPORT_PROPAGATION = True
+# The propagation starts from each overloaded contact's nearest cloth vertex (its largest barycentric), not
+# all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
+# stretched and never shortened (both ends held), and the tip went through (round 11, needle13).
+SEED_NEAREST = True
+# A sharp tip's face contacts push along the cloth's smooth normal there (its vertex normals interpolated),
+# as far as clears the flat triangle: the flat normal of a tent's steep side slid the vertex sitting on a
+# needle's tip sideways off it (5-10 mm a substep on a 64² cloth).
+SMOOTH_TIP_NORMALS = True
+_LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
 _REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
@@ -274,7 +283,12 @@ def collide_cloth_corners(
             # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
             verts, weights = found.verts.take(found.overloaded, axis=0), found.weights.take(found.overloaded, axis=1)
             if SUPPORT_PROPAGATION:
-                propagate_support(x, x_start, verts[weights.T > 0.0], model.structural_graph, inv_mass, *support)
+                if SEED_NEAREST:
+                    nearest = np.argmax(found.beta.take(found.overloaded, axis=1), axis=0)
+                    seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
+                else:
+                    seeds = verts[weights.T > 0.0]
+                propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
 
 
 def collide_corners(
@@ -343,6 +357,9 @@ def collide_corners(
         corner_moved = point - point0
         reach += np.sqrt(dot(corner_moved, corner_moved))
     found_faces = _face_contacts(point, tri, starts, ends, gap, reach, point0)
+    if SMOOTH_TIP_NORMALS and collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
+        # is all "tips", and its cloth pushed along the smooth normal ended behind a wall)
+        found_faces = _smooth_tips(found_faces, corners.tips.take(c), triangles, p1)
     found_edges = _edge_contacts(point, tri, starts, ends, gap, reach, point0)
     if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
         found_edges = _once(found_edges, c, n)
@@ -374,6 +391,30 @@ def collide_corners(
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
     return held if keep else None
+
+
+def _smooth_tips(found, tips, triangles, p1):
+    """`_face_contacts`' contacts `found` with sharp tips (`tips`, per pair) pushed along the cloth's smooth
+    normal at the contact point (area-weighted vertex normals of cloth vertices p1 (3, N), interpolated),
+    each depth grown so the push still clears the flat triangle (see SMOOTH_TIP_NORMALS)."""
+    verts, beta, direction, pair, depth, start_gap = found
+    which = tips.take(pair).nonzero()[0]
+    if len(which) == 0:
+        return found
+    a, b, c = (p1.take(triangles[:, k], axis=1) for k in range(3))
+    face = cross(b - a, c - a)
+    ends = triangles.ravel()
+    normals = np.stack([np.bincount(ends, weights=np.repeat(face[k], 3), minlength=p1.shape[1]) for k in range(3)])
+    chosen, flat = verts.take(which, axis=0), direction.take(which, axis=1)
+    smooth = sum(normals.take(chosen[:, k], axis=1) * beta[k].take(which) for k in range(3))
+    smooth *= np.sign(dot(smooth, flat))  # (on the side the flat push goes)
+    smooth /= np.maximum(np.sqrt(dot(smooth, smooth)), _EPS)
+    cos = dot(smooth, flat)
+    use = cos > _LEAST_COS
+    direction, depth = direction.copy(), depth.copy()
+    direction[:, which] = np.where(use, smooth, flat)
+    depth[which] = depth.take(which) / np.where(use, cos, 1.0)
+    return verts, beta, direction, pair, depth, start_gap
 
 
 def _moving(collider) -> bool:
