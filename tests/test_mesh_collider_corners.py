@@ -243,3 +243,23 @@ def test_a_fine_cloth_dropped_on_a_needle_hangs_from_its_tip(kind, shape):
     assert x[:, 2].max() > v[:, 2].max()  # hanging from the tip (skewered: 0.005-0.02 m)
     assert x[:, 2].max() < v[:, 2].max() + 0.03  # not flung up nor climbing
     assert apex_above_cloth(x, triangles, v[np.argmax(v[:, 2])]) < 0.0
+
+
+@pytest.mark.parametrize(
+    "kind, n, segments",
+    [("quad", 32, 8), ("triangulated", 32, 8), ("irregular", 64, 8), ("triangulated", 64, 16)],
+)
+def test_cloth_dropped_on_a_45_degree_point_hangs_from_it(kind, n, segments):
+    """A 1 cm rod ending in a 1 cm cone (faces 45° from their mean, as a box edge's vertex's, but all
+    round): before round 11 (needle13) no corner, and every cloth was skewered (on the floor, 5-12 mm up)."""
+    from solver.corner_contacts import corners_of
+
+    v, tris = needle(radius=0.01, segments=segments, height=0.5, tip=0.01)
+    corners = corners_of(solver.TriangleMesh(v, tris))
+    apex = np.flatnonzero(np.abs(corners.points[2] - 0.5) < 1e-9)
+    assert len(apex) == 1 and corners.tips[apex[0]]  # the point is a sharp tip
+    x, triangles, worst = drop_on_needle(kind, (v, tris), n=n)
+    assert collider_edges_through_cloth(x, triangles, v, tris) == 0
+    assert worst <= 4
+    assert v[:, 2].max() < x[:, 2].max() < v[:, 2].max() + 0.03  # hanging from the point
+    assert apex_above_cloth(x, triangles, v[np.argmax(v[:, 2])]) < 0.0
