@@ -6,6 +6,7 @@ import bpy
 from bpy.props import EnumProperty
 
 from ..services import checks
+from ..services.collider_instances import shows_instances
 
 NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to make colliders."
 CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose Mesh."
@@ -13,11 +14,14 @@ CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose 
 
 def _shows_vertices(context, obj) -> bool:
     """Whether the mesh as shown has vertices: its own, or ones its modifiers make (a Geometry Nodes
-    modifier that builds the whole shape on an empty mesh; the evaluated mesh is what collides)."""
+    modifier that builds the whole shape on an empty mesh, or instances it; what shows is what collides)."""
     if len(obj.data.vertices) or not len(obj.modifiers):
         return bool(len(obj.data.vertices))
-    shown = getattr(obj.evaluated_get(context.evaluated_depsgraph_get()), "data", None)
-    return shown is not None and bool(len(getattr(shown, "vertices", ())))
+    depsgraph = context.evaluated_depsgraph_get()
+    shown = getattr(obj.evaluated_get(depsgraph), "data", None)
+    if shown is not None and len(getattr(shown, "vertices", ())):
+        return True
+    return shows_instances(obj, depsgraph)
 
 
 class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):

@@ -16,7 +16,7 @@ import bpy
 import numpy as np
 
 from ..solver.settings import MAX_FRAME, MIN_FRAME
-from . import checks, display, geometry, pin_group, preview, runs, scene_reading, tears
+from . import checks, display, geometry, pin_group, preview, runs, scene_reading, solver_params, tears
 from .steady import SteadyReads
 
 KEY_PREFIX = "VerletCloth"
@@ -110,7 +110,11 @@ class Baker:
             own = {k.name for k in obj.verlet_cloth.bake_keys} if obj.verlet_cloth.baked else set()
             scene.frame_set(self.frame_start)
             self.run = runs.start(scene, obj)
-            self.steady = SteadyReads(scene, obj, self.run.mean_edge, preview.is_ours) if steady else None
+            self.steady = (
+                SteadyReads(scene, obj, self.run.mean_edge, preview.is_ours, self.run.model.vertex_count)
+                if steady
+                else None
+            )
             self.user_keys = self._user_keys(own)
             self.positions = [self.run.rest_local.astype(np.float32)]
             self.mixes = [self._mix()]
@@ -192,6 +196,7 @@ class Baker:
         obj, settings = self.obj, self.obj.verlet_cloth
         own_action(key)
         reference = key.reference_key
+        stretch = solver_params.time_stretch(self.scene)
         names = []
         for index, local in enumerate(self.positions):
             frame = self.frame_start + index
@@ -206,7 +211,9 @@ class Baker:
             points.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
             for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
                 block.value = value
-                block.keyframe_insert("value", frame=key_frame)
+                # F-curves are read at the stretched time too (frame × Old / New): keyed there, the key
+                # shows at its own scene frame, as the preview does.
+                block.keyframe_insert("value", frame=key_frame * stretch)
                 if not settings.bake_created_action and not had_action:  # the first keyframe made them
                     settings.bake_created_animation_data = not had_anim
                     settings.bake_created_action = key.animation_data.action.name

@@ -18,7 +18,7 @@ from . import display, geometry, holding, identity, mesh_colliders, pin_group, t
 from .display import write_shape
 from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
-from .solver_params import frame_time, mean_edge_length, params_of
+from .solver_params import frame_time, mean_edge_length, params_of, time_stretch
 from .steady import SteadyReads
 
 
@@ -35,10 +35,14 @@ class Run:
     pins_world: np.ndarray
     pins_matrix: np.ndarray  # the world matrix pins_world was made with
     colliders: dict[int, tuple] = field(default_factory=dict)  # by object (identity.session_key)
+    # This run's prepared mesh collider shapes (`mesh_colliders.mesh_pose`): made at its start frame, so
+    # what it simulates does not depend on where else in the session a collider was read first.
+    collider_shapes: dict = field(default_factory=dict)
     dirty: bool = False
     first_frame: int = 0  # scene frame of the rest state (where state.frame counts from)
     mean_edge: float = 0.0  # m, mean rest edge length (automatic self-collision distance)
     torn_shown: int = 0  # torn faces already written to the mesh's tear attribute
+    time_stretch: float = 1.0  # the scene's Old / New when last stepped (tears are shown in the stretched time)
     # Frames whose fast pins or colliders asked Auto Substeps for more than it takes (solver/driven_motion.py).
     capped_frames: list[int] = field(default_factory=list)
 
@@ -94,6 +98,7 @@ def start(scene, obj) -> Run:
     matrix = world_matrix(obj)
     rest_world = geometry.to_world(matrix, rest_local)
     model = _model_for(obj, rest_world, faces, edges, topology)
+    shapes: dict = {}
     return Run(
         key=identity.key(obj),
         topology=topology,
@@ -103,7 +108,8 @@ def start(scene, obj) -> Run:
         rest_local=rest_local,
         pins_world=rest_world,
         pins_matrix=matrix,
-        colliders=collider_poses(scene, skip=obj),
+        colliders=collider_poses(scene, skip=obj, shapes=shapes),
+        collider_shapes=shapes,
         first_frame=int(scene.frame_current),
         mean_edge=mean_edge_length(model),
     )
@@ -136,7 +142,9 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
         if not (np.array_equal(weights, run.model.pin_weight) and np.array_equal(masses, run.model.mass)):
             run.model = run.model.with_pins(weights, masses)  # rebuilds the tethers: only on a real change
         run.dirty = False
-    current = collider_poses(scene, skip=obj, still_meshes=None if steady is None else steady.meshes)
+    still = None if steady is None else steady.meshes
+    current = collider_poses(scene, skip=obj, still_meshes=still, shapes=run.collider_shapes)
+    run.time_stretch = time_stretch(scene)
     matrix = world_matrix(obj)  # pins move with the object (the same targets while it stands still)
     same = np.array_equal(matrix, run.pins_matrix)
     pins_now = run.pins_world if same else geometry.to_world(matrix, run.rest_local)
@@ -144,7 +152,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     solver.step(
         run.model,
         run.state,
-        params_of(scene, settings, run.mean_edge) if params is None else params,
+        params_of(scene, settings, run.mean_edge, run.model.vertex_count) if params is None else params,
         frame_time(scene),
         colliders=colliders_between(run.colliders, current),
         pin_targets=pins_now,
@@ -167,7 +175,7 @@ def torn_frames(run: Run) -> np.ndarray:
     torn = run.state.face_torn_frame
     if torn is None:
         torn = np.full(len(run.model.faces), -1, dtype=np.int64)
-    return tears.scene_frames(torn, run.first_frame)
+    return tears.scene_frames(torn, run.first_frame, run.time_stretch)
 
 
 def show_tears(run: Run, obj) -> None:

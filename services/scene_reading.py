@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
-from . import display, geometry, mesh_colliders
+from . import collider_instances, display, geometry, mesh_colliders
 from .identity import session_key
 
 
@@ -180,23 +180,25 @@ def force_field_wind(scene) -> np.ndarray:
     return total
 
 
-def collider_poses(scene, skip=None, still_meshes: dict | None = None) -> dict[int, tuple]:
+def collider_poses(scene, skip=None, still_meshes: dict | None = None, shapes: dict | None = None) -> dict[int, tuple]:
     """Every collider's shape at the scene's current frame, keyed by object (not name: renames keep it).
 
     Objects disabled in viewports (the monitor icon, theirs or a collection's) or in a collection
     excluded from the view layer do not collide, as in Blender's Cloth and as wind fields here;
     objects only hidden (the eye) do (`Enabled`). still_meshes: a synchronous bake's cache of
     sphere and plane meshes' local vertices (`steady.SteadyReads.meshes`), read once where no
-    animation changes them.
+    animation changes them. shapes: the mesh colliders' prepared shapes to keep and reuse (a run's,
+    `mesh_colliders.mesh_pose`).
     """
     poses: dict[int, tuple] = {}
     enabled = Enabled(scene)
+    instances = collider_instances.Instances()  # the colliders' instances, walked once this frame if any shows some
     for obj in scene.objects:
         kind = obj.verlet_cloth_collider.kind
         if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"} or obj not in enabled:
             continue
         if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
-            pose = _mesh_pose(scene, obj) if kind == "MESH" and obj.type == "MESH" else None
+            pose = _mesh_pose(scene, obj, instances, shapes) if kind == "MESH" and obj.type == "MESH" else None
             if pose is not None:
                 poses[session_key(obj)] = pose
             continue  # a cloth collides with other cloths only as a mesh; an Empty cannot be one
@@ -270,7 +272,7 @@ def _evaluated_vertices(obj) -> np.ndarray:
     return read_vectors(mesh.vertices if mesh is not None else obj.data.vertices)
 
 
-def _mesh_pose(scene, obj) -> tuple | None:
+def _mesh_pose(scene, obj, instances, shapes: dict | None = None) -> tuple | None:
     """A mesh collider's pose; a cloth's from its live run when that was just stepped to this frame.
 
     A cloth with modifiers of its own after the simulation (Solidify, Displace, Subdivision...)
@@ -282,8 +284,8 @@ def _mesh_pose(scene, obj) -> tuple | None:
 
         run = runs.cached(obj)
         if run is not None and run.frame == scene.frame_current:
-            return mesh_colliders.mesh_pose(obj, world_positions=run.state.positions)
-    return mesh_colliders.mesh_pose(obj)
+            return mesh_colliders.mesh_pose(obj, world_positions=run.state.positions, entries=shapes)
+    return mesh_colliders.mesh_pose(obj, instances=instances, entries=shapes)
 
 
 def _shows_run(obj) -> bool:

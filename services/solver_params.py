@@ -17,9 +17,16 @@ def frame_range(scene, settings) -> tuple[int, int]:
     return int(settings.frame_start), int(settings.frame_end)
 
 
+def time_stretch(scene) -> float:
+    """Scene time per scene frame (Output ▸ Frame Range ▸ Time Stretching, Old / New; 1 without it): Blender
+    evaluates frame f at time f × Old / New, so animation, colliders and the Scene Time node move that much."""
+    return scene.render.frame_map_old / scene.render.frame_map_new
+
+
 def frame_time(scene) -> float:
+    """Seconds the cloth is stepped per scene frame: a frame's time, stretched as the rest of the scene."""
     fps = scene.render.fps / scene.render.fps_base
-    return 1.0 / fps
+    return time_stretch(scene) / fps
 
 
 def wind_of(scene, settings, values=None) -> tuple[float, float, float]:
@@ -48,20 +55,22 @@ def gravity_of(scene) -> tuple[float, float, float]:
     return tuple(float(g) for g in scene.gravity) if scene.use_gravity else (0.0, 0.0, 0.0)  # type: ignore[return-value]
 
 
-def auto_substeps_of(scene, mean_edge: float) -> int:
-    """The substeps Auto Substeps gives a cloth whose mean edge is `mean_edge` (m) in this scene."""
-    return auto_substeps(frame_time(scene), mean_edge, gravity_of(scene))
+def auto_substeps_of(scene, mean_edge: float, vertex_count: int = 0) -> int:
+    """The substeps Auto Substeps gives a cloth of `vertex_count` vertices whose mean edge is `mean_edge` (m)
+    in this scene."""
+    return auto_substeps(frame_time(scene), mean_edge, gravity_of(scene), vertex_count)
 
 
-def params_of(scene, settings, mean_edge: float = 0.0) -> solver.Params:
+def params_of(scene, settings, mean_edge: float = 0.0, vertex_count: int = 0) -> solver.Params:
     """Solver settings for this frame, from the settings table (solver/settings.py), each value
-    clamped to its hard range; mean_edge (m) sizes the automatic self-collision distance and substeps."""
+    clamped to its hard range; mean_edge (m) sizes the automatic self-collision distance and, with
+    vertex_count, the automatic substeps."""
     gravity = gravity_of(scene)
     values = table.cloth_values(settings)  # ~25 property reads: once a frame
     if settings.get("auto_substeps") is None and settings.get("substeps") is not None:
         values["auto_substeps"] = False  # a file from before Auto Substeps keeps the substeps it was set to
     wind = wind_of(scene, settings, values)
-    return table.params_from(values, gravity, wind, mean_edge, frame_time(scene))  # type: ignore[arg-type]
+    return table.params_from(values, gravity, wind, mean_edge, frame_time(scene), vertex_count)  # type: ignore[arg-type]
 
 
 def auto_substeps_lines(base: int, last: int, wanted: int) -> list[tuple[str, bool]]:

@@ -62,7 +62,7 @@ def _blows(scene) -> bool:
 class SteadyReads:
     """A synchronous bake's reads of what cannot change between its frames (see the module's doc)."""
 
-    def __init__(self, scene, obj, mean_edge: float, ours) -> None:
+    def __init__(self, scene, obj, mean_edge: float, ours, vertex_count: int = 0) -> None:
         quiet = not foreign_handlers(ours)
         self.params: solver.Params | None = None
         settings = obj.verlet_cloth
@@ -72,7 +72,7 @@ class SteadyReads:
             and not animates(scene, _SCENE_PATHS)
             and not (table.cloth_values(settings)["use_force_fields"] and _blows(scene))
         ):
-            self.params = params_of(scene, settings, mean_edge)
+            self.params = params_of(scene, settings, mean_edge, vertex_count)
         # Collider meshes' local vertices (and spheres' radii) by object (scene_reading.collider_poses), None:
         # read every frame.
         self.meshes: dict | None = {} if quiet else None

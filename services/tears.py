@@ -1,9 +1,10 @@
 """Torn faces in Blender: a per-face attribute and a Geometry Nodes modifier that hides them.
 
 Shape keys cannot change topology, so the mesh keeps every face. The frame each face tore at
-(scene frame) is stored in the INT face attribute `verlet_cloth_torn_at` (INTACT while whole),
-and the modifier "Verlet Cloth Tears" (node group of the same name, built once from Python and
-shared by every cloth) deletes the faces whose value is ≤ the scene's current frame. Playback,
+(scene frame; with Time Stretching, in the stretched time the Scene Time node gives: `scene_frames`)
+is stored in the INT face attribute `verlet_cloth_torn_at` (INTACT while whole), and the modifier
+"Verlet Cloth Tears" (node group of the same name, built once from Python and shared by every
+cloth) deletes the faces whose value is ≤ the scene's current frame (Scene Time). Playback,
 scrubbing, the live preview and baked shape keys all show the tear from the frame it happened.
 The modifier is added only while tearing is on and only ever removed if this add-on added it
 (its name is recorded in `Object.verlet_cloth.tear_modifier`).
@@ -110,10 +111,18 @@ def write(obj, torn_at) -> None:
     mesh.update()
 
 
-def scene_frames(face_torn_frame, first_frame: int) -> np.ndarray:
-    """Solver's per-face frame counts (-1 intact) to scene frames (INTACT for whole faces)."""
+def scene_frames(face_torn_frame, first_frame: int, stretch: float = 1.0) -> np.ndarray:
+    """Solver's per-face frame counts (-1 intact) to the frames the modifier compares with the Scene Time
+    node's frame (INTACT for whole faces): scene frames, or with Time Stretching (`stretch` = Old / New) the
+    whole stretched time at or before the tear's frame × stretch when Old ≥ New (it shows at its own frame),
+    at or after it otherwise (no whole time falls between two frames: it shows up to New / Old - 1 frames late,
+    never before the tear)."""
     torn = np.asarray(face_torn_frame, dtype=np.int64)
-    return np.where(torn >= 0, torn + int(first_frame), INTACT).astype(np.int32)
+    frames = torn + int(first_frame)
+    if stretch != 1.0:
+        at = frames * float(stretch)
+        frames = np.floor(at + 1e-6) if stretch > 1.0 else np.ceil(at - 1e-6)
+    return np.where(torn >= 0, frames, INTACT).astype(np.int32)
 
 
 def clear(obj) -> None:

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .contact import add_averaged
+from .contact import add_averaged, combined_friction
 from .contact_support import propagate_support
 from .triangles import corner_angles, cross, dot
 
@@ -225,7 +225,8 @@ class _CornerList:
         ((3, N), the collider's frame); slack: how far the corners may be from `points` (deforming). A query
         also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
         batches (as the edge pass's list)."""
-        stray = np.maximum(dot(p1 - self.anchor, p1 - self.anchor), dot(p0 - self.anchor, p0 - self.anchor))
+        end, start = p1 - self.anchor, p0 - self.anchor
+        stray = np.maximum(dot(end, end), dot(start, start))
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
         return self.c, self.t
@@ -309,7 +310,10 @@ def collide_cloth_corners(
         else:
             held = contacts.get(key)
             if held is not None and held[0] is collider.mesh and held[1].inv_mass is inv_mass:
-                pushed = _hold(collider, x, x_start, t0, t1, held[1])
+                # With friction, as the pass: frictionless, its pushes along a tented cloth's tilted normals slid a
+                # 24² cloth 12 cm off-centre on a box (docs/design.md, round 11 (creep13)).
+                mu = combined_friction(friction, collider.friction)
+                pushed = _hold(collider, x, x_start, t0, t1, held[1], mu)
                 found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
         if found is not None and len(found.overloaded) and support is not None and collider.mesh.outward:
             # Only from supports the cloth was pulled through: a cloth resting on a
@@ -332,7 +336,6 @@ def collide_corners(
 
     settle_into: where the settled pushes go (default x_start, the path's start); keep: return the contacts
     (`_Held`) for `_hold`, else None."""
-    from .contact import combined_friction
     from .mesh_collider import _MIN_GAP, _to_frame
 
     corners = _corners_of_collider(collider)
@@ -383,7 +386,7 @@ def collide_corners(
             c.take(meets),
         )
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
-    moves = [dot(e - b, e - b) for e, b in zip(ends, starts, strict=True)]
+    moves = [dot(m, m) for m in (e - b for e, b in zip(ends, starts, strict=True))]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
     corner_moved = None
     if point0 is not point:  # (a deforming mesh's corner moves too)
@@ -415,11 +418,20 @@ def collide_corners(
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
-    settle = direction * (np.minimum(start_gap, depth) * per)
-    _scatter(x, x_start if settle_into is None else settle_into, verts, weights, delta, settle, pose1)
+    rows = np.unique(verts)  # (the moved vertices once: the iterations and holds scatter to them too)
+    slots = np.searchsorted(rows, verts.T)
+    if settle_into is not None and settle_into is not x_start:
+        # A window's pass: what was within the gap where the settled push goes (the last substep's start), as
+        # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
+        contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots)
+        start_gap = _left(settle_into, contacts, pose0)  # (windows are for still meshes: one pose)
+    settle = direction * (np.clip(start_gap, 0.0, depth) * per)
+    _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
-    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, overloaded=overloaded, tips=tips)
+    held = _Held(
+        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, overloaded=overloaded, tips=tips
+    )
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
@@ -462,7 +474,8 @@ def _moving(collider) -> bool:
 
 class _Held(NamedTuple):
     """A corner pass's contacts (own frame): the cloth vertices (H, 3), their barycentrics and shares (3, H),
-    1 / the shares' weight (H,), the unit directions the cloth moves (3, H), the corners (3, H), the gap."""
+    1 / the shares' weight (H,), the unit directions the cloth moves (3, H), the corners (3, H), the gap;
+    the vertices moved (sorted) and each contact vertex's place among them (3, H)."""
 
     verts: np.ndarray
     beta: np.ndarray
@@ -472,6 +485,8 @@ class _Held(NamedTuple):
     corner: np.ndarray
     gap: float
     inv_mass: np.ndarray
+    rows: np.ndarray
+    slots: np.ndarray
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
     overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
@@ -484,13 +499,15 @@ def _left(x, held: _Held, pose) -> np.ndarray:
     moved = x.take(held.verts.T.ravel(), axis=0)
     moved = moved.T if pose is None else _to_frame(moved, *pose)
     count = len(held.verts)
-    cloth_point = sum(moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    first, second, third = (moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
+    cloth_point = first + second + third
     return held.gap - dot(held.direction, cloth_point - held.corner)
 
 
-def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None) -> np.ndarray:
+def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None, mu: float = 0.0) -> np.ndarray:
     """Jacobi iterations of the contacts at the pushed positions: each still within the gap is pushed out
-    again (with x_start, the first also settles what was within the gap there, as the pass does).
+    again (with x_start, the first also settles what was within the gap there and has Coulomb friction
+    (`mu`) on the cloth point's slide since x_start, as the pass does).
     Returns the contacts the first iteration found through the cloth (`_OVERLOADED`)."""
     first = _EMPTY
     for iteration in range(iterations):
@@ -502,26 +519,49 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
             return first
         left, per = left.take(live), held.per.take(live)
         direction = held.direction.take(live, axis=1)
+        delta = direction * (left * per)
         settle = None
         if x_start is not None:
             within = np.clip(_left(x_start, held, pose0).take(live), 0.0, left)
             settle = direction * (within * per)
-        verts, weights = held.verts.take(live, axis=0), held.weights.take(live, axis=1)
-        _scatter(x, x_start, verts, weights, direction * (left * per), settle, pose1)
+            if mu > 0.0:
+                slide = _slide(x, x_start, held, live, pose1, pose0)
+                slide -= direction * dot(slide, direction)
+                length = np.sqrt(dot(slide, slide))
+                delta -= slide * (np.minimum(1.0, mu * left / np.maximum(length, _EPS)) * per)
+        slots, weights = held.slots.take(live, axis=1), held.weights.take(live, axis=1)
+        _scatter(x, x_start, held.rows, slots, weights, delta, settle, pose1)
         x_start = None
     return first
 
 
-def _hold(collider, x, x_start, t0, t1, held: _Held) -> np.ndarray:
+def _slide(x, x_start, held: _Held, live, pose1, pose0) -> np.ndarray:
+    """The motion (3, L) of contacts `live`'s cloth points from x_start to x, relative to their corners."""
+    from .mesh_collider import _to_frame
+
+    verts, beta = held.verts.take(live, axis=0), held.beta.take(live, axis=1)
+    rows = verts.T.ravel()
+    end, start = x.take(rows, axis=0), x_start.take(rows, axis=0)
+    end = end.T if pose1 is None else _to_frame(end, *pose1)
+    start = start.T if pose0 is None else _to_frame(start, *pose0)
+    count = len(live)
+    moved = end - start
+    point = moved[:, :count] * beta[0]
+    for k in (1, 2):
+        point += moved[:, k * count : (k + 1) * count] * beta[k]
+    return point
+
+
+def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndarray:
     """Between passes: the last pass's contacts pushed out again where still within the gap (its
-    iterations' rule, the first settling as the pass does), so a corner cannot come through a cloth
-    triangle between passes (corners9: on the windows alone, 5-33 mm through). Returns the contacts
+    iterations' rule, the first settling and braking as the pass does), so a corner cannot come through a
+    cloth triangle between passes (corners9: on the windows alone, 5-33 mm through). Returns the contacts
     still within the gap (pushed)."""
     if held.moving is not None:
         corners, c = held.moving
         start = corners.points0.take(c, axis=1)
         held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
-    return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0))
+    return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0), mu)
 
 
 def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
@@ -620,11 +660,11 @@ def _barycentrics(p, a, b, c) -> np.ndarray:
     return np.stack([1.0 - v - w, v, w])
 
 
-def _scatter(x, x_start, tri, weights, delta, settle, pose1) -> None:
+def _scatter(x, x_start, rows, slots, weights, delta, settle, pose1) -> None:
     """Add each contact's delta (and settle, to the start; None: none) x its vertices' weights (3, H) to
-    the triangles' vertices (H, 3), averaged over each vertex's contacts."""
-    rows = np.unique(tri)
-    local = np.searchsorted(rows, tri.T).ravel()  # vertex k of contact h at k * H + h
+    its vertices (rows[slots], slots (3, H)), averaged over each vertex's contacts (rows a contact of
+    this call does not move are left as they are)."""
+    local = slots.ravel()  # vertex k of contact h at k * H + h
     channels = delta if settle is None else np.concatenate([delta, settle])
     weighted = (channels[:, None, :] * weights).reshape(len(channels), -1)  # (channel, vertex k * H + h)
     add_averaged(x, x_start, rows, local, weights.ravel(), weighted, pose1)

@@ -709,8 +709,9 @@ def collide_edges(
     u1, v1, d1, dist1 = u[count:], v[count:], d[:, count:], dist[count:]
     # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
     # end within the cloth edge's travel of each other.
-    travel = dot(end[0] - start[0], end[0] - start[0])
-    np.maximum(travel, dot(end[1] - start[1], end[1] - start[1]), out=travel)
+    first_moved, second_moved = end[0] - start[0], end[1] - start[1]
+    travel = dot(first_moved, first_moved)
+    np.maximum(travel, dot(second_moved, second_moved), out=travel)
     np.sqrt(travel, out=travel)
     if collider.deforming:  # and the sharp edge's
         moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
@@ -797,6 +798,9 @@ def collide_edges(
         keep = np.minimum(1.0, mu * push / np.maximum(length, _EPS))
         delta -= slide * (keep / np.where(ok, weight, 1.0))
     # The part of the push that clears what was within the gap at the start moves the start too.
+    at, v = s.take(hit), v1.take(hit)
+    sharp_a, sharp_b = a1.take(at, axis=1), b1.take(at, axis=1)
+    on_edge = None  # (each contact's closest point on its sharp edge, when needed)
     if settle is None:
         settle_into, within = x_start, gap - dist0.take(hit)
     else:  # reckoned from where the last substep started (its velocity is taken from there)
@@ -804,24 +808,25 @@ def collide_edges(
         pose_previous = collider._pose_at(t_previous)
         before = [settle_into.take(ends[:, k], axis=0) for k in (0, 1)]
         before = [m.T if pose_previous is None else _to_frame(m, *pose_previous) for m in before]
-        within = _level(a1, b1, s.take(hit), v1.take(hit), n, gap) - dot(n, _point(before, u, 0))
+        on_edge = _point([sharp_a, sharp_b], v, 0)
+        within = (dot(n, on_edge) + gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     amount = np.clip(within, 0.0, push) * per_weight
-    at = s.take(hit)
     if not keep_contacts:
         rows = np.unique(ends)
-        _scatter(x, settle_into, rows, np.searchsorted(rows, ends), wi, wj, delta, n * amount, pose1)
-        iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
+        local = np.searchsorted(rows, ends)
+        _scatter(x, settle_into, rows, local, wi, wj, delta, n * amount, pose1)
+        iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, rows, local)
         return None
-    v = v1.take(hit)
-    on_edge = _point([a1.take(at, axis=1), b1.take(at, axis=1)], v, 0)
+    if on_edge is None:
+        on_edge = _point([sharp_a, sharp_b], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     held = held._replace(draped=draped)
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
-    iterate_edge_contacts(x, ends, a1.take(at, axis=1), b1.take(at, axis=1), n, inv_mass, gap, pose1, _scatter)
+    iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)
     return held
 
 
@@ -829,8 +834,8 @@ class _Held(NamedTuple):
     """A pass's contacts, for `hold_edges` (own frame): each cloth edge's closest point's parameter u, the
     contact's unit normal, the closest point on the sharp edge and the sharp edge's unit direction (3, C);
     the rows of both ends (2C,: first ends, then second ends), the moved rows and where each end's row is
-    among them, and each end's share of its contact's push (weight x inverse mass, over how many contacts
-    its vertex has)."""
+    among them, and each end's share of its contact's push (weight x inverse mass; the hold takes the mean
+    over the vertex's contacts that press then)."""
 
     u: np.ndarray
     n: np.ndarray
@@ -850,8 +855,6 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
     ends = np.concatenate([i, j])
     rows, local = np.unique(ends, return_inverse=True)
     share = np.concatenate([wi, wj]) * np.concatenate([per_weight, per_weight])
-    count = np.bincount(local, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
-    share /= np.maximum(count, 1.0).take(local)
     return _Held(u, n, on_edge, along, gap, ends, rows, local.reshape(-1), share, inv_mass)
 
 
@@ -861,14 +864,15 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     slide over the substep, settled pushes to x_start): the point stays the gap from the sharp edge's line
     (free to go round it) and on the contact normal's side of it. Without it the constraints of the
     substeps in between drag edges under a rim (docs/design.md). A vertex in several contacts takes
-    their mean push (of all it had at the pass: one that no longer presses gives it none)."""
+    the mean push of those that press now (as the pass: of those it finds)."""
     if held.inv_mass is not inv_mass:  # (a grab changed the masses since the pass)
         return
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     ends = x.take(held.ends, axis=0)
     ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
-    point = ends[:, :count] + (ends[:, count:] - ends[:, :count]) * held.u
+    span = ends[:, count:] - ends[:, :count]
+    point = ends[:, :count] + span * held.u
     on_edge, along, edge_moved = held.on_edge, held.along, None
     if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
         on_edge, along = _on_moving_edge(held.moving, t1)
@@ -896,7 +900,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        edge = ends[:, count:] - ends[:, :count]
+        edge = span  # (no longer needed as it was)
         edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
         along_edge = edge * dot(slide, edge)
@@ -908,7 +912,13 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
     # The six sums (the push's and the settled push's axes) per moved row in one bincount.
     channels = np.concatenate([push, direction * settle])
-    weights = np.concatenate([channels, channels], axis=1) * held.share
+    # Each vertex takes the mean over its contacts that press now, as a pass does over those it finds: over all
+    # it had at the pass, those left behind diluted the push, so the rim's cloth sank in between passes and
+    # the pass threw it back out (mm each substep: the vibration that made a holed tablecloth creep).
+    pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (held.share > 0.0)
+    pressing_count = np.bincount(held.local, weights=pressing.astype(np.float64), minlength=len(held.rows))
+    mean_share = held.share / np.maximum(pressing_count, 1.0).take(held.local)
+    weights = np.concatenate([channels, channels], axis=1) * mean_share
     rows = len(held.rows)
     slots = (np.arange(6) * rows)[:, None] + held.local
     total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
@@ -936,12 +946,6 @@ def _one_face(sharp: SharpEdges, s) -> np.ndarray:
     """Whether each sharp edge s is on one face only (its `into_other` is left zero)."""
     other = sharp.into_other.take(s, axis=1)
     return (other[0] == 0.0) & (other[1] == 0.0) & (other[2] == 0.0)
-
-
-def _level(a, b, at, v, n, gap):
-    """Each contact plane's level: the normal n (3, C) times the point at v on sharp edge `at` (ends a, b
-    (3, S)), plus the gap."""
-    return dot(n, _point([a.take(at, axis=1), b.take(at, axis=1)], v, 0)) + gap
 
 
 def _offsets(points, s, t):

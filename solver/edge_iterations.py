@@ -19,13 +19,17 @@ from .triangles import dot, segment_closest
 EXTRA_ITERATIONS = 3
 
 
-def iterate_edge_contacts(x, ends, sharp_a, sharp_b, normal, inv_mass, gap: float, pose1, scatter) -> None:
+def iterate_edge_contacts(
+    x, ends, sharp_a, sharp_b, normal, inv_mass, gap: float, pose1, scatter, rows=None, local=None
+) -> None:
     """Push the cloth edges `ends` (H, 2) rows of x again off sharp edges sharp_a -> sharp_b ((3, H), the
     collider's frame) along `normal` (3, H) wherever they are still closer than the gap along it.
 
-    pose1: the collider's pose (rotation, origin) or None; scatter: edge_contacts._scatter."""
-    rows = np.unique(ends)
-    local = np.searchsorted(rows, ends)
+    pose1: the collider's pose (rotation, origin) or None; scatter: edge_contacts._scatter; rows, local: the
+    ends' vertices (np.unique) and each end's place among them (H, 2), when the pass has them."""
+    if rows is None:
+        rows = np.unique(ends)
+        local = np.searchsorted(rows, ends)
     wi_mass, wj_mass = inv_mass.take(ends[:, 0]), inv_mass.take(ends[:, 1])
     for _ in range(EXTRA_ITERATIONS):
         p = x.take(rows, axis=0)

@@ -15,6 +15,10 @@ from .topology import BEND, SHEAR, STRUCTURAL
 MIN_SUBSTEP_RATE = 384.0  # substeps per second at least: 16 a frame at 24 fps
 SAG_PER_EDGE = 0.0024  # g dt² / edge length at most
 MAX_AUTO_SUBSTEPS = 40  # a frame's cost stays within ~2.5x the floor's on very fine cloth
+# A cloth of few vertices may follow the sag rule up to MAX_SUBSTEPS, within this many vertex-substeps a
+# frame (a 64² cloth at 100). Small cloth is coarse in vertices: capped at 40, a 1.8 cm 32² tablecloth
+# (a 1 cm scene, 0.6 mm edges, asking for 110) stretched 0.85% and slid off its table in one second.
+AUTO_SUBSTEP_BUDGET = 100 * 64 * 64
 MAX_SUBSTEPS = 100  # the Substeps setting's ceiling (a preview frame stays within seconds)
 # The least automatic self-collision distance (m): at 2 × a thickness of 0, face contacts found
 # nothing (a crumple at thickness 0 ended with more intersecting faces than with it off: 190 vs 59).
@@ -129,12 +133,13 @@ class Params:
         return max(2.0 * float(self.thickness), MIN_AUTO_SELF_COLLISION_GAP)
 
 
-def auto_substeps(frame_time: float, edge_length: float, gravity=(0.0, 0.0, -9.81)) -> int:
+def auto_substeps(frame_time: float, edge_length: float, gravity=(0.0, 0.0, -9.81), vertex_count: int = 0) -> int:
     """Substeps per frame so that a substep lasts at most 1 / MIN_SUBSTEP_RATE seconds and gravity
     moves a vertex at most SAG_PER_EDGE of an edge in one: the same substep length at any frame rate,
     and more substeps for finer or smaller cloth (a 2 m cloth at 24 fps: 16 for a 64² grid, 22 for
-    128², 31 for 256²). A frame whose pins or colliders move fast takes more (`Params.substeps_follow_motion`,
-    solver/driven_motion.py)."""
+    128², 31 for 256²). The sag rule gives at most MAX_AUTO_SUBSTEPS, or up to MAX_SUBSTEPS for a cloth of
+    `vertex_count` vertices within AUTO_SUBSTEP_BUDGET (0: not known, the cap). A frame whose pins or colliders
+    move fast takes more (`Params.substeps_follow_motion`, solver/driven_motion.py)."""
     if not (np.isfinite(frame_time) and frame_time > 0.0):
         return 1
     floor = np.ceil(frame_time * MIN_SUBSTEP_RATE - 1e-9)
@@ -142,5 +147,8 @@ def auto_substeps(frame_time: float, edge_length: float, gravity=(0.0, 0.0, -9.8
     g = float(np.linalg.norm(np.asarray(gravity, dtype=np.float64)))
     if g > 0.0 and edge_length > 0.0 and np.isfinite(g * edge_length):
         sag = np.ceil(frame_time / np.sqrt(SAG_PER_EDGE * edge_length / g) - 1e-9)
-        count = max(floor, min(sag, MAX_AUTO_SUBSTEPS))  # the cap limits the sag rule, never the floor
+        cap = MAX_AUTO_SUBSTEPS
+        if vertex_count > 0:
+            cap = max(cap, min(MAX_SUBSTEPS, AUTO_SUBSTEP_BUDGET // int(vertex_count)))
+        count = max(floor, min(sag, cap))  # the cap limits the sag rule, never the floor
     return int(min(max(count, 1), MAX_SUBSTEPS))

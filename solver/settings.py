@@ -535,16 +535,17 @@ def params_from(
     wind: tuple[float, float, float] | None = None,
     mean_edge: float = 0.0,
     frame_time: float | None = None,
+    vertex_count: int = 0,
 ) -> Params:
     """Solver settings for a cloth's values (see `cloth_values`).
 
     gravity: the scene's (m/s²). wind: the whole wind (m/s) when the caller adds the scene's
     force fields to `own_wind(values)`; by default the cloth's own. mean_edge (m) sizes the
-    automatic self-collision distance and, with frame_time (s), the automatic substeps.
+    automatic self-collision distance and, with frame_time (s) and vertex_count, the automatic substeps.
     """
     fields = {s.param: values[s.name] for s in CLOTH if s.param is not None}
     if values["auto_substeps"] and frame_time is not None:
-        fields["substeps"] = auto_substeps(frame_time, mean_edge, gravity)
+        fields["substeps"] = auto_substeps(frame_time, mean_edge, gravity, vertex_count)
     fields["stretch_limit"] = values["stretch_limit"] if values["limit_stretch"] else math.inf
     fields["tear_factor"] = values["tear_factor"] if values["tear_factor"] > 1.0 else 0.0  # ≤ 1 tears at rest
     fields["self_collision_distance"] = self_collision_gap(values, mean_edge)

@@ -46,6 +46,12 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
 # 0: every substep for all.
 EDGE_PASS_WINDOWS = 1
+# A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
+# corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
+# (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
+# a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
+# Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
+LONE_SUBSTEP_JOINS_FROM = 3
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -181,6 +187,8 @@ def step(
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
     any_meshes = any(isinstance(c, MeshCollider) for c in inputs.colliders)
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
+    # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
+    join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
@@ -231,20 +239,24 @@ def step(
                 )
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
-            opens, closes = s % mesh_interval == 0, (s + 1) % mesh_interval == 0 or s == substeps - 1
-            window = None if opens else (window_start, (s - s % mesh_interval) / substeps)
-            edge_opens = s % edge_interval == 0
-            edge_closes = (s + 1) % edge_interval == 0 or s == substeps - 1
+            first, last = _window(s, mesh_interval, substeps)
+            opens, closes = s == first, s == last
+            window = None if opens else (window_start, first / substeps)
+            # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
+            corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
+            corner_window = None if s == corner_first else (window_start, corner_first / substeps)
+            edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
+            edge_opens, edge_closes = s == edge_first, s == edge_last
             collide_cloth_edges(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
-                window=None if edge_opens else (edge_window_start, (s - s % edge_interval) / substeps),
+                window=None if edge_opens else (edge_window_start, edge_first / substeps),
                 contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
             collide_cloth_corners(
-                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=window,
-                contacts=run.mesh_contacts, closes=closes, support=support,
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
+                contacts=run.mesh_contacts, closes=s == corner_last, support=support,
             )  # fmt: skip
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
@@ -274,6 +286,21 @@ def step(
     if tore:
         mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
+
+
+def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tuple[int, int]:
+    """(first, last) substep of the window of `interval` substeps holding substep s: windows from the frame's
+    start, the last cut short by the frame's end; join_lone: one of a lone substep joins the window before it,
+    when windows are LONE_SUBSTEP_JOINS_FROM substeps or longer (see there)."""
+    first = s - s % interval
+    last = min(first + interval, substeps) - 1
+    lone = substeps % interval == 1 and substeps > interval
+    if join_lone and LONE_SUBSTEP_JOINS_FROM and interval >= LONE_SUBSTEP_JOINS_FROM and lone:
+        if last == substeps - 2:
+            last += 1
+        elif first == substeps - 1:
+            first -= interval
+    return first, last
 
 
 def _mesh_interval(colliders, substeps: int, self_collision) -> int:

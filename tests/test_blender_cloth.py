@@ -273,6 +273,42 @@ def test_live_preview_matches_the_bake(blender):
         assert np.abs(baked - preview[frame - 1]).max() < 1e-3, f"frame {frame}"
 
 
+@pytest.mark.parametrize("old, new", [(100, 200), (3, 2)])
+def test_time_stretching_steps_the_stretched_time_and_the_bake_plays_as_the_preview(blender, old, new):
+    """Output ▸ Frame Range ▸ Time Stretching: Blender shows scene frame f at time f × Old / New (animation,
+    colliders). The cloth falls for that time, stays on a floor keyed to rise as the floor shows, and its
+    bake shows at each frame what the preview showed (it played at the stretched time: half speed)."""
+    frames = 24
+    stretch = old / new
+    scene = setup_scene(blender, frames)
+    scene.render.frame_map_old, scene.render.frame_map_new = old, new
+    ground = _floor(blender)
+    ground.keyframe_insert("location", frame=1)
+    ground.location.z = 0.5
+    ground.keyframe_insert("location", frame=1 + (frames - 1) * stretch)  # keyed in the stretched time
+    activate(blender, ground)
+    assert blender.ops.verlet_cloth.make_collider(kind="PLANE") == {"FINISHED"}
+    resting = _grid(blender, "Resting", height=0.05)
+    falling = _grid(blender, "Falling", height=20.0, location=(4.0, 0.0, 0.0))  # falls freely
+    for cloth in (resting, falling):
+        activate(blender, cloth)
+        assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    preview = {}
+    for frame in range(1, frames + 1):
+        scene.frame_set(frame)
+        preview[frame] = (_evaluated(blender, resting), _evaluated(blender, falling))
+        assert preview[frame][0][:, 2].min() > ground.matrix_world.translation.z - 1e-3, f"frame {frame}"
+    seconds = (frames - 1) * stretch / 24
+    drop = 20.0 - preview[frames][1][:, 2].mean()
+    assert drop == pytest.approx(0.5 * 9.81 * seconds**2, rel=0.05)  # free fall for the stretched time
+    assert preview[frames][0][:, 2].min() > 0.5 - 1e-3  # on the risen floor
+    activate(blender, resting, falling)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    for frame in range(1, frames + 1):
+        for baked, shown in zip((_evaluated(blender, resting, frame), _evaluated(blender, falling)), preview[frame]):
+            assert np.abs(baked - shown).max() < 1e-3, f"frame {frame}"
+
+
 def test_preview_jumps_hold_and_start_frame_resets(blender):
     scene = setup_scene(blender, FRAMES)
     cloth = _cloth(blender)

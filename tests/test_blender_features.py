@@ -171,6 +171,29 @@ def test_a_heavy_cloth_tears_visibly_in_the_bake_from_its_tear_frame(blender):
     assert [m.name for m in cloth.modifiers] == ["UserWeld"]
 
 
+@pytest.mark.parametrize("old, new", [(100, 200), (2, 1)])
+def test_with_time_stretching_a_tear_shows_from_the_frame_it_tore_in_the_preview_and_the_bake(blender, old, new):
+    """The tears modifier compares with the Scene Time node's frame, which Time Stretching stretches: a tear
+    showed at twice its frame (Old 100 / New 200), or in the bake a frame before it happened (Old 2 / New 1).
+    Now from its frame (slowed down: at most New / Old - 1 frames late), the bake as the preview."""
+    from bl_ext.vc_test.verlet_cloth.services import runs
+
+    frames = 24
+    scene, cloth, _ = _tearing_sheet(blender, 1.2, frames=frames)
+    scene.render.frame_map_old, scene.render.frame_map_new = old, new
+    whole = len(cloth.data.polygons)
+    preview = [_face_count(blender, cloth, f) for f in range(1, frames + 1)]
+    run = runs.cached(cloth)
+    torn = run.state.face_torn_frame
+    assert torn is not None and (torn >= 0).any(), "the cloth did not tear"
+    tore = int(torn[torn >= 0].min()) + run.first_frame  # the scene frame of the first tear
+    shown = next(frame for frame, count in enumerate(preview, start=1) if count < whole)
+    assert tore <= shown <= tore + (0 if old >= new else math.ceil(new / old) - 1)
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert [_face_count(blender, cloth, f) for f in range(1, frames + 1)] == preview
+
+
 def test_a_heavy_cloth_tears_in_the_live_preview_and_reset_mends_it(blender):
     scene, cloth, _ = _tearing_sheet(blender, 1.2)
     whole = len(cloth.data.polygons)

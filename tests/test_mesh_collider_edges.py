@@ -166,7 +166,9 @@ def test_a_coarse_cloth_dropped_off_centre_stays_on_a_box(n, shift, triangulated
     # pass no longer depends on which face of the box's rims comes first: 0.17 and -0.11 before, 0.20 with no
     # cloth edge caught through a face at all; docs/design.md, round 10 (drift12))
     assert np.abs(x[middle, :2]).max() < 0.3
-    assert np.abs(x[:, :2].mean(axis=0)).max() < 0.2
+    # Where it landed, as Blender's Cloth (16²: mean x 0.057, 24²: 0.062 at (0.05, 0.03)): the corners' hold
+    # between passes had no friction, and the 24² cloth crept to 0.17 (docs/design.md, round 11 (creep13)).
+    assert np.abs(x[:, :2].mean(axis=0) - shift).max() < 0.05
     inside = (np.abs(x[:, :2]) < 0.399).all(axis=1) & (x[:, 2] < 0.799)  # (1 mm into the box)
     assert not inside.any()
 
@@ -187,6 +189,28 @@ def _table():
     return np.concatenate(parts), np.concatenate([tris + 8 * k for k in range(len(boxes))])
 
 
+def _deepest_in_table(x) -> float:
+    """How deep the deepest vertex lies inside the top or a leg of `_table` (negative: all outside)."""
+    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
+    boxes += [((bx, by, 0.365), (0.07, 0.07, 0.73)) for bx in (-0.42, 0.42) for by in (-0.27, 0.27)]
+    return max(
+        float((np.asarray(size) / 2 - np.abs(x - np.asarray(centre))).min(axis=1).max()) for centre, size in boxes
+    )
+
+
+def test_a_triangulated_cloth_landing_on_a_table_never_ends_a_frame_inside_it():
+    # A frame's lone last substep joins the edge and corner passes' window before it; the vertex pass's taking
+    # it too (a window of 4) left a vertex 4.1 mm inside the top at impact (frame 13; docs/design.md,
+    # round 11 (tablecost13)).
+    vertices, faces = solver.grid(64, 64, size=2.0, height=1.0)
+    model = solver.build_model(vertices, solver.meshes.triangulated(faces))
+    state = model.initial_state()
+    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    for frame in range(16):
+        solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
+        assert _deepest_in_table(state.positions) < 0.0, frame + 1
+
+
 def test_a_cloth_dropped_centred_on_a_table_stays_centred():
     # Cloth edges through a rim's face were caught on the edge's first triangle only, so which face (the top
     # or the side) and which half of it came from the triangulation: out across the rim in the top's plane
@@ -201,3 +225,21 @@ def test_a_cloth_dropped_centred_on_a_table_stays_centred():
     x = state.positions
     assert np.abs(x[:, :2].mean(axis=0)).max() < 0.02
     assert x[:, 2].max() == pytest.approx(0.77 + solver.Params().thickness, abs=0.03)  # on the top
+
+
+def test_a_cloth_with_a_hole_dropped_on_a_table_stays_where_it_lands():
+    # Its off-centre hole (over the table's +x rim) leaves the -x side heavier, which only friction holds.
+    # The rims' cloth vibrated (the edge hold's pushes diluted by contacts no longer pressing, the corners'
+    # windowed pass settling from the window's start), so friction slid everywhere: the cloth crept to a
+    # mean x of -0.20 m by frame 96 (rest -0.034; Blender's Cloth -0.036; docs/design.md, round 11 (creep13)).
+    vertices, faces = solver.meshes.holed_grid(32, size=2.0)
+    model = solver.build_model(vertices + (0.0, 0.0, 1.0), faces)
+    state = model.initial_state()
+    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    for _ in range(96):
+        solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
+    x = state.positions
+    moved = x[:, :2].mean(axis=0) - vertices[:, :2].mean(axis=0)
+    assert np.abs(moved).max() < 0.1
+    on_top = np.argmin(np.linalg.norm(vertices[:, :2] - (-0.2, 0.0), axis=1))  # (the hole is at x > 0.1)
+    assert x[on_top, 2] == pytest.approx(0.77 + solver.Params().thickness, abs=0.01)

@@ -143,7 +143,7 @@ def test_thickness_and_offset_beyond_the_range_would_not_stay_finite():
 
 
 def test_auto_substeps_keep_one_substep_length_and_grow_for_fine_or_small_cloth():
-    from solver.params import MAX_AUTO_SUBSTEPS, auto_substeps
+    from solver.params import MAX_AUTO_SUBSTEPS, MAX_SUBSTEPS, auto_substeps
 
     edge = 2.0 / 63  # a 2 m 64² grid
     assert auto_substeps(1 / 24, edge) == 16
@@ -151,6 +151,10 @@ def test_auto_substeps_keep_one_substep_length_and_grow_for_fine_or_small_cloth(
     assert auto_substeps(1 / 24, edge / 4) == 30  # a quarter of the edge: twice the sag rule's 15 at this edge
     assert auto_substeps(1 / 24, 1e-4) == MAX_AUTO_SUBSTEPS
     assert auto_substeps(1 / 5, 1e-4) == 77  # the cap limits the edge rule, not the 384 a second
+    # A cloth of few vertices follows the edge rule further (a 1 cm scene's cloth), within a budget.
+    assert auto_substeps(1 / 24, 0.02 / 31, vertex_count=32 * 32) == MAX_SUBSTEPS
+    assert auto_substeps(1 / 24, 0.05 / 31, vertex_count=32 * 32) == 67
+    assert auto_substeps(1 / 24, 1e-4, vertex_count=128 * 128) == MAX_AUTO_SUBSTEPS
     assert auto_substeps(1 / 24, edge, gravity=(0, 0, 0)) == 16  # no gravity: the floor
     assert auto_substeps(1 / 24, 0.0) == 16 and auto_substeps(0.0, edge) == 1
     values = settings.cloth_values({})

@@ -98,7 +98,7 @@ class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
         sub.prop(settings, "substeps")
         run = runs.cached(context.active_object)
         if settings.auto_substeps and run is not None:
-            count = solver_params.auto_substeps_of(context.scene, run.mean_edge)
+            count = solver_params.auto_substeps_of(context.scene, run.mean_edge, run.model.vertex_count)
             state = run.state
             for text, warns in solver_params.auto_substeps_lines(count, state.last_substeps, state.wanted_substeps):
                 for index, line in enumerate(textwrap.wrap(text, 44)):

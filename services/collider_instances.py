@@ -1,0 +1,174 @@
+"""A mesh collider's instances: what its Geometry Nodes (Instance on Points without Realize Instances), its
+particle systems (rendered as objects) or its vertex/face instancing show beside its own mesh.
+
+Geometry Nodes instances are read from the collider's evaluated geometry where Blender gives it
+(`Object.evaluated_geometry`, 5.0: the transforms in bulk); otherwise (4.2; particles, vertex instancing,
+instanced objects or collections) from the evaluated depsgraph's instance list (`Depsgraph.object_instances`,
+instancer = the collider), walked once for all colliders at the first question (`Instances`), and only for
+colliders that can instance at all (`may_instance`). Each distinct instanced mesh is read once (foreach_get)
+and placed by all its instances' matrices in one NumPy product: hundreds of small instances cost at most a
+loop over instances (the walk), never over their vertices.
+Instances of non-mesh data (curves, text, point clouds) are not read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import display, tears
+from .identity import session_key
+
+_OWN_GROUPS = (display.GROUP_NAME, tears.GROUP_NAME)  # the add-on's own node groups instance nothing
+
+
+def may_instance(obj) -> bool:
+    """Whether the object can show instances: a Geometry Nodes modifier (not the add-on's), a particle system,
+    or instancing on its vertices or faces."""
+    if obj.instance_type in {"VERTS", "FACES"}:
+        return True
+    for modifier in obj.modifiers:
+        if modifier.type == "PARTICLE_SYSTEM":
+            return True
+        if modifier.type == "NODES":
+            group = modifier.node_group
+            if group is not None and not group.name.startswith(_OWN_GROUPS):
+                return True
+    return False
+
+
+def _mesh_arrays(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """((n, 3) float64 vertices, (t, 3) int32 triangles) of an evaluated mesh (its triangles are cached by Blender)."""
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("vertices", triangles)
+    return co.reshape(-1, 3).astype(np.float64), triangles.reshape(-1, 3)
+
+
+def _is_mesh_collider(obj) -> bool:
+    settings = getattr(obj, "verlet_cloth_collider", None)
+    return obj.type == "MESH" and settings is not None and settings.kind == "MESH" and may_instance(obj)
+
+
+Placed = list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per mesh: vertices (n, 3), triangles (t, 3), (k, 4, 4)
+NESTING = 8  # instances of instances read this deep (Blender's own limit is deeper; nodes rarely nest more)
+
+
+def _nodes_only(obj) -> bool:
+    """Whether every instance the object shows comes from its modifiers' geometry (no particles, no vertex or
+    face instancing: those are only in the depsgraph's instance list)."""
+    return obj.instance_type not in {"VERTS", "FACES"} and not any(m.type == "PARTICLE_SYSTEM" for m in obj.modifiers)
+
+
+def _from_geometry(evaluated) -> Placed | None:
+    """The instances in the evaluated object's geometry (`Object.evaluated_geometry`, Blender 5.0 here), their
+    transforms in the object's space read in bulk, no walk over the scene's instances; None where that API is
+    missing (4.2) or an instance is an object or a collection (the walk reads those)."""
+    geometry_of = getattr(evaluated, "evaluated_geometry", None)
+    return None if geometry_of is None else _placed_in(geometry_of(), NESTING)
+
+
+def _placed_in(geometry, depth: int) -> Placed | None:
+    cloud = geometry.instances_pointcloud()
+    if cloud is None:
+        return []
+    transforms_attribute = cloud.attributes.get("instance_transform")
+    which_attribute = cloud.attributes.get(".reference_index")
+    if transforms_attribute is None or which_attribute is None:
+        return None
+    count = len(cloud.points)
+    flat = np.empty(count * 16, dtype=np.float32)
+    transforms_attribute.data.foreach_get("value", flat)
+    transforms = flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)  # stored column by column
+    which = np.empty(count, dtype=np.int32)
+    which_attribute.data.foreach_get("value", which)
+    placed: Placed = []
+    for index, reference in enumerate(geometry.instance_references()):
+        if not hasattr(reference, "instances_pointcloud"):  # an object or a collection
+            return None
+        mine = transforms[which == index]
+        if not len(mine):
+            continue
+        if reference.mesh is not None:
+            vertices, triangles = _mesh_arrays(reference.mesh)
+            if len(triangles):
+                placed.append((vertices, triangles, mine))
+        nested = _placed_in(reference, depth - 1) if depth > 0 else []
+        if nested is None:
+            return None
+        for vertices, triangles, inner in nested:
+            placed.append((vertices, triangles, (mine[:, None] @ inner[None]).reshape(-1, 4, 4)))
+    return placed
+
+
+def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
+    """Every wanted instancer's instances in the depsgraph's instance list, with their world matrices: one
+    pass over all the scene's instances (a loop over instances, each distinct mesh read once)."""
+    meshes: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by the mesh's address, valid during the walk
+    matrices: dict[int, dict[int, list]] = {}
+    parents: dict[int, int | None] = {}  # instancer's address -> its session key, or None when not wanted
+    for instance in depsgraph.object_instances:
+        if not instance.is_instance or instance.parent is None:
+            continue
+        parent = instance.parent
+        key = parents.get(parent.as_pointer(), -1)  # -1: not seen yet (session keys are >= 0)
+        if key == -1:
+            original = parent.original
+            key = parents[parent.as_pointer()] = session_key(original) if wanted(original) else None
+        source = instance.object
+        if key is None or source.type != "MESH":
+            continue
+        mesh = source.data
+        address = mesh.as_pointer()
+        if address not in meshes:
+            meshes[address] = _mesh_arrays(mesh)
+        matrices.setdefault(key, {}).setdefault(address, []).append(np.array(instance.matrix_world))
+    placed = {
+        key: [(*meshes[address], np.array(found)) for address, found in by_mesh.items() if len(meshes[address][1])]
+        for key, by_mesh in matrices.items()
+    }
+    return {key: found for key, found in placed.items() if found}
+
+
+class Instances:
+    """The mesh colliders' instances at one evaluation of the scene (a frame): from each collider's geometry
+    where Blender gives it (`_from_geometry`), else from one walk of the depsgraph's instance list shared by
+    all colliders. Make one per reading of the scene: instances move with the frame and with edits.
+
+    wanted(original object): which instancers the walk keeps (mesh colliders that may instance)."""
+
+    def __init__(self, wanted=_is_mesh_collider) -> None:
+        self.wanted = wanted
+        self._walked: dict[int, Placed] | None = None
+
+    def of(self, obj, matrix: np.ndarray, depsgraph) -> tuple[np.ndarray, np.ndarray] | None:
+        """(vertices (M*3,) float32 in the space of `obj` (world matrix `matrix`), triangles (T, 3) int32) of
+        the instances `obj` shows in `depsgraph`, or None when it shows none."""
+        placed = _from_geometry(obj.evaluated_get(depsgraph)) if _nodes_only(obj) else None
+        if placed is None:
+            if self._walked is None:
+                self._walked = walk(depsgraph, self.wanted)
+            try:
+                to_local = np.linalg.inv(matrix)
+            except np.linalg.LinAlgError:  # flattened by a scale 0: M M+ M = M puts them back where they show
+                to_local = np.linalg.pinv(matrix)
+            walked = self._walked.get(session_key(obj), [])
+            placed = [(vertices, tris, to_local @ worlds) for vertices, tris, worlds in walked]
+        if not placed:
+            return None
+        points, triangles, start = [], [], 0
+        for vertices, tris, local in placed:  # local: (k, 4, 4), each instance in the collider's space
+            points.append((np.einsum("kij,nj->kni", local[:, :3, :3], vertices) + local[:, None, :3, 3]).reshape(-1))
+            offsets = start + len(vertices) * np.arange(len(local), dtype=np.int32)
+            triangles.append((tris[None] + offsets[:, None, None]).reshape(-1, 3))
+            start += len(vertices) * len(local)
+        return np.concatenate(points).astype(np.float32), np.concatenate(triangles).astype(np.int32)
+
+
+def shows_instances(obj, depsgraph) -> bool:
+    """Whether `obj` shows mesh instances with triangles in `depsgraph` as it stands (not evaluated again)."""
+    if not may_instance(obj):
+        return False
+    key = session_key(obj)
+    found = Instances(lambda original: session_key(original) == key)
+    return found.of(obj, np.array(obj.evaluated_get(depsgraph).matrix_world), depsgraph) is not None
