@@ -6,9 +6,13 @@ and the pull on that triangle grows with the cloth hanging from it (2-3 mm more 
 a substep at the end) until the tip is through it (docs/design.md, round 10 (robust12)). Pins escape this
 with their tethers; a contact has none. Here, after the corner pass, the cloth's structural edges are
 projected ring by ring outward from the held vertices, the side nearer the support kept fixed (as if
-infinitely heavy), each edge shortened by the stretching of this substep only and never below (1 + slack)
-x its rest length (stretch only, as the long-range limits): the falling cloth beyond stops instead of
-pulling the tip's triangle down (all the stretch at once flung the cloth up). It reaches as far (along
+infinitely heavy), each edge shortened to (1 + slack) x its rest length (stretch only, as the long-range
+limits): the falling cloth beyond stops instead of pulling the tip's triangle down. This substep's
+stretching is stopped (x alone moves: no velocity left towards the stretch); the stretch an edge had at
+the substep's start is removed with the start moved alike (no velocity added: removing all of it from x
+alone flung the cloth up). Kept, that old stretch held a 64² cloth's first ring round the tip 50-70 %
+stretched, so the sweep pulled the held vertex 2-4 cm down every substep and the tip went through
+(docs/design.md, round 11 (needle13)). It reaches as far (along
 the cloth at rest) as a stretch wave travels in the substep, sqrt(stiffness / areal density) x its length
 (0.6-0.7 m at the defaults and 16 substeps at 24 fps; unbounded, cloth tangled through a thin pyramid),
 and stops at the first ring where no edge stretches by more than STRETCH_TOLERANCE (a resting drape pays
@@ -25,7 +29,7 @@ import numpy as np
 from .topology import STRUCTURAL
 
 _EPS = 1e-12
-KEEP_OLD_STRETCH = True
+SETTLE_OLD_STRETCH = True  # False: the stretch an edge started the substep with stays (round 10)
 STRETCH_TOLERANCE = 1e-3  # of the rest length: less stretching in a substep is left to the sweeps
 _HARD_REACH = 16  # structural edges (at rest, the median) a hard cloth's support reaches: the long-range limits' span
 
@@ -75,7 +79,7 @@ def propagate_support(
     (rows of x, in place), moving only each edge's outer end (averaged over its inner neighbours), up
     to `reach` from them along the cloth at rest; pinned vertices (inverse mass 0) stay. The share of a
     correction that removes stretch the edge already had at the substep's start (x_start) moves the
-    start too: only this substep's stretching is stopped (no rebound; all of it flung the cloth up)."""
+    start too (in place): that share adds no velocity (all of it from x alone flung the cloth up)."""
     n = len(x)
     fixed = np.zeros(n, dtype=bool)
     frontier = np.unique(held_vertices)
@@ -104,18 +108,22 @@ def propagate_support(
         length, limit = length.take(over), limit.take(over)
         d0 = x_start.take(outer, axis=0) - x_start.take(inner, axis=0)
         started = np.sqrt(np.einsum("ij,ij->i", d0, d0))
-        if KEEP_OLD_STRETCH:  # stop only this substep's stretching: the stretch it started with stays
-            limit = np.maximum(limit, np.minimum(started, length))
+        old = np.maximum(np.minimum(started, length) - limit, 0.0)  # the stretch it started the substep with
+        if not SETTLE_OLD_STRETCH:  # (round 10: stop only this substep's stretching, the old stays)
+            limit, old = limit + old, old * 0.0
         growing = (length - limit > STRETCH_TOLERANCE * rest.take(over)).nonzero()[0]
         if len(growing) == 0:
             return  # (a resting drape's edges stretch by round-off)
         inner, outer, d, along = inner.take(growing), outer.take(growing), d.take(growing, axis=0), along.take(growing)
-        length, limit = length.take(growing), limit.take(growing)
-        d *= ((length - limit) / np.maximum(length, _EPS))[:, None]
+        length, limit, old = length.take(growing), limit.take(growing), old.take(growing)
+        d /= np.maximum(length, _EPS)[:, None]  # unit, inner to outer
+        settled = d * old[:, None]
+        d *= (length - limit)[:, None]
         rows, at = np.unique(outer, return_inverse=True)
         share = np.bincount(at, minlength=len(rows)).astype(np.float64)
         for k in range(3):
             x[rows, k] -= np.bincount(at, weights=d[:, k], minlength=len(rows)) / share
+            x_start[rows, k] -= np.bincount(at, weights=settled[:, k], minlength=len(rows)) / share
         fixed[rows] = True
         frontier = rows
         order = np.argsort(at, kind="stable")

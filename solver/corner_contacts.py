@@ -40,6 +40,15 @@ _COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
 # After each pass and hold with contacts, the cloth's stretch beyond the vertices a corner holds up goes to
 # the cloth further out (solver/contact_support.py): a needle's tip held a falling cloth (robust12).
 SUPPORT_PROPAGATION = True
+# The propagation starts from each overloaded contact's nearest cloth vertex (its largest barycentric), not
+# all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
+# stretched and never shortened (both ends held), and the tip went through (round 11, needle13).
+SEED_NEAREST = True
+# A sharp tip's face contacts push along the cloth's smooth normal there (its vertex normals interpolated),
+# as far as clears the flat triangle: the flat normal of a tent's steep side slid the vertex sitting on a
+# needle's tip sideways off it (5-10 mm a substep on a 64² cloth).
+SMOOTH_TIP_NORMALS = True
+_LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
 _REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
@@ -58,7 +67,7 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
     ids = weld.reshape(-1).take(triangles)
     angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
-    pointed, mean, least = pointed_mask(ids, normals, len(places), angles, with_mean=True, with_least=True)
+    pointed, mean, tip = pointed_mask(ids, normals, len(places), angles, with_mean=True, with_tips=True)
     which = pointed.nonzero()[0]
     if mesh is not None and mesh.outward and len(which):
         from .edge_contacts import inside_just_off
@@ -66,16 +75,39 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
         hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
         which = which.take((~hidden).nonzero()[0])
     points = np.ascontiguousarray(places[which].T)
-    return (points, least.take(which) < _COS_SHARP_TIP) if tips else points
+    return (points, tip.take(which)) if tips else points
 
 
-def pointed_mask(ids, normals, n: int, angles, with_mean=False, sorting=None, with_least=False):
+# A point whose faces turn less than POINTED_ANGLE from their mean but all round it (a cone's tip of half-angle
+# 45°, an 8-segment rod's point: 45°, a box edge's vertex's angle) is a corner and a sharp tip too: its faces'
+# normals spread across their mean more than a cone's of ROUND_ANGLE would in its lesser direction (a box
+# edge's vertex spreads in one plane: 0; a 16-segment rod's cap rim 0.02, an 8-segment one's 0.08, a 45°
+# point 0.27). Before, every cloth hanging on a 45° point was skewered (round 11, needle13).
+ROUND_POINTS = True
+_ROUND_SPREAD = 0.5 * math.sin(math.radians(40.0)) ** 2  # (0.21: a cone of half-angle 50° all round)
+_COS_ROUND = math.cos(math.radians(40.0))
+
+
+def _spread_all_round(ids, corner_normals, weights, mean, n):
+    """Per vertex, the lesser spread of its faces' normals across their mean (the smaller nonzero eigenvalue
+    of their weighted tangential scatter): a cone's tip spreads all round, a box edge's vertex in one plane."""
+    t = corner_normals - mean.take(ids, axis=1) * dot(corner_normals, mean.take(ids, axis=1))
+    total = np.maximum(np.bincount(ids, weights=weights, minlength=n), _EPS)
+    s = {}
+    for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)):
+        s[i, j] = np.bincount(ids, weights=weights * t[i] * t[j], minlength=n) / total
+    trace = s[0, 0] + s[1, 1] + s[2, 2]
+    minors = s[0, 0] * s[1, 1] - s[0, 1] ** 2 + s[0, 0] * s[2, 2] - s[0, 2] ** 2 + s[1, 1] * s[2, 2] - s[1, 2] ** 2
+    return 0.5 * (trace - np.sqrt(np.maximum(trace * trace - 4.0 * minors, 0.0)))
+
+
+def pointed_mask(ids, normals, n: int, angles, with_mean=False, sorting=None, with_tips=False):
     """Which of n vertices are pointed, for triangles (T, 3) of vertex ids with unit normals (3, T) and
     interior angles (T, 3) (each face's normal weighs by its angle at the vertex, so how a face is split
     into triangles does not move the mean: a fan-capped cylinder's rim is not pointed, and a triangulated
     cube's corners are all alike; with_mean: and the unit mean of each vertex's faces' normals, (3, n);
-    sorting: the corners sorted by id and where each id starts there, when kept; with_least: and last each
-    vertex's least cos between a face normal and their mean)."""
+    sorting: the corners sorted by id and where each id starts there, when kept; with_tips: and last which
+    are sharp tips, SHARP_TIP_ANGLE or pointed by their normals' spread all round alone (a 45° point))."""
     ids = ids.ravel()  # each triangle corner's vertex
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     weights = angles.ravel()
@@ -89,9 +121,19 @@ def pointed_mask(ids, normals, n: int, angles, with_mean=False, sorting=None, wi
     else:
         order, starts = sorting
     least[ids.take(order.take(starts))] = np.minimum.reduceat(cos.take(order), starts)
-    found = (least < _COS_POINTED, mean) if with_mean else (least < _COS_POINTED,)
-    if with_least:
-        found = (*found, least)
+    pointed = least < _COS_POINTED
+    tips = least < _COS_SHARP_TIP
+    # (the lesser spread is at most half the tangential spread: faces < 40° from the mean cannot reach it)
+    candidate = ~pointed & (least < _COS_ROUND)
+    if ROUND_POINTS and candidate.any():
+        at = candidate.take(ids).nonzero()[0]
+        spread = _spread_all_round(ids.take(at), corner_normals.take(at, axis=1), weights.take(at), mean, n)
+        round_point = candidate & (spread > _ROUND_SPREAD)
+        pointed |= round_point
+        tips |= round_point
+    found = (pointed, mean) if with_mean else (pointed,)
+    if with_tips:
+        found = (*found, tips)
     return found if len(found) > 1 else found[0]
 
 
@@ -118,13 +160,13 @@ class _Corners:
         table = kept_edge_table(mesh)  # (its ids numbered as the triangles were given: `place` maps them)
         normals = mesh.normals if table.place is None else mesh.normals.take(table.place, axis=1)
         sorting = (table.corner_order, table.corner_starts)
-        which, least = _EMPTY, np.zeros(0)
+        which, tip = _EMPTY, np.zeros(0, dtype=bool)
         if table.places:
             angles = corner_angles(mesh.a, mesh.b, mesh.c)
             angles = angles if table.place is None else angles.take(table.place, axis=0)
-            pointed, least = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting, with_least=True)
+            pointed, tip = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting, with_tips=True)
             which = pointed.nonzero()[0]
-        self.tips = least.take(which) < _COS_SHARP_TIP
+        self.tips = tip.take(which)
         flat = table.ids.ravel()
         slot = np.empty(table.places, dtype=np.int64)
         slot[flat] = np.arange(len(flat))  # a triangle corner at each welded vertex
@@ -278,7 +320,12 @@ def collide_cloth_corners(
             # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
             verts, weights = found.verts.take(found.overloaded, axis=0), found.weights.take(found.overloaded, axis=1)
             if SUPPORT_PROPAGATION:
-                propagate_support(x, x_start, verts[weights.T > 0.0], model.structural_graph, inv_mass, *support)
+                if SEED_NEAREST:
+                    nearest = np.argmax(found.beta.take(found.overloaded, axis=1), axis=0)
+                    seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
+                else:
+                    seeds = verts[weights.T > 0.0]
+                propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
 
 
 def collide_corners(
@@ -346,6 +393,9 @@ def collide_corners(
         corner_moved = point - point0
         reach += np.sqrt(dot(corner_moved, corner_moved))
     found_faces = _face_contacts(point, tri, starts, ends, gap, reach, point0)
+    if SMOOTH_TIP_NORMALS and collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
+        # is all "tips", and its cloth pushed along the smooth normal ended behind a wall)
+        found_faces = _smooth_tips(found_faces, corners.tips.take(c), triangles, p1)
     found_edges = _edge_contacts(point, tri, starts, ends, gap, reach, point0)
     if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
         found_edges = _once(found_edges, c, n)
@@ -386,6 +436,30 @@ def collide_corners(
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
     return held if keep else None
+
+
+def _smooth_tips(found, tips, triangles, p1):
+    """`_face_contacts`' contacts `found` with sharp tips (`tips`, per pair) pushed along the cloth's smooth
+    normal at the contact point (area-weighted vertex normals of cloth vertices p1 (3, N), interpolated),
+    each depth grown so the push still clears the flat triangle (see SMOOTH_TIP_NORMALS)."""
+    verts, beta, direction, pair, depth, start_gap = found
+    which = tips.take(pair).nonzero()[0]
+    if len(which) == 0:
+        return found
+    a, b, c = (p1.take(triangles[:, k], axis=1) for k in range(3))
+    face = cross(b - a, c - a)
+    ends = triangles.ravel()
+    normals = np.stack([np.bincount(ends, weights=np.repeat(face[k], 3), minlength=p1.shape[1]) for k in range(3)])
+    chosen, flat = verts.take(which, axis=0), direction.take(which, axis=1)
+    smooth = sum(normals.take(chosen[:, k], axis=1) * beta[k].take(which) for k in range(3))
+    smooth *= np.sign(dot(smooth, flat))  # (on the side the flat push goes)
+    smooth /= np.maximum(np.sqrt(dot(smooth, smooth)), _EPS)
+    cos = dot(smooth, flat)
+    use = cos > _LEAST_COS
+    direction, depth = direction.copy(), depth.copy()
+    direction[:, which] = np.where(use, smooth, flat)
+    depth[which] = depth.take(which) / np.where(use, cos, 1.0)
+    return verts, beta, direction, pair, depth, start_gap
 
 
 def _moving(collider) -> bool:

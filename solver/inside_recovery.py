@@ -2,13 +2,15 @@
 
 The mesh collider's passes keep a vertex outside a closed surface by its path (a crossing) or by its
 distance (within the gap of a face, pushed out); a vertex that is inside deeper than the gap with no
-crossing in its path (a deforming collider that moved too fast for its triangles' linear motion, or
-one that appears around the cloth) has no contact and stays inside for good. Once a frame, for
+crossing in its path (a deforming collider that moved too fast for its triangles' linear motion, a
+collider that appears or jumps around the cloth, a cloth started inside one) has no contact and stays
+inside for good. Once a frame, for
 closed meshes only (an open mesh or a sheet has no inside: a vertex beyond it stays where it came
 from), the free vertices inside the mesh's box are tested by ray parity (a vertical ray, triangles
 binned by their xy boxes, a top-left rule on shared edges so a ray through an edge or a vertex counts
 one crossing), and each vertex inside goes to its nearest surface point plus the gap, outward; its
-start moves with it (no velocity added). Measured in docs/design.md (round 10 (robust12)).
+start moves with it (no velocity added). Measured in docs/design.md (round 10 (robust12); still and
+rigid meshes: round 11 (needle13)).
 """
 
 from __future__ import annotations

@@ -60,6 +60,9 @@ EXACT_MOVING_CROSSINGS = True
 # A closed deforming mesh's free vertices found inside deeper than the gap at a frame's end go out to its
 # nearest surface (solver/inside_recovery.py; docs/design.md, round 10 (robust12)).
 INSIDE_RECOVERY = True
+# Still and rigid closed meshes too: one that appears or jumps round the cloth (a pose set without motion),
+# or a cloth started inside one, left 42-82 vertices of a curtain inside for good (round 11 (needle13)).
+RIGID_INSIDE_RECOVERY = True
 _FAST_MOTION = 1.0  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 # The vertex list's query compares its boxes with the triangles' (`BoxGroups`) instead of asking the grid
@@ -552,7 +555,7 @@ class MeshCollider:
             found = contacts.get(self.mesh)
             settle = (*settle, None if found is None else found[3])  # the rows `hold` kept on the surface
         self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction, settle)
-        if t1 >= 1.0 and self.deforming and INSIDE_RECOVERY:  # once a frame, on its last pass
+        if t1 >= 1.0 and INSIDE_RECOVERY and (self.deforming or RIGID_INSIDE_RECOVERY):  # once a frame, last pass
             self.recover_inside(x, x_start if settle is None else settle[0], active, thickness)
         if contacts is None or self.deforming or settle is None:
             return
