@@ -63,6 +63,7 @@ INSIDE_RECOVERY = True
 # Still and rigid closed meshes too: one that appears or jumps round the cloth (a pose set without motion),
 # or a cloth started inside one, left 42-82 vertices of a curtain inside for good (round 11 (needle13)).
 RIGID_INSIDE_RECOVERY = True
+_INSIDE_CHECKED = "inside checked"  # (a key of the run's memory per collider: the mesh and pose last checked)
 _FAST_MOTION = 1.0  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
 # The vertex list's query compares its boxes with the triangles' (`BoxGroups`) instead of asking the grid
@@ -422,6 +423,13 @@ def _rotation_between(r0: np.ndarray, r1: np.ndarray, t: float) -> np.ndarray:
     return r0 @ step
 
 
+def _same_pose(a, b) -> bool:
+    """Whether two poses ((rotation, origin) or None: the mesh's own frame) are the same."""
+    if a is None or b is None:
+        return a is None and b is None
+    return bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]))
+
+
 def _rigid(matrix) -> tuple[np.ndarray, np.ndarray]:
     m = np.asarray(matrix, dtype=np.float64)
     if m.shape != (4, 4):
@@ -556,7 +564,8 @@ class MeshCollider:
             settle = (*settle, None if found is None else found[3])  # the rows `hold` kept on the surface
         self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction, settle)
         if t1 >= 1.0 and INSIDE_RECOVERY and (self.deforming or RIGID_INSIDE_RECOVERY):  # once a frame, last pass
-            self.recover_inside(x, x_start if settle is None else settle[0], active, thickness)
+            if self._inside_check_due(contacts):
+                self.recover_inside(x, x_start if settle is None else settle[0], active, thickness)
         if contacts is None or self.deforming or settle is None:
             return
         if len(contacts) > 8:  # (meshes no longer used)
@@ -567,6 +576,18 @@ class MeshCollider:
             normal, level, has = touched
             which = has.nonzero()[0]
             contacts[self.mesh] = (rows.take(which), normal.take(which, axis=1), level.take(which), None)
+
+    def _inside_check_due(self, kept) -> bool:
+        """Whether the deep-inside recovery runs this frame. Deforming meshes: every frame. A still or rigid
+        mesh's passes catch every path through its surface, so a vertex can only come to lie deep inside it
+        when the mesh appears or jumps round the cloth, or at a run's start: the first frame with `kept` (the
+        run's memory for this collider) and frames that do not start where the last checked one ended (the
+        check cost the 64² torus and ball drapes ~2 ms a frame, a fifth of the plain step, every frame)."""
+        if self.deforming or kept is None:
+            return True
+        last = kept.get(_INSIDE_CHECKED)
+        kept[_INSIDE_CHECKED] = (self.mesh, self._pose_at(1.0))
+        return last is None or last[0] is not self.mesh or not _same_pose(last[1], self._pose_at(0.0))
 
     def recover_inside(self, x, starts, active, thickness: float) -> None:
         """Free vertices (rows of x where `active`, a mask, or the rows it lists) deeper than the gap inside
