@@ -21,21 +21,12 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the lifting box, shared with the test
 
-FRAME = 1 / 24
-HALF, RISE, REST, GRAVITY = 0.4, 1.0, 20, 9.81
+from solver_scenes import FRAME, HALF, REST, RISE, bottom_at, box  # noqa: E402
+
+GRAVITY = 9.81
 AFTER = 30  # frames of flight after the stop
-
-
-def box(bottom: float):
-    v = np.array([[x, y, z] for x in (-HALF, HALF) for y in (-HALF, HALF) for z in (bottom, bottom + 0.8)], float)
-    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    return v, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
-
-
-def bottom_at(frame: int, frames: int) -> float:
-    """The box's bottom at the end of frame index `frame` (0-based)."""
-    return -0.6 + min(max(frame + 1 - REST, 0), frames) * RISE / frames
 
 
 def summary(heights_over, centre, com, speed_at_stop, frames: int) -> dict:

@@ -54,3 +54,22 @@ def curtain(n: int = 24):
     weight = np.zeros(n * n)
     weight[:n] = 1.0
     return cloth, faces, weight
+
+
+# A box under a draped cloth, rising RISE m in some frames after resting REST frames
+# (tests/test_mesh_collider_deforming_lift.py, bench/rigid_lift.py).
+HALF = 0.4  # the box's half width (m); it is 0.8 m tall
+RISE = 1.0  # m, in `frames` frames, after resting still for REST frames
+REST = 20
+
+
+def box(bottom: float):
+    """(vertices, triangles) of the rising box with its bottom at `bottom`."""
+    v = np.array([[x, y, z] for x in (-HALF, HALF) for y in (-HALF, HALF) for z in (bottom, bottom + 0.8)], float)
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return v, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+
+
+def bottom_at(frame: int, frames: int) -> float:
+    """The box's bottom at the end of frame index `frame` (0-based)."""
+    return -0.6 + min(max(frame + 1 - REST, 0), frames) * RISE / frames

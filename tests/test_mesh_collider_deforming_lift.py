@@ -5,29 +5,15 @@ stays on top of it (nothing inside). The edge pass's pushes out across a moving 
 
 import numpy as np
 import pytest
+from solver_scenes import FRAME, HALF, REST, RISE, bottom_at, box
 
 import solver
 from solver import meshes
 
-FRAME = 1 / 24
-HALF = 0.4  # the box's half width (m); it is 0.8 m tall
-RISE = 1.0  # m, in `frames` frames, after resting still for REST frames
-REST = 20
 GRAVITY = 9.81
 # Above a ballistic throw from the top: the cloth's spread and tension (measured up to 0.1 m above; 0.26
 # to 3.5 m above before the fix).
 ABOVE_BALLISTIC = 0.15
-
-
-def box(bottom: float):
-    v = np.array([[x, y, z] for x in (-HALF, HALF) for y in (-HALF, HALF) for z in (bottom, bottom + 0.8)], float)
-    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    return v, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
-
-
-def bottom_at(frame: int, frames: int) -> float:
-    """The box's bottom at the end of frame index `frame` (0-based)."""
-    return -0.6 + min(max(frame + 1 - REST, 0), frames) * RISE / frames
 
 
 def cloth(kind: str):
