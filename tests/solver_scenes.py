@@ -107,23 +107,24 @@ def legs():
     return vertices, np.concatenate(triangles), leg
 
 
-def swung(vertices, leg, frame: int) -> np.ndarray:
-    """The legs swung in opposite directions about the hip's x axis (~1.5 m/s at the hem's height)."""
+def swung(vertices, leg, frame: float, swing: float = SWING, period: float = PERIOD) -> np.ndarray:
+    """The legs swung `swing` rad each way about the hip's x axis, in opposite directions, every `period` frames
+    (the defaults: ~1.5 m/s at the hem's height)."""
     out = vertices.copy()
     for side in (-1.0, 1.0):
         on = leg == side
-        angle = side * SWING * np.sin(2 * np.pi * frame / PERIOD)
+        angle = side * swing * np.sin(2 * np.pi * frame / period)
         cos, sin = np.cos(angle), np.sin(angle)
         y, z = vertices[on, 1], vertices[on, 2] - HIP
         out[on, 1], out[on, 2] = cos * y - sin * z, sin * y + cos * z + HIP
     return out
 
 
-def skirt(triangulated: bool):
-    """A straight 32 × 16 skirt from the waist (r 0.215 m, z 1.02) to the hem (r 0.26 m, z 0.3); the waist pinned."""
+def skirt(triangulated: bool, hem: float = 0.26):
+    """A straight 32 × 16 skirt from the waist (r 0.215 m, z 1.02) to the hem (r `hem`, z 0.3); the waist pinned."""
     angle = np.arange(32) * (2 * np.pi / 32)
     t = np.linspace(0.0, 1.0, 17)[:, None]
-    radius, z = 0.215 + 0.045 * t, 1.02 - 0.72 * t
+    radius, z = 0.215 + (hem - 0.215) * t, 1.02 - 0.72 * t
     vertices = np.stack([radius * np.cos(angle), radius * np.sin(angle), np.broadcast_to(z, (17, 32))], -1)
     i, j = np.meshgrid(np.arange(16), np.arange(32), indexing="ij")
     a, b = (i * 32 + j).ravel(), (i * 32 + (j + 1) % 32).ravel()
