@@ -87,6 +87,7 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 # (`rounded_radius`); False: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
 ROUNDED_EDGES = True
 ROUNDED_MOST = 4.0  # cloth edges: the largest such radius
+ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -102,7 +103,7 @@ class SharpEdges:
         self.still = start is None
         table = None if start is None else kept_edge_table(mesh)
         self.tri, self.k, other, other_k, thin = _sharp_edges(
-            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
         self.thin = thin & (start is None)
@@ -379,12 +380,14 @@ def frame_sharp_edges(collider, radius: float = 0.0, rounded: float = 0.0) -> Sh
 
 
 def _sharp_edges(
-    triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None, rounded: float = 0.0
-):
+    triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None,
+    rounded: float = 0.0, outward: int = 0,
+):  # fmt: skip
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
-    but the cloth's edges span it) or `rounded` (never thin: see `rounded_radius`). Vertices at the same
+    but the cloth's edges span it) or, convex on a closed mesh (`outward`: +1 or -1, the side its normals
+    face), `rounded` (never thin: see `rounded_radius`). Vertices at the same
     place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
     above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
     there), else -1.
@@ -407,7 +410,13 @@ def _sharp_edges(
         narrow, wide = np.minimum(one, other), np.maximum(one, other)
         half_sine = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
         bend = 2.0 * radius * half_sine
-        bent |= narrow < np.maximum(bend, 2.0 * rounded * half_sine)
+        bent |= narrow < bend
+        if rounded > 0.0 and outward:
+            # Convex: the second face's far corner lies inside the first face's plane.
+            far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
+            on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
+            convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+            bent |= convex & (narrow < 2.0 * rounded * half_sine)
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
@@ -654,11 +663,13 @@ def rounded_radius(edge: float, gap: float) -> float:
     edges (at thickness 0 every bend would be sharp)."""
     if not ROUNDED_EDGES or edge <= 0.0:
         return 0.0
-    return min(edge * edge / (4.0 * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
+    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
 
 
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
-    rounded = rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP))
+    rounded = (
+        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP)) if collider.mesh.outward else 0.0
+    )
     if collider.deforming:
         return frame_sharp_edges(collider, radius, rounded)
     return sharp_edges_of(collider.mesh, radius, rounded)
