@@ -66,6 +66,18 @@ def window_settled_pushes(normal, depth, previous, end, slowed, carry):
     return which, push.take(which, axis=1)
 
 
+def vertex_places(vertices: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, places): the distinct vertices (sorted) among `vertices` (any shape, ids below n) and each
+    one's place among them, as np.unique(vertices, return_inverse=True) gives them for a 1-D array, by
+    marks over the n vertices (~12 against ~36 us for a pass's few hundred contact ends at 4,096)."""
+    mark = np.zeros(n, dtype=bool)
+    mark[vertices] = True
+    rows = mark.nonzero()[0]
+    place = np.empty(n, dtype=np.int64)
+    place[rows] = np.arange(len(rows))
+    return rows, place.take(vertices)
+
+
 def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
     """Add contact pushes to vertices, each vertex taking the mean over the contacts that move it.
 

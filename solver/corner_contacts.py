@@ -23,8 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .contact import add_averaged, combined_friction
+from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
+from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -285,8 +286,6 @@ def collide_cloth_corners(
     ended behind a wall (docs/design.md, round 8 (edgewin10)).
     support: (slack, reach) of the shock propagation from the vertices a corner holds up after every pass
     and hold with contacts (`contact_support.propagate_support`); None: none."""
-    from .mesh_collider import MeshCollider
-
     meshes = [
         (index, c) for index, c in enumerate(colliders) if isinstance(c, MeshCollider) and len(_corners_of_collider(c))
     ]
@@ -336,8 +335,6 @@ def collide_corners(
 
     settle_into: where the settled pushes go (default x_start, the path's start); keep: return the contacts
     (`_Held`) for `_hold`, else None."""
-    from .mesh_collider import _MIN_GAP, _to_frame
-
     corners = _corners_of_collider(collider)
     if len(corners) == 0 or len(triangles) == 0:
         return
@@ -379,12 +376,10 @@ def collide_corners(
     if len(meets) == 0:
         return
     if len(meets) < len(t):
-        point, point0, tri, c = (
-            point.take(meets, axis=1),
-            point0.take(meets, axis=1),
-            tri.take(meets, axis=0),
-            c.take(meets),
-        )
+        # (a still corner's start is its end: one array, so the hold need not follow it)
+        point0 = point0.take(meets, axis=1) if collider.deforming else None
+        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
+        point0 = point if point0 is None else point0
         ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
     moves = [dot(m, m) for m in (e - b for e, b in zip(ends, starts, strict=True))]
     reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
@@ -418,8 +413,7 @@ def collide_corners(
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
-    rows = np.unique(verts)  # (the moved vertices once: the iterations and holds scatter to them too)
-    slots = np.searchsorted(rows, verts.T)
+    rows, slots = vertex_places(verts.T, n)  # (the moved vertices once: the iterations and holds scatter to them too)
     if settle_into is not None and settle_into is not x_start:
         # A window's pass: what was within the gap where the settled push goes (the last substep's start), as
         # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
@@ -494,8 +488,6 @@ class _Held(NamedTuple):
 
 def _left(x, held: _Held, pose) -> np.ndarray:
     """How far each contact's cloth point at x lies within the gap of its corner, along its direction."""
-    from .mesh_collider import _to_frame
-
     moved = x.take(held.verts.T.ravel(), axis=0)
     moved = moved.T if pose is None else _to_frame(moved, *pose)
     count = len(held.verts)
@@ -537,8 +529,6 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
 
 def _slide(x, x_start, held: _Held, live, pose1, pose0) -> np.ndarray:
     """The motion (3, L) of contacts `live`'s cloth points from x_start to x, relative to their corners."""
-    from .mesh_collider import _to_frame
-
     verts, beta = held.verts.take(live, axis=0), held.beta.take(live, axis=1)
     rows = verts.T.ravel()
     end, start = x.take(rows, axis=0), x_start.take(rows, axis=0)
