@@ -25,6 +25,7 @@ import numpy as np
 
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
+from .edge_contacts import squared_stray
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 
@@ -220,14 +221,14 @@ class _CornerList:
         self.anchor = np.full((3, n), np.inf)
         self.c = self.t = _EMPTY
         self.order: np.ndarray | None = None  # the corners by x
+        self._stray, self._step = np.empty(n), np.empty((3, n))  # (reused every pass)
 
     def pairs(self, points, p0, p1, slack: float = 0.0):
         """(corner, cloth triangle) pairs for corners `points` (3, C) and cloth vertices moving p0 -> p1
         ((3, N), the collider's frame); slack: how far the corners may be from `points` (deforming). A query
         also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
         batches (as the edge pass's list)."""
-        end, start = p1 - self.anchor, p0 - self.anchor
-        stray = np.maximum(dot(end, end), dot(start, start))
+        stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
         return self.c, self.t
@@ -405,9 +406,10 @@ def collide_corners(
     ok = total > 0.0
     per = np.where(ok, 1.0 / np.where(ok, total, 1.0), 0.0)
     delta = direction * (depth * per)  # per unit of each vertex's (share x inverse mass)
+    flat = verts.T.ravel()  # (the first vertices, then the second, then the third)
     mu = combined_friction(cloth_friction, collider.friction)
     if mu > 0.0:  # Coulomb friction on the cloth's point at the contact, relative to the corner
-        slide = sum((p1.take(verts[:, k], axis=1) - p0.take(verts[:, k], axis=1)) * beta[k] for k in range(3))
+        slide = _at_points(p1.take(flat, axis=1) - p0.take(flat, axis=1), beta)
         if corner_moved is not None:
             slide -= corner_moved.take(at, axis=1)
         slide -= direction * dot(slide, direction)
@@ -417,14 +419,14 @@ def collide_corners(
     if settle_into is not None and settle_into is not x_start:
         # A window's pass: what was within the gap where the settled push goes (the last substep's start), as
         # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
-        contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots)
+        contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat)
         start_gap = _left(settle_into, contacts, pose0)  # (windows are for still meshes: one pose)
     settle = direction * (np.clip(start_gap, 0.0, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
     held = _Held(
-        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, overloaded=overloaded, tips=tips
+        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat, overloaded=overloaded, tips=tips
     )
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
@@ -481,6 +483,7 @@ class _Held(NamedTuple):
     inv_mass: np.ndarray
     rows: np.ndarray
     slots: np.ndarray
+    flat: np.ndarray  # (3H,) the contacts' first vertices, then their second, then their third (verts.T.ravel())
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
     overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
@@ -488,12 +491,17 @@ class _Held(NamedTuple):
 
 def _left(x, held: _Held, pose) -> np.ndarray:
     """How far each contact's cloth point at x lies within the gap of its corner, along its direction."""
-    moved = x.take(held.verts.T.ravel(), axis=0)
+    moved = x.take(held.flat, axis=0)
     moved = moved.T if pose is None else _to_frame(moved, *pose)
-    count = len(held.verts)
-    first, second, third = (moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
-    cloth_point = first + second + third
-    return held.gap - dot(held.direction, cloth_point - held.corner)
+    cloth_point = _at_points(moved, held.beta)
+    cloth_point -= held.corner
+    return held.gap - dot(held.direction, cloth_point)
+
+
+def _at_points(columns: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """The contacts' cloth points (3, H) from their vertices' columns (3, 3H; first vertices, then second, then
+    third) and barycentrics beta (3, H): vertex by vertex, in that order (one product and one sum)."""
+    return (columns.reshape(3, 3, -1) * beta).sum(axis=1)
 
 
 def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None, mu: float = 0.0) -> np.ndarray:
@@ -509,37 +517,42 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
             first = (left > _OVERLOADED * held.gap).nonzero()[0]
         if len(live) == 0:
             return first
-        left, per = left.take(live), held.per.take(live)
-        direction = held.direction.take(live, axis=1)
+        every = len(live) == len(left)  # (then the contacts' arrays as they are: no takes)
+        per = held.per if every else held.per.take(live)
+        direction = held.direction if every else held.direction.take(live, axis=1)
+        if not every:
+            left = left.take(live)
         delta = direction * (left * per)
         settle = None
         if x_start is not None:
-            within = np.clip(_left(x_start, held, pose0).take(live), 0.0, left)
+            within = _left(x_start, held, pose0)
+            within = np.clip(within if every else within.take(live), 0.0, left)
             settle = direction * (within * per)
             if mu > 0.0:
-                slide = _slide(x, x_start, held, live, pose1, pose0)
+                slide = _slide(x, x_start, held, None if every else live, pose1, pose0)
                 slide -= direction * dot(slide, direction)
                 length = np.sqrt(dot(slide, slide))
                 delta -= slide * (np.minimum(1.0, mu * left / np.maximum(length, _EPS)) * per)
-        slots, weights = held.slots.take(live, axis=1), held.weights.take(live, axis=1)
+        if every:
+            slots, weights = held.slots, held.weights
+        else:
+            slots, weights = held.slots.take(live, axis=1), held.weights.take(live, axis=1)
         _scatter(x, x_start, held.rows, slots, weights, delta, settle, pose1)
         x_start = None
     return first
 
 
 def _slide(x, x_start, held: _Held, live, pose1, pose0) -> np.ndarray:
-    """The motion (3, L) of contacts `live`'s cloth points from x_start to x, relative to their corners."""
-    verts, beta = held.verts.take(live, axis=0), held.beta.take(live, axis=1)
-    rows = verts.T.ravel()
+    """The motion (3, L) of contacts `live`'s cloth points from x_start to x, relative to their corners
+    (live None: all the contacts')."""
+    if live is None:
+        rows, beta = held.flat, held.beta
+    else:
+        rows, beta = held.verts.take(live, axis=0).T.ravel(), held.beta.take(live, axis=1)
     end, start = x.take(rows, axis=0), x_start.take(rows, axis=0)
     end = end.T if pose1 is None else _to_frame(end, *pose1)
     start = start.T if pose0 is None else _to_frame(start, *pose0)
-    count = len(live)
-    moved = end - start
-    point = moved[:, :count] * beta[0]
-    for k in (1, 2):
-        point += moved[:, k * count : (k + 1) * count] * beta[k]
-    return point
+    return _at_points(end - start, beta)
 
 
 def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndarray:

@@ -255,11 +255,11 @@ class _EdgeList:
     def pairs(self, inv_mass, p0, p1, grid):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
-        stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
+        stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         np.sqrt(stray, out=stray)
         if (stray > self.reach).any():
             self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
-        moved = _squared_stray(p0, p1, self.last, self._moved, self._step)
+        moved = squared_stray(p0, p1, self.last, self._moved, self._step)
         self.last[...] = p1
         if len(self.e) == 0:
             return None
@@ -325,7 +325,7 @@ class _EdgeList:
             self.apart = np.concatenate([self.apart, apart])
 
 
-def _squared_stray(p0, p1, reference, out, step) -> np.ndarray:
+def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     """Each vertex's squared distance from `reference` (3, N), the larger at the substep's start and end."""
     np.subtract(p1, reference, out=step)
     step *= step
