@@ -90,8 +90,12 @@ def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
     k = len(weighted)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
     at = (np.arange(k) * len(rows))[:, None] + slots
     total = np.bincount(at.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
-    total = total.take(touched, axis=1) / count.take(touched)
-    who = rows.take(touched)
+    if len(touched) == len(rows):  # (every row: no takes)
+        total /= count
+        who = rows
+    else:
+        total = total.take(touched, axis=1) / count.take(touched)
+        who = rows.take(touched)
     x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
     if k > 3:
         x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T

@@ -314,7 +314,8 @@ def collide_cloth_corners(
                 # 24² cloth 12 cm off-centre on a box (docs/design.md, round 11 (creep13)).
                 mu = combined_friction(friction, collider.friction)
                 pushed = _hold(collider, x, x_start, t0, t1, held[1], mu)
-                found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
+                if len(pushed) and support is not None:  # (the sharp tips' among them: the propagation's seeds)
+                    found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
         if found is not None and len(found.overloaded) and support is not None and collider.mesh.outward:
             # Only from supports the cloth was pulled through: a cloth resting on a
             # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
