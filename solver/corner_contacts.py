@@ -56,6 +56,7 @@ _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid 
 _REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
 _EPS = 1e-12
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NEXT_VERTEX = np.array([1, 2, 0])  # each cloth triangle edge's second vertex (edges 0-1, 1-2, 2-0)
 
 
 def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None, tips=False):
@@ -362,16 +363,13 @@ def collide_corners(
         start_point = corners.points0.take(c, axis=1)
         point, point0 = start_point + (point - start_point) * t1, start_point + (point - start_point) * t0
     tri = triangles.take(t, axis=0)
-    ends = [p1.take(tri[:, k], axis=1) for k in range(3)]
-    starts = [p0.take(tri[:, k], axis=1) for k in range(3)]
+    # The triangles' vertices at the end and the start, (3, 3, P) (axis, vertex k, pair): one take each.
+    flat = tri.T.ravel()
+    ends3, starts3 = p1.take(flat, axis=1).reshape(3, 3, -1), p0.take(flat, axis=1).reshape(3, 3, -1)
     # Only triangles whose swept box comes within the gap of the corner can touch it (most listed pairs
     # on a draped table are a skin away).
-    high = np.maximum(
-        np.maximum(np.maximum(ends[0], ends[1]), np.maximum(ends[2], starts[0])), np.maximum(starts[1], starts[2])
-    )
-    low = np.minimum(
-        np.minimum(np.minimum(ends[0], ends[1]), np.minimum(ends[2], starts[0])), np.minimum(starts[1], starts[2])
-    )
+    high = np.maximum(ends3.max(axis=1), starts3.max(axis=1))
+    low = np.minimum(ends3.min(axis=1), starts3.min(axis=1))
     high -= np.minimum(point, point0)
     low -= np.maximum(point, point0)
     meets = ((high >= -gap).all(axis=0) & (low <= gap).all(axis=0)).nonzero()[0]
@@ -382,9 +380,11 @@ def collide_corners(
         point0 = point0.take(meets, axis=1) if collider.deforming else None
         point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
         point0 = point if point0 is None else point0
-        ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
-    moves = [dot(m, m) for m in (e - b for e, b in zip(ends, starts, strict=True))]
-    reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
+        ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
+    ends, starts = [ends3[:, k] for k in range(3)], [starts3[:, k] for k in range(3)]
+    moves = ends3 - starts3
+    moves *= moves
+    reach = 2.0 * gap + np.sqrt(moves.sum(axis=0).max(axis=0))  # (each vertex's squared motion, the largest)
     corner_moved = None
     if point0 is not point:  # (a deforming mesh's corner moves too)
         corner_moved = point - point0
@@ -393,7 +393,7 @@ def collide_corners(
     if SMOOTH_TIP_NORMALS and collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
         # is all "tips", and its cloth pushed along the smooth normal ended behind a wall)
         found_faces = _smooth_tips(found_faces, corners.tips.take(c), triangles, p1)
-    found_edges = _edge_contacts(point, tri, starts, ends, gap, reach, point0)
+    found_edges = _edge_contacts(point, tri, starts3, ends3, gap, reach, point0)
     if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
         found_edges = _once(found_edges, c, n)
     verts, beta, direction, at, depth, start_gap = (
@@ -603,10 +603,11 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
 def _edge_contacts(point, tri, starts, ends, gap: float, reach, point0):
     """Corners closer than the gap to the middle of a cloth triangle's edge (under a ridge of tented
     cloth, where the corner projects into neither triangle), kept on the side of the edge they started
-    on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0)."""
+    on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0).
+    starts, ends: the triangles' vertices (3, 3, P) (axis, vertex, pair), C-contiguous."""
     # The three edges (0-1, 1-2, 2-0) stacked as columns [0, P), [P, 2P), [2P, 3P): one set of calls.
-    a0, b0 = np.concatenate(starts, axis=1), np.concatenate([starts[1], starts[2], starts[0]], axis=1)
-    a1, b1 = np.concatenate(ends, axis=1), np.concatenate([ends[1], ends[2], ends[0]], axis=1)
+    a0, b0 = starts.reshape(3, -1), starts.take(_NEXT_VERTEX, axis=1).reshape(3, -1)
+    a1, b1 = ends.reshape(3, -1), ends.take(_NEXT_VERTEX, axis=1).reshape(3, -1)
     corner = np.concatenate([point, point, point], axis=1)
     corner0 = corner if point0 is point else np.concatenate([point0, point0, point0], axis=1)
     u0, u1 = _along(corner0, a0, b0), _along(corner, a1, b1)
