@@ -91,11 +91,9 @@ def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
     at = (np.arange(k) * len(rows))[:, None] + slots
     total = np.bincount(at.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
     if len(touched) == len(rows):  # (every row: no takes)
-        total /= count
-        who = rows
+        mean, who = total / count, rows
     else:
-        total = total.take(touched, axis=1) / count.take(touched)
-        who = rows.take(touched)
-    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
+        mean, who = total.take(touched, axis=1) / count.take(touched), rows.take(touched)
+    x[who] += mean[:3].T if pose1 is None else mean[:3].T @ pose1[0].T  # own-frame offsets to world
     if k > 3:
-        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T
+        x_start[who] += mean[3:].T if pose1 is None else mean[3:].T @ pose1[0].T
