@@ -86,7 +86,8 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 # Convex bends rounder than SHARP_ANGLE are sharp too where a cloth edge spans enough of them to dip through
 # (`rounded_radius`); False: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
 ROUNDED_EDGES = True
-ROUNDED_MOST = 4.0  # cloth edges: the largest such radius
+ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
+# lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
@@ -686,7 +687,7 @@ def rounded_radius(edge: float, gap: float) -> float:
     `gap` off it: an edge lying round a bend of radius r dips edge² / (8 r) between its ends, so its middle
     comes within half the gap of the surface below edge² / (4 gap) (a skirt's 5 cm hem edges cut 1-3 mm into
     8.5 cm legs whose 16 faces meet at 22.5°; docs/design.md, round 12 (skirt15)). At most ROUNDED_MOST
-    edges (at thickness 0 every bend would be sharp)."""
+    edges (at thickness 0 every bend would be sharp, and a coarse cloth made a whole torus sharp)."""
     if not ROUNDED_EDGES or edge <= 0.0:
         return 0.0
     return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
