@@ -153,6 +153,32 @@ def test_make_cloth_says_when_its_parent_deforms_it_without_a_modifier(blender):
     assert "deforms it without" in " ".join(seen)  # the panel says it too
 
 
+def test_make_cloth_says_when_an_armature_modifier_carries_the_simulated_cloth(blender):
+    """A garment skinned by an Armature modifier: the cloth is simulated first in the stack, so the modifier moves
+    the simulated shape with the rig afterwards. A curtain carried 0.6 m by its bone into a box showed 18 vertices
+    inside the box and no swing (parented to the bone: it swings, none inside); Make Cloth said nothing, and the
+    parent-deform note even advised an Armature modifier."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    rig = blender.data.objects.new("Rig", blender.data.armatures.new("Rig"))
+    blender.context.scene.collection.objects.link(rig)
+    cloth.modifiers.new("Smooth it", "SMOOTH")  # moves vertices by the mesh alone: nothing to say
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert checks.cloth_notes(cloth) == []
+    skin = cloth.modifiers.new("Skin to Rig", "ARMATURE")
+    skin.object = rig
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Skin to Rig' moves the simulated cloth again" in notes[0]
+    assert "Parent" in notes[0]
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
+    skin.show_viewport = skin.show_render = False  # turned off in the stack: nothing to say
+    assert checks.cloth_notes(cloth) == []
+    cloth.parent, cloth.parent_type = rig, "ARMATURE"
+    assert "Lattice modifier instead" not in " ".join(checks.cloth_notes(cloth))  # no longer the advice
+
+
 def test_cloths_in_an_excluded_collection_are_not_simulated_until_included_again(blender):
     """Alternatives kept in an excluded collection (or one disabled in viewports) are not evaluated by Blender:
     the preview simulated them anyway, every frame (four hidden 48² cloths made playback 5x slower)."""
