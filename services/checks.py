@@ -98,32 +98,36 @@ def parent_deform_note(obj) -> str | None:
         return None
     return (
         f"Its parent '{parent.name}' deforms it without a modifier (parent type {obj.parent_type.title()}): "
-        "the live preview does not show that deformation and a bake does. To carry the cloth, parent it as "
-        "Object or Bone instead (Object ▸ Parent) and pin it."
+        "the live preview does not show that deformation and a bake does. Deform it with an Armature modifier "
+        "instead (Object ▸ Parent ▸ Armature Deform makes one), or parent it as Object or Bone."
     )
 
 
 # Modifiers that carry the mesh by another object (a rig, a lattice, a curve, a hook, a cage): after the cloth
-# in the stack they move the simulated shape again, which the simulation never sees.
+# in the stack they move the simulated shape again. The cloth follows Armature modifiers it can (carrying.py).
 CARRYING_MODIFIERS = frozenset({"ARMATURE", "LATTICE", "CURVE", "HOOK", "MESH_DEFORM", "SURFACE_DEFORM"})
 
 
 def carrying_modifiers_note(obj) -> str | None:
-    """What to tell the user when `obj`'s own modifiers carry the simulated cloth (an Armature skinning a garment),
-    or None. The cloth is simulated first in the stack, so such a modifier moves its result rigidly with the rig:
-    the cloth does not swing with that motion and collides where it would be without it (a curtain carried
-    0.6 m by its bone into a box showed 18 vertices inside the box, where the same curtain parented to the bone
-    swings and stays out)."""
+    """What to tell the user when `obj`'s own modifiers carry the simulated cloth in a way it does not follow, or
+    None. Such a modifier moves the simulated shape rigidly with the rig: the cloth does not swing with that motion
+    and collides where it would be without it (a curtain carried 0.6 m by a Lattice or an unfollowed Armature
+    into a box shows vertices inside the box)."""
+    from .carrying import followed_modifiers  # noqa: PLC0415 - carrying reads the add-on's own modifiers
+
+    followed = {m.name for m in followed_modifiers(obj)}
     names = [
-        f"'{m.name}'" for m in obj.modifiers if m.type in CARRYING_MODIFIERS and (m.show_viewport or m.show_render)
+        f"'{m.name}'"
+        for m in obj.modifiers
+        if m.type in CARRYING_MODIFIERS and (m.show_viewport or m.show_render) and m.name not in followed
     ]
     if not names:
         return None
     return (
         f"{', '.join(names)} move{'s' if len(names) == 1 else ''} the simulated cloth again after the simulation: "
-        "the cloth does not swing with that motion and collides where it would be without it. To carry the cloth, "
-        "parent it to the bone or object (Object ▸ Parent ▸ Bone or Object) and pin it; to simulate the deformed "
-        "shape, apply the modifier (Object ▸ Apply) and press Make Cloth again."
+        "the cloth does not swing with that motion and collides where it would be without it. The cloth follows "
+        "Armature modifiers first in the stack that deform by vertex groups (no Bone Envelopes, Preserve Volume "
+        "or Multi Modifier); otherwise parent the cloth to the bone or object (Object ▸ Parent) and pin it."
     )
 
 
