@@ -10,8 +10,8 @@ groups (linear blend skinning): each vertex's deformation is one affine map, the
 bones' pose × inverse rest matrices. The run starts from and pins to the skinned rest shape, and what it writes
 (the preview's positions, the bake's keys) goes back through the inverse maps, so after the modifier the mesh
 shows the simulated positions exactly. Followed: the leading Armature modifiers right after the add-on's own,
-deforming by vertex groups without envelopes, Preserve Volume or Multi Modifier; any other modifier that carries
-the mesh is only reported (`checks.carrying_modifiers_note`).
+deforming by vertex groups without envelopes, Preserve Volume, Multi Modifier or bendy bones; any other modifier
+that carries the mesh is only reported (`checks.carrying_modifiers_note`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def _ours(obj, modifier) -> bool:
 
 
 def followed(modifier) -> bool:
-    """Whether this Armature modifier's deformation can be followed (vertex groups, linear blending)."""
+    """Whether this Armature modifier's deformation can be followed (vertex groups, linear blending, no B-Bones)."""
     return (
         modifier.type == "ARMATURE"
         and modifier.show_viewport
@@ -41,6 +41,8 @@ def followed(modifier) -> bool:
         and not modifier.use_deform_preserve_volume
         and not modifier.use_multi_modifier
         and not modifier.vertex_group
+        # Bendy bones deform by where a vertex lies along them: not one affine map per vertex.
+        and not any(bone.use_deform and bone.bbone_segments > 1 for bone in modifier.object.data.bones)
     )
 
 

@@ -126,8 +126,8 @@ def carrying_modifiers_note(obj) -> str | None:
     return (
         f"{', '.join(names)} move{'s' if len(names) == 1 else ''} the simulated cloth again after the simulation: "
         "the cloth does not swing with that motion and collides where it would be without it. The cloth follows "
-        "Armature modifiers first in the stack that deform by vertex groups (no Bone Envelopes, Preserve Volume "
-        "or Multi Modifier); otherwise parent the cloth to the bone or object (Object ▸ Parent) and pin it."
+        "Armature modifiers first in the stack that deform by vertex groups (no Bone Envelopes, Preserve Volume, "
+        "Multi Modifier or bendy bones); otherwise parent the cloth to the bone or object (Object ▸ Parent) and pin it."
     )
 
 
