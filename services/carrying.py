@@ -29,9 +29,10 @@ def _ours(obj, modifier) -> bool:
     return modifier == display.own_modifier(obj) or modifier == tears.own_modifier(obj)
 
 
-def followed(modifier) -> bool:
-    """Whether this Armature modifier's deformation can be followed (vertex groups, linear blending, no B-Bones)."""
-    return (
+def followed(obj, modifier) -> bool:
+    """Whether this Armature modifier's deformation can be followed (vertex groups, linear blending, no B-Bones
+    among the bones that have a group on `obj`)."""
+    if not (
         modifier.type == "ARMATURE"
         and modifier.show_viewport
         and modifier.object is not None
@@ -41,8 +42,14 @@ def followed(modifier) -> bool:
         and not modifier.use_deform_preserve_volume
         and not modifier.use_multi_modifier
         and not modifier.vertex_group
-        # Bendy bones deform by where a vertex lies along them: not one affine map per vertex.
-        and not any(bone.use_deform and bone.bbone_segments > 1 for bone in modifier.object.data.bones)
+    ):
+        return False
+    # Bendy bones deform by where a vertex lies along them: not one affine map per vertex (a rig's other
+    # bendy bones, Rigify's say, do not matter when they weigh nothing here).
+    groups = obj.vertex_groups
+    return not any(
+        bone.use_deform and bone.bbone_segments > 1 and groups.get(bone.name) is not None
+        for bone in modifier.object.data.bones
     )
 
 
@@ -54,7 +61,7 @@ def followed_modifiers(obj) -> list:
             continue  # an Armature without a rig deforms nothing
         if not (modifier.show_viewport or modifier.show_render):
             continue
-        if not followed(modifier):
+        if not followed(obj, modifier):
             break
         out.append(modifier)
     return out

@@ -230,6 +230,8 @@ def test_make_cloth_says_when_a_modifier_carries_the_simulated_cloth_in_a_way_it
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
     skin.use_deform_preserve_volume = False
     rig.data.bones["Bone"].bbone_segments = 2  # a bendy bone deforms by where a vertex lies along it
+    assert checks.cloth_notes(cloth) == []  # ... but weighs nothing on this cloth
+    cloth.vertex_groups.new(name="Bone")
     assert "'Skin to Rig' moves" in " ".join(checks.cloth_notes(cloth))
     skin.show_viewport = skin.show_render = False  # turned off in the stack: nothing to say
     assert checks.cloth_notes(cloth) == []
