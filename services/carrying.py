@@ -1,4 +1,5 @@
-"""Armature modifiers that carry a cloth (a garment skinned to a rig), followed as Blender's Cloth follows them.
+"""Armature and Hook modifiers that carry a cloth (a garment skinned to a rig, a corner hooked to an Empty),
+followed as Blender's Cloth follows the modifiers before it.
 
 The cloth is simulated first in the stack (the preview's modifier, or a bake's shape keys), so an Armature
 modifier after it deforms the simulated shape again: the cloth was carried rigidly with the rig, never swung,
@@ -10,8 +11,10 @@ groups (linear blend skinning): each vertex's deformation is one affine map, the
 bones' pose × inverse rest matrices. The run starts from and pins to the skinned rest shape, and what it writes
 (the preview's positions, the bake's keys) goes back through the inverse maps, so after the modifier the mesh
 shows the simulated positions exactly. Followed: the leading Armature modifiers right after the add-on's own,
-deforming by vertex groups without envelopes, Preserve Volume, Multi Modifier or bendy bones; any other modifier
-that carries the mesh is only reported (`checks.carrying_modifiers_note`).
+deforming by vertex groups without envelopes, Preserve Volume, Multi Modifier or bendy bones, and Hooks by a
+vertex group without falloff (a Hook is the same kind of map: each vertex strength × weight of the way to where
+the hook's matrix takes it); any other modifier that carries the mesh is only reported
+(`checks.carrying_modifiers_note`).
 """
 
 from __future__ import annotations
@@ -30,12 +33,19 @@ def _ours(obj, modifier) -> bool:
 
 
 def followed(obj, modifier) -> bool:
-    """Whether this Armature modifier's deformation can be followed (vertex groups, linear blending, no B-Bones
-    among the bones that have a group on `obj`)."""
+    """Whether this modifier's deformation can be followed: one affine map per vertex, read in NumPy."""
+    if modifier.type not in {"ARMATURE", "HOOK"} or not modifier.show_viewport or modifier.object is None:
+        return False
+    if modifier.type == "HOOK":
+        # By a vertex group without falloff: each vertex moves `strength × weight` of the way to where the
+        # hook's matrix takes it. (Vertices assigned by index are lost after the preview's own modifier.)
+        return (
+            modifier.falloff_type == "NONE"
+            and len(modifier.vertex_indices) == 0
+            and obj.vertex_groups.get(modifier.vertex_group) is not None
+        )
     if not (
         modifier.type == "ARMATURE"
-        and modifier.show_viewport
-        and modifier.object is not None
         and modifier.object.type == "ARMATURE"
         and modifier.use_vertex_groups
         and not modifier.use_bone_envelopes
@@ -54,11 +64,11 @@ def followed(obj, modifier) -> bool:
 
 
 def followed_modifiers(obj) -> list:
-    """The Armature modifiers whose skinning the cloth follows: the leading ones after the add-on's own."""
+    """The Armature and Hook modifiers the cloth follows: the leading ones after the add-on's own."""
     out = []
     for modifier in obj.modifiers:
-        if _ours(obj, modifier) or (modifier.type == "ARMATURE" and modifier.object is None):
-            continue  # an Armature without a rig deforms nothing
+        if _ours(obj, modifier) or (modifier.type in {"ARMATURE", "HOOK"} and modifier.object is None):
+            continue  # an Armature without a rig, or a Hook without an object, deforms nothing
         if not (modifier.show_viewport or modifier.show_render):
             continue
         if not followed(obj, modifier):
@@ -69,29 +79,45 @@ def followed_modifiers(obj) -> list:
 
 @dataclass
 class Skin:
-    """One followed Armature modifier's weights: (N, B) normalised weights of its deform bones."""
+    """One followed modifier's weights: (N, B) normalised weights of an Armature's deform bones, or (N, 1) how far
+    a Hook moves each vertex (its strength × the group's weight)."""
 
-    modifier_name: str  # its rig is looked up through it at every pose (a renamed rig is still found)
+    modifier_name: str  # its object is looked up through it at every pose (a renamed rig is still found)
     bones: list[str]
-    weights: np.ndarray  # (N, B), rows summing to 1, or 0 where Blender leaves the vertex alone
+    weights: np.ndarray
+    hook: bool = False
 
 
-def skins_of(obj) -> list[Skin]:
-    """The weights of every followed modifier, read once (a run's start): a loop over the vertices' groups."""
-    modifiers = followed_modifiers(obj)
-    if not modifiers:
-        return []
-    groups = {group.index: group.name for group in obj.vertex_groups}
-    count = len(obj.data.vertices)
+def _all_weights(obj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertex, group index, weight) of every vertex group element: one loop over the vertices' groups."""
     vertex, group, weight = [], [], []
     for v in obj.data.vertices:
         for element in v.groups:
             vertex.append(v.index)
             group.append(element.group)
             weight.append(element.weight)
-    vertex_a, group_a, weight_a = np.array(vertex, int), np.array(group, int), np.array(weight, float)
+    return np.array(vertex, int), np.array(group, int), np.array(weight, float)
+
+
+def skins_of(obj) -> list[Skin]:
+    """The weights of every followed modifier, read once (a run's start)."""
+    modifiers = followed_modifiers(obj)
+    if not modifiers:
+        return []
+    groups = {group.index: group.name for group in obj.vertex_groups}
+    count = len(obj.data.vertices)
+    vertex_a, group_a, weight_a = _all_weights(obj)
     skins = []
     for modifier in modifiers:
+        if modifier.type == "HOOK":
+            index = obj.vertex_groups[modifier.vertex_group].index
+            weights = np.zeros(count)
+            chosen = group_a == index
+            weights[vertex_a[chosen]] = weight_a[chosen]
+            if modifier.invert_vertex_group:
+                weights = 1.0 - weights
+            skins.append(Skin(modifier.name, [], (float(modifier.strength) * weights)[:, None], hook=True))
+            continue
         rig = modifier.object
         bones = [b.name for b in rig.data.bones if b.use_deform and b.name in groups.values()]
         column = {name: i for i, name in enumerate(bones)}
@@ -139,20 +165,38 @@ def carry(obj, skins: list[Skin], object_matrix: np.ndarray) -> Carry | None:
     offset = np.zeros((count, 3))
     for skin in skins:
         modifier = obj.modifiers.get(skin.modifier_name)
-        rig = None if modifier is None else modifier.object
-        if rig is None or rig.type != "ARMATURE" or not skin.bones:
+        target = None if modifier is None else modifier.object
+        if skin.hook and target is not None:
+            step_linear, step_offset = _hook_maps(modifier, target, skin.weights[:, 0], object_matrix)
+        elif not skin.hook and target is not None and target.type == "ARMATURE" and skin.bones:
+            step_linear, step_offset = _armature_maps(target, skin, object_matrix)
+        else:
             continue
-        to_rig = np.linalg.inv(np.array(rig.matrix_world, dtype=np.float64)) @ object_matrix
-        from_rig = np.linalg.inv(to_rig)
-        maps = np.empty((len(skin.bones), 3, 4))
-        for b, name in enumerate(skin.bones):  # one matrix per bone (tens), not per vertex
-            pose = rig.pose.bones[name]
-            bone = np.array(pose.matrix, dtype=np.float64) @ np.linalg.inv(np.array(pose.bone.matrix_local))
-            maps[b] = (from_rig @ bone @ to_rig)[:3, :]
-        blended = (skin.weights @ maps.reshape(len(maps), 12)).reshape(-1, 3, 4)
-        unmoved = 1.0 - skin.weights.sum(axis=1)  # 1 where no deform bone weighs the vertex: left where it is
-        step_linear = blended[:, :, :3] + unmoved[:, None, None] * np.eye(3)
-        step_offset = blended[:, :, 3]
         offset = np.einsum("nij,nj->ni", step_linear, offset) + step_offset
         linear = np.einsum("nij,njk->nik", step_linear, linear)
     return Carry(linear, offset)
+
+
+def _armature_maps(rig, skin: Skin, object_matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Linear blend skinning as Blender's Armature modifier does it, in the object's local space."""
+    to_rig = np.linalg.inv(np.array(rig.matrix_world, dtype=np.float64)) @ object_matrix
+    from_rig = np.linalg.inv(to_rig)
+    maps = np.empty((len(skin.bones), 3, 4))
+    for b, name in enumerate(skin.bones):  # one matrix per bone (tens), not per vertex
+        pose = rig.pose.bones[name]
+        bone = np.array(pose.matrix, dtype=np.float64) @ np.linalg.inv(np.array(pose.bone.matrix_local))
+        maps[b] = (from_rig @ bone @ to_rig)[:3, :]
+    blended = (skin.weights @ maps.reshape(len(maps), 12)).reshape(-1, 3, 4)
+    unmoved = 1.0 - skin.weights.sum(axis=1)  # 1 where no deform bone weighs the vertex: left where it is
+    return blended[:, :, :3] + unmoved[:, None, None] * np.eye(3), blended[:, :, 3]
+
+
+def _hook_maps(modifier, target, amount: np.ndarray, object_matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A Hook without falloff: each vertex `amount` of the way to where the hook's matrix takes it."""
+    held = np.array(target.matrix_world, dtype=np.float64)
+    bone = target.pose.bones.get(modifier.subtarget) if target.type == "ARMATURE" and target.pose else None
+    if bone is not None:
+        held = held @ np.array(bone.matrix, dtype=np.float64)
+    hook = np.linalg.inv(object_matrix) @ held @ np.array(modifier.matrix_inverse, dtype=np.float64)
+    linear = (1.0 - amount)[:, None, None] * np.eye(3) + amount[:, None, None] * hook[:3, :3]
+    return linear, amount[:, None] * hook[:3, 3]

@@ -208,6 +208,43 @@ def test_a_curtain_skinned_by_an_armature_modifier_swings_and_stays_out_of_a_box
     assert box.name in scene.objects
 
 
+def test_a_corner_hooked_to_an_empty_pulls_the_cloth_along(blender):
+    """A cloth held by one corner hooked to an Empty (a Hook modifier by a vertex group, the corner in the pin
+    group), the Empty carried 0.5 m sideways. The hook moved only the simulated corner afterwards: its edges
+    stretched 9x, and the cloth never followed. Now the pin follows the hook and the cloth comes along."""
+    setup_scene(blender, 12)
+    cloth = _grid(blender, n=6, size=0.6, height=1.0)
+    co = grid_vertices(6, 0.6, 1.0)
+    corner = int(np.argmin(co[:, 0] + co[:, 1]))
+    cloth.vertex_groups.new(name="Pin").add([corner], 1.0, "REPLACE")
+    held = blender.data.objects.new("Handle", None)
+    blender.context.scene.collection.objects.link(held)
+    held.location = co[corner]
+    held.keyframe_insert("location", frame=1)
+    held.location = co[corner] + [0.5, 0.0, 0.0]
+    held.keyframe_insert("location", frame=9)
+    blender.context.scene.frame_set(1)
+    hook = cloth.modifiers.new("Hook", "HOOK")
+    hook.object, hook.falloff_type, hook.vertex_group = held, "NONE", "Pin"
+    hook.matrix_inverse = held.matrix_world.inverted()
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    cloth.verlet_cloth.pin_group = "Pin"
+    rest = np.linalg.norm(co[:-1] - co[1:], axis=1).min()  # every edge of the grid is this long at rest
+    index = np.arange(36).reshape(6, 6)
+    edges = np.concatenate(
+        [
+            np.stack([index[:, :-1].ravel(), index[:, 1:].ravel()], 1),
+            np.stack([index[:-1].ravel(), index[1:].ravel()], 1),
+        ]
+    )
+    for frame in range(2, 13):
+        shown = _evaluated(blender, cloth, frame)
+        np.testing.assert_allclose(shown[corner], np.array(held.matrix_world.translation), atol=1e-5)
+        longest = np.linalg.norm(shown[edges[:, 0]] - shown[edges[:, 1]], axis=1).max()
+        assert longest < 1.2 * rest, f"frame {frame}: an edge {longest / rest:.1f}x its rest length"
+
+
 def test_make_cloth_says_when_a_modifier_carries_the_simulated_cloth_in_a_way_it_does_not_follow(blender):
     """A Lattice modifier, or an Armature modifier with Preserve Volume, moves the simulated shape with its object
     after the simulation (no swing, collisions where the cloth is not shown): Make Cloth said nothing, and the
@@ -235,6 +272,12 @@ def test_make_cloth_says_when_a_modifier_carries_the_simulated_cloth_in_a_way_it
     assert "'Skin to Rig' moves" in " ".join(checks.cloth_notes(cloth))
     skin.show_viewport = skin.show_render = False  # turned off in the stack: nothing to say
     assert checks.cloth_notes(cloth) == []
+    hook = cloth.modifiers.new("Hook it", "HOOK")
+    hook.object = rig
+    hook.vertex_indices_set([0])  # assigned in Edit Mode: not applied after the preview's modifier
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Hook it' moves" in notes[0] and "Vertex Group instead" in notes[0]
+    cloth.modifiers.remove(hook)
     lattice = blender.data.objects.new("Cage", blender.data.lattices.new("Cage"))
     blender.context.scene.collection.objects.link(lattice)
     cloth.modifiers.new("Cage it", "LATTICE").object = lattice
