@@ -165,7 +165,8 @@ def carry(obj, skins: list[Skin], object_matrix: np.ndarray) -> Carry | None:
     offset = np.zeros((count, 3))
     for skin in skins:
         modifier = obj.modifiers.get(skin.modifier_name)
-        target = None if modifier is None else modifier.object
+        # Turned off in the viewport (or gone) since the run started: Blender does not apply it, neither do we.
+        target = None if modifier is None or not modifier.show_viewport else modifier.object
         if skin.hook and target is not None:
             step_linear, step_offset = _hook_maps(modifier, target, skin.weights[:, 0], object_matrix)
         elif not skin.hook and target is not None and target.type == "ARMATURE" and skin.bones:
