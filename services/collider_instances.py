@@ -8,14 +8,17 @@ instancer = the collider), walked once for all colliders at the first question (
 colliders that can instance at all (`may_instance`). Each distinct instanced mesh is read once (foreach_get)
 and placed by all its instances' matrices in one NumPy product: hundreds of small instances cost at most a
 loop over instances (the walk), never over their vertices.
-Instances of non-mesh data (curves, text, point clouds) are not read.
+Instanced Curve and Text objects collide through their own meshes (their bevel, extrusion or letters are
+separate mesh instances in the list); point clouds and bare curves have no surface and are skipped
+(`surfaces.skipped` tells the panel). A collider that is itself a curve or a text (`surfaces.SURFACE_TYPES`)
+has its own mesh in that list as well: it is read by `to_mesh` with the rest of its shape, not here.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import display, tears
+from . import display, surfaces, tears
 from .identity import session_key
 
 _OWN_GROUPS = (display.GROUP_NAME, tears.GROUP_NAME)  # the add-on's own node groups instance nothing
@@ -47,7 +50,7 @@ def _mesh_arrays(mesh) -> tuple[np.ndarray, np.ndarray]:
 
 def _is_mesh_collider(obj) -> bool:
     settings = getattr(obj, "verlet_cloth_collider", None)
-    return obj.type == "MESH" and settings is not None and settings.kind == "MESH" and may_instance(obj)
+    return obj.type in surfaces.SURFACE_TYPES and settings is not None and settings.kind == "MESH" and may_instance(obj)
 
 
 Placed = list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per mesh: vertices (n, 3), triangles (t, 3), (k, 4, 4)
@@ -107,6 +110,7 @@ def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
     meshes: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by the mesh's address, valid during the walk
     matrices: dict[int, dict[int, list]] = {}
     parents: dict[int, int | None] = {}  # instancer's address -> its session key, or None when not wanted
+    meshless: set[int] = set()  # wanted instancers that are curves or texts: their own mesh is listed too
     for instance in depsgraph.object_instances:
         if not instance.is_instance or instance.parent is None:
             continue
@@ -115,9 +119,13 @@ def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
         if key == -1:
             original = parent.original
             key = parents[parent.as_pointer()] = session_key(original) if wanted(original) else None
+            if key is not None and original.type != "MESH":
+                meshless.add(key)
         source = instance.object
         if key is None or source.type != "MESH":
             continue
+        if key in meshless and instance.persistent_id[1] == surfaces.OWN_COMPONENT:
+            continue  # the curve's own bevel mesh, read by `to_mesh` with the object
         mesh = source.data
         address = mesh.as_pointer()
         if address not in meshes:

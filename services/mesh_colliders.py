@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
-from . import geometry
+from . import geometry, surfaces
 from .collider_instances import Instances, may_instance, shows_instances
 from .identity import session_key
 
@@ -86,9 +86,10 @@ def deformed_by_parent(obj) -> bool:
 
 
 def _undeformed(obj) -> bool:
-    """Whether the evaluated mesh is the object's own mesh (no modifiers, no shape keys)."""
+    """Whether the evaluated mesh is the object's own mesh (a mesh with no modifiers, no shape keys)."""
     return (
-        not obj.modifiers
+        obj.type == "MESH"
+        and not obj.modifiers
         and obj.data.shape_keys is None
         and not obj.verlet_cloth.enabled
         and not deformed_by_parent(obj)
@@ -166,10 +167,10 @@ def _read_pose(
     if shared is not None and not np.array_equal(shared.reference, matrix):
         shared = None  # made at another pose: this run makes its own where it starts
     data = obj.data
-    counts = (len(data.vertices), len(data.polygons), len(data.loops))
     corners = None if entry is None else entry.corners
     instanced = may_instance(obj)
     if _undeformed(obj) and not instanced:  # the evaluated mesh is the mesh itself: read its coordinates alone
+        counts = (len(data.vertices), len(data.polygons), len(data.loops))
         local = np.empty(counts[0] * 3, dtype=np.float32)
         data.vertices.foreach_get("co", local)
         known = entry or shared
@@ -259,20 +260,30 @@ def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
 
 def problem(obj) -> str | None:
     """Why a MESH collider does not collide, for the panel (None when it does)."""
-    if obj.type != "MESH":
+    if obj.type in surfaces.NO_SURFACE_TYPES:
+        return surfaces.NO_SURFACE_OBJECT
+    if obj.type not in surfaces.SURFACE_TYPES:
         return "Empties collide as a sphere or a plane: choose one of those."
     instancer = may_instance(obj)
-    if len(obj.data.polygons) == 0 and not obj.modifiers and not instancer:
+    mesh = obj.type == "MESH"
+    if mesh and len(obj.data.polygons) == 0 and not obj.modifiers and not instancer:
         return NO_FACES
     layer = getattr(bpy.context, "view_layer", None)
-    if (obj.modifiers or instancer) and not obj.verlet_cloth.enabled and layer is not None:
+    if (obj.modifiers or instancer or not mesh) and not obj.verlet_cloth.enabled and layer is not None:
         # What its modifiers make collides, and its instances (the view layer's depsgraph as it was last
         # evaluated: the panel draws, it must not evaluate).
-        shown = getattr(obj.evaluated_get(layer.depsgraph), "data", None)
-        if shown is not None and not len(getattr(shown, "polygons", ())):
+        if not surfaces.shown_faces(obj, layer.depsgraph):
             if not (instancer and shows_instances(obj, layer.depsgraph)):
-                return NO_FACES
+                return NO_FACES if mesh else surfaces.NO_CURVE_SURFACE
     return None
+
+
+def skipped(obj) -> str | None:
+    """What a Mesh collider shows that has no surface (point clouds, bare curves), for the panel."""
+    layer = getattr(bpy.context, "view_layer", None)
+    if layer is None or obj.type not in surfaces.SURFACE_TYPES or not (may_instance(obj) or obj.type != "MESH"):
+        return None
+    return surfaces.skipped(obj, layer.depsgraph)
 
 
 def forget_all() -> None:
