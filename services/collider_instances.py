@@ -106,25 +106,26 @@ def _placed_in(geometry, depth: int) -> Placed | None:
 
 def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
     """Every wanted instancer's instances in the depsgraph's instance list, with their world matrices: one
-    pass over all the scene's instances (a loop over instances, each distinct mesh read once)."""
+    pass over all the scene's instances (a loop over instances, each distinct mesh read once).
+
+    An instancer's instances come one after another in the list, so its parent is looked at once per run
+    of them (`!=` compares the structs' addresses); an unwanted one's instances then cost only the read of
+    their parent: 10,000 unrelated instances 2.5 ms on 4.2, against 6.5 with a lookup per instance."""
     meshes: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by the mesh's address, valid during the walk
     matrices: dict[int, dict[int, list]] = {}
-    parents: dict[int, int | None] = {}  # instancer's address -> its session key, or None when not wanted
-    meshless: set[int] = set()  # wanted instancers that are curves or texts: their own mesh is listed too
+    last, key, own_mesh_listed = None, None, False
     for instance in depsgraph.object_instances:
-        if not instance.is_instance or instance.parent is None:
+        parent = instance.parent  # None: not an instance
+        if parent is None:
             continue
-        parent = instance.parent
-        key = parents.get(parent.as_pointer(), -1)  # -1: not seen yet (session keys are >= 0)
-        if key == -1:
-            original = parent.original
-            key = parents[parent.as_pointer()] = session_key(original) if wanted(original) else None
-            if key is not None and original.type != "MESH":
-                meshless.add(key)
+        if parent != last:
+            last, original = parent, parent.original
+            key = session_key(original) if wanted(original) else None
+            own_mesh_listed = original.type != "MESH"  # a curve's or text's own mesh is listed as its instance
         source = instance.object
         if key is None or source.type != "MESH":
             continue
-        if key in meshless and instance.persistent_id[1] == surfaces.OWN_COMPONENT:
+        if own_mesh_listed and instance.persistent_id[1] == surfaces.OWN_COMPONENT:
             continue  # the curve's own bevel mesh, read by `to_mesh` with the object
         mesh = source.data
         address = mesh.as_pointer()
