@@ -28,6 +28,11 @@ def shown_faces(obj, depsgraph) -> int:
     evaluated = obj.evaluated_get(depsgraph)
     if obj.type == "MESH":
         return len(getattr(evaluated.data, "polygons", ()))
+    geometry_of = getattr(evaluated, "evaluated_geometry", None)  # 5.0: the mesh as evaluated, not copied
+    if geometry_of is not None:
+        geometry = geometry_of()  # kept while its mesh is read (the mesh goes with it)
+        shown = geometry.mesh
+        return len(shown.polygons) if shown is not None else 0
     mesh = evaluated.to_mesh()  # a curve's bevel, extrusion or fill; a text's letters
     try:
         return len(mesh.polygons) if mesh is not None else 0

@@ -180,3 +180,21 @@ def test_point_clouds_and_bare_curves_are_reported_as_skipped(blender):
     skipped = mesh_colliders.skipped(plane)
     assert skipped is not None and "point cloud" in skipped and "4 curve" in skipped
     assert len(mesh_colliders.mesh_pose(plane)[1].triangles) == 2  # the plane's own faces alone
+    assert "Skipped, no surface:" in _collider_panel(blender, plane)
+    assert any("Point clouds" in line for line in _collider_panel(blender, cloud))
+
+
+def _collider_panel(bpy, obj) -> list[str]:
+    """What the Collider panel draws for `obj` (a recording layout: labels as "label:<text>")."""
+    import types  # noqa: PLC0415
+
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+    from test_blender_cloth import _Layout  # noqa: PLC0415
+
+    ui = importlib.import_module(f"{ADDON_MODULE}.ui")
+    panel = next(c for c in ui.CLASSES if c.__name__ == "VIEW3D_PT_verlet_cloth_colliders")
+    context = types.SimpleNamespace(active_object=obj, scene=bpy.context.scene)
+    assert panel.poll(context)
+    seen: list[str] = []
+    panel.draw(types.SimpleNamespace(layout=_Layout(bpy, seen)), context)
+    return [line.removeprefix("label:") for line in seen]
