@@ -16,6 +16,8 @@ has its own mesh in that list as well: it is read by `to_mesh` with the rest of 
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from . import display, surfaces, tears
@@ -112,7 +114,7 @@ def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
     of them (`!=` compares the structs' addresses); an unwanted one's instances then cost only the read of
     their parent: 10,000 unrelated instances 2.5 ms on 4.2, against 6.5 with a lookup per instance."""
     meshes: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by the mesh's address, valid during the walk
-    matrices: dict[int, dict[int, list]] = {}
+    matrices: dict[int, dict[int, list[float]]] = {}  # instancer -> mesh -> its instances' matrices, flat
     last, key, own_mesh_listed = None, None, False
     for instance in depsgraph.object_instances:
         parent = instance.parent  # None: not an instance
@@ -131,9 +133,14 @@ def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
         address = mesh.as_pointer()
         if address not in meshes:
             meshes[address] = _mesh_arrays(mesh)
-        matrices.setdefault(key, {}).setdefault(address, []).append(np.array(instance.matrix_world))
+        # Its 16 numbers, row by row, read now: np.array(Matrix) costs 6.5 µs on 4.2 (no buffer protocol there)
+        matrices.setdefault(key, {}).setdefault(address, []).extend(chain.from_iterable(instance.matrix_world))
     placed = {
-        key: [(*meshes[address], np.array(found)) for address, found in by_mesh.items() if len(meshes[address][1])]
+        key: [
+            (*meshes[address], np.array(found, dtype=np.float64).reshape(-1, 4, 4))
+            for address, found in by_mesh.items()
+            if len(meshes[address][1])
+        ]
         for key, by_mesh in matrices.items()
     }
     return {key: found for key, found in placed.items() if found}
