@@ -20,7 +20,7 @@ from . import attributes, node_groups
 ATTRIBUTE = "verlet_cloth_torn_at"
 GROUP_NAME = "Verlet Cloth Tears"
 MODIFIER_NAME = "Verlet Cloth Tears"
-INTACT = 2.0**31  # "never": larger than any frame (exact in float32)
+INTACT = 2.0**31 - 128  # "never": above any frame, exact in float32 and an INT too (a group reading INT keeps it)
 
 
 def node_group():

@@ -171,17 +171,27 @@ def test_a_heavy_cloth_tears_visibly_in_the_bake_from_its_tear_frame(blender):
     assert [m.name for m in cloth.modifiers] == ["UserWeld"]
 
 
-@pytest.mark.parametrize("old, new", [(100, 200), (100, 300), (100, 400), (2, 1)])
-def test_with_time_stretching_a_tear_shows_from_the_frame_it_tore_in_the_preview_and_the_bake(blender, old, new):
+@pytest.mark.parametrize(
+    "old, new, saved_reading_int",
+    [(100, 200, False), (100, 300, False), (100, 400, False), (2, 1, False), (100, 300, True)],
+)
+def test_with_time_stretching_a_tear_shows_from_the_frame_it_tore_in_the_preview_and_the_bake(
+    blender, old, new, saved_reading_int
+):
     """The tears modifier compares with the Scene Time node's frame, which Time Stretching stretches: a tear
     showed at twice its frame (Old 100 / New 200), or in the bake a frame before it happened (Old 2 / New 1),
     then, slowed down, up to New / Old - 1 frames late (rounded to a whole stretched frame). Now each face
-    shows torn from the very frame it tore at, in the preview and the bake alike."""
-    from bl_ext.vc_test.verlet_cloth.services import runs
+    shows torn from the very frame it tore at, in the preview and the bake alike; also with the tears group
+    of a file saved when the attribute was INT (its Named Attribute node reading INT would truncate)."""
+    from bl_ext.vc_test.verlet_cloth.services import runs, tears
 
     frames = 24
     scene, cloth, _ = _tearing_sheet(blender, 1.2, frames=frames)
     scene.render.frame_map_old, scene.render.frame_map_new = old, new
+    if saved_reading_int:
+        for node in tears.node_group().nodes:
+            if node.bl_idname == "GeometryNodeInputNamedAttribute":
+                node.data_type = "INT"
     whole = len(cloth.data.polygons)
     preview = [_face_count(blender, cloth, f) for f in range(1, frames + 1)]
     run = runs.cached(cloth)
