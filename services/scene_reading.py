@@ -14,6 +14,7 @@ import numpy as np
 from .. import solver
 from ..solver import settings as table
 from . import collider_instances, display, geometry, mesh_colliders, surfaces
+from .attributes import stored_ints
 from .identity import session_key
 
 
@@ -45,26 +46,12 @@ def read_shape(obj) -> np.ndarray:
     return read_vectors(deform_target(obj.data))
 
 
-def _stored_ints(mesh, name: str, out: np.ndarray) -> bool:
-    """Fill `out` from the mesh's own integer attribute `name` (Blender 4.x stores edges as ".edge_verts"
-    and corners as ".corner_vert": one copy, ~1 us against ~300-500 us through mesh.edges and
-    mesh.loops at 2,304 vertices); False when it has none of that size."""
-    attribute = mesh.attributes.get(name)
-    if attribute is None or attribute.data_type not in {"INT", "INT32_2D"}:
-        return False
-    width = 2 if attribute.data_type == "INT32_2D" else 1
-    if len(attribute.data) * width != len(out):
-        return False
-    attribute.data.foreach_get("value", out)
-    return True
-
-
 def topology_of(mesh) -> tuple[str, solver.Faces, np.ndarray]:
     """(signature, faces, edges) of a mesh, read in bulk."""
     n_edges = len(mesh.edges)
     edges = np.empty(n_edges * 2, dtype=np.int32)
     corners = np.empty(len(mesh.loops), dtype=np.int32)
-    stored = _stored_ints(mesh, ".edge_verts", edges) and _stored_ints(mesh, ".corner_vert", corners)
+    stored = stored_ints(mesh, ".edge_verts", edges) and stored_ints(mesh, ".corner_vert", corners)
     if not stored:
         mesh.edges.foreach_get("vertices", edges)
         mesh.loops.foreach_get("vertex_index", corners)
