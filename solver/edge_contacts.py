@@ -83,6 +83,12 @@ _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 # against the Blender test's < 0.35; Blender's Cloth: 0.37), and such a ridge lifts a resting end less.
 RIM_ANGLE = 60.0
 _COS_RIM = math.cos(math.radians(RIM_ANGLE))
+# Convex bends rounder than SHARP_ANGLE are sharp too where a cloth edge spans enough of them to dip through
+# (`rounded_radius`); False: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
+ROUNDED_EDGES = True
+ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
+# lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
+ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -90,7 +96,7 @@ class SharpEdges:
     """A mesh's sharp edges as (triangle, edge k opposite corner k), their ends (3, S) (a deforming mesh's at
     the frame's end, and at its start) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None):
+    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None, rounded: float = 0.0):
         """start: for a deforming mesh (the frame's end shape), its corner rows at the frame's start
         (`MeshCollider._corner_rows`): its sharp edges are the end shape's, with their ends at the start
         too (`a0`, `b0`, `c0`); no edges are culled as hidden, and none are thin (the pass runs every
@@ -98,7 +104,7 @@ class SharpEdges:
         self.still = start is None
         table = None if start is None else kept_edge_table(mesh)
         self.tri, self.k, other, other_k, thin = _sharp_edges(
-            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
         self.thin = thin & (start is None)
@@ -346,40 +352,47 @@ def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
 
 
-def sharp_edges_of(mesh, radius: float = 0.0) -> SharpEdges:
-    """The mesh's sharp edges for curvature radii below `radius` (see `_sharp_edges`), found once per
-    TriangleMesh and radius."""
+def sharp_edges_of(mesh, radius: float = 0.0, rounded: float = 0.0) -> SharpEdges:
+    """The mesh's sharp edges for curvature radii below `radius` or `rounded` (see `_sharp_edges`), found once
+    per TriangleMesh and radii."""
     kept = _SHARP.get(mesh)
     if kept is None:
         kept = _SHARP[mesh] = {}
-    found = kept.get(radius)
+    found = kept.get((radius, rounded))
     if found is None:
-        found = kept[radius] = SharpEdges(mesh, radius)
+        found = kept[(radius, rounded)] = SharpEdges(mesh, radius, rounded=rounded)
     return found
 
 
 _FRAME_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> {radius: SharpEdges}
 
 
-def frame_sharp_edges(collider, radius: float = 0.0) -> SharpEdges:
+def frame_sharp_edges(collider, radius: float = 0.0, rounded: float = 0.0) -> SharpEdges:
     """A deforming collider's sharp edges for this frame (its end shape's, with their places at the frame's
     start), found once per collider (one a frame) and radius; its edge table is kept across frames."""
     kept = _FRAME_SHARP.get(collider)
     if kept is None:
         kept = _FRAME_SHARP[collider] = {}
-    found = kept.get(radius)
+    found = kept.get((radius, rounded))
     if found is None:
-        found = kept[radius] = SharpEdges(collider.mesh, radius, start=collider._corner_rows)
+        found = kept[(radius, rounded)] = SharpEdges(
+            collider.mesh, radius, start=collider._corner_rows, rounded=rounded
+        )
     return found
 
 
-def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None):
+def _sharp_edges(
+    triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None,
+    rounded: float = 0.0, outward: int = 0,
+):  # fmt: skip
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
-    but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
-    seams are no boundary). heights (3, T): each corner's height above the opposite edge. Also the
-    other face of an edge between two (its triangle and the edge's k there), else -1.
+    but the cloth's edges span it) or, convex on a closed mesh (`outward`: +1 or -1, the side its normals
+    face), `rounded` (never thin: see `rounded_radius`). Vertices at the same
+    place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
+    above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
+    there), else -1.
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
@@ -391,14 +404,21 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, tab
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
     thin = np.zeros(len(sharp), dtype=bool)
-    if radius > 0.0:
+    if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
         # n-gon rod of radius r: exactly r).
         one, other = heights[table.first_k.take(pair), t1], heights[table.second_k.take(pair), t2]
         narrow, wide = np.minimum(one, other), np.maximum(one, other)
-        bend = 2.0 * radius * np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        half_sine = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        bend = 2.0 * radius * half_sine
         bent |= narrow < bend
+        if rounded > 0.0 and outward:
+            # Convex: the second face's far corner lies inside the first face's plane.
+            far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
+            on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
+            convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+            bent |= convex & (narrow < 2.0 * rounded * half_sine)
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
@@ -584,14 +604,14 @@ def collide_cloth_edges(
     round 9 (table11)); without gravity, all thin edges."""
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
-    found = _edge_colliders(colliders, radius)
+    found = _edge_colliders(colliders, radius, thickness)
     if not found:
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
     up = _up(gravity)
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        sharp = _sharp_of(collider, radius)
+        sharp = _sharp_of(collider, radius, thickness)
         if contacts is None or sharp.open:
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
@@ -655,15 +675,31 @@ def _hanging(sharp: SharpEdges, pose, gravity) -> np.ndarray:
     return sharp.thin & (np.abs(down @ along) < _COS_UPRIGHT * length)
 
 
-def _edge_colliders(colliders, radius: float) -> list:
+def _edge_colliders(colliders, radius: float, thickness: float) -> list:
     """(place in the list, collider) of the mesh colliders with sharp edges (those rounder than `radius`
     included)."""
     found = enumerate(colliders)
-    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius))]
+    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius, thickness))]
 
 
-def _sharp_of(collider, radius: float) -> SharpEdges:
-    return frame_sharp_edges(collider, radius) if collider.deforming else sharp_edges_of(collider.mesh, radius)
+def rounded_radius(edge: float, gap: float) -> float:
+    """The curvature radius below which a collider's bends are sharp for cloth edges of length `edge` kept
+    `gap` off it: an edge lying round a bend of radius r dips edge² / (8 r) between its ends, so its middle
+    comes within half the gap of the surface below edge² / (4 gap) (a skirt's 5 cm hem edges cut 1-3 mm into
+    8.5 cm legs whose 16 faces meet at 22.5°; docs/design.md, round 12 (skirt15)). At most ROUNDED_MOST
+    edges (at thickness 0 every bend would be sharp, and a coarse cloth made a whole torus sharp)."""
+    if not ROUNDED_EDGES or edge <= 0.0:
+        return 0.0
+    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
+
+
+def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
+    rounded = (
+        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP)) if collider.mesh.outward else 0.0
+    )
+    if collider.deforming:
+        return frame_sharp_edges(collider, radius, rounded)
+    return sharp_edges_of(collider.mesh, radius, rounded)
 
 
 def collide_edges(
@@ -679,7 +715,7 @@ def collide_edges(
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
     vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
     if sharp is None:
-        sharp = _sharp_of(collider, 0.5 * longest)
+        sharp = _sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
