@@ -38,7 +38,7 @@ from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
-from .triangles import cross, dot, segment_closest, segment_crossings
+from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
@@ -83,6 +83,12 @@ _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 # against the Blender test's < 0.35; Blender's Cloth: 0.37), and such a ridge lifts a resting end less.
 RIM_ANGLE = 60.0
 _COS_RIM = math.cos(math.radians(RIM_ANGLE))
+# A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
+# spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
+# than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
+# the point folded through them (docs/design.md, round 12 (needle15)).
+TAPERED_SIDES = True
+_COS_TAPER_BEND = math.cos(math.radians(1.0))
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -382,6 +388,7 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, tab
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
+    still = table is None
     if table is None:
         table = edge_table(triangles, vertices)
     sharp = table.counts != 2
@@ -389,6 +396,8 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, tab
     t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
+    if radius > 0.0 and TAPERED_SIDES and still and len(pair):
+        bent |= _tapered(triangles, vertices, normals, table, pair) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
     if radius > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
@@ -405,6 +414,18 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, tab
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
             table.second_k.take(which), thin.take(which))  # fmt: skip
+
+
+def _tapered(triangles, vertices, normals, table: EdgeTable, pair) -> np.ndarray:
+    """Which edges `pair` (of `table`, two faces each) end at a pointed corner (corner_contacts.pointed_mask)."""
+    from .corner_contacts import pointed_mask
+
+    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+    sorting = (table.corner_order, table.corner_starts)
+    pointed = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting)
+    t, k = table.first_t.take(pair), table.first_k.take(pair)
+    ends = table.ids.ravel()
+    return pointed.take(ends.take(t * 3 + (k + 1) % 3)) | pointed.take(ends.take(t * 3 + (k + 2) % 3))
 
 
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
