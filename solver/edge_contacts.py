@@ -67,6 +67,13 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
 UPRIGHT_ANGLE = 30.0
 _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
+# A still collider with a sharp tip (a pointed rod, a spike) gets the pass every substep on its standing thin edges
+# that end at no sharp tip too (a rod's sides below its point): a cloth hanging from the tip is drawn in
+# round the rod below it, and with the windows and the hold 3 cm cloth edges ended through a 1 cm rod's sides
+# (docs/design.md, round 12 (needle15)). From the run's start: switched on when a tip first held the cloth, edges
+# already through stayed through (kept on their side) and the rod ended through the cloth's whole skirt. Not
+# the edges that reach the point: with them, a 2 cm pyramid flung a triangulated 64² cloth up off its apex.
+TIPPED_RODS = True
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -601,7 +608,7 @@ def collide_cloth_edges(
     in a pass of their own: with the hold's one averaged push a vertex a cloth hanging on a rod fell
     through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
     table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
-    round 9 (table11)); without gravity, all thin edges."""
+    round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges."""
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = _edge_colliders(colliders, radius)
@@ -619,7 +626,11 @@ def collide_cloth_edges(
         if contacts is None or sharp.open:
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
-        hanging, rest = sharp.parts(_hanging(sharp, collider._pose_at(t1), gravity))
+        every_substep = _hanging(sharp, collider._pose_at(t1), gravity)
+        below = _below_a_tip(collider, sharp) if TIPPED_RODS and sharp.thin.any() else None
+        if below is not None:
+            every_substep = every_substep | below
+        hanging, rest = sharp.parts(every_substep)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
         if rest is None:
@@ -648,6 +659,28 @@ def _hanging(sharp: SharpEdges, pose, gravity) -> np.ndarray:
         return sharp.thin
     along = sharp.along if pose is None else pose[0] @ sharp.along  # (own frame to world)
     return sharp.thin & (np.abs(down @ along) < _COS_UPRIGHT * length)
+
+
+_BELOW_A_TIP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its mask or None,)
+
+
+def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
+    """Of a still mesh's sharp edges, the thin ones that end at none of its sharp tips when it has one (a pointed
+    rod's sides, not its point's), else None (see TIPPED_RODS)."""
+    found = _BELOW_A_TIP.get(sharp)
+    if found is None:
+        from .corner_contacts import _corners_of_collider
+
+        mask = None
+        corners = _corners_of_collider(collider)
+        if not collider.deforming and corners.tips.any():
+            at_tip = np.zeros(len(sharp.thin), dtype=bool)
+            for end in (sharp.a, sharp.b):  # (a few tips: each against every sharp edge's end)
+                gaps = end[:, :, None] - corners.points[:, None, corners.tips]
+                at_tip |= (dot(gaps, gaps) < 1e-18).any(axis=1)
+            mask = sharp.thin & ~at_tip
+        found = _BELOW_A_TIP[sharp] = (mask if mask is not None and mask.any() else None,)
+    return found[0]
 
 
 def _edge_colliders(colliders, radius: float) -> list:
