@@ -71,8 +71,10 @@ _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
 # that end at no sharp tip too (a rod's sides below its point): a cloth hanging from the tip is drawn in
 # round the rod below it, and with the windows and the hold 3 cm cloth edges ended through a 1 cm rod's sides
 # (docs/design.md, round 12 (needle15)). From the run's start: switched on when a tip first held the cloth, edges
-# already through stayed through (kept on their side) and the rod ended through the cloth's whole skirt. Not
-# the edges that reach the point: with them, a 2 cm pyramid flung a triangulated 64² cloth up off its apex.
+# already through stayed through (kept on their side) and the rod ended through the cloth's whole skirt. Of the
+# edges that reach the point, only those sharp by curvature alone (a cone's sides, bending under SHARP_ANGLE:
+# they held an irregular 64² cloth the cone r 5 cm skewered): with a 2 cm pyramid's edges (90°) a triangulated
+# 64² cloth was flung up off its apex.
 TIPPED_RODS = True
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
@@ -690,8 +692,8 @@ _BELOW_A_TIP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEd
 
 
 def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
-    """Of a still mesh's sharp edges, the thin ones that end at none of its sharp tips when it has one (a pointed
-    rod's sides, not its point's), else None (see TIPPED_RODS)."""
+    """Of a still mesh's sharp edges, the thin ones that end at none of its sharp tips or bend less than SHARP_ANGLE,
+    when it has a sharp tip (a pointed rod's sides, a cone's; not a pyramid's edges), else None (see TIPPED_RODS)."""
     found = _BELOW_A_TIP.get(sharp)
     if found is None:
         from .corner_contacts import _corners_of_collider
@@ -703,7 +705,8 @@ def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
             for end in (sharp.a, sharp.b):  # (a few tips: each against every sharp edge's end)
                 gaps = end[:, :, None] - corners.points[:, None, corners.tips]
                 at_tip |= (dot(gaps, gaps) < 1e-18).any(axis=1)
-            mask = sharp.thin & ~at_tip
+            gentle = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
+            mask = sharp.thin & (~at_tip | gentle)
         found = _BELOW_A_TIP[sharp] = (mask if mask is not None and mask.any() else None,)
     return found[0]
 
