@@ -38,7 +38,7 @@ from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
-from .triangles import cross, dot, segment_closest, segment_crossings
+from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
@@ -67,6 +67,15 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
 UPRIGHT_ANGLE = 30.0
 _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
+# A still collider with a sharp tip (a pointed rod, a spike) gets the pass every substep on its standing thin edges
+# that end at no sharp tip too (a rod's sides below its point): a cloth hanging from the tip is drawn in
+# round the rod below it, and with the windows and the hold 3 cm cloth edges ended through a 1 cm rod's sides
+# (docs/design.md, round 12 (needle15)). From the run's start: switched on when a tip first held the cloth, edges
+# already through stayed through (kept on their side) and the rod ended through the cloth's whole skirt. Of the
+# edges that reach the point, only those sharp by curvature alone (a cone's sides, bending under SHARP_ANGLE:
+# they held an irregular 64² cloth the cone r 5 cm skewered): with a 2 cm pyramid's edges (90°) a triangulated
+# 64² cloth was flung up off its apex.
+TIPPED_RODS = True
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -89,6 +98,12 @@ ROUNDED_EDGES = True
 ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
 # lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
+# A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
+# spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
+# than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
+# the point folded through them (docs/design.md, round 12 (needle15)).
+TAPERED_SIDES = True
+_COS_TAPER_BEND = math.cos(math.radians(1.0))
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -396,6 +411,7 @@ def _sharp_edges(
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
+    still = table is None
     if table is None:
         table = edge_table(triangles, vertices)
     sharp = table.counts != 2
@@ -403,6 +419,8 @@ def _sharp_edges(
     t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
+    if radius > 0.0 and TAPERED_SIDES and still and len(pair):
+        bent |= _tapered(triangles, vertices, normals, table, pair) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
     if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
@@ -426,6 +444,18 @@ def _sharp_edges(
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
             table.second_k.take(which), thin.take(which))  # fmt: skip
+
+
+def _tapered(triangles, vertices, normals, table: EdgeTable, pair) -> np.ndarray:
+    """Which edges `pair` (of `table`, two faces each) end at a pointed corner (corner_contacts.pointed_mask)."""
+    from .corner_contacts import pointed_mask
+
+    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+    sorting = (table.corner_order, table.corner_starts)
+    pointed = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting)
+    t, k = table.first_t.take(pair), table.first_k.take(pair)
+    ends = table.ids.ravel()
+    return pointed.take(ends.take(t * 3 + (k + 1) % 3)) | pointed.take(ends.take(t * 3 + (k + 2) % 3))
 
 
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
@@ -601,7 +631,7 @@ def collide_cloth_edges(
     in a pass of their own: with the hold's one averaged push a vertex a cloth hanging on a rod fell
     through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
     table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
-    round 9 (table11)); without gravity, all thin edges."""
+    round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges."""
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = _edge_colliders(colliders, radius, thickness)
@@ -615,7 +645,8 @@ def collide_cloth_edges(
         if contacts is None or sharp.open:
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
-        hanging, rest = _split(sharp, collider._pose_at(t1), gravity)
+        below = _below_a_tip(collider, sharp) if TIPPED_RODS and sharp.thin.any() else None
+        hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
         if rest is None:
@@ -650,13 +681,15 @@ def _up(gravity):
     return up
 
 
-def _split(sharp: SharpEdges, pose, gravity):
-    """`sharp.parts` of its `_hanging` edges, kept on `sharp` while the pose and gravity (a tuple: immutable)
-    are the same objects (a still mesh's every substep: its pose is None)."""
+def _split(sharp: SharpEdges, pose, gravity, below=None):
+    """`sharp.parts` of its `_hanging` edges (and `below`'s, `_below_a_tip`: the same for a mesh's SharpEdges),
+    kept on `sharp` while the pose and gravity (a tuple: immutable) are the same objects (a still mesh's every
+    substep: its pose is None)."""
     kept = sharp._split
     if kept is not None and kept[0] is pose and kept[1] is gravity:
         return kept[2]
-    found = sharp.parts(_hanging(sharp, pose, gravity))
+    hanging = _hanging(sharp, pose, gravity)
+    found = sharp.parts(hanging if below is None else hanging | below)
     if gravity is None or isinstance(gravity, tuple):
         sharp._split = (pose, gravity, found)
     return found
@@ -673,6 +706,29 @@ def _hanging(sharp: SharpEdges, pose, gravity) -> np.ndarray:
         return sharp.thin
     along = sharp.along if pose is None else pose[0] @ sharp.along  # (own frame to world)
     return sharp.thin & (np.abs(down @ along) < _COS_UPRIGHT * length)
+
+
+_BELOW_A_TIP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its mask or None,)
+
+
+def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
+    """Of a still mesh's sharp edges, the thin ones that end at none of its sharp tips or bend less than SHARP_ANGLE,
+    when it has a sharp tip (a pointed rod's sides, a cone's; not a pyramid's edges), else None (see TIPPED_RODS)."""
+    found = _BELOW_A_TIP.get(sharp)
+    if found is None:
+        from .corner_contacts import _corners_of_collider
+
+        mask = None
+        corners = _corners_of_collider(collider)
+        if not collider.deforming and corners.tips.any():
+            at_tip = np.zeros(len(sharp.thin), dtype=bool)
+            for end in (sharp.a, sharp.b):  # (a few tips: each against every sharp edge's end)
+                gaps = end[:, :, None] - corners.points[:, None, corners.tips]
+                at_tip |= (dot(gaps, gaps) < 1e-18).any(axis=1)
+            gentle = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
+            mask = sharp.thin & (~at_tip | gentle)
+        found = _BELOW_A_TIP[sharp] = (mask if mask is not None and mask.any() else None,)
+    return found[0]
 
 
 def _edge_colliders(colliders, radius: float, thickness: float) -> list:
