@@ -98,14 +98,51 @@ def parent_deform_note(obj) -> str | None:
         return None
     return (
         f"Its parent '{parent.name}' deforms it without a modifier (parent type {obj.parent_type.title()}): "
-        "the live preview does not show that deformation and a bake does. Deform it with an Armature or "
-        "Lattice modifier instead (Object ▸ Parent ▸ Armature Deform makes one), or parent it as Object."
+        "the live preview does not show that deformation and a bake does. Deform it with an Armature modifier "
+        "instead (Object ▸ Parent ▸ Armature Deform makes one), or parent it as Object or Bone."
     )
+
+
+# Modifiers that carry the mesh by another object (a rig, a lattice, a curve, a hook, a cage): after the cloth
+# in the stack they move the simulated shape again. The cloth follows Armature modifiers it can (carrying.py).
+CARRYING_MODIFIERS = frozenset({"ARMATURE", "LATTICE", "CURVE", "HOOK", "MESH_DEFORM", "SURFACE_DEFORM"})
+
+
+def carrying_modifiers_note(obj) -> str | None:
+    """What to tell the user when `obj`'s own modifiers carry the simulated cloth in a way it does not follow, or
+    None. Such a modifier moves the simulated shape with its object afterwards: the cloth does not swing with that
+    motion and collides where it would be without it (a curtain carried 0.6 m by a Lattice or an unfollowed
+    Armature into a box shows vertices inside the box; a corner hooked to an Empty is pulled out alone, 9x its
+    edge)."""
+    from .carrying import followed_modifiers  # noqa: PLC0415 - carrying reads the add-on's own modifiers
+
+    followed = {m.name for m in followed_modifiers(obj)}
+    carrying = [
+        m
+        for m in obj.modifiers
+        if m.type in CARRYING_MODIFIERS and (m.show_viewport or m.show_render) and m.name not in followed
+    ]
+    if not carrying:
+        return None
+    names = [f"'{m.name}'" for m in carrying]
+    note = (
+        f"{', '.join(names)} move{'s' if len(names) == 1 else ''} the simulated cloth again after the simulation: "
+        "the cloth does not swing with that motion and collides where it would be without it. The cloth follows, "
+        "first in the stack, Armature modifiers that deform by vertex groups (no Bone Envelopes, Preserve Volume, "
+        "Multi Modifier or bendy bones) and Hooks by a vertex group without falloff; otherwise parent the cloth to "
+        "the bone or object (Object ▸ Parent) and pin it."
+    )
+    if any(m.type == "HOOK" and len(m.vertex_indices) for m in carrying):
+        note += (
+            " A Hook's vertices assigned in Edit Mode (by index) are not moved in the live preview at all, only in a "
+            "bake: give the Hook a Vertex Group instead."
+        )
+    return note
 
 
 def cloth_notes(obj) -> list[str]:
     """Warnings about a cloth's set-up that Make Cloth reports and the panel shows."""
-    notes = (simulation_modifiers_note(obj), parent_deform_note(obj))
+    notes = (simulation_modifiers_note(obj), parent_deform_note(obj), carrying_modifiers_note(obj))
     return [note for note in notes if note]
 
 

@@ -24,6 +24,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -41,6 +42,36 @@ _handle: Any = None
 
 class CliError(Exception):
     """A problem with the command line or the file; the message is shown to the user."""
+
+
+class Terminated(BaseException):  # noqa: N818 - a stop request, like KeyboardInterrupt, not an error
+    """SIGTERM arrived (a farm manager cancelling the job): stop like Ctrl+C, through every cleanup."""
+
+
+_terminated = False  # SIGTERM arrived: Blender swallows the exception when it lands in a handler it runs
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    global _terminated  # noqa: PLW0603 - one flag per process, set by the signal
+    _terminated = True
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _stop_on_terminate() -> Iterator[None]:
+    """SIGTERM raises Terminated while the bake runs, instead of killing the process where it stands: a job
+    cancelled while Blender wrote the baked file left that temporary file (hidden, the shot's size) behind."""
+    global _terminated  # noqa: PLW0603
+    _terminated = False
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except (ValueError, OSError, AttributeError):  # not the main thread, or no SIGTERM on this system
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -210,7 +241,8 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0
     try:
-        return _bake(args)
+        with _stop_on_terminate():
+            return _bake(args)
     except CliError as exc:
         return _error(str(exc))
     except Exception as exc:  # a farm job fails with a message and a non-zero exit, never silently
@@ -218,6 +250,9 @@ def main(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:  # Ctrl+C: the bake stops; nothing was saved
         _error(f"interrupted; {_untouched(args)}")
         return 130
+    except Terminated:  # the job was cancelled: the same, with the exit code of a process ended by SIGTERM
+        _error(f"terminated; {_untouched(args)}")
+        return 128 + signal.SIGTERM
 
 
 def _bake(args: argparse.Namespace) -> int:
@@ -241,6 +276,8 @@ def _bake(args: argparse.Namespace) -> int:
     def save(path: str) -> None:
         # A copy: the session keeps its file path; relative paths stay right (same folder).
         bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False, copy=True)
+        if _terminated:  # cancelled while saving, inside a save handler Blender ran (it printed and went on)
+            raise Terminated
 
     versions = int(bpy.context.preferences.filepaths.save_version)
     try:

@@ -198,7 +198,7 @@ def pick_up(scene, obj) -> None:
     run.dirty = True  # pins and masses as the undo left them
     if frame == run.frame and np.array_equal(shape.astype(np.float32), run.local_positions(obj).astype(np.float32)):
         return  # this cloth is as it was (the undo was about something else): keep its velocities
-    world = geometry.to_world(world_matrix(obj), shape)
+    world = geometry.to_world(world_matrix(obj), shape if run.carry is None else run.carry.apply(shape))
     old = run.state
     steps = frame - run.first_frame
     run.state = solver.State(world, world.copy(), steps, steps * frame_time(scene), old.broken, old.face_torn_frame)

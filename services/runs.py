@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import solver
 from ..solver.model import vertex_masses
-from . import display, geometry, holding, identity, mesh_colliders, pin_group, tears
+from . import carrying, display, geometry, holding, identity, mesh_colliders, pin_group, tears
 from .display import write_shape
 from .rest import remove_legacy_rest, rest_shape
 from .scene_reading import collider_poses, colliders_between, pin_weights, topology_of, world_matrix
@@ -45,9 +45,18 @@ class Run:
     time_stretch: float = 1.0  # the scene's Old / New when last stepped (tears are shown in the stretched time)
     # Frames whose fast pins or colliders asked Auto Substeps for more than it takes (solver/driven_motion.py).
     capped_frames: list[int] = field(default_factory=list)
+    # Armature modifiers the cloth follows (services/carrying.py): their weights, and their maps at `frame`.
+    skins: list = field(default_factory=list)
+    carry: carrying.Carry | None = None
 
     def local_positions(self, obj) -> np.ndarray:
-        return geometry.to_local(world_matrix(obj), self.state.positions)
+        """What to write so the evaluated mesh shows the state (back through a skinning that follows the cloth)."""
+        local = geometry.to_local(world_matrix(obj), self.state.positions)
+        return local if self.carry is None else self.carry.invert(local)
+
+    def shown_rest(self, carry: carrying.Carry | None) -> np.ndarray:
+        """The rest shape as the mesh shows it, skinned by `carry` (the start shape and the pins' targets)."""
+        return self.rest_local if carry is None else carry.apply(self.rest_local)
 
 
 _models: dict[str, tuple[tuple, bytes, solver.Model]] = {}  # cloth id -> (shape key, pin weights, model)
@@ -96,7 +105,9 @@ def start(scene, obj) -> Run:
     topology, faces, edges = topology_of(obj.data)
     rest_local = rest_shape(obj)
     matrix = world_matrix(obj)
-    rest_world = geometry.to_world(matrix, rest_local)
+    skins = carrying.skins_of(obj)
+    carry = carrying.carry(obj, skins, matrix)
+    rest_world = geometry.to_world(matrix, rest_local if carry is None else carry.apply(rest_local))
     model = _model_for(obj, rest_world, faces, edges, topology)
     shapes: dict = {}
     return Run(
@@ -112,6 +123,8 @@ def start(scene, obj) -> Run:
         collider_shapes=shapes,
         first_frame=int(scene.frame_current),
         mean_edge=mean_edge_length(model),
+        skins=skins,
+        carry=carry,
     )
 
 
@@ -146,8 +159,9 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     current = collider_poses(scene, skip=obj, still_meshes=still, shapes=run.collider_shapes)
     run.time_stretch = time_stretch(scene)
     matrix = world_matrix(obj)  # pins move with the object (the same targets while it stands still)
-    same = np.array_equal(matrix, run.pins_matrix)
-    pins_now = run.pins_world if same else geometry.to_world(matrix, run.rest_local)
+    carry = carrying.carry(obj, run.skins, matrix)  # and with the rig that skins it
+    same = carry is None and np.array_equal(matrix, run.pins_matrix)
+    pins_now = run.pins_world if same else geometry.to_world(matrix, run.shown_rest(carry))
     params = None if steady is None else steady.params
     solver.step(
         run.model,
@@ -161,7 +175,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     )
     if not np.isfinite(run.state.positions).all():
         raise Unstable(unstable_message(obj, int(scene.frame_current)))
-    run.colliders, run.pins_world, run.pins_matrix = current, pins_now, matrix
+    run.colliders, run.pins_world, run.pins_matrix, run.carry = current, pins_now, matrix, carry
     run.frame = int(scene.frame_current)
     if run.state.wanted_substeps > run.state.last_substeps:
         run.capped_frames.append(run.frame)

@@ -66,6 +66,18 @@ def window_settled_pushes(normal, depth, previous, end, slowed, carry):
     return which, push.take(which, axis=1)
 
 
+def vertex_places(vertices: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, places): the distinct vertices (sorted) among `vertices` (any shape, ids below n) and each
+    one's place among them, as np.unique(vertices, return_inverse=True) gives them for a 1-D array, by
+    marks over the n vertices (~12 against ~36 us for a pass's few hundred contact ends at 4,096)."""
+    mark = np.zeros(n, dtype=bool)
+    mark[vertices] = True
+    rows = mark.nonzero()[0]
+    place = np.empty(n, dtype=np.int64)
+    place[rows] = np.arange(len(rows))
+    return rows, place.take(vertices)
+
+
 def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
     """Add contact pushes to vertices, each vertex taking the mean over the contacts that move it.
 
@@ -78,8 +90,10 @@ def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
     k = len(weighted)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
     at = (np.arange(k) * len(rows))[:, None] + slots
     total = np.bincount(at.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
-    total = total.take(touched, axis=1) / count.take(touched)
-    who = rows.take(touched)
-    x[who] += total[:3].T if pose1 is None else total[:3].T @ pose1[0].T  # own-frame offsets to world
+    if len(touched) == len(rows):  # (every row: no takes)
+        mean, who = total / count, rows
+    else:
+        mean, who = total.take(touched, axis=1) / count.take(touched), rows.take(touched)
+    x[who] += mean[:3].T if pose1 is None else mean[:3].T @ pose1[0].T  # own-frame offsets to world
     if k > 3:
-        x_start[who] += total[3:].T if pose1 is None else total[3:].T @ pose1[0].T
+        x_start[who] += mean[3:].T if pose1 is None else mean[3:].T @ pose1[0].T

@@ -23,8 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .contact import add_averaged, combined_friction
+from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
+from .edge_contacts import squared_stray
+from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -54,6 +56,7 @@ _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid 
 _REFRESH = 0.5  # of half a skin (see _CornerList.pairs)
 _EPS = 1e-12
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NEXT_VERTEX = np.array([1, 2, 0])  # each cloth triangle edge's second vertex (edges 0-1, 1-2, 2-0)
 
 
 def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None, tips=False):
@@ -219,14 +222,14 @@ class _CornerList:
         self.anchor = np.full((3, n), np.inf)
         self.c = self.t = _EMPTY
         self.order: np.ndarray | None = None  # the corners by x
+        self._stray, self._step = np.empty(n), np.empty((3, n))  # (reused every pass)
 
     def pairs(self, points, p0, p1, slack: float = 0.0):
         """(corner, cloth triangle) pairs for corners `points` (3, C) and cloth vertices moving p0 -> p1
         ((3, N), the collider's frame); slack: how far the corners may be from `points` (deforming). A query
         also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
         batches (as the edge pass's list)."""
-        end, start = p1 - self.anchor, p0 - self.anchor
-        stray = np.maximum(dot(end, end), dot(start, start))
+        stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         if (stray > self.half * self.half).any():
             self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
         return self.c, self.t
@@ -285,8 +288,6 @@ def collide_cloth_corners(
     ended behind a wall (docs/design.md, round 8 (edgewin10)).
     support: (slack, reach) of the shock propagation from the vertices a corner holds up after every pass
     and hold with contacts (`contact_support.propagate_support`); None: none."""
-    from .mesh_collider import MeshCollider
-
     meshes = [
         (index, c) for index, c in enumerate(colliders) if isinstance(c, MeshCollider) and len(_corners_of_collider(c))
     ]
@@ -314,7 +315,8 @@ def collide_cloth_corners(
                 # 24² cloth 12 cm off-centre on a box (docs/design.md, round 11 (creep13)).
                 mu = combined_friction(friction, collider.friction)
                 pushed = _hold(collider, x, x_start, t0, t1, held[1], mu)
-                found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
+                if len(pushed) and support is not None:  # (the sharp tips' among them: the propagation's seeds)
+                    found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
         if found is not None and len(found.overloaded) and support is not None and collider.mesh.outward:
             # Only from supports the cloth was pulled through: a cloth resting on a
             # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
@@ -336,8 +338,6 @@ def collide_corners(
 
     settle_into: where the settled pushes go (default x_start, the path's start); keep: return the contacts
     (`_Held`) for `_hold`, else None."""
-    from .mesh_collider import _MIN_GAP, _to_frame
-
     corners = _corners_of_collider(collider)
     if len(corners) == 0 or len(triangles) == 0:
         return
@@ -363,31 +363,28 @@ def collide_corners(
         start_point = corners.points0.take(c, axis=1)
         point, point0 = start_point + (point - start_point) * t1, start_point + (point - start_point) * t0
     tri = triangles.take(t, axis=0)
-    ends = [p1.take(tri[:, k], axis=1) for k in range(3)]
-    starts = [p0.take(tri[:, k], axis=1) for k in range(3)]
+    # The triangles' vertices at the end and the start, (3, 3, P) (axis, vertex k, pair): one take each.
+    flat = tri.T.ravel()
+    ends3, starts3 = p1.take(flat, axis=1).reshape(3, 3, -1), p0.take(flat, axis=1).reshape(3, 3, -1)
     # Only triangles whose swept box comes within the gap of the corner can touch it (most listed pairs
     # on a draped table are a skin away).
-    high = np.maximum(
-        np.maximum(np.maximum(ends[0], ends[1]), np.maximum(ends[2], starts[0])), np.maximum(starts[1], starts[2])
-    )
-    low = np.minimum(
-        np.minimum(np.minimum(ends[0], ends[1]), np.minimum(ends[2], starts[0])), np.minimum(starts[1], starts[2])
-    )
+    high = np.maximum(ends3.max(axis=1), starts3.max(axis=1))
+    low = np.minimum(ends3.min(axis=1), starts3.min(axis=1))
     high -= np.minimum(point, point0)
     low -= np.maximum(point, point0)
     meets = ((high >= -gap).all(axis=0) & (low <= gap).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
         return
     if len(meets) < len(t):
-        point, point0, tri, c = (
-            point.take(meets, axis=1),
-            point0.take(meets, axis=1),
-            tri.take(meets, axis=0),
-            c.take(meets),
-        )
-        ends, starts = [m.take(meets, axis=1) for m in ends], [m.take(meets, axis=1) for m in starts]
-    moves = [dot(m, m) for m in (e - b for e, b in zip(ends, starts, strict=True))]
-    reach = 2.0 * gap + np.sqrt(np.maximum(np.maximum(moves[0], moves[1]), moves[2]))
+        # (a still corner's start is its end: one array, so the hold need not follow it)
+        point0 = point0.take(meets, axis=1) if collider.deforming else None
+        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
+        point0 = point if point0 is None else point0
+        ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
+    ends, starts = [ends3[:, k] for k in range(3)], [starts3[:, k] for k in range(3)]
+    moves = ends3 - starts3
+    moves *= moves
+    reach = 2.0 * gap + np.sqrt(moves.sum(axis=0).max(axis=0))  # (each vertex's squared motion, the largest)
     corner_moved = None
     if point0 is not point:  # (a deforming mesh's corner moves too)
         corner_moved = point - point0
@@ -396,7 +393,7 @@ def collide_corners(
     if SMOOTH_TIP_NORMALS and collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
         # is all "tips", and its cloth pushed along the smooth normal ended behind a wall)
         found_faces = _smooth_tips(found_faces, corners.tips.take(c), triangles, p1)
-    found_edges = _edge_contacts(point, tri, starts, ends, gap, reach, point0)
+    found_edges = _edge_contacts(point, tri, starts3, ends3, gap, reach, point0)
     if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
         found_edges = _once(found_edges, c, n)
     verts, beta, direction, at, depth, start_gap = (
@@ -410,27 +407,27 @@ def collide_corners(
     ok = total > 0.0
     per = np.where(ok, 1.0 / np.where(ok, total, 1.0), 0.0)
     delta = direction * (depth * per)  # per unit of each vertex's (share x inverse mass)
+    flat = verts.T.ravel()  # (the first vertices, then the second, then the third)
     mu = combined_friction(cloth_friction, collider.friction)
     if mu > 0.0:  # Coulomb friction on the cloth's point at the contact, relative to the corner
-        slide = sum((p1.take(verts[:, k], axis=1) - p0.take(verts[:, k], axis=1)) * beta[k] for k in range(3))
+        slide = _at_points(p1.take(flat, axis=1) - p0.take(flat, axis=1), beta)
         if corner_moved is not None:
             slide -= corner_moved.take(at, axis=1)
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         delta -= slide * (np.minimum(1.0, mu * depth / np.maximum(length, _EPS)) * per)
-    rows = np.unique(verts)  # (the moved vertices once: the iterations and holds scatter to them too)
-    slots = np.searchsorted(rows, verts.T)
+    rows, slots = vertex_places(verts.T, n)  # (the moved vertices once: the iterations and holds scatter to them too)
     if settle_into is not None and settle_into is not x_start:
         # A window's pass: what was within the gap where the settled push goes (the last substep's start), as
         # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
-        contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots)
+        contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat)
         start_gap = _left(settle_into, contacts, pose0)  # (windows are for still meshes: one pose)
     settle = direction * (np.clip(start_gap, 0.0, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
     held = _Held(
-        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, overloaded=overloaded, tips=tips
+        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat, overloaded=overloaded, tips=tips
     )
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
@@ -487,6 +484,7 @@ class _Held(NamedTuple):
     inv_mass: np.ndarray
     rows: np.ndarray
     slots: np.ndarray
+    flat: np.ndarray  # (3H,) the contacts' first vertices, then their second, then their third (verts.T.ravel())
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
     overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
@@ -494,14 +492,17 @@ class _Held(NamedTuple):
 
 def _left(x, held: _Held, pose) -> np.ndarray:
     """How far each contact's cloth point at x lies within the gap of its corner, along its direction."""
-    from .mesh_collider import _to_frame
-
-    moved = x.take(held.verts.T.ravel(), axis=0)
+    moved = x.take(held.flat, axis=0)
     moved = moved.T if pose is None else _to_frame(moved, *pose)
-    count = len(held.verts)
-    first, second, third = (moved[:, k * count : (k + 1) * count] * held.beta[k] for k in range(3))
-    cloth_point = first + second + third
-    return held.gap - dot(held.direction, cloth_point - held.corner)
+    cloth_point = _at_points(moved, held.beta)
+    cloth_point -= held.corner
+    return held.gap - dot(held.direction, cloth_point)
+
+
+def _at_points(columns: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """The contacts' cloth points (3, H) from their vertices' columns (3, 3H; first vertices, then second, then
+    third) and barycentrics beta (3, H): vertex by vertex, in that order (one product and one sum)."""
+    return (columns.reshape(3, 3, -1) * beta).sum(axis=1)
 
 
 def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None, mu: float = 0.0) -> np.ndarray:
@@ -517,39 +518,42 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
             first = (left > _OVERLOADED * held.gap).nonzero()[0]
         if len(live) == 0:
             return first
-        left, per = left.take(live), held.per.take(live)
-        direction = held.direction.take(live, axis=1)
+        every = len(live) == len(left)  # (then the contacts' arrays as they are: no takes)
+        per = held.per if every else held.per.take(live)
+        direction = held.direction if every else held.direction.take(live, axis=1)
+        if not every:
+            left = left.take(live)
         delta = direction * (left * per)
         settle = None
         if x_start is not None:
-            within = np.clip(_left(x_start, held, pose0).take(live), 0.0, left)
+            within = _left(x_start, held, pose0)
+            within = np.clip(within if every else within.take(live), 0.0, left)
             settle = direction * (within * per)
             if mu > 0.0:
-                slide = _slide(x, x_start, held, live, pose1, pose0)
+                slide = _slide(x, x_start, held, None if every else live, pose1, pose0)
                 slide -= direction * dot(slide, direction)
                 length = np.sqrt(dot(slide, slide))
                 delta -= slide * (np.minimum(1.0, mu * left / np.maximum(length, _EPS)) * per)
-        slots, weights = held.slots.take(live, axis=1), held.weights.take(live, axis=1)
+        if every:
+            slots, weights = held.slots, held.weights
+        else:
+            slots, weights = held.slots.take(live, axis=1), held.weights.take(live, axis=1)
         _scatter(x, x_start, held.rows, slots, weights, delta, settle, pose1)
         x_start = None
     return first
 
 
 def _slide(x, x_start, held: _Held, live, pose1, pose0) -> np.ndarray:
-    """The motion (3, L) of contacts `live`'s cloth points from x_start to x, relative to their corners."""
-    from .mesh_collider import _to_frame
-
-    verts, beta = held.verts.take(live, axis=0), held.beta.take(live, axis=1)
-    rows = verts.T.ravel()
+    """The motion (3, L) of contacts `live`'s cloth points from x_start to x, relative to their corners
+    (live None: all the contacts')."""
+    if live is None:
+        rows, beta = held.flat, held.beta
+    else:
+        rows, beta = held.verts.take(live, axis=0).T.ravel(), held.beta.take(live, axis=1)
     end, start = x.take(rows, axis=0), x_start.take(rows, axis=0)
     end = end.T if pose1 is None else _to_frame(end, *pose1)
     start = start.T if pose0 is None else _to_frame(start, *pose0)
-    count = len(live)
-    moved = end - start
-    point = moved[:, :count] * beta[0]
-    for k in (1, 2):
-        point += moved[:, k * count : (k + 1) * count] * beta[k]
-    return point
+    return _at_points(end - start, beta)
 
 
 def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndarray:
@@ -599,10 +603,11 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
 def _edge_contacts(point, tri, starts, ends, gap: float, reach, point0):
     """Corners closer than the gap to the middle of a cloth triangle's edge (under a ridge of tented
     cloth, where the corner projects into neither triangle), kept on the side of the edge they started
-    on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0)."""
+    on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0).
+    starts, ends: the triangles' vertices (3, 3, P) (axis, vertex, pair), C-contiguous."""
     # The three edges (0-1, 1-2, 2-0) stacked as columns [0, P), [P, 2P), [2P, 3P): one set of calls.
-    a0, b0 = np.concatenate(starts, axis=1), np.concatenate([starts[1], starts[2], starts[0]], axis=1)
-    a1, b1 = np.concatenate(ends, axis=1), np.concatenate([ends[1], ends[2], ends[0]], axis=1)
+    a0, b0 = starts.reshape(3, -1), starts.take(_NEXT_VERTEX, axis=1).reshape(3, -1)
+    a1, b1 = ends.reshape(3, -1), ends.take(_NEXT_VERTEX, axis=1).reshape(3, -1)
     corner = np.concatenate([point, point, point], axis=1)
     corner0 = corner if point0 is point else np.concatenate([point0, point0, point0], axis=1)
     u0, u1 = _along(corner0, a0, b0), _along(corner, a1, b1)

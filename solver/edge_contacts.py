@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .contact import add_averaged, combined_friction
+from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
@@ -152,6 +152,7 @@ class SharpEdges:
         self._grid_gap = -1.0
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
         self._parts: dict = {}
+        self._split: tuple | None = None  # (pose, gravity, parts) last asked for (`_split`)
 
     def __len__(self) -> int:
         return len(self.tri)
@@ -190,7 +191,7 @@ class SharpEdges:
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
         for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
-        part.open, part.still, part._parts = self.open, self.still, {}
+        part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
 
@@ -254,11 +255,11 @@ class _EdgeList:
     def pairs(self, inv_mass, p0, p1, grid):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
         ends), None: none."""
-        stray = _squared_stray(p0, p1, self.anchor, self._stray, self._step)
+        stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         np.sqrt(stray, out=stray)
         if (stray > self.reach).any():
             self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
-        moved = _squared_stray(p0, p1, self.last, self._moved, self._step)
+        moved = squared_stray(p0, p1, self.last, self._moved, self._step)
         self.last[...] = p1
         if len(self.e) == 0:
             return None
@@ -324,7 +325,7 @@ class _EdgeList:
             self.apart = np.concatenate([self.apart, apart])
 
 
-def _squared_stray(p0, p1, reference, out, step) -> np.ndarray:
+def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     """Each vertex's squared distance from `reference` (3, N), the larger at the substep's start and end."""
     np.subtract(p1, reference, out=step)
     step *= step
@@ -587,18 +588,14 @@ def collide_cloth_edges(
     if not found:
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
-    up = None
-    if gravity is not None:
-        down = np.asarray(gravity, dtype=np.float64)
-        length = float(np.sqrt(down @ down))
-        up = -down / length if length > 0.0 else None
+    up = _up(gravity)
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
         sharp = _sharp_of(collider, radius)
         if contacts is None or sharp.open:
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
-        hanging, rest = sharp.parts(_hanging(sharp, collider._pose_at(t1), gravity))
+        hanging, rest = _split(sharp, collider._pose_at(t1), gravity)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
         if rest is None:
@@ -614,6 +611,35 @@ def collide_cloth_edges(
             held = contacts.get(key)
             if held is not None and held[0] is collider.mesh:
                 hold_edges(collider, x, x_start, inv_mass, t0, t1, friction, held[1])
+
+
+_LAST_UP: list = [None, None]  # (gravity, the unit vector against it) last asked for by a tuple (immutable)
+
+
+def _up(gravity):
+    """The unit vector (3,) against `gravity`, None without gravity (or without one given)."""
+    if gravity is None:
+        return None
+    if _LAST_UP[0] is gravity:
+        return _LAST_UP[1]
+    down = np.asarray(gravity, dtype=np.float64)
+    length = float(np.sqrt(down @ down))
+    up = -down / length if length > 0.0 else None
+    if isinstance(gravity, tuple):
+        _LAST_UP[:] = gravity, up
+    return up
+
+
+def _split(sharp: SharpEdges, pose, gravity):
+    """`sharp.parts` of its `_hanging` edges, kept on `sharp` while the pose and gravity (a tuple: immutable)
+    are the same objects (a still mesh's every substep: its pose is None)."""
+    kept = sharp._split
+    if kept is not None and kept[0] is pose and kept[1] is gravity:
+        return kept[2]
+    found = sharp.parts(_hanging(sharp, pose, gravity))
+    if gravity is None or isinstance(gravity, tuple):
+        sharp._split = (pose, gravity, found)
+    return found
 
 
 def _hanging(sharp: SharpEdges, pose, gravity) -> np.ndarray:
@@ -813,8 +839,7 @@ def collide_edges(
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
     amount = np.clip(within, 0.0, push) * per_weight
     if not keep_contacts:
-        rows = np.unique(ends)
-        local = np.searchsorted(rows, ends)
+        rows, local = vertex_places(ends, len(inv_mass))
         _scatter(x, settle_into, rows, local, wi, wj, delta, n * amount, pose1)
         iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, rows, local)
         return None
@@ -847,15 +872,17 @@ class _Held(NamedTuple):
     local: np.ndarray
     share: np.ndarray
     inv_mass: np.ndarray
+    slots: np.ndarray  # (12C,) each end's place in the hold's one bincount of six channels (channel c's at c x rows)
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
     draped: np.ndarray | None = None  # contacts draped over a rim whose face carries the cloth (`_supported`)
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
     ends = np.concatenate([i, j])
-    rows, local = np.unique(ends, return_inverse=True)
+    rows, local = vertex_places(ends, len(inv_mass))
     share = np.concatenate([wi, wj]) * np.concatenate([per_weight, per_weight])
-    return _Held(u, n, on_edge, along, gap, ends, rows, local.reshape(-1), share, inv_mass)
+    slots = ((np.arange(6) * len(rows))[:, None] + local).ravel()
+    return _Held(u, n, on_edge, along, gap, ends, rows, local, share, inv_mass, slots)
 
 
 def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _Held) -> None:
@@ -920,8 +947,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     mean_share = held.share / np.maximum(pressing_count, 1.0).take(held.local)
     weights = np.concatenate([channels, channels], axis=1) * mean_share
     rows = len(held.rows)
-    slots = (np.arange(6) * rows)[:, None] + held.local
-    total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
+    total = np.bincount(held.slots, weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
     moved, settled = total[:3], total[3:]
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T

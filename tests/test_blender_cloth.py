@@ -153,6 +153,138 @@ def test_make_cloth_says_when_its_parent_deforms_it_without_a_modifier(blender):
     assert "deforms it without" in " ".join(seen)  # the panel says it too
 
 
+def _rig(bpy, head=(0.0, 0.0, 1.5), tail=(0.0, 0.0, 2.0)):
+    """An armature object with one deform bone "Bone"."""
+    rig = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+    bpy.context.scene.collection.objects.link(rig)
+    activate(bpy, rig)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = rig.data.edit_bones.new("Bone")
+    bone.head, bone.tail = head, tail
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return rig
+
+
+def test_a_curtain_skinned_by_an_armature_modifier_swings_and_stays_out_of_a_box(blender):
+    """A curtain skinned to a bone by an Armature modifier (every vertex on the bone, top row pinned), the bone
+    carrying it 0.6 m into a box. The cloth was simulated first in the stack and the modifier then moved the
+    result rigidly with the bone: no swing, and 18 of 196 vertices inside the box. Now the cloth follows the
+    skinning as Blender's Cloth after an Armature does: pins with the bone, the rest swings and stays out."""
+    scene = setup_scene(blender, 24)
+    rig = _rig(blender)
+    pose = rig.pose.bones["Bone"]
+    world_x = np.linalg.inv(np.array(pose.bone.matrix_local)[:3, :3]) @ [1.0, 0.0, 0.0]  # the bone's own axes
+    for frame, x in ((1, 0.0), (4, 0.0), (14, 0.6)):
+        pose.location = world_x * x
+        pose.keyframe_insert("location", frame=frame)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0.75, 0.0, 0.35), scale=(0.5, 0.5, 0.7))
+    box = blender.context.active_object
+    assert blender.ops.verlet_cloth.make_collider(kind="MESH") == {"FINISHED"}
+    flat = grid_vertices(8, 1.0, 0.0)
+    curtain = mesh_object(blender, "Curtain", np.stack([flat[:, 2], flat[:, 0], flat[:, 1] + 1.0], 1), 8)
+    top = np.flatnonzero(flat[:, 1] > 0.49)
+    curtain.vertex_groups.new(name="Pin").add(top.tolist(), 1.0, "REPLACE")
+    curtain.vertex_groups.new(name="Bone").add(list(range(64)), 1.0, "REPLACE")
+    curtain.modifiers.new("Armature", "ARMATURE").object = rig
+    activate(blender, curtain)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    curtain.verlet_cloth.pin_group = "Pin"
+    rest = _evaluated(blender, curtain, 1)
+    shown = {}
+    for frame in range(2, 25):
+        co = shown[frame] = _evaluated(blender, curtain, frame)
+        carried = np.array(pose.matrix)[:3, 3] - np.array(pose.bone.head_local)  # where the bone took them
+        np.testing.assert_allclose(co[top], rest[top] + carried, atol=1e-5)  # pins on the bone
+        inside = np.all(np.abs(co - [0.75, 0.0, 0.35]) < [0.25 - 1e-3, 0.25 - 1e-3, 0.35 - 1e-3], axis=1)
+        assert not inside.any(), f"frame {frame}: {int(inside.sum())} vertices inside the box"
+    hem = np.flatnonzero(flat[:, 1] < -0.49)
+    scene.frame_set(10)
+    along = float(np.array(pose.matrix)[0, 3])
+    assert along > 0.2 and shown[10][hem, 0].mean() < along - 0.1  # the hem lags the bone: it swings
+    activate(blender, curtain)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    for frame in (10, 24):  # the bake's keys go through the modifier too: it shows what the preview showed
+        np.testing.assert_allclose(_evaluated(blender, curtain, frame), shown[frame], atol=1e-4)
+    assert box.name in scene.objects
+
+
+def test_a_corner_hooked_to_an_empty_pulls_the_cloth_along(blender):
+    """A cloth held by one corner hooked to an Empty (a Hook modifier by a vertex group, the corner in the pin
+    group), the Empty carried 0.5 m sideways. The hook moved only the simulated corner afterwards: its edges
+    stretched 9x, and the cloth never followed. Now the pin follows the hook and the cloth comes along."""
+    setup_scene(blender, 12)
+    cloth = _grid(blender, n=6, size=0.6, height=1.0)
+    co = grid_vertices(6, 0.6, 1.0)
+    corner = int(np.argmin(co[:, 0] + co[:, 1]))
+    cloth.vertex_groups.new(name="Pin").add([corner], 1.0, "REPLACE")
+    held = blender.data.objects.new("Handle", None)
+    blender.context.scene.collection.objects.link(held)
+    held.location = co[corner]
+    held.keyframe_insert("location", frame=1)
+    held.location = co[corner] + [0.5, 0.0, 0.0]
+    held.keyframe_insert("location", frame=9)
+    blender.context.scene.frame_set(1)
+    hook = cloth.modifiers.new("Hook", "HOOK")
+    hook.object, hook.falloff_type, hook.vertex_group = held, "NONE", "Pin"
+    hook.matrix_inverse = held.matrix_world.inverted()
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    cloth.verlet_cloth.pin_group = "Pin"
+    rest = np.linalg.norm(co[:-1] - co[1:], axis=1).min()  # every edge of the grid is this long at rest
+    index = np.arange(36).reshape(6, 6)
+    edges = np.concatenate(
+        [
+            np.stack([index[:, :-1].ravel(), index[:, 1:].ravel()], 1),
+            np.stack([index[:-1].ravel(), index[1:].ravel()], 1),
+        ]
+    )
+    for frame in range(2, 13):
+        shown = _evaluated(blender, cloth, frame)
+        np.testing.assert_allclose(shown[corner], np.array(held.matrix_world.translation), atol=1e-5)
+        longest = np.linalg.norm(shown[edges[:, 0]] - shown[edges[:, 1]], axis=1).max()
+        assert longest < 1.2 * rest, f"frame {frame}: an edge {longest / rest:.1f}x its rest length"
+
+
+def test_make_cloth_says_when_a_modifier_carries_the_simulated_cloth_in_a_way_it_does_not_follow(blender):
+    """A Lattice modifier, or an Armature modifier with Preserve Volume, moves the simulated shape with its object
+    after the simulation (no swing, collisions where the cloth is not shown): Make Cloth said nothing, and the
+    parent-deform note advised such a modifier. An Armature modifier by vertex groups is followed: no note."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    setup_scene(blender, FRAMES)
+    cloth = _grid(blender)
+    rig = _rig(blender)
+    cloth.modifiers.new("Smooth it", "SMOOTH")  # moves vertices by the mesh alone: nothing to say
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert checks.cloth_notes(cloth) == []
+    skin = cloth.modifiers.new("Skin to Rig", "ARMATURE")
+    skin.object = rig
+    cloth.modifiers.move(cloth.modifiers.find("Skin to Rig"), 1)  # right after the add-on's: followed
+    assert checks.cloth_notes(cloth) == []
+    skin.use_deform_preserve_volume = True
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Skin to Rig' moves the simulated cloth again" in notes[0]
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}  # a note, not a refusal
+    skin.use_deform_preserve_volume = False
+    rig.data.bones["Bone"].bbone_segments = 2  # a bendy bone deforms by where a vertex lies along it
+    assert checks.cloth_notes(cloth) == []  # ... but weighs nothing on this cloth
+    cloth.vertex_groups.new(name="Bone")
+    assert "'Skin to Rig' moves" in " ".join(checks.cloth_notes(cloth))
+    skin.show_viewport = skin.show_render = False  # turned off in the stack: nothing to say
+    assert checks.cloth_notes(cloth) == []
+    hook = cloth.modifiers.new("Hook it", "HOOK")
+    hook.object = rig
+    hook.vertex_indices_set([0])  # assigned in Edit Mode: not applied after the preview's modifier
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Hook it' moves" in notes[0] and "Vertex Group instead" in notes[0]
+    cloth.modifiers.remove(hook)
+    lattice = blender.data.objects.new("Cage", blender.data.lattices.new("Cage"))
+    blender.context.scene.collection.objects.link(lattice)
+    cloth.modifiers.new("Cage it", "LATTICE").object = lattice
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Cage it' moves" in notes[0]
+
+
 def test_cloths_in_an_excluded_collection_are_not_simulated_until_included_again(blender):
     """Alternatives kept in an excluded collection (or one disabled in viewports) are not evaluated by Blender:
     the preview simulated them anyway, every frame (four hidden 48² cloths made playback 5x slower)."""

@@ -190,3 +190,50 @@ def test_a_baked_file_keeps_the_permissions_of_the_file_it_replaces(cli, blender
     assert (shot.stat().st_mode & 0o777) == 0o664 and (out.stat().st_mode & 0o777) == 0o664
     blender.ops.wm.open_mainfile(filepath=str(out))
     assert blender.data.objects["Cloth"].verlet_cloth.baked
+
+
+_CANCEL_WHILE_SAVING = """
+import os, signal, sys
+sys.path.insert(0, {tools!r})
+import bpy  # noqa: F401 - before addon_utils, as the wrapper does
+import addon_utils
+import bake as wrapper
+
+enable = addon_utils.enable
+
+
+def enable_and_cancel_while_saving(module, **options):
+    result = enable(module, **options)
+    blend_file = sys.modules[module + ".services.blend_file"]
+    check = blend_file.problem
+
+    def problem(path):  # Blender has just written the temporary file: the farm manager cancels the job
+        os.kill(os.getpid(), signal.SIGTERM)
+        return check(path)
+
+    blend_file.problem = problem
+    return result
+
+
+addon_utils.enable = enable_and_cancel_while_saving
+raise SystemExit(wrapper.main(["bake", {shot!r}]))
+"""
+
+
+@pytest.mark.blender
+def test_a_job_cancelled_while_the_baked_file_is_written_leaves_no_temporary_file(blender, tmp_path):
+    """SIGTERM (a farm manager cancelling the job) while Blender wrote the baked file killed the process there:
+    the hidden temporary file, the shot's size, stayed beside the shot. Now the job stops as on Ctrl+C."""
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    shot = _shot(blender, folder / "shot.blend")
+    before = shot.read_bytes()
+    script = _CANCEL_WHILE_SAVING.format(tools=str(ROOT / "tools"), shot=str(shot))
+    env = dict(os.environ, BLENDER_USER_RESOURCES=str(tmp_path / "user"))
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False, timeout=300
+    )
+    assert result.returncode == 128 + 15, result.stdout + result.stderr
+    assert "terminated" in result.stderr and "untouched" in result.stderr, result.stderr
+    assert shot.read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == ["shot.blend"]
