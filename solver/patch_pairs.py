@@ -15,7 +15,8 @@ Candidate pairs split in two:
   when clear < gap + B + H. When a quarter of the rows were due the origin moves to the next
   substep's middles, each row's clear carried over less its B there: no row is measured for it.
 - Pairs of primitives in patches that are not neighbours (separate layers, or the same sheet folded):
-  patch boxes (the span of their primitives' boxes) are joined every substep, and only overlapping
+  patch boxes (the span of their primitives' boxes) are joined (a list of grown boxes' pairs kept while
+  every box stays inside its grown one, filtered every substep), and only overlapping
   pairs of patches whose primitives' spans at the middles come within gap + H are expanded into
   primitive pairs: only the primitives whose boxes meet the other patch's span, and, for patches near
   at rest, only the pairs a mask made once from the rest mesh keeps (128² impact: a third of the
@@ -85,6 +86,8 @@ class PatchPairs:
     rigid = True  # rows bounded by a rigid motion per patch (else by translation alone; for measuring)
     far_filter = True  # far pairs of patches filtered by their spans at the middles (for measuring)
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
+    far_margin = 0.5  # the kept join of far patches: boxes grown by this many gaps (see _far_patches)
+    far_motion = 2.0  # ... and by this many times the patch's largest motion in the substep
 
     @staticmethod
     def suits(rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float) -> bool:
@@ -196,6 +199,9 @@ class PatchPairs:
         self.measured = 0  # rows measured again, in all (statistics)
         self.resets = 0
         self.far_pairs = 0
+        self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches`
+        self.far_joins = 0
+        self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
         self.gap = 0.0
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
@@ -363,6 +369,7 @@ class PatchPairs:
         motion and far pairs of patches by."""
         at = self.member_start
         motion = (end - start)[self.member_vertex]
+        self.patch_motion = np.maximum.reduceat(np.sqrt(np.einsum("ij,ij->i", motion, motion)), at)
         self.motion_span = np.minimum.reduceat(motion, at, axis=0), np.maximum.reduceat(motion, at, axis=0)
         middle = (0.5 * (start + end))[self.member_vertex]
         self.middle_spans = {}
@@ -473,20 +480,14 @@ class PatchPairs:
             spans[kind] = klow, khigh
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
         phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
-        if moved is None:
-            P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow, phigh, below=True)
-        else:
+        P, Q = self._far_patches(plow, phigh)
+        if moved is not None:
             flagged = np.zeros(count, dtype=bool)
             flagged[self.home[moved]] = True
             flagged[self.triangle_home[_rows_any(moved[self.triangles])]] = True
             flagged[self.edge_home[_rows_any(moved[self.edges])]] = True
-            who = np.flatnonzero(flagged)
-            P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow[who], phigh[who])
-            P = who[P]
-            keep = (P < Q) | ~flagged[Q]  # two flagged patches: the pair once
-            P, Q = P[keep], Q[keep]
-        apart = ~_member(self.pair_keys, P * count + Q)
-        P, Q = P[apart], Q[apart]
+            some = np.flatnonzero(flagged[P] | flagged[Q])
+            P, Q = P[some], Q[some]
         empty = (_EMPTY, _EMPTY, np.zeros(0))
         if len(P) == 0:
             return empty, empty
@@ -516,6 +517,25 @@ class PatchPairs:
         vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept)
         ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept)
         return vt, ee
+
+    def _far_patches(self, plow: np.ndarray, phigh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of patches (P < Q) that are not neighbours and whose boxes plow..phigh overlap: those of
+        a kept list of the pairs whose grown boxes overlapped when it was made (each box grown by `far_margin`
+        gaps and `far_motion` times its patch's largest motion in the substep: a box moves about that much a
+        substep), joined again only once a patch's box leaves its grown box (while none has, every pair
+        overlapping now was listed: the same pairs as a join every substep). The join was a third of an
+        every-substep query on the 64² drape (docs/self-collision.md, round 12)."""
+        kept = self.far_kept
+        if kept is None or len(kept[0]) != len(plow) or not ((kept[0] <= plow).all() and (phigh <= kept[1]).all()):
+            margin = (self.far_margin * self.gap + self.far_motion * self.patch_motion)[:, None]
+            low, high = plow - margin, phigh + margin
+            P, Q = self.grid.build_boxes(low, high).query_boxes(low, high, below=True)
+            apart = ~_member(self.pair_keys, P * self.count + Q)
+            kept = self.far_kept = (low, high, P[apart], Q[apart])
+            self.far_joins += 1
+        P, Q = kept[2], kept[3]
+        overlap = np.flatnonzero(_spans_meet((plow, phigh), (plow, phigh), P, Q))
+        return P[overlap], Q[overlap]
 
     def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
