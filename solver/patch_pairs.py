@@ -167,6 +167,8 @@ class PatchPairs:
         pair = np.unique(np.concatenate(P) * count + np.concatenate(Q))
         self.pair_p, self.pair_q = pair // count, pair % count
         self.pair_keys = pair  # sorted
+        # Each pair's (Q, P) twin: the list holds both orders (cells touching, and `near`, are symmetric).
+        self.pair_swap = np.searchsorted(pair, self.pair_q * count + self.pair_p)
         # Static rows: (vertex, triangle) with the vertex's patch P and the triangle's Q, and (edge, edge), e < f.
         p, t, k = _product(self.vertex_group, self.triangle_group, self.pair_p, self.pair_q)
         keep = np.flatnonzero(keep_vt(p, t)) if len(p) else _EMPTY
@@ -186,6 +188,7 @@ class PatchPairs:
         # centroids, each kind's largest distance from it per patch, and each patch's rotation since.
         self.member_rest = np.zeros((len(self.member_vertex), 3))
         self.member_centre = np.zeros((count, 3))
+        self.pair_offset = np.zeros((len(self.pair_p), 3))
         self.member_size: dict[int, np.ndarray] = {}
         self.quaternion = np.zeros((count, 4))
         self.vt_clear = np.zeros(len(self.vt_p))
@@ -264,12 +267,12 @@ class PatchPairs:
         E = X - np.einsum("mij,mj->mi", R[self.member_patch], Y)
         residual = np.sqrt(np.einsum("ij,ij->i", E, E))
         P, Q = self.pair_p, self.pair_q
-        turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R[P], R[Q]), 0.0))  # |R_P - R_Q| (spectral)
-        c0 = self.member_centre
-        d = np.einsum("kij,kj->ki", R[P], c0[Q] - c0[P]) + c[P] - c[Q]
+        turn = _turns(self.quaternion.take(P, axis=0), self.quaternion.take(Q, axis=0))
+        d = np.einsum("kij,kj->ki", R.take(P, axis=0), self.pair_offset)
+        d += c.take(P, axis=0)
+        d -= c.take(Q, axis=0)
         into_q = np.sqrt(np.einsum("ij,ij->i", d, d))
-        d = np.einsum("kij,kj->ki", R[Q], c0[P] - c0[Q]) + c[Q] - c[P]
-        into_p = np.sqrt(np.einsum("ij,ij->i", d, d))
+        into_p = into_q.take(self.pair_swap)  # (P, Q)'s into_p is (Q, P)'s into_q
         residuals = {bit: _member_max(residual, self.member_kind & bit, start) for bit in (1, 2, 4)}
         bounds = []
         for first, second in ((1, 2), (4, 4)):
@@ -285,6 +288,7 @@ class PatchPairs:
         start = self.member_start
         Y = origin[self.member_vertex]
         self.member_centre = np.add.reduceat(Y, start, axis=0) / self.member_count[:, None]
+        self.pair_offset = self.member_centre[self.pair_q] - self.member_centre[self.pair_p]  # c0_Q - c0_P
         Y -= self.member_centre[self.member_patch]
         self.member_rest = Y
         size = np.sqrt(np.einsum("ij,ij->i", Y, Y))
@@ -691,6 +695,14 @@ def _rotation_towards(q: np.ndarray, A: np.ndarray, iterations: int) -> np.ndarr
         turned[:, 1:] = c[:, None] * q[:, 1:] + q[:, :1] * axis + np.cross(axis, q[:, 1:])
         q = turned / np.sqrt(np.einsum("ij,ij->i", turned, turned))[:, None]
     return q
+
+
+def _turns(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Upper bounds on |R_P - R_Q| (spectral) for the rotations of unit quaternions first and second (K, 4):
+    2 sin(a / 2) for the angle a between them, at most 2 min(|p - q|, |p + q|) = 4 sin(a / 4) (no
+    cancellation near 0, unlike 3 - trace(R_P^T R_Q); 1 / cos(a / 4) looser: 8 % at a right angle)."""
+    minus, plus = first - second, first + second
+    return 2.0 * np.sqrt(np.minimum(np.einsum("ij,ij->i", minus, minus), np.einsum("ij,ij->i", plus, plus)))
 
 
 def _member_max(values: np.ndarray, mask: np.ndarray, start: np.ndarray) -> np.ndarray:
