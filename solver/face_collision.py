@@ -65,10 +65,10 @@ def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def _spans(low: np.ndarray, high: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) (K, 3) boxes holding the vertex boxes low..high of each of `cells` (K, m) vertex rows."""
-    lower, upper = low[cells[:, 0]], high[cells[:, 0]]
+    lower, upper = low.take(cells[:, 0], axis=0), high.take(cells[:, 0], axis=0)  # (take: ~4x quicker than [])
     for k in range(1, cells.shape[1]):
-        np.minimum(lower, low[cells[:, k]], out=lower)
-        np.maximum(upper, high[cells[:, k]], out=upper)
+        np.minimum(lower, low.take(cells[:, k], axis=0), out=lower)
+        np.maximum(upper, high.take(cells[:, k], axis=0), out=upper)
     return lower, upper
 
 
@@ -83,9 +83,9 @@ def _largest(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
 def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """max over a in first (K, m), b in second (K, l) of |motion[a] - motion[b]|."""
     out = np.zeros(len(first))
-    others = [motion[second[:, j]] for j in range(second.shape[1])]  # each gathered once
+    others = [motion.take(second[:, j], axis=0) for j in range(second.shape[1])]  # each gathered once
     for i in range(first.shape[1]):
-        mine = motion[first[:, i]]
+        mine = motion.take(first[:, i], axis=0)
         for other in others:
             np.maximum(out, squared_distances(mine, other), out=out)
     return np.sqrt(out)

@@ -387,18 +387,20 @@ class PatchPairs:
         """Bounds on half the largest relative motion in the substep of a member of patch P[k] and one of
         Q[k]: half the widest difference of their motion spans."""
         low, high = self.motion_span
-        widest = np.maximum(high[P] - low[Q], high[Q] - low[P])
-        return (0.5 + 1e-9) * np.sqrt(np.einsum("ij,ij->i", widest, widest))
+        return (0.5 + 1e-9) * np.sqrt(_widest_squared((low, high), P, (low, high), Q))
 
     def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float) -> np.ndarray:
         """Whether a (kind1 of patch P[k], kind2 of patch Q[k]) pair of primitives can be listed: their
         distance at the middle of the paths is at least their middle spans' separation, and half their
         largest relative corner motion at most half the widest difference of their motion spans."""
-        lo1, hi1 = self.middle_spans[kind1]
-        lo2, hi2 = self.middle_spans[kind2]
-        apart = np.maximum(np.maximum(lo2[Q] - hi1[P], lo1[P] - hi2[Q]), 0.0)
+        apart = np.zeros(len(P))
+        (lo1, hi1), (lo2, hi2) = self.middle_spans[kind1], self.middle_spans[kind2]
+        for k in range(3):  # a coordinate at a time (see _boxes_meet)
+            side = np.maximum(lo2[:, k].take(Q) - hi1[:, k].take(P), lo1[:, k].take(P) - hi2[:, k].take(Q))
+            np.maximum(side, 0.0, out=side)
+            apart += side * side
         reach = gap + self._half_motion(P, Q)
-        return np.einsum("ij,ij->i", apart, apart) < reach * reach
+        return apart < reach * reach
 
     def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
         """The static rows with a moved corner that are candidates (all of them measured)."""
@@ -479,8 +481,8 @@ class PatchPairs:
             some = np.flatnonzero(size)
             if len(order):
                 lo, hi = self.boxes[kind]
-                klow[some] = np.minimum.reduceat(lo[order], begin[some], axis=0)
-                khigh[some] = np.maximum.reduceat(hi[order], begin[some], axis=0)
+                klow[some] = np.minimum.reduceat(lo.take(order, axis=0), begin[some], axis=0)
+                khigh[some] = np.maximum.reduceat(hi.take(order, axis=0), begin[some], axis=0)
             spans[kind] = klow, khigh
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
         phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
@@ -553,10 +555,10 @@ class PatchPairs:
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
         low, high = second[1]
-        keep = np.flatnonzero(_rows_all((lo1[a] <= high[Q[ka]]) & (low[Q[ka]] <= hi1[a])))
+        keep = np.flatnonzero(_boxes_meet((lo1, hi1), a, (low, high), Q.take(ka)))
         a, ka, ia = a[keep], ka[keep], ia[keep]
         low, high = first[1]
-        keep = np.flatnonzero(_rows_all((lo2[b] <= high[P[kb]]) & (low[P[kb]] <= hi2[b])))
+        keep = np.flatnonzero(_boxes_meet((lo2, hi2), b, (low, high), P.take(kb)))
         b, kb, ib = b[keep], kb[keep], ib[keep]
         n1, n2 = np.bincount(ka, minlength=len(P)), np.bincount(kb, minlength=len(P))
         per = n1 * n2
@@ -591,7 +593,11 @@ class PatchPairs:
         """(K, 3) signed separations of the primitives' boxes per axis (<= 0 on every axis: they overlap)."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
-        return np.maximum(lo2[b] - hi1[a], lo1[a] - hi2[b])
+        out = np.empty((len(a), 3))
+        for k in range(3):  # a coordinate at a time (see _boxes_meet)
+            lo_a, hi_a, lo_b, hi_b = lo1[:, k].take(a), hi1[:, k].take(a), lo2[:, k].take(b), hi2[:, k].take(b)
+            np.maximum(lo_b - hi_a, lo_a - hi_b, out=out[:, k])
+        return out
 
     def _gaps(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray, gap: float) -> np.ndarray:
         return _gap_lengths(self._separations(kind1, a, kind2, b), gap)
@@ -601,7 +607,7 @@ class PatchPairs:
         (known: kept at rest already, by the masks; with masks, the others share no vertex)."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
-        overlap = np.flatnonzero(_rows_all((lo1[a] <= hi2[b]) & (lo2[b] <= hi1[a])))
+        overlap = np.flatnonzero(_boxes_meet((lo1, hi1), a, (lo2, hi2), b))
         a, b, known = a[overlap], b[overlap], known[overlap]
         first, second = self._rows(kind1, a), self._rows(kind2, b)
         if self.masks is None:
@@ -618,6 +624,28 @@ class PatchPairs:
                 stay[dropped] = False
                 a, b, distance = a[stay], b[stay], distance[stay]
         return a, b, distance
+
+
+def _boxes_meet(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
+    """Whether box a[k] of first and box b[k] of second ((low, high) (N, 3) pairs) overlap, a coordinate at a
+    time with `take`: gathering (K, 3) rows by fancy indexing and comparing them is ~8x slower."""
+    (lo1, hi1), (lo2, hi2) = first, second
+    meet = lo1[:, 0].take(a) <= hi2[:, 0].take(b)
+    meet &= lo2[:, 0].take(b) <= hi1[:, 0].take(a)
+    for k in (1, 2):
+        meet &= lo1[:, k].take(a) <= hi2[:, k].take(b)
+        meet &= lo2[:, k].take(b) <= hi1[:, k].take(a)
+    return meet
+
+
+def _widest_squared(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
+    """|max(high1[a] - low2[b], high2[b] - low1[a])|² per row ((low, high) (N, 3) pairs), a coordinate at a time."""
+    (lo1, hi1), (lo2, hi2) = first, second
+    out = np.zeros(len(a))
+    for k in range(3):
+        widest = np.maximum(hi1[:, k].take(a) - lo2[:, k].take(b), hi2[:, k].take(b) - lo1[:, k].take(a))
+        out += widest * widest
+    return out
 
 
 def _rows_all(flags: np.ndarray) -> np.ndarray:
@@ -721,7 +749,7 @@ def _gap_lengths(separation: np.ndarray, gap: float) -> np.ndarray:
 
 def _spans_meet(first, second, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """Whether box first[P[k]] meets box second[Q[k]] ((low, high) (count, 3) pairs)."""
-    return _rows_all((first[0][P] <= second[1][Q]) & (second[0][Q] <= first[1][P]))
+    return _boxes_meet(first, P, second, Q)
 
 
 def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
@@ -734,10 +762,10 @@ def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
 
 
 def _spans(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = low[rows[:, 0]].copy(), high[rows[:, 0]].copy()
+    lo, hi = low.take(rows[:, 0], axis=0), high.take(rows[:, 0], axis=0)  # (take: ~4x quicker than [])
     for k in range(1, rows.shape[1]):
-        np.minimum(lo, low[rows[:, k]], out=lo)
-        np.maximum(hi, high[rows[:, k]], out=hi)
+        np.minimum(lo, low.take(rows[:, k], axis=0), out=lo)
+        np.maximum(hi, high.take(rows[:, k], axis=0), out=hi)
     return lo, hi
 
 
