@@ -15,7 +15,8 @@ Candidate pairs split in two:
   when clear < gap + B + H. When a quarter of the rows were due the origin moves to the next
   substep's middles, each row's clear carried over less its B there: no row is measured for it.
 - Pairs of primitives in patches that are not neighbours (separate layers, or the same sheet folded):
-  patch boxes (the span of their primitives' boxes) are joined every substep, and only overlapping
+  patch boxes (the span of their primitives' boxes) are joined (a list of grown boxes' pairs kept while
+  every box stays inside its grown one, filtered every substep), and only overlapping
   pairs of patches whose primitives' spans at the middles come within gap + H are expanded into
   primitive pairs: only the primitives whose boxes meet the other patch's span, and, for patches near
   at rest, only the pairs a mask made once from the rest mesh keeps (128² impact: a third of the
@@ -85,6 +86,8 @@ class PatchPairs:
     rigid = True  # rows bounded by a rigid motion per patch (else by translation alone; for measuring)
     far_filter = True  # far pairs of patches filtered by their spans at the middles (for measuring)
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
+    far_margin = 0.5  # the kept join of far patches: boxes grown by this many gaps (see _far_patches)
+    far_motion = 2.0  # ... and by this many times the patch's largest motion in the substep
 
     @staticmethod
     def suits(rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float) -> bool:
@@ -164,6 +167,8 @@ class PatchPairs:
         pair = np.unique(np.concatenate(P) * count + np.concatenate(Q))
         self.pair_p, self.pair_q = pair // count, pair % count
         self.pair_keys = pair  # sorted
+        # Each pair's (Q, P) twin: the list holds both orders (cells touching, and `near`, are symmetric).
+        self.pair_swap = np.searchsorted(pair, self.pair_q * count + self.pair_p)
         # Static rows: (vertex, triangle) with the vertex's patch P and the triangle's Q, and (edge, edge), e < f.
         p, t, k = _product(self.vertex_group, self.triangle_group, self.pair_p, self.pair_q)
         keep = np.flatnonzero(keep_vt(p, t)) if len(p) else _EMPTY
@@ -183,6 +188,7 @@ class PatchPairs:
         # centroids, each kind's largest distance from it per patch, and each patch's rotation since.
         self.member_rest = np.zeros((len(self.member_vertex), 3))
         self.member_centre = np.zeros((count, 3))
+        self.pair_offset = np.zeros((len(self.pair_p), 3))
         self.member_size: dict[int, np.ndarray] = {}
         self.quaternion = np.zeros((count, 4))
         self.vt_clear = np.zeros(len(self.vt_p))
@@ -196,6 +202,9 @@ class PatchPairs:
         self.measured = 0  # rows measured again, in all (statistics)
         self.resets = 0
         self.far_pairs = 0
+        self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches`
+        self.far_joins = 0
+        self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
         self.gap = 0.0
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
@@ -258,12 +267,12 @@ class PatchPairs:
         E = X - np.einsum("mij,mj->mi", R[self.member_patch], Y)
         residual = np.sqrt(np.einsum("ij,ij->i", E, E))
         P, Q = self.pair_p, self.pair_q
-        turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R[P], R[Q]), 0.0))  # |R_P - R_Q| (spectral)
-        c0 = self.member_centre
-        d = np.einsum("kij,kj->ki", R[P], c0[Q] - c0[P]) + c[P] - c[Q]
+        turn = _turns(self.quaternion.take(P, axis=0), self.quaternion.take(Q, axis=0))
+        d = np.einsum("kij,kj->ki", R.take(P, axis=0), self.pair_offset)
+        d += c.take(P, axis=0)
+        d -= c.take(Q, axis=0)
         into_q = np.sqrt(np.einsum("ij,ij->i", d, d))
-        d = np.einsum("kij,kj->ki", R[Q], c0[P] - c0[Q]) + c[Q] - c[P]
-        into_p = np.sqrt(np.einsum("ij,ij->i", d, d))
+        into_p = into_q.take(self.pair_swap)  # (P, Q)'s into_p is (Q, P)'s into_q
         residuals = {bit: _member_max(residual, self.member_kind & bit, start) for bit in (1, 2, 4)}
         bounds = []
         for first, second in ((1, 2), (4, 4)):
@@ -279,6 +288,7 @@ class PatchPairs:
         start = self.member_start
         Y = origin[self.member_vertex]
         self.member_centre = np.add.reduceat(Y, start, axis=0) / self.member_count[:, None]
+        self.pair_offset = self.member_centre[self.pair_q] - self.member_centre[self.pair_p]  # c0_Q - c0_P
         Y -= self.member_centre[self.member_patch]
         self.member_rest = Y
         size = np.sqrt(np.einsum("ij,ij->i", Y, Y))
@@ -363,6 +373,7 @@ class PatchPairs:
         motion and far pairs of patches by."""
         at = self.member_start
         motion = (end - start)[self.member_vertex]
+        self.patch_motion = np.maximum.reduceat(np.sqrt(np.einsum("ij,ij->i", motion, motion)), at)
         self.motion_span = np.minimum.reduceat(motion, at, axis=0), np.maximum.reduceat(motion, at, axis=0)
         middle = (0.5 * (start + end))[self.member_vertex]
         self.middle_spans = {}
@@ -376,18 +387,20 @@ class PatchPairs:
         """Bounds on half the largest relative motion in the substep of a member of patch P[k] and one of
         Q[k]: half the widest difference of their motion spans."""
         low, high = self.motion_span
-        widest = np.maximum(high[P] - low[Q], high[Q] - low[P])
-        return (0.5 + 1e-9) * np.sqrt(np.einsum("ij,ij->i", widest, widest))
+        return (0.5 + 1e-9) * np.sqrt(_widest_squared((low, high), P, (low, high), Q))
 
     def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float) -> np.ndarray:
         """Whether a (kind1 of patch P[k], kind2 of patch Q[k]) pair of primitives can be listed: their
         distance at the middle of the paths is at least their middle spans' separation, and half their
         largest relative corner motion at most half the widest difference of their motion spans."""
-        lo1, hi1 = self.middle_spans[kind1]
-        lo2, hi2 = self.middle_spans[kind2]
-        apart = np.maximum(np.maximum(lo2[Q] - hi1[P], lo1[P] - hi2[Q]), 0.0)
+        apart = np.zeros(len(P))
+        (lo1, hi1), (lo2, hi2) = self.middle_spans[kind1], self.middle_spans[kind2]
+        for k in range(3):  # a coordinate at a time (see _boxes_meet)
+            side = np.maximum(lo2[:, k].take(Q) - hi1[:, k].take(P), lo1[:, k].take(P) - hi2[:, k].take(Q))
+            np.maximum(side, 0.0, out=side)
+            apart += side * side
         reach = gap + self._half_motion(P, Q)
-        return np.einsum("ij,ij->i", apart, apart) < reach * reach
+        return apart < reach * reach
 
     def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
         """The static rows with a moved corner that are candidates (all of them measured)."""
@@ -468,25 +481,19 @@ class PatchPairs:
             some = np.flatnonzero(size)
             if len(order):
                 lo, hi = self.boxes[kind]
-                klow[some] = np.minimum.reduceat(lo[order], begin[some], axis=0)
-                khigh[some] = np.maximum.reduceat(hi[order], begin[some], axis=0)
+                klow[some] = np.minimum.reduceat(lo.take(order, axis=0), begin[some], axis=0)
+                khigh[some] = np.maximum.reduceat(hi.take(order, axis=0), begin[some], axis=0)
             spans[kind] = klow, khigh
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
         phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
-        if moved is None:
-            P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow, phigh, below=True)
-        else:
+        P, Q = self._far_patches(plow, phigh)
+        if moved is not None:
             flagged = np.zeros(count, dtype=bool)
             flagged[self.home[moved]] = True
             flagged[self.triangle_home[_rows_any(moved[self.triangles])]] = True
             flagged[self.edge_home[_rows_any(moved[self.edges])]] = True
-            who = np.flatnonzero(flagged)
-            P, Q = self.grid.build_boxes(plow, phigh).query_boxes(plow[who], phigh[who])
-            P = who[P]
-            keep = (P < Q) | ~flagged[Q]  # two flagged patches: the pair once
-            P, Q = P[keep], Q[keep]
-        apart = ~_member(self.pair_keys, P * count + Q)
-        P, Q = P[apart], Q[apart]
+            some = np.flatnonzero(flagged[P] | flagged[Q])
+            P, Q = P[some], Q[some]
         empty = (_EMPTY, _EMPTY, np.zeros(0))
         if len(P) == 0:
             return empty, empty
@@ -517,6 +524,25 @@ class PatchPairs:
         ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept)
         return vt, ee
 
+    def _far_patches(self, plow: np.ndarray, phigh: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of patches (P < Q) that are not neighbours and whose boxes plow..phigh overlap: those of
+        a kept list of the pairs whose grown boxes overlapped when it was made (each box grown by `far_margin`
+        gaps and `far_motion` times its patch's largest motion in the substep: a box moves about that much a
+        substep), joined again only once a patch's box leaves its grown box (while none has, every pair
+        overlapping now was listed: the same pairs as a join every substep). The join was a third of an
+        every-substep query on the 64² drape (docs/self-collision.md, round 12)."""
+        kept = self.far_kept
+        if kept is None or len(kept[0]) != len(plow) or not ((kept[0] <= plow).all() and (phigh <= kept[1]).all()):
+            margin = (self.far_margin * self.gap + self.far_motion * self.patch_motion)[:, None]
+            low, high = plow - margin, phigh + margin
+            P, Q = self.grid.build_boxes(low, high).query_boxes(low, high, below=True)
+            apart = ~_member(self.pair_keys, P * self.count + Q)
+            kept = self.far_kept = (low, high, P[apart], Q[apart])
+            self.far_joins += 1
+        P, Q = kept[2], kept[3]
+        overlap = np.flatnonzero(_spans_meet((plow, phigh), (plow, phigh), P, Q))
+        return P[overlap], Q[overlap]
+
     def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
         overlap, and of them those kept at rest, if known: (a, b, known). a's box must meet Q's span of
@@ -529,10 +555,10 @@ class PatchPairs:
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
         low, high = second[1]
-        keep = np.flatnonzero(_rows_all((lo1[a] <= high[Q[ka]]) & (low[Q[ka]] <= hi1[a])))
+        keep = np.flatnonzero(_boxes_meet((lo1, hi1), a, (low, high), Q.take(ka)))
         a, ka, ia = a[keep], ka[keep], ia[keep]
         low, high = first[1]
-        keep = np.flatnonzero(_rows_all((lo2[b] <= high[P[kb]]) & (low[P[kb]] <= hi2[b])))
+        keep = np.flatnonzero(_boxes_meet((lo2, hi2), b, (low, high), P.take(kb)))
         b, kb, ib = b[keep], kb[keep], ib[keep]
         n1, n2 = np.bincount(ka, minlength=len(P)), np.bincount(kb, minlength=len(P))
         per = n1 * n2
@@ -567,7 +593,11 @@ class PatchPairs:
         """(K, 3) signed separations of the primitives' boxes per axis (<= 0 on every axis: they overlap)."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
-        return np.maximum(lo2[b] - hi1[a], lo1[a] - hi2[b])
+        out = np.empty((len(a), 3))
+        for k in range(3):  # a coordinate at a time (see _boxes_meet)
+            lo_a, hi_a, lo_b, hi_b = lo1[:, k].take(a), hi1[:, k].take(a), lo2[:, k].take(b), hi2[:, k].take(b)
+            np.maximum(lo_b - hi_a, lo_a - hi_b, out=out[:, k])
+        return out
 
     def _gaps(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray, gap: float) -> np.ndarray:
         return _gap_lengths(self._separations(kind1, a, kind2, b), gap)
@@ -577,7 +607,7 @@ class PatchPairs:
         (known: kept at rest already, by the masks; with masks, the others share no vertex)."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
-        overlap = np.flatnonzero(_rows_all((lo1[a] <= hi2[b]) & (lo2[b] <= hi1[a])))
+        overlap = np.flatnonzero(_boxes_meet((lo1, hi1), a, (lo2, hi2), b))
         a, b, known = a[overlap], b[overlap], known[overlap]
         first, second = self._rows(kind1, a), self._rows(kind2, b)
         if self.masks is None:
@@ -594,6 +624,28 @@ class PatchPairs:
                 stay[dropped] = False
                 a, b, distance = a[stay], b[stay], distance[stay]
         return a, b, distance
+
+
+def _boxes_meet(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
+    """Whether box a[k] of first and box b[k] of second ((low, high) (N, 3) pairs) overlap, a coordinate at a
+    time with `take`: gathering (K, 3) rows by fancy indexing and comparing them is ~8x slower."""
+    (lo1, hi1), (lo2, hi2) = first, second
+    meet = lo1[:, 0].take(a) <= hi2[:, 0].take(b)
+    meet &= lo2[:, 0].take(b) <= hi1[:, 0].take(a)
+    for k in (1, 2):
+        meet &= lo1[:, k].take(a) <= hi2[:, k].take(b)
+        meet &= lo2[:, k].take(b) <= hi1[:, k].take(a)
+    return meet
+
+
+def _widest_squared(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
+    """|max(high1[a] - low2[b], high2[b] - low1[a])|² per row ((low, high) (N, 3) pairs), a coordinate at a time."""
+    (lo1, hi1), (lo2, hi2) = first, second
+    out = np.zeros(len(a))
+    for k in range(3):
+        widest = np.maximum(hi1[:, k].take(a) - lo2[:, k].take(b), hi2[:, k].take(b) - lo1[:, k].take(a))
+        out += widest * widest
+    return out
 
 
 def _rows_all(flags: np.ndarray) -> np.ndarray:
@@ -673,6 +725,14 @@ def _rotation_towards(q: np.ndarray, A: np.ndarray, iterations: int) -> np.ndarr
     return q
 
 
+def _turns(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Upper bounds on |R_P - R_Q| (spectral) for the rotations of unit quaternions first and second (K, 4):
+    2 sin(a / 2) for the angle a between them, at most 2 min(|p - q|, |p + q|) = 4 sin(a / 4) (no
+    cancellation near 0, unlike 3 - trace(R_P^T R_Q); 1 / cos(a / 4) looser: 8 % at a right angle)."""
+    minus, plus = first - second, first + second
+    return 2.0 * np.sqrt(np.minimum(np.einsum("ij,ij->i", minus, minus), np.einsum("ij,ij->i", plus, plus)))
+
+
 def _member_max(values: np.ndarray, mask: np.ndarray, start: np.ndarray) -> np.ndarray:
     """max of values over each patch's members where mask (0 for none)."""
     return np.maximum.reduceat(np.where(mask != 0, values, 0.0), start)
@@ -689,7 +749,7 @@ def _gap_lengths(separation: np.ndarray, gap: float) -> np.ndarray:
 
 def _spans_meet(first, second, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """Whether box first[P[k]] meets box second[Q[k]] ((low, high) (count, 3) pairs)."""
-    return _rows_all((first[0][P] <= second[1][Q]) & (second[0][Q] <= first[1][P]))
+    return _boxes_meet(first, P, second, Q)
 
 
 def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
@@ -702,10 +762,10 @@ def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
 
 
 def _spans(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = low[rows[:, 0]].copy(), high[rows[:, 0]].copy()
+    lo, hi = low.take(rows[:, 0], axis=0), high.take(rows[:, 0], axis=0)  # (take: ~4x quicker than [])
     for k in range(1, rows.shape[1]):
-        np.minimum(lo, low[rows[:, k]], out=lo)
-        np.maximum(hi, high[rows[:, k]], out=hi)
+        np.minimum(lo, low.take(rows[:, k], axis=0), out=lo)
+        np.maximum(hi, high.take(rows[:, k], axis=0), out=hi)
     return lo, hi
 
 

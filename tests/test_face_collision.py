@@ -748,3 +748,23 @@ def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(
     whip(12)
     assert collision.patches is not None and collision.patches.measured > 0  # the patches did the work
     assert compared[0] > 10 and compared[1] > 0
+
+
+def test_patch_turn_bounds_hold_the_rotations_difference():
+    """The patches' rows are bounded with |R_P - R_Q| from their quaternions (patch_pairs._turns): it must
+    be at least the spectral norm of the matrices' difference, at every angle and either sign of a quaternion."""
+    from solver.patch_pairs import _matrices, _turns
+
+    rng = np.random.default_rng(3)
+    first = rng.normal(size=(4000, 4))
+    first /= np.linalg.norm(first, axis=1)[:, None]
+    nudge = rng.normal(size=(4000, 4)) * np.repeat([1e-6, 1e-3, 0.1, 1.0], 1000)[:, None]
+    second = first + nudge
+    second /= np.linalg.norm(second, axis=1)[:, None]
+    second[::2] *= -1.0  # q and -q are the same rotation
+    exact = np.linalg.norm(_matrices(first) - _matrices(second), ord=2, axis=(1, 2))
+    bound = _turns(first, second)
+    assert np.all(bound >= exact * (1 - 1e-12) - 1e-15)
+    # and tight: 4 sin(a / 4) against 2 sin(a / 2), 1 / cos(a / 4) looser (at most sqrt 2, at a half turn)
+    assert np.all(bound <= 1.415 * exact + 1e-9)
+    assert np.all(bound[:2000] <= 1.001 * exact[:2000] + 1e-9)
