@@ -174,10 +174,10 @@ def tumbling_box_pose(frame: int) -> np.ndarray:
 def test_a_box_tumbling_through_a_curtain_at_6_m_per_s_hooks_no_cloth(kind):
     """A 0.4 m box at 6 m/s turning 1.3 rad over 8 frames through a 1.2 m 20² curtain pinned at its top, with
     Auto Substeps following the motion (16): no vertex inside the box and no cloth edge through its faces at
-    any frame's end, and the curtain hangs back unstretched once it has passed (measured: at most 64% (quad), 106% (triangulated) stretch
-    while it pushes through, 4-8% after). With the edge pass holding a turning box's contacts between its
-    passes, cloth edges hooked over its leading corner for good: 35-39 edges through it, 550-660% stretch
-    (docs/design.md, round 12 (tumble15))."""
+    any frame's end, and the curtain hangs back unstretched once it has passed (measured: at most 64% (quad),
+    106% (triangulated) stretch while it pushes through, 4-8% after). With the edge pass holding a turning
+    box's contacts between its passes, cloth edges hooked over its leading corner for good: 35-39 edges
+    through it, 550-660% stretch (docs/design.md, round 12 (tumble15))."""
     half = 0.2
     corners = np.array([[x, y, z] for z in (-half, half) for y in (-half, half) for x in (-half, half)], float)
     quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
