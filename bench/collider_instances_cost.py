@@ -6,6 +6,7 @@ Times `collider_poses` (what the preview and the bake read per frame), CPU time,
 `--frames` frames each; and the whole preview frame of a 32² cloth dropped on the scatter.
 
     .venv/bin/python bench/collider_instances_cost.py [--counts 100,400,1600] [--frames 12] [--rounds 3]
+    .venv-blender42/bin/python bench/collider_instances_cost.py --unrelated 0,2500,10000  # the walk's share (4.2)
 """
 
 from __future__ import annotations
@@ -26,16 +27,18 @@ import bpy  # noqa: E402
 import scenes  # noqa: E402
 
 
-def scatter(count: int, moving: bool, realized: bool, shape: str = "ico"):
-    """A 2 m plane whose nodes put `count` small meshes on a grid of points (side √count)."""
-    bpy.ops.wm.read_homefile(use_empty=True)
+def scatter(count: int, moving: bool, realized: bool, shape: str = "ico", name: str = "Ground", new_file=True):
+    """A 2 m plane whose nodes put `count` small meshes on a grid of points (side √count), a Mesh collider;
+    in an empty file unless `new_file` is False."""
+    if new_file:
+        bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 200
-    mesh = bpy.data.meshes.new("Ground")
+    mesh = bpy.data.meshes.new(name)
     mesh.from_pydata([(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], [], [(0, 1, 2, 3)])
-    obj = bpy.data.objects.new("Ground", mesh)
+    obj = bpy.data.objects.new(name, mesh)
     scene.collection.objects.link(obj)
-    group = bpy.data.node_groups.new("Scatter", "GeometryNodeTree")
+    group = bpy.data.node_groups.new(name, "GeometryNodeTree")
     group.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
     group.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
     nodes, links = group.nodes, group.links
@@ -133,8 +136,22 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=12)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--shape", default="ico", choices=["ico", "cube"])
+    parser.add_argument(
+        "--unrelated",
+        default="",
+        help="instead: counts of cubes another object (not a collider) scatters beside a collider of 9 instances",
+    )
     args = parser.parse_args()
     module = scenes.enable_checkout("bench_instances")
+    if args.unrelated:
+        print("| other object's instances | collider_poses, ms/frame |")
+        print("|---|---|")
+        for count in (int(c) for c in args.unrelated.split(",")):
+            scene, grass = scatter(count, moving=False, realized=False, shape="cube", name="Grass")
+            grass.verlet_cloth_collider.kind = "NONE"
+            scatter(9, moving=False, realized=False, shape="cube", name="Posts", new_file=False)
+            print(f"| {count} | {time_reads(module, scene, args.frames, args.rounds):.2f} |", flush=True)
+        return
     print("| instances | triangles | still, ms/frame | rising | realized, still | walk (4.2) | 32² preview frame |")
     print("|---|---|---|---|---|---|---|")
     for count in (int(c) for c in args.counts.split(",")):

@@ -5,16 +5,20 @@ from __future__ import annotations
 import bpy
 from bpy.props import EnumProperty
 
-from ..services import checks
+from ..services import checks, surfaces
 from ..services.collider_instances import shows_instances
 
-NOTHING_SELECTED = "Select one or more mesh or empty objects (not the cloth) to make colliders."
+NOTHING_SELECTED = "Select one or more mesh, curve, text or empty objects (not the cloth) to make colliders."
 CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose Mesh."
 
 
 def _shows_vertices(context, obj) -> bool:
-    """Whether the mesh as shown has vertices: its own, or ones its modifiers make (a Geometry Nodes
-    modifier that builds the whole shape on an empty mesh, or instances it; what shows is what collides)."""
+    """Whether the object as shown has vertices: a mesh's own, or ones its modifiers make (a Geometry Nodes
+    modifier that builds the whole shape on an empty mesh, or instances it; what shows is what collides);
+    a curve's or a text's faces (a wire curve has none)."""
+    if obj.type != "MESH":
+        depsgraph = context.evaluated_depsgraph_get()
+        return bool(surfaces.shown_faces(obj, depsgraph)) or shows_instances(obj, depsgraph)
     if len(obj.data.vertices) or not len(obj.modifiers):
         return bool(len(obj.data.vertices))
     depsgraph = context.evaluated_depsgraph_get()
@@ -49,8 +53,13 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
         targets = [
             o
             for o in selected
-            if o.type == "EMPTY" or (o.type == "MESH" and not o.verlet_cloth.enabled and _shows_vertices(context, o))
+            if o.type == "EMPTY"
+            or (o.type in surfaces.SURFACE_TYPES and not o.verlet_cloth.enabled and _shows_vertices(context, o))
         ]
+        if not targets and any(o.type in surfaces.NO_SURFACE_TYPES for o in selected):
+            return checks.cancel(self, surfaces.NO_SURFACE_OBJECT)
+        if not targets and any(o.type in surfaces.SURFACE_TYPES - {"MESH"} for o in selected):
+            return checks.cancel(self, surfaces.NO_CURVE_SURFACE)
         if not targets:
             # Cloths selected on their own: the lower layers other cloths rest on (a cloth collides
             # with other cloths only as a Mesh). With other objects they are the cloth being draped.

@@ -8,14 +8,19 @@ instancer = the collider), walked once for all colliders at the first question (
 colliders that can instance at all (`may_instance`). Each distinct instanced mesh is read once (foreach_get)
 and placed by all its instances' matrices in one NumPy product: hundreds of small instances cost at most a
 loop over instances (the walk), never over their vertices.
-Instances of non-mesh data (curves, text, point clouds) are not read.
+Instanced Curve and Text objects collide through their own meshes (their bevel, extrusion or letters are
+separate mesh instances in the list); point clouds and bare curves have no surface and are skipped
+(`surfaces.skipped` tells the panel). A collider that is itself a curve or a text (`surfaces.SURFACE_TYPES`)
+has its own mesh in that list as well: it is read by `to_mesh` with the rest of its shape, not here.
 """
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
-from . import display, tears
+from . import display, surfaces, tears
 from .identity import session_key
 
 _OWN_GROUPS = (display.GROUP_NAME, tears.GROUP_NAME)  # the add-on's own node groups instance nothing
@@ -47,7 +52,7 @@ def _mesh_arrays(mesh) -> tuple[np.ndarray, np.ndarray]:
 
 def _is_mesh_collider(obj) -> bool:
     settings = getattr(obj, "verlet_cloth_collider", None)
-    return obj.type == "MESH" and settings is not None and settings.kind == "MESH" and may_instance(obj)
+    return obj.type in surfaces.SURFACE_TYPES and settings is not None and settings.kind == "MESH" and may_instance(obj)
 
 
 Placed = list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per mesh: vertices (n, 3), triangles (t, 3), (k, 4, 4)
@@ -103,28 +108,39 @@ def _placed_in(geometry, depth: int) -> Placed | None:
 
 def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
     """Every wanted instancer's instances in the depsgraph's instance list, with their world matrices: one
-    pass over all the scene's instances (a loop over instances, each distinct mesh read once)."""
+    pass over all the scene's instances (a loop over instances, each distinct mesh read once).
+
+    An instancer's instances come one after another in the list, so its parent is looked at once per run
+    of them (`!=` compares the structs' addresses); an unwanted one's instances then cost only the read of
+    their parent: 10,000 unrelated instances 2.5 ms on 4.2, against 6.5 with a lookup per instance."""
     meshes: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # by the mesh's address, valid during the walk
-    matrices: dict[int, dict[int, list]] = {}
-    parents: dict[int, int | None] = {}  # instancer's address -> its session key, or None when not wanted
+    matrices: dict[int, dict[int, list[float]]] = {}  # instancer -> mesh -> its instances' matrices, flat
+    last, key, own_mesh_listed = None, None, False
     for instance in depsgraph.object_instances:
-        if not instance.is_instance or instance.parent is None:
+        parent = instance.parent  # None: not an instance
+        if parent is None:
             continue
-        parent = instance.parent
-        key = parents.get(parent.as_pointer(), -1)  # -1: not seen yet (session keys are >= 0)
-        if key == -1:
-            original = parent.original
-            key = parents[parent.as_pointer()] = session_key(original) if wanted(original) else None
+        if parent != last:
+            last, original = parent, parent.original
+            key = session_key(original) if wanted(original) else None
+            own_mesh_listed = original.type != "MESH"  # a curve's or text's own mesh is listed as its instance
         source = instance.object
         if key is None or source.type != "MESH":
             continue
+        if own_mesh_listed and instance.persistent_id[1] == surfaces.OWN_COMPONENT:
+            continue  # the curve's own bevel mesh, read by `to_mesh` with the object
         mesh = source.data
         address = mesh.as_pointer()
         if address not in meshes:
             meshes[address] = _mesh_arrays(mesh)
-        matrices.setdefault(key, {}).setdefault(address, []).append(np.array(instance.matrix_world))
+        # Its 16 numbers, row by row, read now: np.array(Matrix) costs 6.5 µs on 4.2 (no buffer protocol there)
+        matrices.setdefault(key, {}).setdefault(address, []).extend(chain.from_iterable(instance.matrix_world))
     placed = {
-        key: [(*meshes[address], np.array(found)) for address, found in by_mesh.items() if len(meshes[address][1])]
+        key: [
+            (*meshes[address], np.array(found, dtype=np.float64).reshape(-1, 4, 4))
+            for address, found in by_mesh.items()
+            if len(meshes[address][1])
+        ]
         for key, by_mesh in matrices.items()
     }
     return {key: found for key, found in placed.items() if found}

@@ -23,7 +23,8 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
-from . import geometry
+from . import geometry, surfaces
+from .attributes import stored_ints
 from .collider_instances import Instances, may_instance, shows_instances
 from .identity import session_key
 
@@ -65,7 +66,8 @@ def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.n
         co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
         mesh.vertices.foreach_get("co", co)
         corners = np.empty(len(mesh.loops) + len(mesh.polygons), dtype=np.int32)
-        mesh.loops.foreach_get("vertex_index", corners[: len(mesh.loops)])
+        if not stored_ints(mesh, ".corner_vert", corners[: len(mesh.loops)]):  # one copy; through loops 1.2 ms at 32k
+            mesh.loops.foreach_get("vertex_index", corners[: len(mesh.loops)])
         mesh.polygons.foreach_get("loop_total", corners[len(mesh.loops) :])
         if earlier is not None and earlier.corners is not None and np.array_equal(earlier.corners, corners):
             return co, earlier.triangles[: earlier.own_triangles], corners
@@ -86,9 +88,10 @@ def deformed_by_parent(obj) -> bool:
 
 
 def _undeformed(obj) -> bool:
-    """Whether the evaluated mesh is the object's own mesh (no modifiers, no shape keys)."""
+    """Whether the evaluated mesh is the object's own mesh (a mesh with no modifiers, no shape keys)."""
     return (
-        not obj.modifiers
+        obj.type == "MESH"
+        and not obj.modifiers
         and obj.data.shape_keys is None
         and not obj.verlet_cloth.enabled
         and not deformed_by_parent(obj)
@@ -166,10 +169,10 @@ def _read_pose(
     if shared is not None and not np.array_equal(shared.reference, matrix):
         shared = None  # made at another pose: this run makes its own where it starts
     data = obj.data
-    counts = (len(data.vertices), len(data.polygons), len(data.loops))
     corners = None if entry is None else entry.corners
     instanced = may_instance(obj)
     if _undeformed(obj) and not instanced:  # the evaluated mesh is the mesh itself: read its coordinates alone
+        counts = (len(data.vertices), len(data.polygons), len(data.loops))
         local = np.empty(counts[0] * 3, dtype=np.float32)
         data.vertices.foreach_get("co", local)
         known = entry or shared
@@ -259,20 +262,30 @@ def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
 
 def problem(obj) -> str | None:
     """Why a MESH collider does not collide, for the panel (None when it does)."""
-    if obj.type != "MESH":
+    if obj.type in surfaces.NO_SURFACE_TYPES:
+        return surfaces.NO_SURFACE_OBJECT
+    if obj.type not in surfaces.SURFACE_TYPES:
         return "Empties collide as a sphere or a plane: choose one of those."
     instancer = may_instance(obj)
-    if len(obj.data.polygons) == 0 and not obj.modifiers and not instancer:
+    mesh = obj.type == "MESH"
+    if mesh and len(obj.data.polygons) == 0 and not obj.modifiers and not instancer:
         return NO_FACES
     layer = getattr(bpy.context, "view_layer", None)
-    if (obj.modifiers or instancer) and not obj.verlet_cloth.enabled and layer is not None:
+    if (obj.modifiers or instancer or not mesh) and not obj.verlet_cloth.enabled and layer is not None:
         # What its modifiers make collides, and its instances (the view layer's depsgraph as it was last
         # evaluated: the panel draws, it must not evaluate).
-        shown = getattr(obj.evaluated_get(layer.depsgraph), "data", None)
-        if shown is not None and not len(getattr(shown, "polygons", ())):
+        if not surfaces.shown_faces(obj, layer.depsgraph):
             if not (instancer and shows_instances(obj, layer.depsgraph)):
-                return NO_FACES
+                return NO_FACES if mesh else surfaces.NO_CURVE_SURFACE
     return None
+
+
+def skipped(obj) -> str | None:
+    """What a Mesh collider shows that has no surface (point clouds, bare curves), for the panel."""
+    layer = getattr(bpy.context, "view_layer", None)
+    if layer is None or obj.type not in surfaces.SURFACE_TYPES or not (may_instance(obj) or obj.type != "MESH"):
+        return None
+    return surfaces.skipped(obj, layer.depsgraph)
 
 
 def forget_all() -> None:

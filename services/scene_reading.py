@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import solver
 from ..solver import settings as table
-from . import collider_instances, display, geometry, mesh_colliders
+from . import collider_instances, display, geometry, mesh_colliders, surfaces
+from .attributes import stored_ints
 from .identity import session_key
 
 
@@ -45,26 +46,12 @@ def read_shape(obj) -> np.ndarray:
     return read_vectors(deform_target(obj.data))
 
 
-def _stored_ints(mesh, name: str, out: np.ndarray) -> bool:
-    """Fill `out` from the mesh's own integer attribute `name` (Blender 4.x stores edges as ".edge_verts"
-    and corners as ".corner_vert": one copy, ~1 us against ~300-500 us through mesh.edges and
-    mesh.loops at 2,304 vertices); False when it has none of that size."""
-    attribute = mesh.attributes.get(name)
-    if attribute is None or attribute.data_type not in {"INT", "INT32_2D"}:
-        return False
-    width = 2 if attribute.data_type == "INT32_2D" else 1
-    if len(attribute.data) * width != len(out):
-        return False
-    attribute.data.foreach_get("value", out)
-    return True
-
-
 def topology_of(mesh) -> tuple[str, solver.Faces, np.ndarray]:
     """(signature, faces, edges) of a mesh, read in bulk."""
     n_edges = len(mesh.edges)
     edges = np.empty(n_edges * 2, dtype=np.int32)
     corners = np.empty(len(mesh.loops), dtype=np.int32)
-    stored = _stored_ints(mesh, ".edge_verts", edges) and _stored_ints(mesh, ".corner_vert", corners)
+    stored = stored_ints(mesh, ".edge_verts", edges) and stored_ints(mesh, ".corner_vert", corners)
     if not stored:
         mesh.edges.foreach_get("vertices", edges)
         mesh.loops.foreach_get("vertex_index", corners)
@@ -195,17 +182,18 @@ def collider_poses(scene, skip=None, still_meshes: dict | None = None, shapes: d
     instances = collider_instances.Instances()  # the colliders' instances, walked once this frame if any shows some
     for obj in scene.objects:
         kind = obj.verlet_cloth_collider.kind
-        if kind == "NONE" or obj == skip or obj.type not in {"MESH", "EMPTY"} or obj not in enabled:
+        surface = obj.type in surfaces.SURFACE_TYPES  # a mesh, or a curve, text... shown as one
+        if kind == "NONE" or obj == skip or not (surface or obj.type == "EMPTY") or obj not in enabled:
             continue
         if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
-            pose = _mesh_pose(scene, obj, instances, shapes) if kind == "MESH" and obj.type == "MESH" else None
+            pose = _mesh_pose(scene, obj, instances, shapes) if kind == "MESH" and surface else None
             if pose is not None:
                 poses[session_key(obj)] = pose
             continue  # a cloth collides with other cloths only as a mesh; an Empty cannot be one
         settings = SimpleNamespace(**table.collider_values(obj.verlet_cloth_collider))  # clamped
         matrix = world_matrix(obj)
         local = None
-        if obj.type == "MESH" and (kind == "SPHERE" or settings.bounded):  # an unbounded plane needs none
+        if surface and (kind == "SPHERE" or settings.bounded):  # an unbounded plane needs none
             local = _evaluated_vertices(obj) if still_meshes is None else _still_vertices(obj, still_meshes)
         if kind == "SPHERE":
             centre = matrix[:3, 3].copy()
@@ -216,7 +204,7 @@ def collider_poses(scene, skip=None, still_meshes: dict | None = None, shapes: d
             poses[session_key(obj)] = ("SPHERE", centre, radius, settings.friction, settings.offset)
         else:
             half = None
-            if obj.type != "MESH":
+            if not surface:
                 half = float(obj.empty_display_size)
             point, normal, extent = geometry.plane_frame(matrix, local, half, settings.bounded)
             poses[session_key(obj)] = ("PLANE", point, normal, extent, settings.friction, settings.offset)
@@ -252,7 +240,8 @@ def still_mesh(obj) -> bool:
     deforming parent), no shape keys, no F-curves or drivers on the mesh, not in Edit Mode."""
     mesh = obj.data
     return (
-        not len(obj.modifiers)
+        obj.type == "MESH"
+        and not len(obj.modifiers)
         and mesh.shape_keys is None
         and not mesh_colliders.deformed_by_parent(obj)
         and not mesh.is_editmode
@@ -265,9 +254,16 @@ def _evaluated_vertices(obj) -> np.ndarray:
     Subdivision modifier is a ball of the radius it shows, not of its cage's corners."""
     import bpy  # noqa: PLC0415 - the rest of this module reads original data only
 
-    if not len(obj.modifiers) and obj.data.shape_keys is None and not mesh_colliders.deformed_by_parent(obj):
+    shown_as_made = not len(obj.modifiers) and not mesh_colliders.deformed_by_parent(obj)
+    if obj.type == "MESH" and shown_as_made and obj.data.shape_keys is None:
         return read_vectors(obj.data.vertices)  # shown as made: the original data, no depsgraph lookup
     evaluated = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    if obj.type != "MESH":  # a curve or a text: the mesh it shows
+        shown = evaluated.to_mesh()
+        try:
+            return read_vectors(shown.vertices)
+        finally:
+            evaluated.to_mesh_clear()
     mesh = getattr(evaluated, "data", None)
     return read_vectors(mesh.vertices if mesh is not None else obj.data.vertices)
 

@@ -38,7 +38,7 @@ from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
-from .triangles import cross, dot, segment_closest, segment_crossings
+from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
@@ -67,6 +67,15 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
 UPRIGHT_ANGLE = 30.0
 _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
+# A still collider with a sharp tip (a pointed rod, a spike) gets the pass every substep on its standing thin edges
+# that end at no sharp tip too (a rod's sides below its point): a cloth hanging from the tip is drawn in
+# round the rod below it, and with the windows and the hold 3 cm cloth edges ended through a 1 cm rod's sides
+# (docs/design.md, round 12 (needle15)). From the run's start: switched on when a tip first held the cloth, edges
+# already through stayed through (kept on their side) and the rod ended through the cloth's whole skirt. Of the
+# edges that reach the point, only those sharp by curvature alone (a cone's sides, bending under SHARP_ANGLE:
+# they held an irregular 64² cloth the cone r 5 cm skewered): with a 2 cm pyramid's edges (90°) a triangulated
+# 64² cloth was flung up off its apex.
+TIPPED_RODS = True
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -83,6 +92,18 @@ _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 # against the Blender test's < 0.35; Blender's Cloth: 0.37), and such a ridge lifts a resting end less.
 RIM_ANGLE = 60.0
 _COS_RIM = math.cos(math.radians(RIM_ANGLE))
+# Convex bends rounder than SHARP_ANGLE are sharp too where a cloth edge spans enough of them to dip through
+# (`rounded_radius`); False: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
+ROUNDED_EDGES = True
+ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
+# lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
+ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
+# A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
+# spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
+# than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
+# the point folded through them (docs/design.md, round 12 (needle15)).
+TAPERED_SIDES = True
+_COS_TAPER_BEND = math.cos(math.radians(1.0))
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -90,7 +111,7 @@ class SharpEdges:
     """A mesh's sharp edges as (triangle, edge k opposite corner k), their ends (3, S) (a deforming mesh's at
     the frame's end, and at its start) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None):
+    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None, rounded: float = 0.0):
         """start: for a deforming mesh (the frame's end shape), its corner rows at the frame's start
         (`MeshCollider._corner_rows`): its sharp edges are the end shape's, with their ends at the start
         too (`a0`, `b0`, `c0`); no edges are culled as hidden, and none are thin (the pass runs every
@@ -98,7 +119,7 @@ class SharpEdges:
         self.still = start is None
         table = None if start is None else kept_edge_table(mesh)
         self.tri, self.k, other, other_k, thin = _sharp_edges(
-            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
         self.thin = thin & (start is None)
@@ -346,43 +367,51 @@ def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
 
 
-def sharp_edges_of(mesh, radius: float = 0.0) -> SharpEdges:
-    """The mesh's sharp edges for curvature radii below `radius` (see `_sharp_edges`), found once per
-    TriangleMesh and radius."""
+def sharp_edges_of(mesh, radius: float = 0.0, rounded: float = 0.0) -> SharpEdges:
+    """The mesh's sharp edges for curvature radii below `radius` or `rounded` (see `_sharp_edges`), found once
+    per TriangleMesh and radii."""
     kept = _SHARP.get(mesh)
     if kept is None:
         kept = _SHARP[mesh] = {}
-    found = kept.get(radius)
+    found = kept.get((radius, rounded))
     if found is None:
-        found = kept[radius] = SharpEdges(mesh, radius)
+        found = kept[(radius, rounded)] = SharpEdges(mesh, radius, rounded=rounded)
     return found
 
 
 _FRAME_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> {radius: SharpEdges}
 
 
-def frame_sharp_edges(collider, radius: float = 0.0) -> SharpEdges:
+def frame_sharp_edges(collider, radius: float = 0.0, rounded: float = 0.0) -> SharpEdges:
     """A deforming collider's sharp edges for this frame (its end shape's, with their places at the frame's
     start), found once per collider (one a frame) and radius; its edge table is kept across frames."""
     kept = _FRAME_SHARP.get(collider)
     if kept is None:
         kept = _FRAME_SHARP[collider] = {}
-    found = kept.get(radius)
+    found = kept.get((radius, rounded))
     if found is None:
-        found = kept[radius] = SharpEdges(collider.mesh, radius, start=collider._corner_rows)
+        found = kept[(radius, rounded)] = SharpEdges(
+            collider.mesh, radius, start=collider._corner_rows, rounded=rounded
+        )
     return found
 
 
-def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None):
+def _sharp_edges(
+    triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None,
+    rounded: float = 0.0, outward: int = 0,
+):  # fmt: skip
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
-    but the cloth's edges span it). Vertices at the same place count as one (split normals or UV
-    seams are no boundary). heights (3, T): each corner's height above the opposite edge. Also the
-    other face of an edge between two (its triangle and the edge's k there), else -1.
+    but the cloth's edges span it) or, convex on a closed mesh (`outward`: +1 or -1, the side its normals
+    face), `rounded` (never thin: see `rounded_radius`). Vertices at the same
+    place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
+    above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
+    there), else -1.
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
+    still = table is None
     if table is None:
         table = edge_table(triangles, vertices)
     sharp = table.counts != 2
@@ -390,15 +419,24 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, tab
     t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
+    if radius > 0.0 and TAPERED_SIDES and still and len(pair):
+        bent |= _tapered(triangles, vertices, normals, table, pair) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
-    if radius > 0.0:
+    if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
         # n-gon rod of radius r: exactly r).
         one, other = heights[table.first_k.take(pair), t1], heights[table.second_k.take(pair), t2]
         narrow, wide = np.minimum(one, other), np.maximum(one, other)
-        bend = 2.0 * radius * np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        half_sine = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        bend = 2.0 * radius * half_sine
         bent |= narrow < bend
+        if rounded > 0.0 and outward:
+            # Convex: the second face's far corner lies inside the first face's plane.
+            far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
+            on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
+            convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+            bent |= convex & (narrow < 2.0 * rounded * half_sine)
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
@@ -406,6 +444,18 @@ def _sharp_edges(triangles, vertices, normals, heights, radius: float = 0.0, tab
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
             table.second_k.take(which), thin.take(which))  # fmt: skip
+
+
+def _tapered(triangles, vertices, normals, table: EdgeTable, pair) -> np.ndarray:
+    """Which edges `pair` (of `table`, two faces each) end at a pointed corner (corner_contacts.pointed_mask)."""
+    from .corner_contacts import pointed_mask
+
+    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+    sorting = (table.corner_order, table.corner_starts)
+    pointed = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting)
+    t, k = table.first_t.take(pair), table.first_k.take(pair)
+    ends = table.ids.ravel()
+    return pointed.take(ends.take(t * 3 + (k + 1) % 3)) | pointed.take(ends.take(t * 3 + (k + 2) % 3))
 
 
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
@@ -581,21 +631,22 @@ def collide_cloth_edges(
     in a pass of their own: with the hold's one averaged push a vertex a cloth hanging on a rod fell
     through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
     table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
-    round 9 (table11)); without gravity, all thin edges."""
+    round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges."""
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
-    found = _edge_colliders(colliders, radius)
+    found = _edge_colliders(colliders, radius, thickness)
     if not found:
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
     up = _up(gravity)
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        sharp = _sharp_of(collider, radius)
+        sharp = _sharp_of(collider, radius, thickness)
         if contacts is None or sharp.open or _turning(collider):
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
-        hanging, rest = _split(sharp, collider._pose_at(t1), gravity)
+        below = _below_a_tip(collider, sharp) if TIPPED_RODS and sharp.thin.any() else None
+        hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
         if rest is None:
@@ -630,13 +681,15 @@ def _up(gravity):
     return up
 
 
-def _split(sharp: SharpEdges, pose, gravity):
-    """`sharp.parts` of its `_hanging` edges, kept on `sharp` while the pose and gravity (a tuple: immutable)
-    are the same objects (a still mesh's every substep: its pose is None)."""
+def _split(sharp: SharpEdges, pose, gravity, below=None):
+    """`sharp.parts` of its `_hanging` edges (and `below`'s, `_below_a_tip`: the same for a mesh's SharpEdges),
+    kept on `sharp` while the pose and gravity (a tuple: immutable) are the same objects (a still mesh's every
+    substep: its pose is None)."""
     kept = sharp._split
     if kept is not None and kept[0] is pose and kept[1] is gravity:
         return kept[2]
-    found = sharp.parts(_hanging(sharp, pose, gravity))
+    hanging = _hanging(sharp, pose, gravity)
+    found = sharp.parts(hanging if below is None else hanging | below)
     if gravity is None or isinstance(gravity, tuple):
         sharp._split = (pose, gravity, found)
     return found
@@ -664,15 +717,54 @@ def _turning(collider) -> bool:
     return first is not last and first is not None and not np.array_equal(first[0], last[0])
 
 
-def _edge_colliders(colliders, radius: float) -> list:
+_BELOW_A_TIP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its mask or None,)
+
+
+def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
+    """Of a still mesh's sharp edges, the thin ones that end at none of its sharp tips or bend less than SHARP_ANGLE,
+    when it has a sharp tip (a pointed rod's sides, a cone's; not a pyramid's edges), else None (see TIPPED_RODS)."""
+    found = _BELOW_A_TIP.get(sharp)
+    if found is None:
+        from .corner_contacts import _corners_of_collider
+
+        mask = None
+        corners = _corners_of_collider(collider)
+        if not collider.deforming and corners.tips.any():
+            at_tip = np.zeros(len(sharp.thin), dtype=bool)
+            for end in (sharp.a, sharp.b):  # (a few tips: each against every sharp edge's end)
+                gaps = end[:, :, None] - corners.points[:, None, corners.tips]
+                at_tip |= (dot(gaps, gaps) < 1e-18).any(axis=1)
+            gentle = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
+            mask = sharp.thin & (~at_tip | gentle)
+        found = _BELOW_A_TIP[sharp] = (mask if mask is not None and mask.any() else None,)
+    return found[0]
+
+
+def _edge_colliders(colliders, radius: float, thickness: float) -> list:
     """(place in the list, collider) of the mesh colliders with sharp edges (those rounder than `radius`
     included)."""
     found = enumerate(colliders)
-    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius))]
+    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius, thickness))]
 
 
-def _sharp_of(collider, radius: float) -> SharpEdges:
-    return frame_sharp_edges(collider, radius) if collider.deforming else sharp_edges_of(collider.mesh, radius)
+def rounded_radius(edge: float, gap: float) -> float:
+    """The curvature radius below which a collider's bends are sharp for cloth edges of length `edge` kept
+    `gap` off it: an edge lying round a bend of radius r dips edge² / (8 r) between its ends, so its middle
+    comes within half the gap of the surface below edge² / (4 gap) (a skirt's 5 cm hem edges cut 1-3 mm into
+    8.5 cm legs whose 16 faces meet at 22.5°; docs/design.md, round 12 (skirt15)). At most ROUNDED_MOST
+    edges (at thickness 0 every bend would be sharp, and a coarse cloth made a whole torus sharp)."""
+    if not ROUNDED_EDGES or edge <= 0.0:
+        return 0.0
+    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
+
+
+def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
+    rounded = (
+        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP)) if collider.mesh.outward else 0.0
+    )
+    if collider.deforming:
+        return frame_sharp_edges(collider, radius, rounded)
+    return sharp_edges_of(collider.mesh, radius, rounded)
 
 
 def collide_edges(
@@ -688,7 +780,7 @@ def collide_edges(
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
     vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
     if sharp is None:
-        sharp = _sharp_of(collider, 0.5 * longest)
+        sharp = _sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 

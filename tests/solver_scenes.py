@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import solver
+from solver import meshes
 
 FRAME = 1 / 24
 
@@ -73,3 +74,61 @@ def box(bottom: float):
 def bottom_at(frame: int, frames: int) -> float:
     """The box's bottom at the end of frame index `frame` (0-based)."""
     return -0.6 + min(max(frame + 1 - REST, 0), frames) * RISE / frames
+
+
+# Legs swinging under a skirt (tests/test_mesh_collider_swinging_legs.py, test_blender_mesh_colliders.py).
+HIP = 0.88  # the legs' pivot height (m)
+SWING, PERIOD = 0.35, 12  # rad each way, frames per stride
+
+
+def cylinder(x: float, z0: float, z1: float, radius: float, sides: int, rings: int):
+    """(vertices, triangles) of a closed upright prism, its caps fans from a ring's first corner."""
+    angle = np.arange(sides) * (2 * np.pi / sides)
+    ring = np.column_stack([x + radius * np.cos(angle), radius * np.sin(angle)])
+    vertices = np.concatenate([np.column_stack([ring, np.full(sides, z)]) for z in np.linspace(z0, z1, rings + 1)])
+    i, j = np.meshgrid(np.arange(rings), np.arange(sides), indexing="ij")
+    a, b = (i * sides + j).ravel(), (i * sides + (j + 1) % sides).ravel()
+    k = np.arange(1, sides - 1)
+    top = rings * sides
+    caps = [np.stack([np.zeros_like(k), k + 1, k], 1), np.stack([top + np.zeros_like(k), top + k, top + k + 1], 1)]
+    return vertices, np.concatenate([np.stack([a, b, b + sides], 1), np.stack([a, b + sides, a + sides], 1), *caps])
+
+
+def legs():
+    """Two legs (r 8.5 cm, 16 sides) and a hip (r 0.2 m, 20 sides) in one mesh; each vertex's leg (-1, 1; hip 0)."""
+    parts = [cylinder(x, 0.05, HIP, 0.085, 16, 10) for x in (-0.11, 0.11)] + [cylinder(0.0, 0.85, 1.1, 0.2, 20, 3)]
+    vertices, triangles, first = [], [], 0
+    for v, t in parts:
+        vertices.append(v)
+        triangles.append(t + first)
+        first += len(v)
+    vertices = np.concatenate(vertices)
+    leg = np.where(vertices[:, 2] < 0.86, np.sign(vertices[:, 0]), 0.0)
+    return vertices, np.concatenate(triangles), leg
+
+
+def swung(vertices, leg, frame: float, swing: float = SWING, period: float = PERIOD) -> np.ndarray:
+    """The legs swung `swing` rad each way about the hip's x axis, in opposite directions, every `period` frames
+    (the defaults: ~1.5 m/s at the hem's height)."""
+    out = vertices.copy()
+    for side in (-1.0, 1.0):
+        on = leg == side
+        angle = side * swing * np.sin(2 * np.pi * frame / period)
+        cos, sin = np.cos(angle), np.sin(angle)
+        y, z = vertices[on, 1], vertices[on, 2] - HIP
+        out[on, 1], out[on, 2] = cos * y - sin * z, sin * y + cos * z + HIP
+    return out
+
+
+def skirt(triangulated: bool, hem: float = 0.26):
+    """A straight 32 × 16 skirt from the waist (r 0.215 m, z 1.02) to the hem (r `hem`, z 0.3); the waist pinned."""
+    angle = np.arange(32) * (2 * np.pi / 32)
+    t = np.linspace(0.0, 1.0, 17)[:, None]
+    radius, z = 0.215 + (hem - 0.215) * t, 1.02 - 0.72 * t
+    vertices = np.stack([radius * np.cos(angle), radius * np.sin(angle), np.broadcast_to(z, (17, 32))], -1)
+    i, j = np.meshgrid(np.arange(16), np.arange(32), indexing="ij")
+    a, b = (i * 32 + j).ravel(), (i * 32 + (j + 1) % 32).ravel()
+    faces = np.stack([a, b, b + 32, a + 32], 1)
+    pins = np.zeros(17 * 32)
+    pins[:32] = 1.0
+    return vertices.reshape(-1, 3), meshes.triangulated(faces) if triangulated else faces, pins

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from solver_scenes import HIP, PERIOD, SWING, legs, skirt
 from vc_helpers import activate, evaluated_mesh, evaluated_positions, grid_vertices, mesh_object, setup_scene
 
 N = 12
@@ -607,6 +608,66 @@ def test_a_cloth_draped_over_a_ball_on_a_cloth_collider_never_cuts_through_its_f
         if frame >= 15 and frame % 5 == 0:
             crossing = _tree(blender, upper).overlap(_tree(blender, lower))
             assert len(crossing) <= 3, f"frame {frame}: {len(crossing)} crossing triangle pairs"
+
+
+def _object(bpy, name: str, vertices, faces):
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def _swinging_legs(bpy, frames: int):
+    """tests/solver_scenes.py's legs as a Mesh collider deformed by an armature (a bone per leg, keyed at every
+    frame to swing SWING each way about the hip's x axis every PERIOD frames, in opposite directions)."""
+    vertices, triangles, leg = legs()
+    body = _collider(bpy, _object(bpy, "Legs", vertices, triangles))
+    rig = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+    bpy.context.scene.collection.objects.link(rig)
+    activate(bpy, rig)
+    bpy.ops.object.mode_set(mode="EDIT")
+    for name, x in (("L", -0.11), ("R", 0.11)):
+        bone = rig.data.edit_bones.new(name)
+        bone.head, bone.tail = (x, 0.0, HIP), (x, 0.0, 0.05)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    body.modifiers.new("Armature", "ARMATURE").object = rig
+    for name, side in (("L", -1.0), ("R", 1.0)):
+        body.vertex_groups.new(name=name).add((leg == side).nonzero()[0].tolist(), 1.0, "REPLACE")
+        pose = rig.pose.bones[name]
+        pose.rotation_mode = "XYZ"
+        for frame in range(1, frames + 1):
+            pose.rotation_euler = (side * SWING * math.sin(2 * math.pi * (frame - 1) / PERIOD), 0.0, 0.0)
+            pose.keyframe_insert("rotation_euler", frame=frame)
+    return body
+
+
+def test_a_skirts_hem_never_cuts_into_armature_legs_swinging_fast(blender):
+    """probe14's finding (docs/design.md, round 11): at each swing's end the hem's 5 cm edges, pressed round a
+    16-sided leg (its faces meet at 22.5°: not sharp), cut 1-3 mm into it between vertices kept at the gap."""
+    frames = 16
+    scene = setup_scene(blender, frames)
+    body = _swinging_legs(blender, frames)
+    vertices, faces, pins = skirt(triangulated=False)
+    cloth = _object(blender, "Skirt", vertices, faces)
+    cloth.vertex_groups.new(name="Waist").add(pins.nonzero()[0].tolist(), 1.0, "REPLACE")
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    cloth.verlet_cloth.pin_group = "Waist"
+    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    through, hem_moved = [], 0.0
+    for frame in range(2, frames + 1):
+        scene.frame_set(frame)
+        tree = _tree(blender, body)
+        co = evaluated_positions(blender, cloth)
+        span = co[edges[:, 1]] - co[edges[:, 0]]
+        length = np.linalg.norm(span, axis=1)
+        hits = [tree.ray_cast(co[a].tolist(), (d / n).tolist(), n)[0] for (a, _), d, n in zip(edges, span, length)]
+        through.append(sum(hit is not None for hit in hits))
+        hem_moved = max(hem_moved, float(np.abs(co[-32:, 1] - vertices[-32:, 1]).max()))
+    assert max(through) == 0, through  # (before: 7, 2, 6, 1, 1 at the swings' ends, frames 3, 4, 10, 14, 15)
+    assert hem_moved > 0.05  # the legs did push the hem about
 
 
 @pytest.mark.parametrize("parent_type", ["ARMATURE", "LATTICE"])

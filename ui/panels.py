@@ -6,7 +6,7 @@ import textwrap
 
 import bpy
 
-from ..services import checks, geometry, mesh_colliders, runs, solver_params
+from ..services import checks, geometry, mesh_colliders, runs, solver_params, surfaces
 
 
 def _cloth(context):
@@ -213,11 +213,15 @@ class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
     @classmethod
     def poll(cls, context):
         obj = context.active_object
-        return obj is not None and obj.type in {"MESH", "EMPTY"}
+        return obj is not None and obj.type in surfaces.SURFACE_TYPES | surfaces.NO_SURFACE_TYPES | {"EMPTY"}
 
     def draw(self, context):
         layout = _split(self.layout)
         obj = context.active_object
+        if obj.type in surfaces.NO_SURFACE_TYPES:  # nothing to set: say why it does not collide
+            for index, line in enumerate(textwrap.wrap(surfaces.NO_SURFACE_OBJECT, 44)):
+                layout.label(text=line, icon="INFO" if index == 0 else "NONE")
+            return
         settings = obj.verlet_cloth_collider
         layout.prop(settings, "kind")
         if obj.type == "MESH" and obj.verlet_cloth.enabled:
@@ -229,6 +233,11 @@ class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
             box = layout.box()
             box.label(text="Not colliding:", icon="ERROR")
             for line in textwrap.wrap(problem, 44):
+                box.label(text=line)
+        elif settings.kind == "MESH" and (skipped := mesh_colliders.skipped(obj)):
+            box = layout.box()
+            box.label(text="Skipped, no surface:", icon="INFO")
+            for line in textwrap.wrap(skipped, 44):
                 box.label(text=line)
         if settings.kind != "NONE":
             layout.prop(settings, "friction")
