@@ -19,9 +19,10 @@ is still crossed back to where it was at the substep's start, with the face or e
 a layer squeezed between the floor and the layers above it, or a flap landing faster than the gap
 per substep, would otherwise stay through the layer below for good.
 
-The triangles kept apart are every polygon's fan triangles and, for each quad, the two on its
-other diagonal: Blender draws a quad folded past 90° along its first diagonal on the other one, so
-both must stay uncrossed (`_protected_triangles`; 35-55 % of the cost on quad meshes).
+The triangles kept apart are every triangle of each polygon's corners: for a quad, the fan's and
+the two on its other diagonal (Blender draws a quad folded past 90° along its first diagonal on the
+other one; 35-55 % of the cost on quad meshes), for an n-gon up to ALL_TRIANGLES_UP_TO corners all
+of them (Blender ear-clips its projection, which changes as it bends): `_protected_triangles`.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
 shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
@@ -47,6 +48,8 @@ distance at the anchors, less how far their vertices strayed since, is under 1.2
 """
 
 from __future__ import annotations
+
+from itertools import combinations
 
 import numpy as np
 
@@ -132,18 +135,43 @@ def _across_seams(model, edges: np.ndarray) -> np.ndarray:
     return np.unique(low * n + high)
 
 
+# N-gons with more corners than this keep only their fan (every triangle and crossing chord pair of a
+# 16-gon: 560 and 1 820; of a 32-gon 4 960 and 35 960).
+ALL_TRIANGLES_UP_TO = 12
+
+
 def _protected_triangles(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The triangles kept apart, the polygon of each, and each quad's diagonals ((Q, 4): the ends of
-    one, then the other's): every polygon's fan triangles and each quad's two triangles on its other
-    diagonal. Blender draws a quad on its 0-2 diagonal, the fan's, until it is folded past 90° along
-    it, then on 1-3 (mesh_tessellate.cc): both surfaces must stay uncrossed."""
+    """The triangles kept apart, the polygon of each, and the pairs of chords of one polygon that cross
+    at rest ((D, 4): the ends of one, then the other's): every triangle of each polygon's corners.
+    Blender draws a quad on its 0-2 diagonal, the fan's, until it is folded past 90° along it, then on
+    1-3, and an n-gon by ear clipping its projection, which changes as it bends (mesh_tessellate.cc):
+    every surface it may draw must stay uncrossed, and together they are the corners' hull."""
     triangles, face = model.triangles
     quad = np.flatnonzero(np.asarray(model.faces.sizes)[face] == 4)[::2]  # each quad's first fan triangle
     c0, c1, c2, c3 = triangles[quad, 0], triangles[quad, 1], triangles[quad, 2], triangles[quad + 1, 2]
     other = np.concatenate([np.stack([c0, c1, c3], axis=1), np.stack([c1, c2, c3], axis=1)])
     triangles = np.concatenate([triangles, other]) if len(quad) else triangles
     face = np.concatenate([face, face[quad], face[quad]])
-    return triangles, face, np.stack([c0, c2, c1, c3], axis=1)
+    diagonals = np.stack([c0, c2, c1, c3], axis=1)
+    extra_triangles, extra_faces, extra_diagonals = _ngon_hulls(model.faces)
+    triangles = np.concatenate([triangles, extra_triangles])
+    return triangles, np.concatenate([face, extra_faces]), np.concatenate([diagonals, extra_diagonals])
+
+
+def _ngon_hulls(faces) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For polygons of 5 to ALL_TRIANGLES_UP_TO corners: the triangles of their corners not in the fan,
+    the polygon of each, and their chord pairs crossing at rest (corners a < c < b < d: chords a-b, c-d)."""
+    sizes = np.asarray(faces.sizes)
+    triangles, owners, crossing = [np.zeros((0, 3), dtype=np.int64)], [_EMPTY], [np.zeros((0, 4), dtype=np.int64)]
+    for k in np.unique(sizes[(sizes >= 5) & (sizes <= ALL_TRIANGLES_UP_TO)]):
+        polygons = np.flatnonzero(sizes == k)
+        corners = faces.corner_verts[faces.starts[polygons][:, None] + np.arange(k)]  # (P, k)
+        a, b, c = np.array([t for t in combinations(range(k), 3) if not (t[0] == 0 and t[2] == t[1] + 1)]).T
+        triangles.append(np.stack([corners[:, a], corners[:, b], corners[:, c]], axis=2).reshape(-1, 3))
+        owners.append(np.repeat(polygons, len(a)))
+        a, c, b, d = np.array(list(combinations(range(k), 4))).T
+        crossing.append(np.stack([corners[:, a], corners[:, b], corners[:, c], corners[:, d]], axis=2).reshape(-1, 4))
+    return np.concatenate(triangles), np.concatenate(owners), np.concatenate(crossing)
 
 
 class FaceCollision:
@@ -173,7 +201,7 @@ class FaceCollision:
         self.active: np.ndarray | None = None  # (T,) bool, None: every triangle
         edges = np.concatenate([self.triangles[:, [0, 1]], self.triangles[:, [1, 2]], self.triangles[:, [2, 0]]])
         self.edges = np.unique(np.sort(edges, axis=1), axis=0) if len(edges) else np.zeros((0, 2), dtype=np.int64)
-        self.diagonal_pairs = self._edge_pair_keys(diagonals)  # each quad's two diagonals: they cross at rest
+        self.diagonal_pairs = self._edge_pair_keys(diagonals)  # each polygon's crossing chords: they cross at rest
         self.p = self.t = self.e = self.f = _EMPTY  # vertex–triangle, edge–edge candidates
         self.vt_apart = self.ee_apart = np.zeros(0)  # each candidate's distance at its vertices' anchors
         # The candidates that can come within 1.25 × gap this substep (see _live): the narrow phase's pairs.

@@ -748,3 +748,23 @@ def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(
     whip(12)
     assert collision.patches is not None and collision.patches.measured > 0  # the patches did the work
     assert compared[0] > 10 and compared[1] > 0
+
+
+def test_a_vertex_falling_into_a_bent_hexagon_stays_out_of_every_triangle_blender_may_draw():
+    """A hexagon bent into a crown (corners 1, 3, 5 0.4 m above 0, 2, 4): its fan from corner 0 passes
+    0.2 m under the crown's top, while Blender, ear-clipping the projection, may draw the top triangle
+    (1, 3, 5). A vertex falling through that top to 0.1 m above the fan is kept over it (before: only
+    the fan was kept apart, and the vertex ended inside the crown, through the top)."""
+    ring = [(np.cos(a), np.sin(a), 0.4 * (k % 2)) for k, a in enumerate(np.arange(6) * np.pi / 3)]
+    falling = [(0.0, 0.0, 0.5), (2.0, 0.0, 1.0), (2.0, 0.2, 1.0)]  # its first corner 0.1 m over the top
+    pins = np.array([1, 1, 1, 1, 1, 1, 0, 1, 1], float)
+    model = solver.build_model(np.array(ring + falling), [[0, 1, 2, 3, 4, 5], [6, 7, 8]], pin_weight=pins)
+    soft = 1e-12  # no constraint pulls the falling vertex back
+    params = solver.Params(
+        self_collision=True, self_collision_distance=0.01, gravity=(0, 0, 0), damping=0.0, substeps=1,
+        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft,
+    )  # fmt: skip
+    state = model.initial_state()
+    state.previous[6, 2] += 0.2  # 0.2 m down in the substep: to 0.3 m, 0.1 m over the fan's middle
+    solver.step(model, state, params, 1 / 24)
+    assert state.positions[6, 2] > 0.4 + 0.005  # held over the top (1, 3, 5), on the side it came from
