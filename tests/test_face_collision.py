@@ -780,4 +780,3 @@ def test_a_plane_of_irregular_octagons_crumples_as_freely_as_before():
     model, x = _crumple(vertices, faces, 16, 24)
     assert x[:, 2].max() < 0.2  # piled up on the floor
     assert count_self_intersections(model, x) == 0
-
