@@ -767,15 +767,20 @@ class FaceCollision:
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             if len(involved) == 0:
                 break
-            x[involved] = previous[involved]
+            carry = _carried(previous, x, inv_mass, np.concatenate([vt[vt_bad], ee[ee_bad]]))
+            if carry is None:
+                x[involved] = previous[involved]
+                motion[involved] = np.sqrt(dot(shift, shift))
+            else:  # with the held vertices they crossed: back to the start as it was, moved along with them
+                x[involved] = previous[involved] + carry[involved]
+                motion[involved] = np.sqrt(squared_distances(carry[involved], np.zeros_like(carry[involved]), shift))
             back[involved] = True
-            motion[involved] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
-            settled[back] = previous[back]
+            settled[back] = x[back]
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
@@ -874,6 +879,28 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+def _carried(previous: np.ndarray, x: np.ndarray, inv_mass: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """(N, 3) how far each vertex of the crossed `rows` is carried by the vertices that cannot move in
+    its rows (a grabbed vertex, an animated pin: their mean motion in the substep, averaged over the
+    vertex's rows), or None when none of them moved. Sent back to its start plus that, a row is its
+    uncrossed start moved as one piece; sent back to the start alone, it stays crossed with a held
+    vertex that was dragged through the cloth."""
+    held = inv_mass[rows] == 0.0
+    if not held.any():
+        return None
+    moved = np.where(held[..., None], x[rows] - previous[rows], 0.0)  # (R, m, 3)
+    carrying = held.any(axis=1) & (np.abs(moved).max(axis=(1, 2)) > 0.0)
+    if not carrying.any():
+        return None
+    rows, held, moved = rows[carrying], held[carrying], moved[carrying]
+    row_carry = moved.sum(axis=1) / held.sum(axis=1)[:, None]  # (R, 3)
+    n, width = len(x), rows.shape[1]
+    flat = rows.ravel()
+    count = np.bincount(flat, minlength=n)
+    carry = np.stack([np.bincount(flat, weights=np.repeat(row_carry[:, k], width), minlength=n) for k in range(3)], 1)
+    return carry / np.maximum(count, 1)[:, None]
 
 
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -780,3 +780,22 @@ def test_a_plane_of_irregular_octagons_crumples_as_freely_as_before():
     model, x = _crumple(vertices, faces, 16, 24)
     assert x[:, 2].max() < 0.2  # piled up on the floor
     assert count_self_intersections(model, x) == 0
+
+
+def test_a_grabbed_vertex_dragged_through_the_cloth_pushes_it_ahead_uncrossed():
+    """A held vertex cannot be sent back: the failsafe rewound the sheet to its start and left it
+    crossed with the flap whose corner was dragged 0.2 m through it in one substep (as a fast mouse
+    drag through a curtain did in Blender, for good). Carried along with the held vertex, the sheet
+    is pushed ahead of it."""
+    sheet, quads = solver.grid(3, 3, size=0.4)
+    flap = [(0.0, 0.0, 0.1), (0.6, -0.05, 0.1), (0.6, 0.05, 0.1)]  # its first corner over the sheet's middle
+    model = solver.build_model(np.concatenate([sheet, flap]), [*np.asarray(quads).tolist(), [9, 10, 11]])
+    params = solver.Params(
+        self_collision=True, self_collision_distance=0.01, gravity=(0, 0, 0), damping=0.0, substeps=1
+    )  # fmt: skip
+    state = model.initial_state()
+    solver.step(model, state, params, 1 / 24, grab=solver.Grab([9], np.array([[0.0, 0.0, -0.1]])))
+    x = state.positions
+    assert x[9, 2] == pytest.approx(-0.1)  # where it was dragged
+    assert x[4, 2] < x[9, 2]  # the sheet's middle ahead of it, not behind
+    assert count_drawn_intersections(model, x) == 0
