@@ -9,8 +9,6 @@ Built once per mesh; nothing here runs per step.
 
 from __future__ import annotations
 
-from itertools import combinations
-
 import numpy as np
 
 # Polygons with more corners keep their fan only (a 12-gon has 220 triangles of corners, a 32-gon 4 960).
@@ -28,10 +26,12 @@ def inside_triangles(faces, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         flat = _projected(rest[corners])  # (P, k, 2), counter-clockwise
         scale = np.abs(flat - flat.mean(axis=1, keepdims=True)).max(axis=(1, 2))
         tolerance = 1e-9 * scale * scale  # for cross products and squared distances: well above rounding
-        chords = np.array([c for c in combinations(range(k), 2) if c[1] - c[0] not in (1, k - 1)])
+        chords = _combinations(k, 2)
+        chords = chords[~np.isin(chords[:, 1] - chords[:, 0], (1, k - 1))]
         is_diagonal = _diagonals(flat, chords, tolerance[:, None, None])  # (P, chords)
         column = {tuple(c): i for i, c in enumerate(chords)}
-        picked = np.array([t for t in combinations(range(k), 3) if not (t[0] == 0 and t[2] == t[1] + 1)])
+        picked = _combinations(k, 3)
+        picked = picked[(picked[:, 0] != 0) | (picked[:, 2] != picked[:, 1] + 1)]
         a, b, c = flat[:, picked[:, 0]], flat[:, picked[:, 1]], flat[:, picked[:, 2]]
         keep = _cross(b - a, c - a) >= -tolerance[:, None]  # wound as the polygon (or flat)
         for i, j in ((0, 1), (1, 2), (0, 2)):
@@ -89,6 +89,12 @@ class OwnPairs:
             polygon, ends = self.edge_ngon[mine], self.edges[other]
             out |= self._corner_of(polygon, ends[:, 0]) & self._corner_of(polygon, ends[:, 1])
         return out
+
+
+def _combinations(k: int, r: int) -> np.ndarray:
+    """(C, r) the r-subsets of range(k), each increasing, in lexicographic order."""
+    rows = np.indices((k,) * r).reshape(r, -1).T
+    return rows[(np.diff(rows, axis=1) > 0).all(axis=1)]
 
 
 def _projected(points: np.ndarray) -> np.ndarray:
