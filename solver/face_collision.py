@@ -19,12 +19,14 @@ is still crossed back to where it was at the substep's start, with the face or e
 a layer squeezed between the floor and the layers above it, or a flap landing faster than the gap
 per substep, would otherwise stay through the layer below for good.
 
-The triangles kept apart are every polygon's fan triangles and, for each quad, the two on its
-other diagonal: Blender draws a quad folded past 90° along its first diagonal on the other one, so
-both must stay uncrossed (`_protected_triangles`; 35-55 % of the cost on quad meshes).
+The triangles kept apart are each polygon's triangles Blender may draw: for a quad, the fan's and
+the two on its other diagonal (Blender draws a quad folded past 90° along its first diagonal on the
+other one; 35-55 % of the cost on quad meshes), for an n-gon every triangle of its corners inside it
+(Blender ear-clips its projection, which changes as it bends; ngon_hulls.py): `_protected_triangles`.
 
 Exclusions: a vertex never collides with the triangles around it, an edge with the edges it
-shares a vertex with, and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
+shares a vertex with, an n-gon's own triangles and chords with its own corners and chords
+(`OwnPairs`), and no pair closer than `reach` (1.5 × the gap) at rest collides; nor torn faces.
 
 Broad phase: a Verlet list of the (vertex, triangle) and (edge, edge) pairs themselves, found
 with TriangleGrid boxes (no vertex pairs expanded into the triangles and edges around them).
@@ -51,6 +53,7 @@ from __future__ import annotations
 import numpy as np
 
 from .near_rows import NearRows
+from .ngon_hulls import OwnPairs, inside_triangles
 from .patch_pairs import PatchPairs
 from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
@@ -132,18 +135,35 @@ def _across_seams(model, edges: np.ndarray) -> np.ndarray:
     return np.unique(low * n + high)
 
 
-def _protected_triangles(model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The triangles kept apart, the polygon of each, and each quad's diagonals ((Q, 4): the ends of
-    one, then the other's): every polygon's fan triangles and each quad's two triangles on its other
-    diagonal. Blender draws a quad on its 0-2 diagonal, the fan's, until it is folded past 90° along
-    it, then on 1-3 (mesh_tessellate.cc): both surfaces must stay uncrossed."""
+def _protected_triangles(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The triangles kept apart, the polygon of each, each quad's diagonals ((Q, 4): the ends of one,
+    then the other's), and where the n-gons' own triangles start. Every polygon's fan triangles, each
+    quad's two on its other diagonal (Blender draws a quad on its 0-2 diagonal, the fan's, until it is
+    folded past 90° along it, then on 1-3: mesh_tessellate.cc), then each n-gon's other triangles
+    inside it (Blender ear-clips its projection; `inside_triangles`):
+    every surface it may draw must stay uncrossed."""
     triangles, face = model.triangles
     quad = np.flatnonzero(np.asarray(model.faces.sizes)[face] == 4)[::2]  # each quad's first fan triangle
     c0, c1, c2, c3 = triangles[quad, 0], triangles[quad, 1], triangles[quad, 2], triangles[quad + 1, 2]
     other = np.concatenate([np.stack([c0, c1, c3], axis=1), np.stack([c1, c2, c3], axis=1)])
     triangles = np.concatenate([triangles, other]) if len(quad) else triangles
     face = np.concatenate([face, face[quad], face[quad]])
-    return triangles, face, np.stack([c0, c2, c1, c3], axis=1)
+    ngon_from = len(triangles)
+    ngon_triangles, ngon_face = inside_triangles(model.faces, model.rest_positions)
+    triangles = np.concatenate([triangles, ngon_triangles])
+    return triangles, np.concatenate([face, ngon_face]), np.stack([c0, c2, c1, c3], axis=1), ngon_from
+
+
+def _unique_edges(triangles: np.ndarray) -> np.ndarray:
+    """(E, 2) the triangles' edges, low end first, sorted."""
+    if len(triangles) == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    edges = np.concatenate([triangles[:, [0, 1]], triangles[:, [1, 2]], triangles[:, [2, 0]]])
+    return np.unique(np.sort(edges, axis=1), axis=0)
+
+
+def _edge_keys(ends: np.ndarray, n: int) -> np.ndarray:
+    return ends.min(axis=1) * n + ends.max(axis=1)
 
 
 class FaceCollision:
@@ -172,10 +192,10 @@ class FaceCollision:
         # tightest fold that holds two layers a gap apart (a half circle, pi / 2 x the gap).
         self.reach = 1.5 * self.gap
         n = model.vertex_count
-        self.triangles, self.triangle_face, diagonals = _protected_triangles(model)
+        self.triangles, self.triangle_face, diagonals, self.ngon_from = _protected_triangles(model)
         self.active: np.ndarray | None = None  # (T,) bool, None: every triangle
-        edges = np.concatenate([self.triangles[:, [0, 1]], self.triangles[:, [1, 2]], self.triangles[:, [2, 0]]])
-        self.edges = np.unique(np.sort(edges, axis=1), axis=0) if len(edges) else np.zeros((0, 2), dtype=np.int64)
+        self.edges = _unique_edges(self.triangles)
+        self.own = OwnPairs(model.faces, self.triangles, self.triangle_face, self.edges, n)
         self.diagonal_pairs = self._edge_pair_keys(diagonals)  # each quad's two diagonals: they cross at rest
         self.p = self.t = self.e = self.f = _EMPTY  # vertex–triangle, edge–edge candidates
         self.vt_apart = self.ee_apart = np.zeros(0)  # each candidate's distance at its vertices' anchors
@@ -485,6 +505,7 @@ class FaceCollision:
         corners = self.triangles[t]
         keep = (corners != p[:, None]).all(axis=1)
         keep[keep] = self._distance2(self.model.rest_positions, p[keep], t[keep]) >= self.reach * self.reach
+        keep &= ~self.own.vertex_triangle(p, t)
         for k in range(3):
             if len(self.sewn):
                 keep &= ~has_pair(self.sewn, p, corners[:, k], self.model.vertex_count)
@@ -495,6 +516,7 @@ class FaceCollision:
         first, second = self.edges[e], self.edges[f]
         keep = (first[:, :, None] != second[:, None, :]).all(axis=(1, 2))
         keep[keep] = self._edge_distance2(self.model.rest_positions, e[keep], f[keep]) >= self.reach * self.reach
+        keep &= ~self.own.edge_edge(e, f)
         if len(self.sewn):
             for i in range(2):
                 for j in range(2):
@@ -563,6 +585,8 @@ class FaceCollision:
         near = dist2 < limit * limit
         p, t, dist2 = p[near], t[near], dist2[near]
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
+        if self.own.any:
+            apart &= ~self.own.vertex_triangle(p, t)
         if len(self.sewn):
             corners = tri[t]
             for k in range(3):
@@ -604,6 +628,8 @@ class FaceCollision:
         near = dist2 < limit * limit
         e, f, dist2 = e[near], f[near], dist2[near]
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
+        if self.own.any:
+            apart &= ~self.own.edge_edge(e, f)
         if len(self.sewn):
             first, second = edges[e], edges[f]
             for i in range(2):
@@ -674,6 +700,11 @@ class FaceCollision:
         near = (dist2 < self.reach * self.reach) & (dist2 > touching)
         p, t = p[near], t[near]
         vt = np.concatenate([p[:, None], tri[t]], axis=1)
+        # An n-gon's added triangles and chords near other primitives at rest run along a side through a
+        # corner that is nearly straight: they pass through them whenever the cloth bends there, and
+        # Blender then draws them no more (the corner turned reflex). Only contacts keep those apart.
+        fan = (t < self.ngon_from) & ~self.own.vertex_triangle(p, t)
+        vt, t = vt[fan], t[fan]
         edge_low, edge_high = _spans(low, high, edges)
         e, f = TriangleGrid().build_boxes(edge_low, edge_high).query_boxes(edge_low, edge_high, below=True)
         keep = (edges[e][:, :, None] != edges[f][:, None, :]).all(axis=(1, 2))
@@ -681,7 +712,11 @@ class FaceCollision:
         e, f = e[keep], f[keep]
         dist2 = self._edge_distance2(rest, e, f)
         near = (dist2 < self.reach * self.reach) & (dist2 > touching)
-        return vt, t, np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
+        ee = np.concatenate([edges[e[near]], edges[f[near]]], axis=1)
+        plain = _edge_keys(_unique_edges(tri[: self.ngon_from]), len(rest))
+        fan = np.isin(_edge_keys(ee[:, :2], len(rest)), plain) & np.isin(_edge_keys(ee[:, 2:], len(rest)), plain)
+        fan &= ~self.own.edge_edge(e[near], f[near])
+        return vt, t, ee[fan]
 
     def _failsafe_rows(self) -> tuple[np.ndarray, np.ndarray]:
         """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and every
@@ -747,15 +782,20 @@ class FaceCollision:
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             if len(involved) == 0:
                 break
-            x[involved] = previous[involved]
+            carry = _carried(previous, x, inv_mass, np.concatenate([vt[vt_bad], ee[ee_bad]]))
+            if carry is None:
+                x[involved] = previous[involved]
+                motion[involved] = np.sqrt(dot(shift, shift))
+            else:  # with the held vertices they crossed: back to the start as it was, moved along with them
+                x[involved] = previous[involved] + carry[involved]
+                motion[involved] = np.sqrt(squared_distances(carry[involved], np.zeros_like(carry[involved]), shift))
             back[involved] = True
-            motion[involved] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
-            settled[back] = previous[back]
+            settled[back] = x[back]
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
@@ -854,6 +894,28 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+def _carried(previous: np.ndarray, x: np.ndarray, inv_mass: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """(N, 3) how far each vertex of the crossed `rows` is carried by the vertices that cannot move in
+    its rows (a grabbed vertex, an animated pin: their mean motion in the substep, averaged over the
+    vertex's rows), or None when none of them moved. Sent back to its start plus that, a row is its
+    uncrossed start moved as one piece; sent back to the start alone, it stays crossed with a held
+    vertex that was dragged through the cloth."""
+    held = inv_mass[rows] == 0.0
+    if not held.any():
+        return None
+    moved = np.where(held[..., None], x[rows] - previous[rows], 0.0)  # (R, m, 3)
+    carrying = held.any(axis=1) & (np.abs(moved).max(axis=(1, 2)) > 0.0)
+    if not carrying.any():
+        return None
+    rows, held, moved = rows[carrying], held[carrying], moved[carrying]
+    row_carry = moved.sum(axis=1) / held.sum(axis=1)[:, None]  # (R, 3)
+    n, width = len(x), rows.shape[1]
+    flat = rows.ravel()
+    count = np.bincount(flat, minlength=n)
+    carry = np.stack([np.bincount(flat, weights=np.repeat(row_carry[:, k], width), minlength=n) for k in range(3)], 1)
+    return carry / np.maximum(count, 1)[:, None]
 
 
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -64,6 +64,32 @@ def holed_grid(n: int, size: float = 2.0, height: float = 0.0, centre=(0.45, 0.2
     return vertices[used], renumber[quads]
 
 
+def octagon_grid(n: int, size: float = 1.0, height: float = 0.0, jitter: float = 0.0, seed: int = 1):
+    """An n×n grid whose 2×2 blocks of quads (rows and columns from 0 in steps of 2) are merged into
+    octagons, their middle vertex dissolved (Blender: a subdivided plane, Dissolve Vertices), the quads
+    left over kept; with `jitter`, the inner vertices moved up to ±jitter × the spacing along x and y
+    (so corners on the octagons' sides are no longer straight). Returns (vertices, faces: a list)."""
+    vertices, _ = grid(n, n, size=size, height=height)
+    if jitter:
+        inner = (np.abs(vertices[:, :2]) < 0.5 * size - 1e-9).all(axis=1)
+        offset = np.random.default_rng(seed).uniform(-jitter, jitter, (int(inner.sum()), 2))
+        vertices[inner, :2] += offset * size / (n - 1)
+    index = np.arange(n * n).reshape(n, n)
+    merged = np.zeros((n - 1, n - 1), dtype=bool)
+    merged[: 2 * ((n - 1) // 2), : 2 * ((n - 1) // 2)] = True
+    r, c = np.meshgrid(np.arange(1, n - 1, 2), np.arange(1, n - 1, 2), indexing="ij")
+    r, c = r.ravel(), c.ravel()
+    ring = [(-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1)]
+    octagons = np.stack([index[r + dr, c + dc] for dr, dc in ring], axis=1)
+    r, c = np.nonzero(~merged)
+    quads = np.stack([index[r, c], index[r, c + 1], index[r + 1, c + 1], index[r + 1, c]], axis=1)
+    faces = [*octagons.tolist(), *quads.tolist()]
+    used = np.unique(np.concatenate([octagons.ravel(), quads.ravel()]))
+    renumber = np.full(len(vertices), -1, dtype=np.int64)
+    renumber[used] = np.arange(len(used))
+    return vertices[used], [renumber[f].tolist() for f in faces]
+
+
 def fan_disc(spokes: int = 64, rings: int = 11, radius: float = 1.0, height: float = 0.0):
     """A filled circle of `spokes` triangles around its centre, each subdivided into rings² triangles
     (Blender: a circle filled as a Triangle Fan, then Subdivide): the centre keeps `spokes` edges.
