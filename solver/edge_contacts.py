@@ -759,8 +759,12 @@ def rounded_radius(edge: float, gap: float) -> float:
 
 
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
+    # The rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball its width-based
+    # radius made sliver faces' bends sharp and a 12² cloth dropped centred slid off the ball (integrator, round 12).
     rounded = (
-        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP)) if collider.mesh.outward else 0.0
+        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP))
+        if collider.mesh.outward and collider.deforming
+        else 0.0
     )
     if collider.deforming:
         return frame_sharp_edges(collider, radius, rounded)
