@@ -8,7 +8,15 @@ import math
 import numpy as np
 import pytest
 from solver_scenes import HIP, PERIOD, SWING, legs, skirt
-from vc_helpers import activate, evaluated_mesh, evaluated_positions, grid_vertices, mesh_object, setup_scene
+from vc_helpers import (
+    activate,
+    evaluated_mesh,
+    evaluated_positions,
+    faces_object,
+    grid_vertices,
+    mesh_object,
+    setup_scene,
+)
 
 N = 12
 THICKNESS = 0.005
@@ -610,20 +618,11 @@ def test_a_cloth_draped_over_a_ball_on_a_cloth_collider_never_cuts_through_its_f
             assert len(crossing) <= 3, f"frame {frame}: {len(crossing)} crossing triangle pairs"
 
 
-def _object(bpy, name: str, vertices, faces):
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
-
-
 def _swinging_legs(bpy, frames: int):
     """tests/solver_scenes.py's legs as a Mesh collider deformed by an armature (a bone per leg, keyed at every
     frame to swing SWING each way about the hip's x axis every PERIOD frames, in opposite directions)."""
     vertices, triangles, leg = legs()
-    body = _collider(bpy, _object(bpy, "Legs", vertices, triangles))
+    body = _collider(bpy, faces_object(bpy, "Legs", vertices, triangles))
     rig = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
     bpy.context.scene.collection.objects.link(rig)
     activate(bpy, rig)
@@ -650,7 +649,7 @@ def test_a_skirts_hem_never_cuts_into_armature_legs_swinging_fast(blender):
     scene = setup_scene(blender, frames)
     body = _swinging_legs(blender, frames)
     vertices, faces, pins = skirt(triangulated=False)
-    cloth = _object(blender, "Skirt", vertices, faces)
+    cloth = faces_object(blender, "Skirt", vertices, faces)
     cloth.vertex_groups.new(name="Waist").add(pins.nonzero()[0].tolist(), 1.0, "REPLACE")
     activate(blender, cloth)
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}

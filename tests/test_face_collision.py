@@ -662,17 +662,7 @@ def test_a_quad_folded_past_90_degrees_keeps_what_blender_draws_uncrossed():
     it ended inside, its triangle through the drawn roof: 1 pair in Blender's count, 0 in ours)."""
     fold = [(-0.5, 0, 0), (0, -0.25, 0.433), (0.5, 0, 0), (0, 0.25, 0.433)]  # 0-2 along x, wings 60° apart
     falling = [(0.1, 0, 0.6), (1.0, 0, 1.0), (1.0, 0.2, 1.0)]  # its first corner 0.25 m over the roof
-    pins = np.array([1, 1, 1, 1, 0, 1, 1], float)
-    model = solver.build_model(np.array(fold + falling), [[0, 1, 2, 3], [4, 5, 6]], pin_weight=pins)
-    soft = 1e-12  # no constraint pulls the falling vertex back
-    params = solver.Params(
-        self_collision=True, self_collision_distance=0.01, gravity=(0, 0, 0), damping=0.0, substeps=1,
-        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft,
-    )  # fmt: skip
-    state = model.initial_state()
-    state.previous[4, 2] += 0.4  # 0.4 m down in the substep: into the fold, 0.1 m from its walls
-    solver.step(model, state, params, 1 / 24)
-    x = state.positions
+    model, x = _one_vertex_dropped(fold, [0, 1, 2, 3], falling, 0.4)  # 0.4 m down: into the fold, 0.1 m from its walls
     roof_height = 0.433 * (1.0 - x[4, 0] / 0.5)  # triangle (1, 2, 3) over the falling vertex
     assert x[4, 2] > roof_height + 0.005  # held off the roof, on the side it came from
     assert count_drawn_intersections(model, x) == 0
@@ -777,17 +767,8 @@ def test_a_vertex_falling_into_a_bent_hexagon_stays_out_of_every_triangle_blende
     the fan was kept apart, and the vertex ended inside the crown, through the top)."""
     ring = [(np.cos(a), np.sin(a), 0.4 * (k % 2)) for k, a in enumerate(np.arange(6) * np.pi / 3)]
     falling = [(0.0, 0.0, 0.5), (2.0, 0.0, 1.0), (2.0, 0.2, 1.0)]  # its first corner 0.1 m over the top
-    pins = np.array([1, 1, 1, 1, 1, 1, 0, 1, 1], float)
-    model = solver.build_model(np.array(ring + falling), [[0, 1, 2, 3, 4, 5], [6, 7, 8]], pin_weight=pins)
-    soft = 1e-12  # no constraint pulls the falling vertex back
-    params = solver.Params(
-        self_collision=True, self_collision_distance=0.01, gravity=(0, 0, 0), damping=0.0, substeps=1,
-        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft,
-    )  # fmt: skip
-    state = model.initial_state()
-    state.previous[6, 2] += 0.2  # 0.2 m down in the substep: to 0.3 m, 0.1 m over the fan's middle
-    solver.step(model, state, params, 1 / 24)
-    assert state.positions[6, 2] > 0.4 + 0.005  # held over the top (1, 3, 5), on the side it came from
+    _, x = _one_vertex_dropped(ring, [0, 1, 2, 3, 4, 5], falling, 0.2)  # to 0.3 m, 0.1 m over the fan's middle
+    assert x[6, 2] > 0.4 + 0.005  # held over the top (1, 3, 5), on the side it came from
 
 
 def test_a_plane_of_irregular_octagons_crumples_as_freely_as_before():
@@ -819,3 +800,21 @@ def test_a_grabbed_vertex_dragged_through_the_cloth_pushes_it_ahead_uncrossed():
     assert x[9, 2] == pytest.approx(-0.1)  # where it was dragged
     assert x[4, 2] < x[9, 2]  # the sheet's middle ahead of it, not behind
     assert count_drawn_intersections(model, x) == 0
+
+
+def _one_vertex_dropped(shape, polygon, falling, drop: float):
+    """One substep with self-collision of the pinned polygon `shape` and a pinned triangle `falling` whose first
+    corner moves `drop` m down in it (no gravity, no constraint pulling it back); the model and positions after it."""
+    count = len(shape)
+    pins = np.ones(count + 3)
+    pins[count] = 0.0
+    model = solver.build_model(np.array(shape + falling), [polygon, [count, count + 1, count + 2]], pin_weight=pins)
+    soft = 1e-12
+    params = solver.Params(
+        self_collision=True, self_collision_distance=0.01, gravity=(0, 0, 0), damping=0.0, substeps=1,
+        stretch_stiffness=soft, shear_stiffness=soft, bend_stiffness=soft,
+    )  # fmt: skip
+    state = model.initial_state()
+    state.previous[count, 2] += drop
+    solver.step(model, state, params, 1 / 24)
+    return model, state.positions

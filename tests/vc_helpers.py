@@ -20,7 +20,11 @@ def mesh_object(bpy, name: str, vertices: np.ndarray, n: int):
     """A mesh object of the n×n grid of quads over `vertices` (row-major), linked to the scene."""
     index = np.arange(n * n).reshape(n, n)
     corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
-    faces = np.stack([c.ravel() for c in corners], 1)
+    return faces_object(bpy, name, vertices, np.stack([c.ravel() for c in corners], 1))
+
+
+def faces_object(bpy, name: str, vertices: np.ndarray, faces: np.ndarray):
+    """A mesh object of `faces` (rows of vertex indices) over `vertices`, linked to the scene."""
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata(vertices.tolist(), [], faces.tolist())
     mesh.update()
