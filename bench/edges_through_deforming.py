@@ -20,10 +20,7 @@ time) per frame, the collider made each frame included, best of the rounds, chec
 from __future__ import annotations
 
 import argparse
-import importlib
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the legs and skirt, shared with the test
 
+from deforming_collider_cost import _against  # noqa: E402 (bench/ is the script's folder)
 from solver_scenes import curtain, legs, skirt, swung  # noqa: E402
 
 import solver  # noqa: E402
@@ -148,14 +146,6 @@ def run(scene: str, kind: str, rounds: int, packages) -> list[tuple[int, int, fl
             best[k] = min(best[k], 1000 * tally[2] / (frames - 1))
             counts[k] = (tally[0], tally[1])
     return [(total, worst, ms) for (total, worst), ms in zip(counts, best, strict=True)]
-
-
-def _against(checkout: Path):
-    """Another checkout's solver, imported as its own package (copied: its imports are relative)."""
-    scratch = Path(tempfile.mkdtemp(prefix="vc_against_"))
-    shutil.copytree(checkout / "solver", scratch / "solver_against", ignore=shutil.ignore_patterns("__pycache__"))
-    sys.path.insert(0, str(scratch))
-    return importlib.import_module("solver_against")
 
 
 def main() -> None:
