@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import display, tears
+from .scene_reading import vertex_group_elements
 
 LEAST_WEIGHT = 1e-4  # Blender leaves a vertex whose deform-bone weights sum to less than this where it is
 
@@ -88,17 +89,6 @@ class Skin:
     hook: bool = False
 
 
-def _all_weights(obj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(vertex, group index, weight) of every vertex group element: one loop over the vertices' groups."""
-    vertex, group, weight = [], [], []
-    for v in obj.data.vertices:
-        for element in v.groups:
-            vertex.append(v.index)
-            group.append(element.group)
-            weight.append(element.weight)
-    return np.array(vertex, int), np.array(group, int), np.array(weight, float)
-
-
 def skins_of(obj) -> list[Skin]:
     """The weights of every followed modifier, read once (a run's start)."""
     modifiers = followed_modifiers(obj)
@@ -106,7 +96,7 @@ def skins_of(obj) -> list[Skin]:
         return []
     groups = {group.index: group.name for group in obj.vertex_groups}
     count = len(obj.data.vertices)
-    vertex_a, group_a, weight_a = _all_weights(obj)
+    vertex_a, group_a, weight_a = vertex_group_elements(obj)
     skins = []
     for modifier in modifiers:
         if modifier.type == "HOOK":

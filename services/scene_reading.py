@@ -75,12 +75,22 @@ def pin_weights(obj, group_name: str) -> np.ndarray:
     group = obj.vertex_groups.get(group_name) if group_name else None
     if group is None:
         return weights
-    index = group.index
-    for vertex in obj.data.vertices:
-        for element in vertex.groups:
-            if element.group == index:
-                weights[vertex.index] = element.weight
+    vertex, group_index, weight = vertex_group_elements(obj)
+    chosen = group_index == group.index
+    weights[vertex[chosen]] = weight[chosen]
     return weights
+
+
+def vertex_group_elements(obj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(vertex, group index, weight) of every vertex group element of `obj`'s mesh: one pass over the vertices'
+    groups (Blender has no bulk read for them). Run once per model build or run, not per frame."""
+    vertex, group, weight = [], [], []
+    for v in obj.data.vertices:
+        for element in v.groups:
+            vertex.append(v.index)
+            group.append(element.group)
+            weight.append(element.weight)
+    return np.array(vertex, int), np.array(group, int), np.array(weight, float)
 
 
 def world_matrix(obj) -> np.ndarray:
