@@ -1013,18 +1013,23 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
         on_edge, along = _on_moving_edge(held.moving, t1)
         edge_moved = on_edge - _on_moving_edge(held.moving, t0)[0]
-    kicked = None
+    edge, kicked, nearest = (on_edge, along, edge_moved), None, NEAREST_HOLD_POINT
     for push in range(HOLD_PUSHES):
-        kicked = _push_held(x, x_start, held, (pose0, pose1), mu, (on_edge, along, edge_moved), kicked,
-                            push < HOLD_PUSHES - 1)  # fmt: skip
-        if kicked is None:
+        again = push < HOLD_PUSHES - 1
+        pushed = _push_held(x, x_start, held, (pose0, pose1), mu, edge, kicked, again, nearest)
+        if pushed is None or not again:
             return
+        # Again while a vertex has more than one contact that presses (alone, one push cleared it), at the same
+        # points (the first push's nearest).
+        kicked, held = pushed
+        nearest = False
 
 
-def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: bool):
+def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: bool, nearest: bool):
     """One averaged push of `hold_edges`' contacts that press. kicked: the velocity (3, rows, own frame) the
-    earlier pushes' unsettled parts gave each moved row, or None. Returns it with this push's (again: another
-    push follows; else an empty array), or None when nothing pressed."""
+    earlier pushes' unsettled parts gave each moved row, or None; again: another push may follow. Returns
+    None when no other is needed (none pressed, or no vertex in two that did), else kicked with this push's
+    and `held` with the points pushed (the nearest's, with `nearest`)."""
     pose0, pose1 = poses
     on_edge, along, edge_moved = edge
     ends = x.take(held.ends, axis=0)
@@ -1032,7 +1037,7 @@ def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: b
     count = len(held.u)
     first = ends[:, :count]
     span = ends[:, count:] - first
-    u, share = (_nearest(first, span, on_edge, along, held)) if NEAREST_HOLD_POINT else (held.u, held.share)
+    u, share = _nearest(first, span, on_edge, along, held) if nearest else (held.u, held.share)
     point = first + span * u
     off = point - on_edge
     off -= along * dot(off, along)  # from the sharp edge's line
@@ -1096,10 +1101,9 @@ def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: b
         moved, settled = moved.T, settled.T
     x[held.rows] += moved
     x_start[held.rows] += settled
-    return _NONE_KICKED if kicked is None else kicked
-
-
-_NONE_KICKED = np.zeros((3, 0))
+    if not again or not (pressing_count > 1.0).any():
+        return None
+    return kicked, held._replace(u=u, share=share) if nearest else held
 
 
 def _nearest(first, span, on_edge, along, held: _Held):
