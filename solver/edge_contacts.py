@@ -990,12 +990,14 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
     return _Held(u, n, on_edge, along, gap, ends, rows, local, share, inv_mass, slots)
 
 
-# The hold pushes each held cloth edge's point nearest its sharp edge's line now, HOLD_PUSHES times: the point
-# the pass found has moved along the cloth edge once the cloth slid over the rim, and one push averaged over a
-# vertex's 2-3 rim contacts cleared half or a third of each, so the rim's cloth sank between passes, was thrown
-# out at the next, and crept off a table (docs/design.md, round 13 (creep16)).
+# The hold pushes each held cloth edge's point nearest its sharp edge's line now (NEAREST_HOLD_POINT), and a
+# vertex in several contacts takes the step along their summed push that best meets them all (STEP_SEARCH), not
+# their mean: the point the pass found has moved along the cloth edge once the cloth slid over the rim, and the
+# mean of a vertex's 2-3 rim contacts, pushing at up to 90° to each other, cleared half of each, so the rim's
+# cloth sank between passes, was thrown out at the next, and crept off a table (docs/design.md, round 13
+# (creep16)).
 NEAREST_HOLD_POINT = True
-HOLD_PUSHES = 3
+STEP_SEARCH = True
 
 
 def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _Held) -> None:
@@ -1003,41 +1005,21 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     sharp edge, as the pass would (weights, friction on the point's slide over the substep, settled pushes
     to x_start): the point nearest the sharp edge's line stays the gap from it (free to go round it) and on
     the contact normal's side of it. Without it the constraints of the substeps in between drag edges under
-    a rim (docs/design.md). A vertex in several contacts takes the mean push of those that press now (as
-    the pass: of those it finds), pushed again up to HOLD_PUSHES times."""
+    a rim (docs/design.md). A vertex in several contacts takes a step from those that press now (as the
+    pass: from those it finds; see STEP_SEARCH)."""
     if held.inv_mass is not inv_mass:  # (a grab changed the masses since the pass)
         return
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
-    mu = combined_friction(cloth_friction, collider.friction)
     on_edge, along, edge_moved = held.on_edge, held.along, None
     if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
         on_edge, along = _on_moving_edge(held.moving, t1)
         edge_moved = on_edge - _on_moving_edge(held.moving, t0)[0]
-    edge, kicked, nearest = (on_edge, along, edge_moved), None, NEAREST_HOLD_POINT
-    for push in range(HOLD_PUSHES):
-        again = push < HOLD_PUSHES - 1
-        pushed = _push_held(x, x_start, held, (pose0, pose1), mu, edge, kicked, again, nearest)
-        if pushed is None or not again:
-            return
-        # Again while a vertex has more than one contact that presses (alone, one push cleared it), at the same
-        # points (the first push's nearest).
-        kicked, held = pushed
-        nearest = False
-
-
-def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: bool, nearest: bool):
-    """One averaged push of `hold_edges`' contacts that press. kicked: the velocity (3, rows, own frame) the
-    earlier pushes' unsettled parts gave each moved row, or None; again: another push may follow. Returns
-    None when no other is needed (none pressed, or no vertex in two that did), else kicked with this push's
-    and `held` with the points pushed (the nearest's, with `nearest`)."""
-    pose0, pose1 = poses
-    on_edge, along, edge_moved = edge
     ends = x.take(held.ends, axis=0)
     ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
     first = ends[:, :count]
     span = ends[:, count:] - first
-    u, share = _nearest(first, span, on_edge, along, held) if nearest else (held.u, held.share)
+    u, share = _nearest(first, span, on_edge, along, held) if NEAREST_HOLD_POINT else (held.u, held.share)
     point = first + span * u
     off = point - on_edge
     off -= along * dot(off, along)  # from the sharp edge's line
@@ -1046,7 +1028,7 @@ def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: b
     crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
     depth = held.gap - np.where(crossed, side, distance)
     if not (depth > 0.0).any():
-        return None
+        return
     np.maximum(depth, 0.0, out=depth)
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
     starts = x_start.take(held.ends, axis=0)
@@ -1056,13 +1038,10 @@ def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: b
         slide -= edge_moved
     approach = dot(slide, direction)
     settle = np.maximum(depth + np.minimum(approach, 0.0), 0.0)
-    push = direction * depth
+    wanted = direction * depth
+    push = wanted.copy()
+    mu = combined_friction(cloth_friction, collider.friction)
     if mu > 0.0:
-        if kicked is not None:
-            # Not the earlier pushes' kicks: braked by the other contacts of their vertices (a box's side braking
-            # its top rim's push), the drape thrown onto a box stayed up 4 cm (the rising box's test).
-            near, far = held.local[:count], held.local[count:]
-            slide -= kicked.take(near, axis=1) * (1.0 - u) + kicked.take(far, axis=1) * u
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
@@ -1075,46 +1054,47 @@ def _push_held(x, x_start, held: _Held, poses, mu: float, edge, kicked, again: b
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
-    # The sums (the push's, the settled push's and, with another push to come, the kick's axes) per moved row
-    # in one bincount.
-    channels = [push, direction * settle]
-    if again and mu > 0.0:
-        channels.append(direction * (depth - settle))
-    channels = np.concatenate(channels)
-    # Each vertex takes the mean over its contacts that press now, as a pass does over those it finds: over all
-    # it had at the pass, those left behind diluted the push, so the rim's cloth sank in between passes and
-    # the pass threw it back out (mm each substep: the vibration that made a holed tablecloth creep).
+    # The nine sums per moved row in one bincount: the push's, the settled push's and the wanted (frictionless)
+    # push's axes, each end's share of its contacts' that press now (over all it had at the pass, those left
+    # behind diluted the push: the vibration that made a holed tablecloth creep, round 11 (creep13)).
     pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (share > 0.0)
-    pressing_count = np.bincount(held.local, weights=pressing.astype(np.float64), minlength=len(held.rows))
-    mean_share = share / np.maximum(pressing_count, 1.0).take(held.local)
-    weights = np.concatenate([channels, channels], axis=1) * mean_share
+    channels = np.concatenate([push, direction * settle, wanted])
+    weights = np.concatenate([channels, channels], axis=1) * (share * pressing)
     rows = len(held.rows)
-    sums = len(channels)
-    total = np.bincount(held.slots[: 2 * count * sums], weights=weights.ravel(), minlength=sums * rows)
-    total = total.reshape(sums, rows)
-    moved, settled = total[:3], total[3:6]
-    if sums > 6:
-        kicked = total[6:] if kicked is None else kicked + total[6:]
+    total = np.bincount(held.slots, weights=weights.ravel(), minlength=9 * rows).reshape(9, rows)
+    if STEP_SEARCH:
+        step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
+    else:  # the mean
+        step = 1.0 / np.maximum(np.bincount(held.local, weights=pressing.astype(np.float64), minlength=rows), 1.0)
+    moved, settled = total[:3] * step, total[3:6] * step
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
     else:
         moved, settled = moved.T, settled.T
     x[held.rows] += moved
     x_start[held.rows] += settled
-    if not again or not (pressing_count > 1.0).any():
-        return None
-    return kicked, held._replace(u=u, share=share) if nearest else held
+
+
+def _step_search(summed, directions, pressing, local, rows: int) -> np.ndarray:
+    """Each moved row's step along `summed` (3, rows: its contacts' wanted pushes d_c n_c, summed) that best
+    meets them (least squares of d_c - n_c . step): |g|^2 / sum (n_c . g)^2 with g the sum, over the contacts
+    that press (`directions`, (3, 2C): each end's contact's n_c; local: its row). The mean for contacts
+    pushing the same way, the sum for square ones; a lone contact's whole push."""
+    per_end = dot(summed.take(local, axis=1), directions)
+    spread = np.bincount(local, weights=per_end * per_end * pressing, minlength=rows)
+    ok = spread > 0.0
+    return np.where(ok, dot(summed, summed) / np.where(ok, spread, 1.0), 0.0)
 
 
 def _nearest(first, span, on_edge, along, held: _Held):
     """Each held cloth edge's parameter (C,) of its point nearest its sharp edge's line now (the pass's where
     the edge lies along the line), and its ends' shares of a push there (2C,), as the pass weighs them."""
-    across = span - along * dot(span, along)
     offset = first - on_edge
-    offset -= along * dot(offset, along)
-    length2 = dot(across, across)
-    ok = length2 > 1e-12 * dot(span, span)
-    u = np.where(ok, np.clip(-dot(offset, across) / np.where(ok, length2, 1.0), 0.0, 1.0), held.u)
+    offset -= along * dot(offset, along)  # (across the line, so its dot with the span is with the span's across)
+    lengthwise, length2 = dot(span, along), dot(span, span)
+    across2 = length2 - lengthwise * lengthwise
+    ok = across2 > 1e-12 * length2
+    u = np.where(ok, np.clip(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0), held.u)
     count = len(u)
     wi, wj = held.inv_mass.take(held.ends[:count]) * (1.0 - u), held.inv_mass.take(held.ends[count:]) * u
     weight = (1.0 - u) * wi + u * wj
