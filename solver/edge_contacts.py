@@ -990,12 +990,13 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
     return _Held(u, n, on_edge, along, gap, ends, rows, local, share, inv_mass, slots)
 
 
-# The hold pushes each held cloth edge's point nearest its sharp edge's line now (NEAREST_HOLD_POINT), and a
-# vertex in several contacts takes the step along their summed push that best meets them all (STEP_SEARCH), not
-# their mean: the point the pass found has moved along the cloth edge once the cloth slid over the rim, and the
-# mean of a vertex's 2-3 rim contacts, pushing at up to 90° to each other, cleared half of each, so the rim's
-# cloth sank between passes, was thrown out at the next, and crept off a table (docs/design.md, round 13
-# (creep16)).
+# The hold pushes each held cloth edge's point nearest its sharp edge's line now (NEAREST_HOLD_POINT), and the
+# settled part of a vertex's pushes (what moves x_start too: no velocity) takes the step along their sum that
+# best meets its contacts (STEP_SEARCH), not their mean: the point the pass found has moved along the cloth edge
+# once the cloth slid over the rim, and the mean of a vertex's 2-3 rim contacts, at up to 90° to each other,
+# cleared about half of each, so the rim's cloth sank between passes, was thrown out at the next, and crept off
+# a table. The velocity the pushes give (friction, the unsettled part) stays the mean's: with the step on all of
+# it a jittered cloth landing on the round-legged table slid off it (docs/design.md, round 13 (creep16)).
 NEAREST_HOLD_POINT = True
 STEP_SEARCH = True
 
@@ -1062,11 +1063,13 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     weights = np.concatenate([channels, channels], axis=1) * (share * pressing)
     rows = len(held.rows)
     total = np.bincount(held.slots, weights=weights.ravel(), minlength=9 * rows).reshape(9, rows)
-    if STEP_SEARCH:
+    mean = 1.0 / np.maximum(np.bincount(held.local, weights=pressing.astype(np.float64), minlength=rows), 1.0)
+    moved, settled = total[:3] * mean, total[3:6] * mean
+    if STEP_SEARCH:  # the settled part's extra, to x and x_start alike
         step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
-    else:  # the mean
-        step = 1.0 / np.maximum(np.bincount(held.local, weights=pressing.astype(np.float64), minlength=rows), 1.0)
-    moved, settled = total[:3] * step, total[3:6] * step
+        extra = total[3:6] * (step - mean)
+        moved += extra
+        settled += extra
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
     else:
@@ -1079,11 +1082,14 @@ def _step_search(summed, directions, pressing, local, rows: int) -> np.ndarray:
     """Each moved row's step along `summed` (3, rows: its contacts' wanted pushes d_c n_c, summed) that best
     meets them (least squares of d_c - n_c . step): |g|^2 / sum (n_c . g)^2 with g the sum, over the contacts
     that press (`directions`, (3, 2C): each end's contact's n_c; local: its row). The mean for contacts
-    pushing the same way, the sum for square ones; a lone contact's whole push."""
+    pushing the same way, the sum for square ones; a lone contact's whole push; never more than the sum."""
     per_end = dot(summed.take(local, axis=1), directions)
     spread = np.bincount(local, weights=per_end * per_end * pressing, minlength=rows)
     ok = spread > 0.0
-    return np.where(ok, dot(summed, summed) / np.where(ok, spread, 1.0), 0.0)
+    step = np.where(ok, dot(summed, summed) / np.where(ok, spread, 1.0), 0.0)
+    # At most the sum: contacts pushing against each other leave a small sum nearly square to each, and the
+    # least-squares step along it grew without bound (a jittered cloth slid 26 cm off the round-legged table).
+    return np.minimum(step, 1.0, out=step)
 
 
 def _nearest(first, span, on_edge, along, held: _Held):
