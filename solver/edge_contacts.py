@@ -734,9 +734,7 @@ def _centre(mesh) -> np.ndarray:
     found = _CENTRES.get(mesh)
     if found is None:
         vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
-        found = _CENTRES[mesh] = (
-            0.5 * (vertices.min(axis=0) + vertices.max(axis=0)) if len(vertices) else np.zeros(3)
-        )
+        found = _CENTRES[mesh] = 0.5 * (vertices.min(axis=0) + vertices.max(axis=0)) if len(vertices) else np.zeros(3)
     return found
 
 
