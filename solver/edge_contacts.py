@@ -972,7 +972,8 @@ def collide_edges(
     if on_edge is None:
         on_edge = _point([sharp_a, sharp_b], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
-    held = held._replace(draped=draped)
+    length = dot(sharp_b - sharp_a, held.along)
+    held = held._replace(draped=draped, extent=np.stack([-v * length, (1.0 - v) * length]), long=length > longest)
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
@@ -1001,6 +1002,8 @@ class _Held(NamedTuple):
     slots: np.ndarray  # (18C,) each end's place in the hold's one bincount of nine channels (channel c's at c x rows)
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
     draped: np.ndarray | None = None  # contacts draped over a rim whose face carries the cloth (`_supported`)
+    extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge
+    long: np.ndarray | None = None  # (C,) sharp edges longer than the longest cloth edge (a table's rims)
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -1020,6 +1023,7 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
 # it a jittered cloth landing on the round-legged table slid off it (docs/design.md, round 13 (creep16)).
 NEAREST_HOLD_POINT = True
 STEP_SEARCH = True
+STEP_MOST = 2.0  # the step search's largest step, in means
 
 
 def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _Held) -> None:
@@ -1088,6 +1092,12 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     moved, settled = total[:3] * mean, total[3:6] * mean
     if STEP_SEARCH:  # the settled part's extra, to x and x_start alike
         step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
+        # At most twice the mean: a vertex on a rod's point, pressed from all round, took nearly the whole sum of
+        # its contacts' pushes and left cloth edges through the rod (tests/test_mesh_collider_corners.py).
+        np.minimum(step, STEP_MOST * mean, out=step)
+        if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
+            short = np.concatenate([~held.long, ~held.long]) & pressing
+            step = np.where(np.bincount(held.local, weights=short.astype(np.float64), minlength=rows) > 0, mean, step)
         extra = total[3:6] * (step - mean)
         moved += extra
         settled += extra
@@ -1117,11 +1127,19 @@ def _nearest(first, span, on_edge, along, held: _Held):
     """Each held cloth edge's parameter (C,) of its point nearest its sharp edge's line now (the pass's where
     the edge lies along the line), and its ends' shares of a push there (2C,), as the pass weighs them."""
     offset = first - on_edge
-    offset -= along * dot(offset, along)  # (across the line, so its dot with the span is with the span's across)
+    first_along = dot(offset, along)
+    offset -= along * first_along  # (across the line, so its dot with the span is with the span's across)
     lengthwise, length2 = dot(span, along), dot(span, span)
     across2 = length2 - lengthwise * lengthwise
     ok = across2 > 1e-12 * length2
-    u = np.where(ok, np.clip(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0), held.u)
+    u = np.clip(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0)
+    if held.extent is not None:  # nearest the line beside the sharp edge, not beyond its ends (a rod's short tip
+        # edges: their lines ran through the rod's sides, and a cloth hanging from its point was pushed through them)
+        at = first_along + lengthwise * u
+        ok &= (at >= held.extent[0] - held.gap) & (at <= held.extent[1] + held.gap)
+    if held.long is not None:
+        ok &= held.long
+    u = np.where(ok, u, held.u)
     count = len(u)
     wi, wj = held.inv_mass.take(held.ends[:count]) * (1.0 - u), held.inv_mass.take(held.ends[count:]) * u
     weight = (1.0 - u) * wi + u * wj
