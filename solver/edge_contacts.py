@@ -1020,7 +1020,9 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
 # once the cloth slid over the rim, and the mean of a vertex's 2-3 rim contacts, at up to 90° to each other,
 # cleared about half of each, so the rim's cloth sank between passes, was thrown out at the next, and crept off
 # a table. The velocity the pushes give (friction, the unsettled part) stays the mean's: with the step on all of
-# it a jittered cloth landing on the round-legged table slid off it (docs/design.md, round 13 (creep16)).
+# it a jittered cloth landing on the round-legged table slid off it. Both only on sharp edges longer than the
+# longest cloth edge (`_Held.long`): on a rod's short tip edges they pushed a hanging cloth through the rod's
+# sides (docs/design.md, round 13 (creep16)).
 NEAREST_HOLD_POINT = True
 STEP_SEARCH = True
 STEP_MOST = 2.0  # the step search's largest step, in means
