@@ -375,12 +375,13 @@ def collide_corners(
     meets = ((high >= -gap).all(axis=0) & (low <= gap).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
         return
-    if len(meets) < len(t):
-        # (a still corner's start is its end: one array, so the hold need not follow it)
-        point0 = point0.take(meets, axis=1) if collider.deforming else None
-        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
-        point0 = point if point0 is None else point0
-        ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
+    # By corner, then cloth triangle, whatever order the list keeps them in (as the edge pass's pairs).
+    meets = meets.take(np.argsort(c.take(meets) * len(triangles) + t.take(meets)))
+    # (a still corner's start is its end: one array, so the hold need not follow it)
+    point0 = point0.take(meets, axis=1) if collider.deforming else None
+    point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
+    point0 = point if point0 is None else point0
+    ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
     ends, starts = [ends3[:, k] for k in range(3)], [starts3[:, k] for k in range(3)]
     moves = ends3 - starts3
     moves *= moves
