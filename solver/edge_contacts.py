@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
@@ -56,6 +57,11 @@ _SKIN_PASSES = 4.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
+# A still mesh's list gives a vertex anchored far from every sharp edge a half skin as wide as keeps its box clear
+# of them all (`Clearance`, cells of _ROOM_CELL half skins): the hanging cloth swinging a few cm between the legs
+# queried the list ~2 times a frame, each time for a handful of vertices ~10-40 cm from any sharp edge.
+ROOMY_SKINS = True
+_ROOM_CELL = 0.5
 # A deforming mesh's (its list is made afresh every frame, so the skin need only cover a frame's motion).
 _FRAME_SKIN = 0.5
 # Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
@@ -272,6 +278,8 @@ class _EdgeList:
         self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
+        self._clearance: tuple = (None, None)  # (the grid, a Clearance of its boxes: `_room`)
+        self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
     def pairs(self, inv_mass, p0, p1, grid):
         """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
@@ -297,11 +305,17 @@ class _EdgeList:
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
         self.queries += 1
-        self.anchor[:, strayed] = p1[:, strayed]
+        which = strayed.nonzero()[0]
+        anchored = p1.take(which, axis=1)
+        self.anchor[:, which] = anchored
         if self.least < self.half:  # a half skin of _SKIN_PASSES passes' motion, within least..half
-            motion = p1[:, strayed] - p0[:, strayed]
+            motion = anchored - p0.take(which, axis=1)
             motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
-            self.reach[strayed] = np.clip(motion, self.least, self.half)
+            reach = np.clip(motion, self.least, self.half)
+            if ROOMY_SKINS:
+                room = self.room[which] = self._room(grid, anchored)
+                np.maximum(reach, room, out=reach)
+            self.reach[which] = reach
         first, second = self.edges[:, 0], self.edges[:, 1]
         again = strayed.take(first) | strayed.take(second)
         if len(self.e):
@@ -318,12 +332,16 @@ class _EdgeList:
         # Each edge's box: its ends' anchors and starts (a strayed vertex's start may be far from its new anchor).
         i, j = first.take(use), second.take(use)
         points = [p.take(v, axis=1) for p in (self.anchor, p0) for v in (i, j)]
-        low = np.minimum(np.minimum(points[0], points[1]), np.minimum(points[2], points[3]))
-        high = np.maximum(np.maximum(points[0], points[1]), np.maximum(points[2], points[3]))
-        half = np.maximum(self.reach.take(i), self.reach.take(j))
-        low -= half
-        high += half
-        near = np.ones(len(use), dtype=bool)  # quick: against the sharp edges' bounds first
+        reach_i, reach_j = self.reach.take(i), self.reach.take(j)
+        # Each end's anchor grown by its own half skin (with a wide one far from the sharp edges, the edge's box
+        # grown by the wider would reach them), and its start (the box holds this pass's path too).
+        low = np.minimum(np.minimum(points[0] - reach_i, points[1] - reach_j), np.minimum(points[2], points[3]))
+        high = np.maximum(np.maximum(points[0] + reach_i, points[1] + reach_j), np.maximum(points[2], points[3]))
+        # Quick: not within its first end's room (an edge far from every sharp edge), and within the sharp edges'
+        # bounds.
+        room_i = self.room.take(i)
+        clear = (low >= points[0] - room_i).all(axis=0) & (high <= points[0] + room_i).all(axis=0)
+        near = ~clear
         for k in range(3):
             near &= (high[k] >= grid.lower[k]) & (low[k] <= grid.upper[k])
         near = near.nonzero()[0]
@@ -344,6 +362,14 @@ class _EdgeList:
             # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
             apart = _box_apart(self.last, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
             self.apart = np.concatenate([self.apart, apart])
+
+    def _room(self, grid, points) -> np.ndarray:
+        """How far (along any axis) each of points (3, k) may move and stay clear of every sharp edge's box."""
+        if self._clearance[0] is not grid:
+            self._clearance = (grid, Clearance(grid.low, grid.high, 0.0, _ROOM_CELL * self.half))
+        room = self._clearance[1].room(points)
+        outside = np.maximum(grid.lower[:, None] - points, points - grid.upper[:, None])  # (off the map: its bounds)
+        return np.maximum(room, outside.max(axis=0), out=room)
 
 
 def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
