@@ -282,8 +282,9 @@ class _EdgeList:
         self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
     def pairs(self, inv_mass, p0, p1, grid):
-        """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
-        ends), None: none."""
+        """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
+        box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
+        and end), in a fixed order; None: none."""
         stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         np.sqrt(stray, out=stray)
         if (stray > self.reach).any():
@@ -299,8 +300,26 @@ class _EdgeList:
         if len(live) == 0:
             return None
         e, s, i, j = self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
-        self.apart[live] = _box_apart(p1, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
-        return e, s, i, j
+        box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
+        end = [p1.take(i, axis=1), p1.take(j, axis=1)]
+        end_high, end_low = np.maximum(end[0], end[1]), np.minimum(end[0], end[1])
+        self.apart[live] = _box_apart(end_low, end_high, box_low, box_high)
+        # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
+        # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
+        # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
+        start = [p0.take(i, axis=1), p0.take(j, axis=1)]
+        high = np.maximum(np.maximum(start[0], start[1]), end_high)
+        low = np.minimum(np.minimum(start[0], start[1]), end_low)
+        high -= box_low
+        low -= box_high
+        meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
+        if len(meets) == 0:
+            return None
+        # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
+        # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
+        meets = meets.take(np.argsort(s.take(meets) * len(self.edges) + e.take(meets)))
+        e, s, i, j = e.take(meets), s.take(meets), i.take(meets), j.take(meets)
+        return e, s, i, j, [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
@@ -360,7 +379,8 @@ class _EdgeList:
             self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
             self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
             # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
-            apart = _box_apart(self.last, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+            a, b = self.last.take(i, axis=1), self.last.take(j, axis=1)
+            apart = _box_apart(np.minimum(a, b), np.maximum(a, b), grid.low.take(s, axis=1), grid.high.take(s, axis=1))
             self.apart = np.concatenate([self.apart, apart])
 
     def _room(self, grid, points) -> np.ndarray:
@@ -382,11 +402,10 @@ def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     return np.maximum(out, step.sum(axis=0), out=out)
 
 
-def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
-    """Distance (largest along an axis) from the box of points i, j to each box (3, P): the cloth edge's
-    swept box cannot meet it unless an end moves that far."""
-    a, b = points.take(i, axis=1), points.take(j, axis=1)
-    apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
+def _box_apart(low, high, box_low, box_high) -> np.ndarray:
+    """Distance (largest along an axis) from each box low..high (3, P) (a cloth edge's ends') to each box
+    box_low..box_high: the cloth edge's swept box cannot meet it unless an end moves that far."""
+    apart = np.maximum(box_low - high, low - box_high)
     return np.maximum(apart.max(axis=0), 0.0)
 
 
@@ -832,24 +851,8 @@ def collide_edges(
         a0 = a1 = sharp.a
         b0 = b1 = sharp.b
         c1 = sharp.c
-    e, s, i, j = found
-    start = [p0.take(i, axis=1), p0.take(j, axis=1)]
-    end = [p1.take(i, axis=1), p1.take(j, axis=1)]
-    # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
-    # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
-    # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
-    high = np.maximum(np.maximum(start[0], start[1]), np.maximum(end[0], end[1]))
-    low = np.minimum(np.minimum(start[0], start[1]), np.minimum(end[0], end[1]))
-    high -= grid.low.take(s, axis=1)
-    low -= grid.high.take(s, axis=1)
-    meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
-    if len(meets) == 0:
-        return None
-    # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
-    # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
-    meets = meets.take(np.argsort(s.take(meets) * len(edges) + e.take(meets)))
-    i, j, s = i.take(meets), j.take(meets), s.take(meets)
-    start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
+    # (the pairs whose swept boxes meet the sharp edges' boxes, their ends at the path's start and end)
+    _, s, i, j, start, end = found
     # Closest points at the substep's end (how close) and start (which side), in one call: columns
     # [0, P) the start, [P, 2P) the end.
     count = len(s)
