@@ -76,7 +76,7 @@ def columns_of(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
         return x.take(rows, axis=0).T.copy()
     flat = x.reshape(-1)
     index = rows * 3
-    out = np.empty((3, len(rows)))
+    out = np.empty((3, len(rows)), dtype=x.dtype)
     flat.take(index, out=out[0])
     index += 1
     flat.take(index, out=out[1])
