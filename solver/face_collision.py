@@ -58,12 +58,12 @@ from .patch_pairs import PatchPairs
 from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
-from .vectors import column_mean, squared_distances, translated
+from .vectors import column_mean, columns_of, squared_distances, translated
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """x[rows] as a C-contiguous (3, k) array."""
-    return np.take(x, rows, axis=0).T.copy()
+    return columns_of(x, rows)
 
 
 def _spans(low: np.ndarray, high: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
