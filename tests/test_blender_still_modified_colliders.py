@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 from test_blender_curve_colliders import _counted_reads, _module, _shown_as_collided
-from vc_helpers import evaluated_mesh, faces_object, grid_vertices, mesh_object, setup_scene
+from vc_helpers import activate, evaluated_mesh, faces_object, grid_vertices, mesh_object, setup_scene
 
 FRAMES = 6
 N = 9
@@ -286,3 +286,54 @@ def test_a_mesh_collider_with_modifiers_edited_or_undone_is_read_again(blender):
     blender.ops.ed.redo()
     obj = blender.data.objects["Edited"]
     assert _shown_as_collided(blender, mesh_colliders, obj, entries) < 1e-5
+
+
+def _cloth_below(bpy, cloth, ground) -> float:
+    """How far (m) the cloth's lowest vertex lies below the ground's shown surface straight under it (a
+    heightfield: the ground's evaluated triangles, ray cast down from above)."""
+    from mathutils import Vector  # noqa: PLC0415 - Blender's
+    from mathutils.bvhtree import BVHTree  # noqa: PLC0415
+
+    vertices, triangles = evaluated_mesh(bpy, ground)
+    tree = BVHTree.FromPolygons(vertices.tolist(), triangles.tolist(), all_triangles=True)
+    worst = 0.0
+    for x, y, z in evaluated_mesh(bpy, cloth, triangles=False)[0]:
+        hit = tree.ray_cast(Vector((x, y, 5.0)), Vector((0.0, 0.0, -1.0)))[0]
+        if hit is not None:
+            worst = max(worst, hit.z - z)
+    return worst
+
+
+def test_a_bake_follows_bumps_rising_under_the_cloth(blender, monkeypatch):
+    """A ground whose Displace (clouds) strength is keyed 0 -> 0.5 m under a cloth lying on it: the bake (a run
+    of its own reading the ground once a frame) keeps the cloth on the shown surface at every frame; blind to
+    the ground's re-evaluations it leaves the cloth on the flat first frame's ground, under the bumps."""
+    frames = 12
+    scene = setup_scene(blender, frames)
+    ground = mesh_object(blender, "Ground", grid_vertices(N, 2.0, 0.0), N)
+    ground.modifiers.new("Subdivision", "SUBSURF").levels = 2
+    displace = _displace(blender, ground)
+    displace.strength = 0.0
+    displace.keyframe_insert("strength", frame=1)
+    displace.strength = 0.5
+    displace.keyframe_insert("strength", frame=frames)
+    ground.verlet_cloth_collider.kind = "MESH"
+    cloth = mesh_object(blender, "Cloth", grid_vertices(12, 1.2, 0.02), 12)
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    mesh_colliders = _module("mesh_colliders")
+
+    def worst_below() -> float:
+        activate(blender, cloth)
+        assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+        worst = 0.0
+        for frame in range(1, frames + 1):
+            scene.frame_set(frame)
+            worst = max(worst, _cloth_below(blender, cloth, ground))
+        assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+        return worst
+
+    assert worst_below() < 2e-3  # 0.0 measured
+    monkeypatch.setattr(mesh_colliders, "_stamp", lambda *_: (0, None))
+    mesh_colliders.forget_all()
+    assert worst_below() > 2e-2  # 13 cm measured
