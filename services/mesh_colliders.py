@@ -79,7 +79,7 @@ def _read_once(obj) -> bool:
     (`note_evaluations`): a curve, text, surface or metaball with no modifiers (nor instances), no deforming
     parent, no animation on its data, not in Edit Mode; or a mesh with modifiers or shape keys (a mesh with
     neither reads its own coordinates, which edits may change untagged), not a cloth, showing no instances
-    (read each frame by `Instances`), with no deforming parent (Blender's hidden modifier), not in Edit Mode."""
+    (read each frame by `Instances`), with no deforming parent (Blender's hidden modifier), in Object Mode."""
     data = obj.data
     if obj.type == "MESH":
         return (
@@ -88,6 +88,7 @@ def _read_once(obj) -> bool:
             and not may_instance(obj)
             and not deformed_by_parent(obj)
             and not data.is_editmode
+            and obj.mode == "OBJECT"  # sculpt and paint strokes may write the shown mesh without a new evaluation
         )
     return (
         obj.type in _READ_ONCE_TYPES

@@ -255,7 +255,7 @@ def _mean_height(bpy, obj) -> float:
 
 def test_a_mesh_collider_with_modifiers_edited_or_undone_is_read_again(blender):
     """Its mesh edited in Edit Mode (followed while there), then in Object Mode, then the edit undone and redone:
-    the collided shape is the shown one at each."""
+    the collided shape is the shown one at each. In Sculpt Mode it is read every frame."""
     import bmesh  # noqa: PLC0415 - Blender's
 
     scene = setup_scene(blender, FRAMES)
@@ -286,6 +286,11 @@ def test_a_mesh_collider_with_modifiers_edited_or_undone_is_read_again(blender):
     blender.ops.ed.redo()
     obj = blender.data.objects["Edited"]
     assert _shown_as_collided(blender, mesh_colliders, obj, entries) < 1e-5
+    assert mesh_colliders._read_once(obj)
+    blender.context.view_layer.objects.active = obj
+    blender.ops.object.mode_set(mode="SCULPT")  # strokes may write the shown mesh without a new evaluation
+    assert not mesh_colliders._read_once(obj)
+    blender.ops.object.mode_set(mode="OBJECT")
 
 
 def _cloth_below(bpy, cloth, ground) -> float:
