@@ -97,8 +97,10 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 ROUNDED_EDGES = True
 ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
 # lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
-# The rounded rule's radius from the vertex normals round each edge too (`_curvature_across`), so that it holds
-# on still meshes: False, from the two faces alone, on deforming meshes only (docs/design.md, round 13 (rounded16)).
+# The rounded rule's radius from the vertex normals round each edge too (`_curvature_across`; both it and the two
+# faces' own turn must call the bend tight: the vertex normals keep a metaball's slivers out, the faces a box's flat
+# diagonals by its corners), so that it holds on still meshes; False: from the two faces alone, on deforming meshes
+# only (docs/design.md, round 13 (rounded16)).
 ROUNDED_AROUND = True
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
@@ -423,9 +425,8 @@ def _sharp_edges(
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
     angles = None
-    if (radius > 0.0 and TAPERED_SIDES and still or rounded > 0.0 and outward) and len(pair):
-        angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
     if radius > 0.0 and TAPERED_SIDES and still and len(pair):
+        angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
         bent |= _tapered(normals, table, pair, angles) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
     if max(radius, rounded) > 0.0:
@@ -442,10 +443,14 @@ def _sharp_edges(
             far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
             on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
             convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
-            tight = narrow < 2.0 * rounded * half_sine
-            if ROUNDED_AROUND:
-                tight &= _curvature_across(triangles, vertices, normals, table, pair, angles) * outward * rounded > 1.0
-            bent |= convex & tight
+            tight = convex & (narrow < 2.0 * rounded * half_sine) & ~bent
+            if ROUNDED_AROUND and tight.any():  # (asked only where the faces' own turn says tight: few edges)
+                if angles is None:
+                    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+                asked = tight.nonzero()[0]
+                curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
+                tight[asked] = curvature * outward * rounded > 1.0
+            bent |= tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
