@@ -18,7 +18,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from .. import solver
-from . import checks, display, geometry, holding, pin_group, runs, tears
+from . import checks, display, geometry, holding, mesh_colliders, pin_group, runs, tears
 from .checks import cloth_problem
 from .display import write_shape
 from .identity import session_key
@@ -132,6 +132,7 @@ def _edited_meshes(depsgraph) -> set:
 def on_depsgraph_update(scene, depsgraph=None) -> None:
     """Edits between frames: new pin weights are read at the next step; a changed or shared mesh
     stops showing the simulation at once (not only at the next frame)."""
+    mesh_colliders.note_evaluations(depsgraph)  # (in a bake too: its colliders are read after)
     if _suspended or is_rendering():
         return
     edited = _edited_meshes(depsgraph)
@@ -153,6 +154,7 @@ def on_depsgraph_update(scene, depsgraph=None) -> None:
 
 @persistent
 def on_frame_change(scene, depsgraph=None) -> None:
+    mesh_colliders.note_evaluations(depsgraph)  # (in a bake too: its colliders are read after)
     if _suspended or is_rendering():
         return
     edited = _edited_meshes(depsgraph)

@@ -224,3 +224,72 @@ def _collider_panel(bpy, obj) -> list[str]:
     seen: list[str] = []
     panel.draw(types.SimpleNamespace(layout=_Layout(bpy, seen)), context)
     return [line.removeprefix("label:") for line in seen]
+
+
+def _counted_reads(monkeypatch, mesh_colliders) -> list:
+    """Count the evaluated-mesh reads (`to_mesh`) of `mesh_colliders` from now on: returns the list of them."""
+    reads: list = []
+    read = mesh_colliders._evaluated_mesh
+
+    def counted(obj, depsgraph, earlier=None):
+        reads.append(obj.name)
+        return read(obj, depsgraph, earlier)
+
+    monkeypatch.setattr(mesh_colliders, "_evaluated_mesh", counted)
+    return reads
+
+
+def _shown_as_collided(bpy, mesh_colliders, obj, entries: dict) -> float:
+    """How far (m) the collider's shape at its pose lies from the mesh `obj` shows now, vertex by vertex."""
+    _, shape, pose, *_ = mesh_colliders.mesh_pose(obj, entries=entries)
+    placed = shape.vertices if pose is None else shape.vertices @ pose[:3, :3].T + pose[:3, 3]
+    shown, _ = evaluated_mesh(bpy, obj, triangles=False)
+    assert placed.shape == shown.shape
+    return float(np.abs(placed - shown).max())
+
+
+def test_a_still_curve_collider_is_read_once_and_moved_by_its_matrix(blender, monkeypatch):
+    """A bevelled curve keyed to move and turn: its mesh is read (`to_mesh`) at the first frame only and moved
+    by its matrix after, where it shows; an edit of its bevel (with a frame change, with an update, or with
+    neither) is read again."""
+    scene = setup_scene(blender, 8)
+    curve = _line(blender, "Rail", bevel=RADIUS)
+    curve.keyframe_insert("location", frame=1)
+    curve.keyframe_insert("rotation_euler", frame=1)
+    curve.location, curve.rotation_euler = (0.3, -0.2, 0.5), (0.2, 0.4, 0.9)
+    curve.keyframe_insert("location", frame=8)
+    curve.keyframe_insert("rotation_euler", frame=8)
+    curve.verlet_cloth_collider.kind = "MESH"
+    mesh_colliders = _module("mesh_colliders")
+    reads = _counted_reads(monkeypatch, mesh_colliders)
+    entries: dict = {}
+    for frame in range(1, 7):
+        scene.frame_set(frame)
+        assert _shown_as_collided(blender, mesh_colliders, curve, entries) < 1e-5, f"frame {frame}"
+    assert len(reads) == 1
+    curve.data.bevel_depth = 0.2
+    scene.frame_set(7)
+    assert _shown_as_collided(blender, mesh_colliders, curve, entries) < 1e-5
+    curve.data.bevel_depth = 0.25
+    blender.context.view_layer.update()
+    assert _shown_as_collided(blender, mesh_colliders, curve, entries) < 1e-5
+    curve.data.bevel_depth = 0.3
+    assert _shown_as_collided(blender, mesh_colliders, curve, entries) < 1e-5
+    assert len(reads) == 4
+
+
+def test_a_curve_collider_with_an_animated_bevel_is_read_every_frame(blender, monkeypatch):
+    """Its bevel depth keyed 0.1 -> 0.3 m: the shape collided with is the one shown at every frame."""
+    scene = setup_scene(blender, 8)
+    curve = _line(blender, "Swelling", bevel=0.1)
+    curve.data.keyframe_insert("bevel_depth", frame=1)
+    curve.data.bevel_depth = 0.3
+    curve.data.keyframe_insert("bevel_depth", frame=8)
+    curve.verlet_cloth_collider.kind = "MESH"
+    mesh_colliders = _module("mesh_colliders")
+    reads = _counted_reads(monkeypatch, mesh_colliders)
+    entries: dict = {}
+    for frame in range(1, 9):
+        scene.frame_set(frame)
+        assert _shown_as_collided(blender, mesh_colliders, curve, entries) < 1e-5, f"frame {frame}"
+    assert len(reads) == 8
