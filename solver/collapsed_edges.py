@@ -1,0 +1,61 @@
+"""Edges the failsafe squeezed through zero length, and the vertices to send back with them.
+
+The failsafe (`FaceCollision.undo_crossings`) sends crossed vertices back to their substep start one by
+one while their neighbours keep their ends. A cloth falling about one edge length a substep (Substeps 1,
+Auto Substeps off) then has a neighbour land on the vertex sent back: the edge between them passes
+through zero length, the two triangles on either side of it pass through each other, and no continuous
+test sees it (a vertex–triangle or edge–edge pair meeting exactly at a shared corner or at both ends is
+degenerate). So an edge with one end sent back whose straight path from its start passes shorter than a
+small share of its rest length (and did not start that short) sends its other end back too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# Shorter than this share of its rest length at some moment of the substep is collapsed: far below any
+# compression the cloth's distance constraints let through, far above the continuous tests' tolerance.
+COLLAPSED_SHARE = 1e-3
+
+
+class CollapsedEdges:
+    """Edges (E, 2) of the triangles kept apart and the length below which each counts as collapsed."""
+
+    def __init__(self, edges: np.ndarray, rest_positions: np.ndarray):
+        self.edges = edges
+        rest = rest_positions[edges[:, 1]] - rest_positions[edges[:, 0]]
+        self.shortest2 = (COLLAPSED_SHARE * COLLAPSED_SHARE) * np.einsum("ij,ij->i", rest, rest)
+
+    def send_back(self, start: np.ndarray, x: np.ndarray, back: np.ndarray, movable: np.ndarray, every=False) -> np.ndarray:
+        """Send back to `start`, in place in `x` and `back`, the movable ends of edges that collapse on
+        their straight paths from `start` to `x` (every edge, or only those with one end back), then the
+        ends of edges that collapse with an end sent back, until none is left; returns them."""
+        sent = []
+        rows = np.arange(len(self.edges)) if every else None
+        while True:
+            if rows is None:
+                ends_back = back[self.edges]
+                rows = np.flatnonzero(ends_back[:, 0] != ends_back[:, 1])  # one end back, the other not
+            if len(rows) == 0:
+                break
+            new = self.edges[rows[self._collapsing(start, x, rows)]].ravel()
+            new = np.unique(new[~back[new] & movable[new]])
+            rows = None
+            if len(new) == 0:
+                break
+            x[new] = start[new]
+            back[new] = True
+            sent.append(new)
+        return np.concatenate(sent) if sent else np.zeros(0, dtype=np.int64)
+
+    def _collapsing(self, start: np.ndarray, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Which edges `rows` are shorter than their collapsed length at some moment of their straight
+        paths from `start` to `x` (the end included), having started longer."""
+        ends = self.edges[rows]
+        v0 = start[ends[:, 1]] - start[ends[:, 0]]
+        step = (x[ends[:, 1]] - x[ends[:, 0]]) - v0
+        along = np.einsum("ij,ij->i", step, step)
+        tau = np.clip(-np.einsum("ij,ij->i", v0, step) / np.maximum(along, 1e-300), 0.0, 1.0)
+        closest = v0 + step * tau[:, None]  # the edge at its shortest
+        shortest = self.shortest2[rows]
+        return (np.einsum("ij,ij->i", closest, closest) < shortest) & (np.einsum("ij,ij->i", v0, v0) >= shortest)
