@@ -23,15 +23,19 @@ class CollapsedEdges:
 
     def __init__(self, edges: np.ndarray, rest_positions: np.ndarray):
         self.edges = edges
+        self.first, self.second = edges[:, 0].copy(), edges[:, 1].copy()
         rest = rest_positions[edges[:, 1]] - rest_positions[edges[:, 0]]
+        self.every = np.arange(len(edges))
         self.shortest2 = (COLLAPSED_SHARE * COLLAPSED_SHARE) * np.einsum("ij,ij->i", rest, rest)
 
-    def send_back(self, start: np.ndarray, x: np.ndarray, back: np.ndarray, movable: np.ndarray, every=False) -> np.ndarray:
+    def send_back(
+        self, start: np.ndarray, x: np.ndarray, back: np.ndarray, movable: np.ndarray, every=False
+    ) -> np.ndarray:
         """Send back to `start`, in place in `x` and `back`, the movable ends of edges that collapse on
         their straight paths from `start` to `x` (every edge, or only those with one end back), then the
         ends of edges that collapse with an end sent back, until none is left; returns them."""
         sent = []
-        rows = np.arange(len(self.edges)) if every else None
+        rows = self.every if every else None
         while True:
             if rows is None:
                 ends_back = back[self.edges]
@@ -51,11 +55,13 @@ class CollapsedEdges:
     def _collapsing(self, start: np.ndarray, x: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Which edges `rows` are shorter than their collapsed length at some moment of their straight
         paths from `start` to `x` (the end included), having started longer."""
-        ends = self.edges[rows]
-        v0 = start[ends[:, 1]] - start[ends[:, 0]]
-        step = (x[ends[:, 1]] - x[ends[:, 0]]) - v0
-        along = np.einsum("ij,ij->i", step, step)
-        tau = np.clip(-np.einsum("ij,ij->i", v0, step) / np.maximum(along, 1e-300), 0.0, 1.0)
-        closest = v0 + step * tau[:, None]  # the edge at its shortest
-        shortest = self.shortest2[rows]
-        return (np.einsum("ij,ij->i", closest, closest) < shortest) & (np.einsum("ij,ij->i", v0, v0) >= shortest)
+        first, second = np.take(self.first, rows), np.take(self.second, rows)
+        # Column by column (3x quicker than gathering rows): the edge at the start, v0, and its change, d.
+        v0 = [np.take(start[:, k], second) - np.take(start[:, k], first) for k in range(3)]
+        d = [np.take(x[:, k], second) - np.take(x[:, k], first) - v0[k] for k in range(3)]
+        length0 = v0[0] * v0[0] + v0[1] * v0[1] + v0[2] * v0[2]
+        toward = v0[0] * d[0] + v0[1] * d[1] + v0[2] * d[2]
+        change = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        tau = np.clip(-toward / np.maximum(change, 1e-300), 0.0, 1.0)  # the moment it is shortest
+        shortest = np.take(self.shortest2, rows)
+        return (length0 + tau * (2.0 * toward + tau * change) < shortest) & (length0 >= shortest)
