@@ -1,12 +1,13 @@
-"""Edges the failsafe squeezed through zero length, and the vertices to send back with them.
+"""Edges squeezed through (or to) zero length in a substep, and the vertices the failsafe sends back for them.
 
-The failsafe (`FaceCollision.undo_crossings`) sends crossed vertices back to their substep start one by
-one while their neighbours keep their ends. A cloth falling about one edge length a substep (Substeps 1,
-Auto Substeps off) then has a neighbour land on the vertex sent back: the edge between them passes
-through zero length, the two triangles on either side of it pass through each other, and no continuous
-test sees it (a vertex–triangle or edge–edge pair meeting exactly at a shared corner or at both ends is
-degenerate). So an edge with one end sent back whose straight path from its start passes shorter than a
-small share of its rest length (and did not start that short) sends its other end back too.
+At a shared point the two triangles on either side of such an edge pass through each other, and no
+continuous test sees it (a vertex–triangle or edge–edge pair meeting exactly at a corner or at both ends is
+degenerate). Two ways it happens when a cloth falls about one edge a substep (Substeps 1, Auto Substeps off):
+a vertical edge lands, its upper end put by the floor onto its lower one; or the failsafe
+(`FaceCollision.undo_crossings`) sends a crossed vertex back to its substep start while its upper neighbour
+keeps its end and lands on it. So an edge whose straight path from its substep start passes shorter than a
+small share of its rest length (and did not start that short) sends its ends back to their start too, and
+so does, in turn, every edge that collapses against an end sent back.
 """
 
 from __future__ import annotations

@@ -754,7 +754,8 @@ class FaceCollision:
         self.near.due(previous, x)
         # Edges squeezed through (or to) zero length: their triangles pass through each other at a shared
         # corner, where no continuous test can tell (a vertical edge landing in one substep on the floor).
-        motion[self.collapsed.send_back(previous, x, back, inv_mass > 0, every=True)] = np.sqrt(dot(shift, shift))
+        movable = inv_mass > 0
+        motion[self.collapsed.send_back(previous, x, back, movable, every=True)] = np.sqrt(dot(shift, shift))
         vt, ee = self._failsafe_rows()
         stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
@@ -796,7 +797,7 @@ class FaceCollision:
                 motion[involved] = np.sqrt(squared_distances(carry[involved], np.zeros_like(carry[involved]), shift))
             back[involved] = True
             # Neighbours a vertex sent back would meet through their edge go back with it.
-            motion[self.collapsed.send_back(previous, x, back, inv_mass > 0)] = np.sqrt(dot(shift, shift))
+            motion[self.collapsed.send_back(previous, x, back, movable)] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))
