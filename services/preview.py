@@ -150,6 +150,12 @@ def on_depsgraph_update(scene, depsgraph=None) -> None:
             display.clear(obj)
         else:
             mark_dirty(obj)
+            run = cached(obj)
+            if run is not None and obj.mode == "OBJECT" and obj.data.attributes.get(display.ATTRIBUTE) is not None:
+                if not np.array_equal(world_matrix(obj), run.pins_matrix):
+                    # Apply ▸ Scale (or Rotation, Location): the object's space moved with the vertices; the
+                    # cloth stays where it was shown. (Not on an undo's restored mesh: that is what shows.)
+                    write_shape(obj, run.local_positions(obj))
 
 
 @persistent

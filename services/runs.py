@@ -149,18 +149,20 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     Raises Unstable (and the run must be forgotten) if the state stops being finite.
     """
     settings = obj.verlet_cloth
+    rest_moved = False
     if run.dirty:
         weights, masses = pin_weights(obj, settings.pin_group), _masses(obj, run.model)
         pin_group.remember(obj, weights)
         if not (np.array_equal(weights, run.model.pin_weight) and np.array_equal(masses, run.model.mass)):
             run.model = run.model.with_pins(weights, masses)  # rebuilds the tethers: only on a real change
+        rest_moved = follow_rest(run, obj)
         run.dirty = False
     still = None if steady is None else steady.meshes
     current = collider_poses(scene, skip=obj, still_meshes=still, shapes=run.collider_shapes)
     run.time_stretch = time_stretch(scene)
     matrix = world_matrix(obj)  # pins move with the object (the same targets while it stands still)
     carry = carrying.carry(obj, run.skins, matrix)  # and with the rig that skins it
-    same = carry is None and np.array_equal(matrix, run.pins_matrix)
+    same = carry is None and not rest_moved and np.array_equal(matrix, run.pins_matrix)
     pins_now = run.pins_world if same else geometry.to_world(matrix, run.shown_rest(carry))
     params = None if steady is None else steady.params
     solver.step(
@@ -182,6 +184,20 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they
     # make show at the current frame; playback and bakes step one frame at a time and keep it.
     run.first_frame = run.frame - int(run.state.frame)
+
+
+def follow_rest(run: Run, obj) -> bool:
+    """Take the mesh's rest shape again after an edit of its vertices; True when it changed.
+
+    The pins go where the rest shape now is. Object ▸ Apply ▸ Scale (or Rotation, Location) mid-preview
+    moves the vertices and the world matrix the opposite ways: with the rest shape read at the start, the
+    pins of a curtain scaled 2 jumped 1.0 m from where they hung, for the rest of the run (probe16).
+    """
+    rest = rest_shape(obj)
+    if rest.shape != run.rest_local.shape or np.array_equal(rest, run.rest_local):
+        return False
+    run.rest_local = rest
+    return True
 
 
 def torn_frames(run: Run) -> np.ndarray:

@@ -1036,3 +1036,32 @@ def test_a_sphere_or_bounded_plane_collider_with_a_broken_vertex_still_collides(
     assert np.isfinite(draped).all()
     top = 0.8 if kind == "SPHERE" else 0.4  # the ball's top; the plane through its origin
     assert draped[:, 2].min() > top - 0.05 if kind == "PLANE" else draped[:, 2].max() > top
+
+
+@pytest.mark.parametrize("transform", ["scale", "rotation", "location", "origin"])
+def test_applying_the_cloths_transform_mid_preview_keeps_it_and_its_pins_where_they_were(blender, transform):
+    """Object ▸ Apply ▸ Scale (Rotation, Location) or Set Origin mid-preview moves the vertices one way and the
+    object's space the other. The shown cloth jumped (1.0 m for a curtain scaled 2) and its pins went there for
+    the rest of the run: the run kept the rest shape read at its start and the preview's local positions."""
+    setup_scene(blender, 12)
+    vertices = grid_vertices(N, 0.5, 0.0)[:, [0, 2, 1]] + (0.0, 0.0, 0.75)  # upright, top at z 1
+    curtain = mesh_object(blender, "Curtain", vertices, N)
+    curtain.location, curtain.rotation_euler, curtain.scale = (0.5, 0.2, 0.1), (0.0, 0.0, 0.4), (2.0, 2.0, 2.0)
+    top = np.flatnonzero(vertices[:, 2] > 0.99)
+    curtain.vertex_groups.new(name="Pin").add(top.tolist(), 1.0, "REPLACE")
+    activate(blender, curtain)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    curtain.verlet_cloth.pin_group = "Pin"
+    for frame in range(1, 7):
+        shown = _evaluated(blender, curtain, frame)
+    if transform == "origin":
+        blender.context.scene.cursor.location = (0.7, -0.4, 0.2)
+        assert blender.ops.object.origin_set(type="ORIGIN_CURSOR") == {"FINISHED"}
+    else:
+        kwargs = {"location": False, "rotation": False, "scale": False, transform: True}
+        assert blender.ops.object.transform_apply(**kwargs) == {"FINISHED"}
+    assert np.abs(_evaluated(blender, curtain) - shown).max() < 1e-5  # shown where it was (scale: 1.0 m off)
+    for frame in range(7, 13):
+        later = _evaluated(blender, curtain, frame)
+        assert np.abs(later[top] - shown[top]).max() < 1e-5  # the pins stay (scale: 1.0 m off)
+    assert np.isfinite(later).all()

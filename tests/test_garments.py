@@ -155,6 +155,32 @@ def test_extreme_pressure_stays_finite_and_in_one_piece(pressure):
     assert solver.stretch_summary(model, x)[1] < 1.0
 
 
+def test_a_pillow_torn_by_its_pressure_stays_where_it_burst():
+    vertices, faces = box(6, size=0.5)
+    model = solver.build_model(vertices, faces)
+    state, _ = _simulate(model, solver.Params(pressure=800.0, tear_factor=1.15), 24, [FLOOR])
+    assert (state.face_torn_frame >= 0).any()  # it burst
+    assert np.abs(state.positions).max() < 1.0  # its pieces fell (kept pushed: 42 m up by frame 24)
+
+
+def test_a_torn_piece_loses_its_air_and_an_intact_one_keeps_it():
+    """Two cubes in one mesh, one edge of the first broken: only the second stays inflated."""
+    cube, quads = box(4, size=0.5)
+    n = len(cube)
+    vertices = np.concatenate([cube, cube + [1.0, 0.0, 0.0]])
+    model = solver.build_model(vertices, np.concatenate([quads, quads + n]))
+    state = model.initial_state()
+    state.broken = np.zeros(len(model.constraints.pairs), dtype=bool)
+    state.broken[np.flatnonzero(model.constraints.pairs[:, 0] < n)[0]] = True  # a tear in the first cube
+    for _ in range(24):
+        solver.step(model, state, solver.Params(gravity=ZERO_G, pressure=20.0, tear_factor=0.0), FRAME)
+    pressure = solver.build_model(cube, quads).family("pressure")  # one cube's
+    volume = [pressure.volume(state.positions[k * n : (k + 1) * n]) for k in (0, 1)]
+    rest = 0.125
+    assert volume[0] == pytest.approx(rest, rel=1e-3)  # no air: it keeps its shape without gravity
+    assert volume[1] > 1.15 * rest  # inflated
+
+
 def test_pressure_needs_a_closed_mesh():
     vertices, faces = solver.grid(8, 8)
     assert closure(len(vertices), solver.Faces.from_any(faces)) == OPEN
