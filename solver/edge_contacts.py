@@ -1016,7 +1016,8 @@ def collide_edges(
     if on_edge is None:
         on_edge = _point([sharp_a, sharp_b], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
-    held = held._replace(draped=draped)
+    length = dot(sharp_b - sharp_a, held.along)
+    held = held._replace(draped=draped, extent=np.stack([-v * length, (1.0 - v) * length]), long=length > longest)
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
@@ -1042,38 +1043,56 @@ class _Held(NamedTuple):
     local: np.ndarray
     share: np.ndarray
     inv_mass: np.ndarray
-    slots: np.ndarray  # (12C,) each end's place in the hold's one bincount of six channels (channel c's at c x rows)
+    slots: np.ndarray  # (18C,) each end's place in the hold's one bincount of nine channels (channel c's at c x rows)
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
     draped: np.ndarray | None = None  # contacts draped over a rim whose face carries the cloth (`_supported`)
+    extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge
+    long: np.ndarray | None = None  # (C,) sharp edges longer than the longest cloth edge (a table's rims)
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
     ends = np.concatenate([i, j])
     rows, local = vertex_places(ends, len(inv_mass))
     share = np.concatenate([wi, wj]) * np.concatenate([per_weight, per_weight])
-    slots = ((np.arange(6) * len(rows))[:, None] + local).ravel()
+    slots = ((np.arange(9) * len(rows))[:, None] + local).ravel()
     return _Held(u, n, on_edge, along, gap, ends, rows, local, share, inv_mass, slots)
+
+
+# The hold pushes each held cloth edge's point nearest its sharp edge's line now (NEAREST_HOLD_POINT), and the
+# settled part of a vertex's pushes (what moves x_start too: no velocity) takes the step along their sum that
+# best meets its contacts (STEP_SEARCH), not their mean: the point the pass found has moved along the cloth edge
+# once the cloth slid over the rim, and the mean of a vertex's 2-3 rim contacts, at up to 90° to each other,
+# cleared about half of each, so the rim's cloth sank between passes, was thrown out at the next, and crept off
+# a table. The velocity the pushes give (friction, the unsettled part) stays the mean's: with the step on all of
+# it a jittered cloth landing on the round-legged table slid off it. Both only on sharp edges longer than the
+# longest cloth edge (`_Held.long`): on a rod's short tip edges they pushed a hanging cloth through the rod's
+# sides (docs/design.md, round 13 (creep16)).
+NEAREST_HOLD_POINT = True
+STEP_SEARCH = True
+STEP_MOST = 2.0  # the step search's largest step, in means
 
 
 def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _Held) -> None:
     """Between passes: keep each cloth edge that touched a sharp edge at the last pass (`held`) off that
-    sharp edge at the same closest-point parameter, as the pass would (weights, friction on the point's
-    slide over the substep, settled pushes to x_start): the point stays the gap from the sharp edge's line
-    (free to go round it) and on the contact normal's side of it. Without it the constraints of the
-    substeps in between drag edges under a rim (docs/design.md). A vertex in several contacts takes
-    the mean push of those that press now (as the pass: of those it finds)."""
+    sharp edge, as the pass would (weights, friction on the point's slide over the substep, settled pushes
+    to x_start): the point nearest the sharp edge's line stays the gap from it (free to go round it) and on
+    the contact normal's side of it. Without it the constraints of the substeps in between drag edges under
+    a rim (docs/design.md). A vertex in several contacts takes a step from those that press now (as the
+    pass: from those it finds; see STEP_SEARCH)."""
     if held.inv_mass is not inv_mass:  # (a grab changed the masses since the pass)
         return
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
-    ends = x.take(held.ends, axis=0)
-    ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
-    count = len(held.u)
-    span = ends[:, count:] - ends[:, :count]
-    point = ends[:, :count] + span * held.u
     on_edge, along, edge_moved = held.on_edge, held.along, None
     if held.moving is not None:  # a deforming mesh's sharp edge, where it is now (and its motion since t0)
         on_edge, along = _on_moving_edge(held.moving, t1)
         edge_moved = on_edge - _on_moving_edge(held.moving, t0)[0]
+    ends = x.take(held.ends, axis=0)
+    ends = ends.T if pose1 is None else _to_frame(ends, *pose1)
+    count = len(held.u)
+    first = ends[:, :count]
+    span = ends[:, count:] - first
+    u, share = _nearest(first, span, on_edge, along, held) if NEAREST_HOLD_POINT else (held.u, held.share)
+    point = first + span * u
     off = point - on_edge
     off -= along * dot(off, along)  # from the sharp edge's line
     side = dot(off, held.n)
@@ -1086,45 +1105,93 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
     starts = x_start.take(held.ends, axis=0)
     starts = starts.T if pose0 is None else _to_frame(starts, *pose0)
-    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * held.u)
+    slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * u)
     if edge_moved is not None:  # relative to the sharp edge
         slide -= edge_moved
     approach = dot(slide, direction)
     settle = np.maximum(depth + np.minimum(approach, 0.0), 0.0)
-    push = direction * depth
+    wanted = direction * depth
+    push = wanted.copy()
     mu = combined_friction(cloth_friction, collider.friction)
     if mu > 0.0:
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        edge = span  # (no longer needed as it was)
-        edge /= np.maximum(np.sqrt(dot(edge, edge)), _EPS)
+        unit = span / np.maximum(np.sqrt(dot(span, span)), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
-        along_edge = edge * dot(slide, edge)
+        along_edge = unit * dot(slide, unit)
         if held.draped is not None:
             along_edge *= ~held.draped
         slide -= along_edge
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
-    # The six sums (the push's and the settled push's axes) per moved row in one bincount.
-    channels = np.concatenate([push, direction * settle])
-    # Each vertex takes the mean over its contacts that press now, as a pass does over those it finds: over all
-    # it had at the pass, those left behind diluted the push, so the rim's cloth sank in between passes and
-    # the pass threw it back out (mm each substep: the vibration that made a holed tablecloth creep).
-    pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (held.share > 0.0)
-    pressing_count = np.bincount(held.local, weights=pressing.astype(np.float64), minlength=len(held.rows))
-    mean_share = held.share / np.maximum(pressing_count, 1.0).take(held.local)
-    weights = np.concatenate([channels, channels], axis=1) * mean_share
+    # The nine sums per moved row in one bincount: the push's, the settled push's and the wanted (frictionless)
+    # push's axes, each end's share of its contacts' that press now (over all it had at the pass, those left
+    # behind diluted the push: the vibration that made a holed tablecloth creep, round 11 (creep13)).
+    pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (share > 0.0)
+    channels = np.concatenate([push, direction * settle, wanted])
+    weights = np.concatenate([channels, channels], axis=1) * (share * pressing)
     rows = len(held.rows)
-    total = np.bincount(held.slots, weights=weights.ravel(), minlength=6 * rows).reshape(6, rows)
-    moved, settled = total[:3], total[3:]
+    total = np.bincount(held.slots, weights=weights.ravel(), minlength=9 * rows).reshape(9, rows)
+    mean = 1.0 / np.maximum(np.bincount(held.local, weights=pressing.astype(np.float64), minlength=rows), 1.0)
+    moved, settled = total[:3] * mean, total[3:6] * mean
+    if STEP_SEARCH:  # the settled part's extra, to x and x_start alike
+        step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
+        # At most twice the mean: a vertex on a rod's point, pressed from all round, took nearly the whole sum of
+        # its contacts' pushes and left cloth edges through the rod (tests/test_mesh_collider_corners.py).
+        np.minimum(step, STEP_MOST * mean, out=step)
+        if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
+            short = np.concatenate([~held.long, ~held.long]) & pressing
+            step = np.where(np.bincount(held.local, weights=short.astype(np.float64), minlength=rows) > 0, mean, step)
+        extra = total[3:6] * (step - mean)
+        moved += extra
+        settled += extra
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
     else:
         moved, settled = moved.T, settled.T
     x[held.rows] += moved
     x_start[held.rows] += settled
+
+
+def _step_search(summed, directions, pressing, local, rows: int) -> np.ndarray:
+    """Each moved row's step along `summed` (3, rows: its contacts' wanted pushes d_c n_c, summed) that best
+    meets them (least squares of d_c - n_c . step): |g|^2 / sum (n_c . g)^2 with g the sum, over the contacts
+    that press (`directions`, (3, 2C): each end's contact's n_c; local: its row). The mean for contacts
+    pushing the same way, the sum for square ones; a lone contact's whole push; never more than the sum."""
+    per_end = dot(summed.take(local, axis=1), directions)
+    spread = np.bincount(local, weights=per_end * per_end * pressing, minlength=rows)
+    ok = spread > 0.0
+    step = np.where(ok, dot(summed, summed) / np.where(ok, spread, 1.0), 0.0)
+    # At most the sum: contacts pushing against each other leave a small sum nearly square to each, and the
+    # least-squares step along it grew without bound (a jittered cloth slid 26 cm off the round-legged table).
+    return np.minimum(step, 1.0, out=step)
+
+
+def _nearest(first, span, on_edge, along, held: _Held):
+    """Each held cloth edge's parameter (C,) of its point nearest its sharp edge's line now (the pass's where
+    the edge lies along the line), and its ends' shares of a push there (2C,), as the pass weighs them."""
+    offset = first - on_edge
+    first_along = dot(offset, along)
+    offset -= along * first_along  # (across the line, so its dot with the span is with the span's across)
+    lengthwise, length2 = dot(span, along), dot(span, span)
+    across2 = length2 - lengthwise * lengthwise
+    ok = across2 > 1e-12 * length2
+    u = np.clip(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0)
+    if held.extent is not None:  # nearest the line beside the sharp edge, not beyond its ends (a rod's short tip
+        # edges: their lines ran through the rod's sides, and a cloth hanging from its point was pushed through them)
+        at = first_along + lengthwise * u
+        ok &= (at >= held.extent[0] - held.gap) & (at <= held.extent[1] + held.gap)
+    if held.long is not None:
+        ok &= held.long
+    u = np.where(ok, u, held.u)
+    count = len(u)
+    wi, wj = held.inv_mass.take(held.ends[:count]) * (1.0 - u), held.inv_mass.take(held.ends[count:]) * u
+    weight = (1.0 - u) * wi + u * wj
+    ok = weight > 0.0
+    per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
+    return u, np.concatenate([wi * per_weight, wj * per_weight])
 
 
 def _on_moving_edge(moving, t: float):

@@ -257,3 +257,25 @@ def test_a_cloth_with_a_hole_dropped_on_a_table_stays_where_it_lands():
     assert np.abs(moved).max() < 0.1
     on_top = np.argmin(np.linalg.norm(vertices[:, :2] - (-0.2, 0.0), axis=1))  # (the hole is at x > 0.1)
     assert x[on_top, 2] == pytest.approx(0.77 + solver.Params().thickness, abs=0.01)
+
+
+def test_a_cloth_resting_on_a_table_does_not_creep():
+    # Between edge passes the hold pushed the point each cloth edge had at the last pass, by the mean of a
+    # vertex's 2-3 rim contacts (at up to 90° to each other: half of each): the cloth slid over the rim, the
+    # rim's cloth sank and was thrown out at the next pass (~3 m/s), and friction on the top slid instead of
+    # sticking. From frame 48 to 96 the top of a holed cloth landed 2 cm off-centre crept 50 mm; now 1 (Blender's
+    # Cloth lands and holds; docs/design.md, round 13 (creep16)). (A fan disc crept 49 mm too, but whether it
+    # does changes with rounding, so it is measured in the docs, not here.)
+    vertices, faces = solver.meshes.holed_grid(32, size=2.0)
+    vertices = np.asarray(vertices, float) + (-0.02, 0.0, 1.0)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    on_top = (np.abs(vertices[:, 0] + 0.02) < 0.4) & (np.abs(vertices[:, 1]) < 0.25)
+    for frame in range(96):
+        solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
+        if frame + 1 == 48:
+            landed = state.positions[on_top, :2].mean(axis=0)
+    x = state.positions
+    assert x[on_top, 2].min() > 0.77  # still on the top
+    assert np.linalg.norm(x[on_top, :2].mean(axis=0) - landed) < 0.02
