@@ -25,19 +25,10 @@ filters = sys.argv[2:] if len(sys.argv) > 1 and Path(sys.argv[1]).is_dir() else 
 sys.path.insert(0, str(root))
 sys.path.insert(0, str(root / "tests"))
 from test_mesh_collider_corners import cube_on_corner, pyramid  # noqa: E402
+from thin_features import cone  # noqa: E402
 
 import solver  # noqa: E402
 from solver.triangles import segment_crossings  # noqa: E402
-
-
-def cone(radius, segments, height=0.4, base=0.0):
-    angle = np.arange(segments) * 2 * np.pi / segments
-    ring = np.stack([radius * np.cos(angle), radius * np.sin(angle), np.full(segments, base)], -1)
-    v = np.vstack([ring, [[0, 0, base + height]], [[0, 0, base]]])
-    k = np.arange(segments)
-    k1 = (k + 1) % segments
-    tip, centre = np.full(segments, segments), np.full(segments, segments + 1)
-    return v, np.concatenate([np.stack([k, k1, tip], -1), np.stack([k1, k, centre], -1)])
 
 
 def pointed_rod(radius, segments, height=0.4, tip=0.03):
@@ -56,11 +47,11 @@ def pointed_rod(radius, segments, height=0.4, tip=0.03):
 
 
 SHAPES = {
-    "cone r2 h40 s16": lambda: cone(0.02, 16, 0.4),
-    "cone r1 h30 s32": lambda: cone(0.01, 32, 0.3),
-    "cone r2 h50 s32": lambda: cone(0.02, 32, 0.5),
-    "cone r5 h40 s32": lambda: cone(0.05, 32, 0.4),
-    "pyramid r2 h40": lambda: cone(0.02, 4, 0.4),
+    "cone r2 h40 s16": lambda: cone(0.02, 16, 0.4, base=0.0),
+    "cone r1 h30 s32": lambda: cone(0.01, 32, 0.3, base=0.0),
+    "cone r2 h50 s32": lambda: cone(0.02, 32, 0.5, base=0.0),
+    "cone r5 h40 s32": lambda: cone(0.05, 32, 0.4, base=0.0),
+    "pyramid r2 h40": lambda: cone(0.02, 4, 0.4, base=0.0),
     "rod r1 tip3": lambda: pointed_rod(0.01, 16, 0.5, 0.03),
     "rod r1 tip1": lambda: pointed_rod(0.01, 8, 0.5, 0.01),
     "rod r1 tip1 s16": lambda: pointed_rod(0.01, 16, 0.5, 0.01),

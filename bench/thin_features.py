@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+# Appended: bench/needles_through.py imports `cone` with another checkout's solver and tests first on the path.
+sys.path.append(str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent / "tests"))
 from test_mesh_collider_corners import apex_above_cloth, apex_edges_through_cloth, cube_on_corner, pyramid, run  # noqa: E402
 from test_mesh_collider_rods import edges_through, rod  # noqa: E402
 
@@ -29,6 +30,7 @@ import solver  # noqa: E402
 
 
 def cone(radius: float, segments: int, height: float = 0.4, base: float = 0.1):
+    """(vertices, triangles) of a cone standing on its base `base` above the floor (bench/needles_through.py's too)."""
     angle = np.arange(segments) * 2 * np.pi / segments
     ring = np.stack([radius * np.cos(angle), radius * np.sin(angle), np.full(segments, base)], -1)
     v = np.vstack([ring, [[0, 0, base + height]], [[0, 0, base]]])
@@ -89,8 +91,13 @@ def corners() -> None:
                 )
 
 
-which = sys.argv[1:] or ["rods", "corners"]
-if "rods" in which:
-    rods()
-if "corners" in which:
-    corners()
+def main() -> None:
+    which = sys.argv[1:] or ["rods", "corners"]
+    if "rods" in which:
+        rods()
+    if "corners" in which:
+        corners()
+
+
+if __name__ == "__main__":
+    main()

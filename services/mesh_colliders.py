@@ -40,7 +40,7 @@ class _Entry:
     shape: solver.TriangleMesh  # world space at `reference`
     corners: np.ndarray | None = None  # the polygons' corner vertices and sizes when `triangles` were made
     own_triangles: int | None = None  # how many of `triangles` are the mesh's own (the rest its instances')
-    evaluations: int | None = None  # a still curve's `_evaluations` count when read (None: read every frame)
+    evaluations: tuple | None = None  # a read-once collider's `_stamp` when read (None: read every frame)
 
 
 # Prepared shapes by identity.session_key (an address can be reused by another object). Each run keeps its
@@ -52,13 +52,15 @@ class _Entry:
 # 41 + 109 ms for the restart and its first step, against 8 + 17).
 _entries: dict[int, _Entry] = {}
 
-# How many times Blender evaluated each curve, text, NURBS surface or metaball object's geometry again (an edit,
-# its data's animation, a bevel object or another ball of its family moving: the depsgraph tags it), by
-# session key, counted by the preview's frame and depsgraph handlers (`note_evaluations`). A still one's mesh
-# (`_read_once`) is read by `to_mesh` when first met and again only after such an evaluation, and moved by its
-# matrix in between, as a mesh collider is (0.6-0.7 ms a frame for a 13-19k triangle text or curve).
+# How many times Blender evaluated each curve, text, NURBS surface, metaball or mesh object's geometry again (an
+# edit, its data's or its modifiers' animation, a time-dependent modifier, shape keys, an armature's pose, an object
+# a modifier or bevel uses moving, another ball of its family moving: the depsgraph tags it), by session key,
+# counted by the preview's frame and depsgraph handlers (`note_evaluations`). A still one's mesh (`_read_once`) is
+# read when first met and again only after such an evaluation, and moved by its matrix in between, as a mesh
+# collider is (0.6-0.7 ms a frame for a 13-19k triangle text or curve; 6 ms for a 200k triangle table under
+# Subdivision).
 _evaluations: dict[int, int] = {}
-_READ_ONCE_TYPES = frozenset({"CURVE", "FONT", "SURFACE", "META"})
+_READ_ONCE_TYPES = frozenset({"CURVE", "FONT", "SURFACE", "META", "MESH"})
 
 
 def note_evaluations(depsgraph) -> None:
@@ -73,10 +75,21 @@ def note_evaluations(depsgraph) -> None:
 
 
 def _read_once(obj) -> bool:
-    """Whether the object is a curve, text, surface or metaball whose shown mesh only a geometry evaluation
-    the depsgraph reports changes (`note_evaluations`): no modifiers (nor instances), no deforming parent, no
-    animation on its data, not in Edit Mode."""
+    """Whether the object's shown mesh changes only by a geometry evaluation the depsgraph reports
+    (`note_evaluations`): a curve, text, surface or metaball with no modifiers (nor instances), no deforming
+    parent, no animation on its data, not in Edit Mode; or a mesh with modifiers or shape keys (a mesh with
+    neither reads its own coordinates, which edits may change untagged), not a cloth, showing no instances
+    (read each frame by `Instances`), with no deforming parent (Blender's hidden modifier), in Object Mode."""
     data = obj.data
+    if obj.type == "MESH":
+        return (
+            (len(obj.modifiers) > 0 or data.shape_keys is not None)
+            and not obj.verlet_cloth.enabled
+            and not may_instance(obj)
+            and not deformed_by_parent(obj)
+            and not data.is_editmode
+            and obj.mode == "OBJECT"  # sculpt and paint strokes may write the shown mesh without a new evaluation
+        )
     return (
         obj.type in _READ_ONCE_TYPES
         and not len(obj.modifiers)
@@ -85,6 +98,16 @@ def _read_once(obj) -> bool:
         and getattr(data, "animation_data", None) is None
         and not getattr(data, "is_editmode", False)
     )
+
+
+def _stamp(obj, evaluated, key: int) -> tuple:
+    """What changes when a read-once collider's geometry is evaluated again: the depsgraph's reports counted
+    (`note_evaluations`) and, for a mesh, its evaluated mesh's session_uid (each evaluation of a modifier stack or
+    shape keys makes a new mesh, 5.0 and 4.2). The uid also sees evaluations no handler is told of: the second
+    pass of a frame change (after frame handlers wrote a cloth or a script set a modifier's value), a session
+    whose handlers are not ours."""
+    shown = getattr(evaluated, "data", None) if obj.type == "MESH" else None
+    return (_evaluations.get(key, 0), None if shown is None else session_key(shown))
 
 
 def _evaluated_mesh(obj, depsgraph, earlier: _Entry | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -199,9 +222,9 @@ def _read_pose(
     entry = cache.get(key)
     if depsgraph is None:
         depsgraph = bpy.context.evaluated_depsgraph_get()
-    matrix = np.array(obj.evaluated_get(depsgraph).matrix_world, dtype=np.float64)
-    read_once = _read_once(obj)
-    evaluations = _evaluations.get(key, 0) if read_once else None
+    evaluated = obj.evaluated_get(depsgraph)
+    matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+    evaluations = _stamp(obj, evaluated, key) if _read_once(obj) else None
     if entry is not None and evaluations is not None and entry.evaluations == evaluations:
         moved = _moved(entry, matrix, friction, offset)  # (not evaluated again: its mesh as read)
         if moved is not None:

@@ -101,6 +101,11 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 ROUNDED_EDGES = True
 ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
 # lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
+# The rounded rule's radius from the vertex normals round each edge too (`_curvature_across`; both it and the two
+# faces' own turn must call the bend tight: the vertex normals keep a metaball's slivers out, the faces a box's flat
+# diagonals by its corners), so that it holds on still meshes; False: from the two faces alone, on deforming meshes
+# only (docs/design.md, round 13 (rounded16)).
+ROUNDED_AROUND = True
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
@@ -427,8 +432,10 @@ def _sharp_edges(
     t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
+    angles = None
     if radius > 0.0 and TAPERED_SIDES and still and len(pair):
-        bent |= _tapered(triangles, vertices, normals, table, pair) & (cos < _COS_TAPER_BEND)
+        angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+        bent |= _tapered(normals, table, pair, angles) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
     if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
@@ -444,7 +451,14 @@ def _sharp_edges(
             far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
             on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
             convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
-            bent |= convex & (narrow < 2.0 * rounded * half_sine)
+            tight = convex & (narrow < 2.0 * rounded * half_sine) & ~bent
+            if ROUNDED_AROUND and tight.any():  # (asked only where the faces' own turn says tight: few edges)
+                if angles is None:
+                    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+                asked = tight.nonzero()[0]
+                curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
+                tight[asked] = curvature * outward * rounded > 1.0
+            bent |= tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
@@ -454,16 +468,46 @@ def _sharp_edges(
             table.second_k.take(which), thin.take(which))  # fmt: skip
 
 
-def _tapered(triangles, vertices, normals, table: EdgeTable, pair) -> np.ndarray:
-    """Which edges `pair` (of `table`, two faces each) end at a pointed corner (corner_contacts.pointed_mask)."""
+def _tapered(normals, table: EdgeTable, pair, angles) -> np.ndarray:
+    """Which edges `pair` (of `table`, two faces each) end at a pointed corner (corner_contacts.pointed_mask);
+    angles (T, 3): the triangles' corner angles."""
     from .corner_contacts import pointed_mask
 
-    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
     sorting = (table.corner_order, table.corner_starts)
     pointed = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting)
     t, k = table.first_t.take(pair), table.first_k.take(pair)
     ends = table.ids.ravel()
     return pointed.take(ends.take(t * 3 + (k + 1) % 3)) | pointed.take(ends.take(t * 3 + (k + 2) % 3))
+
+
+def _curvature_across(triangles, vertices, normals, table: EdgeTable, pair, angles) -> np.ndarray:
+    """Each edge's (`pair`, two faces each) curvature across it, from the surface round it rather than its two
+    faces: the normal curvature between the two faces' far corners, (n_k - n_l) · d / |d|², d their offset
+    across the edge (along it removed), n their vertex normals (the faces' normals weighted by their corner
+    angles, so a sliver adds little). Positive where it bends towards the normals' back (convex for outward
+    normals). Exact on a sphere and round a regular polygon's corners whatever the triangles; the two faces'
+    own turn over the narrower one's width read a still metaball's slivers as tight bends (ROUNDED_AROUND)."""
+    corners = table.ids
+    if table.place is not None:  # (a kept table's rows are in the order the triangles were given)
+        corners = np.empty_like(corners)
+        corners[table.place] = table.ids
+    ids = corners.ravel()
+    weights = angles.ravel()
+    vertex_normals = np.stack(
+        [np.bincount(ids, weights=weights * np.repeat(normals[axis], 3), minlength=table.places) for axis in range(3)]
+    )
+    vertex_normals = vertex_normals / np.maximum(np.sqrt(dot(vertex_normals, vertex_normals)), _EPS)
+    places = np.zeros((3, table.places))
+    places[:, ids] = vertices.take(triangles.ravel(), axis=0).T
+    t1, k1 = table.first_t.take(pair), table.first_k.take(pair)
+    start, end = corners[t1, (k1 + 1) % 3], corners[t1, (k1 + 2) % 3]
+    near, far = corners[t1, k1], corners[table.second_t.take(pair), table.second_k.take(pair)]
+    along = places[:, end] - places[:, start]
+    along /= np.maximum(np.sqrt(dot(along, along)), _EPS)
+    offset = places[:, near] - places[:, far]
+    offset -= dot(offset, along) * along
+    turn = vertex_normals[:, near] - vertex_normals[:, far]
+    return dot(turn, offset) / np.maximum(dot(offset, offset), _EPS)
 
 
 # Pairs of (sharp edge, triangle) up to which `_hidden` looks for sharp edges inside another part (a
@@ -796,11 +840,11 @@ def rounded_radius(edge: float, gap: float) -> float:
 
 
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
-    # The rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball its width-based
-    # radius made sliver faces' bends sharp and a 12² cloth dropped centred slid off the ball (integrator, round 12).
+    # Without ROUNDED_AROUND the rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball
+    # its width-based radius made sliver faces' bends sharp and a centred 12² cloth slid off (integrator, round 12).
     rounded = (
         rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP))
-        if collider.mesh.outward and collider.deforming
+        if collider.mesh.outward and (collider.deforming or ROUNDED_AROUND)
         else 0.0
     )
     if collider.deforming:

@@ -52,18 +52,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .collapsed_edges import CollapsedEdges
 from .near_rows import NearRows
 from .ngon_hulls import OwnPairs, inside_triangles
 from .patch_pairs import PatchPairs
 from .topology import adjacency, has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
-from .vectors import column_mean, squared_distances, translated
+from .vectors import column_mean, columns_of, squared_distances, translated
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """x[rows] as a C-contiguous (3, k) array."""
-    return np.take(x, rows, axis=0).T.copy()
+    return columns_of(x, rows)
 
 
 def _spans(low: np.ndarray, high: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,6 +197,7 @@ class FaceCollision:
         self.active: np.ndarray | None = None  # (T,) bool, None: every triangle
         self.edges = _unique_edges(self.triangles)
         self.own = OwnPairs(model.faces, self.triangles, self.triangle_face, self.edges, n)
+        self.collapsed = CollapsedEdges(self.edges, model.rest_positions)
         self.diagonal_pairs = self._edge_pair_keys(diagonals)  # each quad's two diagonals: they cross at rest
         self.p = self.t = self.e = self.f = _EMPTY  # vertex–triangle, edge–edge candidates
         self.vt_apart = self.ee_apart = np.zeros(0)  # each candidate's distance at its vertices' anchors
@@ -750,6 +752,10 @@ class FaceCollision:
         shift = column_mean(x) - column_mean(previous)
         motion = np.sqrt(squared_distances(x, previous, shift))
         self.near.due(previous, x)
+        # Edges squeezed through (or to) zero length: their triangles pass through each other at a shared
+        # corner, where no continuous test can tell (a vertical edge landing in one substep on the floor).
+        movable = inv_mass > 0
+        motion[self.collapsed.send_back(previous, x, back, movable, every=True)] = np.sqrt(dot(shift, shift))
         vt, ee = self._failsafe_rows()
         stale = True  # the rows' start sides are to be found
         for _ in range(rounds):
@@ -790,6 +796,8 @@ class FaceCollision:
                 x[involved] = previous[involved] + carry[involved]
                 motion[involved] = np.sqrt(squared_distances(carry[involved], np.zeros_like(carry[involved]), shift))
             back[involved] = True
+            # Neighbours a vertex sent back would meet through their edge go back with it.
+            motion[self.collapsed.send_back(previous, x, back, movable)] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
             vt_rows = np.flatnonzero(back[vt].any(axis=1))
             ee_rows = np.flatnonzero(back[ee].any(axis=1))

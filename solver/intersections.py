@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ear_clipping import ngon_triangles
 from .spatial_hash import SpatialHash
 
 
@@ -79,7 +80,7 @@ def _share_a_vertex(faces, f: np.ndarray, g: np.ndarray, n_verts: int) -> np.nda
 def drawn_triangles(model, positions) -> np.ndarray:
     """(T, 3) triangles of the cloth as Blender draws it at `positions`: a quad (corners 0 1 2 3) on
     its 0-2 diagonal unless it is folded past 90° along it, then on 1-3 (mesh_tessellate.cc,
-    is_quad_flip_v3_first_third_fast); other polygons as `model.triangles` (a fan from the first corner)."""
+    is_quad_flip_v3_first_third_fast); an n-gon as Blender ear-clips it at `positions` (ear_clipping.py)."""
     positions = np.asarray(positions, dtype=np.float64)
     triangles, face = model.triangles
     first = np.flatnonzero(np.asarray(model.faces.sizes)[face] == 4)[::2]  # each quad's first fan triangle
@@ -90,6 +91,11 @@ def drawn_triangles(model, positions) -> np.ndarray:
     triangles = triangles.copy()
     triangles[first] = np.stack([c0, c1, c3], axis=1)
     triangles[first + 1] = np.stack([c1, c2, c3], axis=1)
+    sizes = np.asarray(model.faces.sizes)
+    for polygon in np.flatnonzero(sizes > 4):  # a measuring tool: one n-gon at a time
+        corners = model.faces.corner_verts[model.faces.starts[polygon] + np.arange(sizes[polygon])]
+        rows = np.searchsorted(face, polygon) + np.arange(sizes[polygon] - 2)  # its fan's rows (in face order)
+        triangles[rows] = ngon_triangles(np.asarray(corners, dtype=np.int64), positions)
     return triangles
 
 

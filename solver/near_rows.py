@@ -31,15 +31,11 @@ import numpy as np
 
 from .topology import adjacency
 from .triangles import closest_points, dot, segment_closest
-from .vectors import column_mean
+from .vectors import column_mean, columns_of
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EVERY = 8  # substeps to check every row, with no bookkeeping, after an origin that did not last a substep
 _LONGEST = 64  # ... doubled each time that happens again, up to this
-
-
-def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    return np.take(x, rows, axis=0).T.copy()
 
 
 def _largest(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -51,7 +47,7 @@ def _largest(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def vertex_triangle_distances(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Distances from vertices to triangles, rows (vertex, a, b, c)."""
-    P, A, B, C = (_columns(x, rows[:, k]) for k in range(4))
+    P, A, B, C = (columns_of(x, rows[:, k]) for k in range(4))
     closest, _, _, _ = closest_points(P, A, B, C)
     P -= closest
     return np.sqrt(dot(P, P))
@@ -59,7 +55,7 @@ def vertex_triangle_distances(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 def edge_distances(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Distances between segments, rows (a, b, c, d)."""
-    A, B, C, D = (_columns(x, rows[:, k]) for k in range(4))
+    A, B, C, D = (columns_of(x, rows[:, k]) for k in range(4))
     s, t = segment_closest(A, B, C, D)
     gap = (A + (B - A) * s) - (C + (D - C) * t)
     return np.sqrt(dot(gap, gap))

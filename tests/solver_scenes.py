@@ -132,3 +132,15 @@ def skirt(triangulated: bool, hem: float = 0.26):
     pins = np.zeros(17 * 32)
     pins[:32] = 1.0
     return vertices.reshape(-1, 3), meshes.triangulated(faces) if triangulated else faces, pins
+
+
+def torus(major=0.6, minor=0.25, segments=64, rings=24, height=0.25):
+    """(vertices, triangles) of a torus lying on the floor (bench/mesh_kinds_solver.py's, coarser by default)."""
+    turns = np.arange(segments) * (2 * np.pi / segments), np.arange(rings) * (2 * np.pi / rings)
+    u, v = np.meshgrid(*turns, indexing="ij")
+    radius = major + minor * np.cos(v)
+    vertices = np.stack([radius * np.cos(u), radius * np.sin(u), minor * np.sin(v) + height], -1).reshape(-1, 3)
+    i, j = np.meshgrid(np.arange(segments), np.arange(rings), indexing="ij")
+    i1, j1 = (i + 1) % segments, (j + 1) % rings
+    a, b, c, d = i * rings + j, i1 * rings + j, i1 * rings + j1, i * rings + j1
+    return vertices, np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3), np.stack([a, c, d], -1).reshape(-1, 3)])

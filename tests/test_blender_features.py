@@ -471,3 +471,39 @@ def test_a_live_cloths_tears_are_preview_state_not_saved_nor_left_when_the_addon
     name = cloth.name
     blender.ops.wm.open_mainfile(filepath=path)
     assert _face_count(blender, blender.data.objects[name]) == whole
+
+
+def test_the_solvers_drawn_triangles_of_bent_ngons_are_blenders_loop_triangles(blender):
+    """`intersections.drawn_triangles` (what the self-collision counts judge) against mesh.loop_triangles on
+    n-gons bent, squeezed and folded: a 16-gon, a 32-gon with a corner pulled in (concave), an octagon."""
+    import solver
+    from solver.intersections import drawn_triangles
+
+    rng = np.random.default_rng(3)
+    for k, inner in ((16, None), (32, 0.4), (8, None)):
+        angle = 2 * np.pi * np.arange(k) / k
+        ring = np.stack([np.cos(angle), np.sin(angle), np.zeros(k)], 1)
+        if inner is not None:
+            ring[0] *= inner
+        rest = np.vstack([ring, 1.5 * ring])
+        faces = [list(range(k))] + [[i, (i + 1) % k, (i + 1) % k + k, i + k] for i in range(k)]
+        mesh = blender.data.meshes.new("Ngon")
+        mesh.from_pydata(rest.tolist(), [], faces)
+        model = solver.build_model(rest, faces)
+        for trial in range(12):
+            x = rest.copy()
+            x[:, 2] = 0.4 * np.sin(3 * x[:, 0] + trial) * np.cos(2 * x[:, 1] - trial)
+            x += rng.normal(0.0, 0.05 * (trial % 3), x.shape)
+            if trial % 4 == 3:  # folded over onto itself
+                x[:, 0] = np.where(x[:, 0] > 0.2, 0.4 - x[:, 0], x[:, 0])
+            mesh.vertices.foreach_set("co", x.astype(np.float32).ravel())
+            mesh.update()
+            mesh.calc_loop_triangles()
+            co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+            mesh.vertices.foreach_get("co", co)
+            theirs = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
+            mesh.loop_triangles.foreach_get("vertices", theirs)
+            ours = drawn_triangles(model, co.reshape(-1, 3).astype(np.float64))
+            assert sorted(map(tuple, np.sort(ours[: k - 2], axis=1).tolist())) == sorted(
+                map(tuple, np.sort(theirs.reshape(-1, 3)[: k - 2], axis=1).tolist())
+            ), (k, trial)

@@ -87,3 +87,25 @@ def test_drawn_intersections_count_triangles_of_quads_that_share_a_corner():
     x = model.rest_positions
     assert count_self_intersections(model, x) == 0
     assert count_drawn_intersections(model, x) == 1
+
+
+def _ngon_disc(k: int, inner: float | None = None) -> tuple[np.ndarray, list]:
+    """A k-gon filled with one polygon, ringed by k quads; `inner`: corner 0 pulled to this radius (concave)."""
+    angle = 2 * np.pi * np.arange(k) / k
+    ring = np.stack([np.cos(angle), np.sin(angle), np.zeros(k)], 1)
+    if inner is not None:
+        ring[0] *= inner
+    faces = [list(range(k))] + [[i, (i + 1) % k, (i + 1) % k + k, i + k] for i in range(k)]
+    return np.vstack([ring, 1.5 * ring]), faces
+
+
+def test_ngons_are_drawn_as_blender_ear_clips_them():
+    """Blender ear-clips an n-gon's projection (not a fan): a regular 16-gon is cut into every other corner's
+    ears, then their chords' (the triangles mesh.loop_triangles gives in Blender 5.0; the fan from corner 0
+    was counted before). Bent, the ears follow the projection (see test_blender_features.py)."""
+    vertices, faces = _ngon_disc(16)
+    model = solver.build_model(vertices, faces)
+    drawn = drawn_triangles(model, model.rest_positions)[:14]
+    expected = [[0, 1, 15], [1, 2, 3], [3, 4, 5], [5, 6, 7], [7, 8, 9], [9, 10, 11], [11, 12, 13], [13, 14, 15]]
+    expected += [[1, 3, 15], [3, 5, 7], [7, 9, 11], [11, 13, 15], [3, 7, 15], [7, 11, 15]]
+    assert np.sort(drawn, axis=1).tolist() == expected
