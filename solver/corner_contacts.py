@@ -46,6 +46,11 @@ SUPPORT_PROPAGATION = True
 # all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
 # stretched and never shortened (both ends held), and the tip went through (round 11, needle13).
 SEED_NEAREST = True
+# A still mesh's vertices that share a face with a sharp tip (a 1 cm rod's shoulder ring, 1 cm below its point)
+# are corners too: the cloth tented from the tip drapes its triangles over them, wider than the rod, and a
+# shoulder vertex came up through a triangle's middle, where neither the edge pass (no cloth edge near) nor
+# the vertex pass sees it (docs/design.md, round 13 (needle16)).
+TIP_SHOULDERS = True
 # A sharp tip's face contacts push along the cloth's smooth normal there (its vertex normals interpolated),
 # as far as clears the flat triangle: the flat normal of a tent's steep side slid the vertex sitting on a
 # needle's tip sideways off it (5-10 mm a substep on a 64² cloth).
@@ -156,6 +161,10 @@ class _Corners:
             return
         if collider is None:
             self.points, self.tips = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh, tips=True)
+            if TIP_SHOULDERS and self.tips.any():
+                shoulders = _shoulders(mesh.vertices, mesh.triangles, self.points, self.tips)
+                self.points = np.ascontiguousarray(np.concatenate([self.points, shoulders], axis=1))
+                self.tips = np.concatenate([self.tips, np.zeros(shoulders.shape[1], dtype=bool)])
             self.points0 = self.points
             return
         from .edge_topology import kept_edge_table
@@ -184,6 +193,24 @@ class _Corners:
 
     def __len__(self) -> int:
         return self.points.shape[1]
+
+
+def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
+    """(3, S) places of a still mesh's vertices that share a face with a sharp tip and are not pointed corners
+    already (a pointed rod's shoulder ring, where its point meets its sides; see TIP_SHOULDERS)."""
+    vertices = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+    tip_places = points.T[tips]
+    gaps = vertices[:, None, :] - tip_places[None, :, :]
+    at_tip = (np.einsum("vtk,vtk->vt", gaps, gaps) < 1e-18).any(axis=1)
+    fan = at_tip.take(triangles).any(axis=1)
+    near = np.zeros(len(vertices), dtype=bool)
+    near[triangles[fan].ravel()] = True
+    near &= ~at_tip
+    places = np.unique(vertices[near], axis=0)
+    if points.shape[1] and len(places):
+        gaps = places[:, None, :] - points.T[None, :, :]
+        places = places[~(np.einsum("vtk,vtk->vt", gaps, gaps) < 1e-18).any(axis=1)]
+    return np.ascontiguousarray(places.T)
 
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners

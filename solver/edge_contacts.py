@@ -76,6 +76,10 @@ _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
 # they held an irregular 64² cloth the cone r 5 cm skewered): with a 2 cm pyramid's edges (90°) a triangulated
 # 64² cloth was flung up off its apex.
 TIPPED_RODS = True
+# ... and that pass again after the corner pass: the tip's support propagation (contact_support.py) moves cloth
+# 0.6-0.7 m from the tip after the edge pass, and carried skirt edges through a 1 cm rod's foot, where the next
+# pass kept them (docs/design.md, round 13 (needle16)).
+AFTER_CORNERS = True
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -665,9 +669,13 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
 
 def collide_cloth_edges(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    gravity=None,
+    gravity=None, tipped_only: bool = False,
 ) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
+
+    tipped_only: only the every-substep pass of still meshes with a sharp tip (TIPPED_RODS), run again after the
+    corner pass, whose support propagation moves cloth far from the tip and carried skirt edges back through a
+    pointed rod's foot (AFTER_CORNERS; docs/design.md, round 13 (needle16)).
 
     With `contacts` (a dict per cloth), the mesh colliders' windows (solver/step.py): a closed mesh's
     pass runs where a window `closes`, over the window's path (`window`: (positions, frame fraction) where
@@ -680,6 +688,8 @@ def collide_cloth_edges(
     through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
     table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
     round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges."""
+    if tipped_only and not (AFTER_CORNERS and TIPPED_RODS):
+        return
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = _edge_colliders(colliders, radius, thickness)
@@ -690,6 +700,12 @@ def collide_cloth_edges(
     for index, collider in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
         sharp = _sharp_of(collider, radius, thickness)
+        if tipped_only:
+            below = _below_a_tip(collider, sharp) if TIPPED_RODS and sharp.thin.any() else None
+            hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
+            if hanging is not None:
+                collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
+            continue
         if contacts is None or sharp.open or _turning(collider, thickness, t1 - t0):
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue

@@ -237,6 +237,10 @@ def step(
                 collide_cloth_corners(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support
                 )
+                collide_cloth_edges(
+                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
+                    tipped_only=True,
+                )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             first, last = _window(s, mesh_interval, substeps)
@@ -257,6 +261,10 @@ def step(
             collide_cloth_corners(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
                 contacts=run.mesh_contacts, closes=s == corner_last, support=support,
+            )  # fmt: skip
+            collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
+                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
+                tipped_only=True,
             )  # fmt: skip
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous

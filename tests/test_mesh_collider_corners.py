@@ -37,10 +37,11 @@ def apex_above_cloth(x, triangles, apex) -> float:
     a, b, c = (x[triangles[:, k]] for k in range(3))
     e1, e2, p = b - a, c - a, apex - a
     det = e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]
-    safe = np.where(np.abs(det) > 1e-12, det, np.inf)
+    upright = np.abs(det) <= 1e-12  # (seen edge-on from above: cloth lying on a pillar's standing side)
+    safe = np.where(upright, np.inf, det)
     u = (p[:, 0] * e2[:, 1] - p[:, 1] * e2[:, 0]) / safe
     v = (e1[:, 0] * p[:, 1] - e1[:, 1] * p[:, 0]) / safe
-    under = (u >= 0) & (v >= 0) & (u + v <= 1)
+    under = (u >= 0) & (v >= 0) & (u + v <= 1) & ~upright
     if not under.any():
         return -np.inf
     return float((apex[2] - (a[:, 2] + u * e1[:, 2] + v * e2[:, 2])[under]).max())
@@ -176,9 +177,9 @@ def collider_edges_through_cloth(x, triangles, v, tris) -> int:
     return count
 
 
-def drop_on_needle(kind: str, shape, n: int = 32, frames: int = 40):
-    """A 2 m n² cloth of a kind dropped from 1 m onto a needle standing on the floor: the end positions,
-    the cloth's triangles and the most needle edges through the cloth at any 4th frame."""
+def drop_on_needle(kind: str, shape, n: int = 32, frames: int = 40, shift: float = 0.0):
+    """A 2 m n² cloth of a kind dropped from 1 m onto a needle standing on the floor (moved `shift` along x and
+    y): the end positions, the cloth's triangles and the most needle edges through the cloth at any 4th frame."""
     v, tris = shape
     if kind == "irregular":
         vertices, faces = solver.meshes.jittered_grid(n, size=2.0, height=1.0)
@@ -186,7 +187,7 @@ def drop_on_needle(kind: str, shape, n: int = 32, frames: int = 40):
         vertices, faces = solver.grid(n, n, size=2.0, height=1.0)
         if kind == "triangulated":
             faces = solver.meshes.triangulated(faces)
-    model = solver.build_model(vertices + (0.011, 0.023, 0), faces)
+    model = solver.build_model(vertices + (0.011, 0.023, 0) + (shift, shift, 0), faces)
     state = model.initial_state()
     colliders = [solver.MeshCollider(v, tris), solver.Plane(point=(0, 0, 0))]
     triangles = model.triangles[0]
@@ -247,6 +248,7 @@ def test_a_fine_cloth_dropped_on_a_needle_hangs_from_its_tip(kind, shape):
 
 POINT_45 = needle(radius=0.01, segments=8, height=0.5, tip=0.01)  # a 1 cm rod ending in a 1 cm cone
 PILLAR_45 = needle(radius=0.1, segments=16, height=0.4, tip=0.1)  # a 10 cm pillar ending in a 10 cm cone
+ROD_16 = needle(radius=0.01, segments=16, height=0.5, tip=0.01)  # a 1 cm rod ending in a 1 cm point
 
 
 @pytest.mark.parametrize(
@@ -292,9 +294,10 @@ def cone(radius: float, segments: int, height: float = 0.4, base: float = 0.0):
     return v + (0, 0, base), tris
 
 
-def through_each_frame(kind: str, n: int, shape, rising: bool = False, frames: int = 40):
+def through_each_frame(kind: str, n: int, shape, rising: bool = False, frames: int = 40, shift: float = 0.0):
     """A 2 m n² cloth of a kind dropped from 1 m onto the collider, or lying on the floor while it rises 0.5 m
-    into it over 36 frames: the crossings (`through_count`) after each frame, and the end positions."""
+    into it over 36 frames (moved `shift` along x and y): the crossings (`through_count`) after each frame, and
+    the end positions."""
     v, tris = shape
     if kind == "irregular":
         vertices, faces = solver.meshes.jittered_grid(n, size=2.0, height=0.005 if rising else 1.0)
@@ -302,7 +305,7 @@ def through_each_frame(kind: str, n: int, shape, rising: bool = False, frames: i
         vertices, faces = solver.grid(n, n, size=2.0, height=0.005 if rising else 1.0)
         if kind == "triangulated":
             faces = solver.meshes.triangulated(faces)
-    model = solver.build_model(vertices + (0.011, 0.023, 0), faces)
+    model = solver.build_model(vertices + (0.011, 0.023, 0) + (shift, shift, 0), faces)
     state = model.initial_state()
     mesh = solver.TriangleMesh(v, tris)
 
@@ -358,3 +361,35 @@ def test_a_fine_cloth_hanging_from_a_pointed_rod_ends_clear_of_its_sides(kind, s
     counts, x = through_each_frame(kind, 64, shape, frames=48)
     assert max(counts[24:]) == 0, counts
     assert v[:, 2].max() < x[:, 2].max() < v[:, 2].max() + 0.03  # hanging from the point
+
+
+# The cloth moved by these (m, along x and y): the needle scenes are chaotic, and a test that passes for one
+# placement only passes by luck (round 13, tablecost16: a shift of 1e-7 m turned two of them red).
+SHIFTS = (1e-7, -1e-7, 1e-5, -1e-5, 1e-4, -1e-4)
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_a_fine_cloth_on_a_pointed_rod_ends_clear_wherever_it_lands(shift):
+    """The triangulated 64² cloth on the 1 cm rod's 1 cm point (16 segments) as above, moved by 1e-7 to 1e-4 m.
+    Before round 13 (needle16) 5 of the 6 failed: the rod's shoulder vertices (where its point meets its
+    sides) came up through the middle of the cloth triangles tented from the tip (5-8 rod edges through
+    one triangle after frame 24), or the whole rod went through (1e-7 m: skewered, 32 crossings). With only
+    the shoulders as corners, -1e-5 m failed: the tip's support propagation pulled skirt edges through the
+    rod's foot after the edge pass (66 crossings to the end)."""
+    v, tris = ROD_16
+    counts, x = through_each_frame("triangulated", 64, ROD_16, frames=48, shift=shift)
+    assert max(counts[24:]) == 0, counts
+    assert v[:, 2].max() < x[:, 2].max() < v[:, 2].max() + 0.03  # hanging from the point
+
+
+@pytest.mark.parametrize("shift", SHIFTS)
+def test_cloth_dropped_on_a_45_degree_pillar_hangs_from_it_wherever_it_lands(shift):
+    """The triangulated 64² cloth on the 10 cm pillar's 45° point as above, moved by 1e-7 to 1e-4 m. Before round 13
+    (needle16) `apex_above_cloth` took a triangle lying on the pillar's standing side (its projection a line,
+    u = v = 0) for cloth 0.3 m under the apex: the "skewered" ends with a cloth hanging from the point."""
+    v, tris = PILLAR_45
+    x, triangles, worst = drop_on_needle("triangulated", PILLAR_45, n=64, shift=shift)
+    assert collider_edges_through_cloth(x, triangles, v, tris) == 0
+    assert worst <= 4
+    assert v[:, 2].max() < x[:, 2].max() < v[:, 2].max() + 0.03  # hanging from the point
+    assert apex_above_cloth(x, triangles, v[np.argmax(v[:, 2])]) < 0.0
