@@ -25,6 +25,7 @@ os.environ.setdefault("BLENDER_USER_RESOURCES", tempfile.mkdtemp(prefix="vc_benc
 
 import bpy  # noqa: E402
 import scenes  # noqa: E402
+from collider_instances_cost import time_reads  # noqa: E402
 
 
 def table(level: int, moving: bool):
@@ -44,25 +45,6 @@ def table(level: int, moving: bool):
         top.keyframe_insert("rotation_euler", frame=100)
     bpy.context.view_layer.update()
     return scene, top
-
-
-def time_reads(module: str, scene, frames: int, rounds: int) -> float:
-    """Best of `rounds`: CPU ms per frame of `collider_poses`."""
-    reading = importlib.import_module(module + ".services.scene_reading")
-    colliders = importlib.import_module(module + ".services.mesh_colliders")
-    best = float("inf")
-    for _ in range(rounds):
-        colliders.forget_all()
-        scene.frame_set(1)
-        reading.collider_poses(scene)  # the first read builds the shape
-        spent = 0.0
-        for frame in range(2, frames + 2):
-            scene.frame_set(frame)
-            start = time.process_time()
-            reading.collider_poses(scene)
-            spent += time.process_time() - start
-        best = min(best, spent / frames)
-    return 1000 * best
 
 
 def add_cloth():
