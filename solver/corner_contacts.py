@@ -199,18 +199,27 @@ def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
     """(3, S) places of a still mesh's vertices that share a face with a sharp tip and are not pointed corners
     already (a pointed rod's shoulder ring, where its point meets its sides; see TIP_SHOULDERS)."""
     vertices = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
-    tip_places = points.T[tips]
-    gaps = vertices[:, None, :] - tip_places[None, :, :]
-    at_tip = (np.einsum("vtk,vtk->vt", gaps, gaps) < 1e-18).any(axis=1)
+    at_tip = _rows_among(vertices, points.T[tips])
     fan = at_tip.take(triangles).any(axis=1)
     near = np.zeros(len(vertices), dtype=bool)
     near[triangles[fan].ravel()] = True
     near &= ~at_tip
     places = np.unique(vertices[near], axis=0)
     if points.shape[1] and len(places):
-        gaps = places[:, None, :] - points.T[None, :, :]
-        places = places[~(np.einsum("vtk,vtk->vt", gaps, gaps) < 1e-18).any(axis=1)]
+        places = places[~_rows_among(places, points.T)]
     return np.ascontiguousarray(places.T)
+
+
+def _rows_among(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Which (N, 3) rows equal a row of the (M, 3) table, compared as whole rows (sorted, not N × M: a spiky
+    collider has thousands of tips and a dense one a million vertices); -0.0 counts as 0.0."""
+    return np.isin(_row_keys(rows), _row_keys(table))
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One opaque 24-byte key per (x, y, z) row, equal exactly where the rows are."""
+    rows = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, 3) + 0.0)
+    return rows.view(np.dtype((np.void, 24))).ravel()
 
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
