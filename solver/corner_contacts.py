@@ -28,6 +28,7 @@ from .contact_support import propagate_support
 from .edge_contacts import squared_stray
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
+from .vectors import rows_among
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
 # corner (54.7°), a cone's or pyramid's apex (90° - its half-angle), not a box edge's vertex (45°, the
@@ -199,27 +200,15 @@ def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
     """(3, S) places of a still mesh's vertices that share a face with a sharp tip and are not pointed corners
     already (a pointed rod's shoulder ring, where its point meets its sides; see TIP_SHOULDERS)."""
     vertices = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
-    at_tip = _rows_among(vertices, points.T[tips])
+    at_tip = rows_among(vertices, points.T[tips])
     fan = at_tip.take(triangles).any(axis=1)
     near = np.zeros(len(vertices), dtype=bool)
     near[triangles[fan].ravel()] = True
     near &= ~at_tip
     places = np.unique(vertices[near], axis=0)
     if points.shape[1] and len(places):
-        places = places[~_rows_among(places, points.T)]
+        places = places[~rows_among(places, points.T)]
     return np.ascontiguousarray(places.T)
-
-
-def _rows_among(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
-    """Which (N, 3) rows equal a row of the (M, 3) table, compared as whole rows (sorted, not N × M: a spiky
-    collider has thousands of tips and a dense one a million vertices); -0.0 counts as 0.0."""
-    return np.isin(_row_keys(rows), _row_keys(table))
-
-
-def _row_keys(rows: np.ndarray) -> np.ndarray:
-    """One opaque 24-byte key per (x, y, z) row, equal exactly where the rows are."""
-    rows = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, 3) + 0.0)
-    return rows.view(np.dtype((np.void, 24))).ravel()
 
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners

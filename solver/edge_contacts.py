@@ -39,6 +39,7 @@ from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
+from .vectors import rows_among
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
@@ -811,10 +812,8 @@ def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
         mask = None
         corners = _corners_of_collider(collider)
         if not collider.deforming and corners.tips.any():
-            at_tip = np.zeros(len(sharp.thin), dtype=bool)
-            for end in (sharp.a, sharp.b):  # (a few tips: each against every sharp edge's end)
-                gaps = end[:, :, None] - corners.points[:, None, corners.tips]
-                at_tip |= (dot(gaps, gaps) < 1e-18).any(axis=1)
+            tips = corners.points.T[corners.tips]
+            at_tip = rows_among(sharp.a.T, tips) | rows_among(sharp.b.T, tips)
             gentle = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
             mask = sharp.thin & (~at_tip | gentle)
         found = _BELOW_A_TIP[sharp] = (mask if mask is not None and mask.any() else None,)

@@ -83,3 +83,15 @@ def columns_of(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     index += 1
     flat.take(index, out=out[2])
     return out
+
+
+def rows_among(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Which (N, 3) rows equal a row of the (M, 3) table, compared as whole rows (sorted, not N × M: a spiky
+    collider has thousands of tips and a dense one a million vertices); -0.0 counts as 0.0."""
+    return np.isin(_row_keys(rows), _row_keys(table))
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One opaque 24-byte key per (x, y, z) row, equal exactly where the rows are."""
+    rows = np.ascontiguousarray(np.asarray(rows, dtype=np.float64).reshape(-1, 3) + 0.0)
+    return rows.view(np.dtype((np.void, 24))).ravel()
