@@ -1,7 +1,7 @@
 """Vectorised triangle kernels on coordinate-major (3, n) arrays, one triangle per column.
 
 NumPy 1.26 is ~3x quicker on three long rows than on n rows of three, so every argument and
-result here is (3, n) (use `colliders.gather_columns` to gather rows into that layout).
+result here is (3, n) (use `vectors.columns_of` to gather rows into that layout).
 
 - `closest_points`: the closest point on each triangle to each point, with its barycentric
   coordinates and region (face, edge or vertex: Ericson, *Real-Time Collision Detection* 5.1.5).
