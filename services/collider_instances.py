@@ -1,5 +1,6 @@
 """A mesh collider's instances: what its Geometry Nodes (Instance on Points without Realize Instances), its
-particle systems (rendered as objects) or its vertex/face instancing show beside its own mesh.
+particle systems (rendered as objects) or its vertex/face instancing show beside its own mesh; for an Empty
+instancing a collection (a Collection Instance, a linked asset), what that collection shows, as its whole shape.
 
 Geometry Nodes instances are read from the collider's evaluated geometry where Blender gives it
 (`Object.evaluated_geometry`, 5.0: the transforms in bulk); otherwise (4.2; particles, vertex instancing,
@@ -26,10 +27,16 @@ from .identity import session_key
 _OWN_GROUPS = (display.GROUP_NAME, tears.GROUP_NAME)  # the add-on's own node groups instance nothing
 
 
+def shows_collection(obj) -> bool:
+    """Whether the object is an Empty instancing a collection (Add ▸ Collection Instance, a linked asset): what
+    that collection shows is its surface, a Mesh collider's as any other's instances."""
+    return obj.type == "EMPTY" and obj.instance_type == "COLLECTION" and obj.instance_collection is not None
+
+
 def may_instance(obj) -> bool:
     """Whether the object can show instances: a Geometry Nodes modifier (not the add-on's), a particle system,
-    or instancing on its vertices or faces."""
-    if obj.instance_type in {"VERTS", "FACES"}:
+    instancing on its vertices or faces, or an Empty instancing a collection."""
+    if obj.instance_type in {"VERTS", "FACES"} or shows_collection(obj):
         return True
     for modifier in obj.modifiers:
         if modifier.type == "PARTICLE_SYSTEM":
@@ -52,7 +59,12 @@ def _mesh_arrays(mesh) -> tuple[np.ndarray, np.ndarray]:
 
 def _is_mesh_collider(obj) -> bool:
     settings = getattr(obj, "verlet_cloth_collider", None)
-    return obj.type in surfaces.SURFACE_TYPES and settings is not None and settings.kind == "MESH" and may_instance(obj)
+    return (
+        (obj.type in surfaces.SURFACE_TYPES or shows_collection(obj))
+        and settings is not None
+        and settings.kind == "MESH"
+        and may_instance(obj)
+    )
 
 
 Placed = list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per mesh: vertices (n, 3), triangles (t, 3), (k, 4, 4)
@@ -61,8 +73,10 @@ NESTING = 8  # instances of instances read this deep (Blender's own limit is dee
 
 def _nodes_only(obj) -> bool:
     """Whether every instance the object shows comes from its modifiers' geometry (no particles, no vertex or
-    face instancing: those are only in the depsgraph's instance list)."""
-    return obj.instance_type not in {"VERTS", "FACES"} and not any(m.type == "PARTICLE_SYSTEM" for m in obj.modifiers)
+    face instancing, no instanced collection: those are only in the depsgraph's instance list)."""
+    return obj.instance_type not in {"VERTS", "FACES", "COLLECTION"} and not any(
+        m.type == "PARTICLE_SYSTEM" for m in obj.modifiers
+    )
 
 
 def _from_geometry(evaluated) -> Placed | None:
@@ -123,7 +137,8 @@ def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
         if parent != last:
             last, original = parent, parent.original
             key = session_key(original) if wanted(original) else None
-            own_mesh_listed = original.type != "MESH"  # a curve's or text's own mesh is listed as its instance
+            # a curve's or text's own mesh is listed as its instance (an Empty has none)
+            own_mesh_listed = original.type not in {"MESH", "EMPTY"}
         source = instance.object
         if key is None or source.type != "MESH":
             continue

@@ -25,10 +25,11 @@ from .. import solver
 from ..solver import settings as table
 from . import geometry, surfaces
 from .attributes import stored_ints
-from .collider_instances import Instances, may_instance, shows_instances
+from .collider_instances import Instances, may_instance, shows_collection, shows_instances
 from .identity import session_key
 
 NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
+NO_COLLECTION_FACES = "The collection it instances shows no faces, so it does not collide. Use Sphere or Plane."
 
 
 @dataclass
@@ -235,7 +236,9 @@ def _read_pose(
     data = obj.data
     corners = None if entry is None else entry.corners
     instanced = may_instance(obj)
-    if _undeformed(obj) and not instanced:  # the evaluated mesh is the mesh itself: read its coordinates alone
+    if shows_collection(obj):  # an Empty: its shape is the collection it instances, read below
+        local, triangles, counts = np.zeros(0, dtype=np.float32), np.zeros((0, 3), dtype=np.int32), (-1, -1, -1)
+    elif _undeformed(obj) and not instanced:  # the evaluated mesh is the mesh itself: read its coordinates alone
         counts = (len(data.vertices), len(data.polygons), len(data.loops))
         local = np.empty(counts[0] * 3, dtype=np.float32)
         data.vertices.foreach_get("co", local)
@@ -337,8 +340,13 @@ def problem(obj) -> str | None:
     """Why a MESH collider does not collide, for the panel (None when it does)."""
     if obj.type in surfaces.NO_SURFACE_TYPES:
         return surfaces.NO_SURFACE_OBJECT
+    if shows_collection(obj):
+        layer = getattr(bpy.context, "view_layer", None)
+        if layer is not None and not shows_instances(obj, layer.depsgraph):
+            return NO_COLLECTION_FACES
+        return None
     if obj.type not in surfaces.SURFACE_TYPES:
-        return "Empties collide as a sphere or a plane: choose one of those."
+        return "Empties collide as a sphere or a plane (or as a Mesh when they instance a collection)."
     instancer = may_instance(obj)
     mesh = obj.type == "MESH"
     if mesh and len(obj.data.polygons) == 0 and not obj.modifiers and not instancer:
