@@ -71,7 +71,7 @@ Placed = list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per mesh: vertices (
 NESTING = 8  # instances of instances read this deep (Blender's own limit is deeper; nodes rarely nest more)
 
 
-def _nodes_only(obj) -> bool:
+def nodes_only(obj) -> bool:
     """Whether every instance the object shows comes from its modifiers' geometry (no particles, no vertex or
     face instancing, no instanced collection: those are only in the depsgraph's instance list)."""
     return obj.instance_type not in {"VERTS", "FACES", "COLLECTION"} and not any(
@@ -175,7 +175,7 @@ class Instances:
     def of(self, obj, matrix: np.ndarray, depsgraph) -> tuple[np.ndarray, np.ndarray] | None:
         """(vertices (M*3,) float32 in the space of `obj` (world matrix `matrix`), triangles (T, 3) int32) of
         the instances `obj` shows in `depsgraph`, or None when it shows none."""
-        placed = _from_geometry(obj.evaluated_get(depsgraph)) if _nodes_only(obj) else None
+        placed = _from_geometry(obj.evaluated_get(depsgraph)) if nodes_only(obj) else None
         if placed is None:
             if self._walked is None:
                 self._walked = walk(depsgraph, self.wanted)

@@ -25,7 +25,7 @@ from .. import solver
 from ..solver import settings as table
 from . import geometry, surfaces
 from .attributes import stored_ints
-from .collider_instances import Instances, may_instance, shows_collection, shows_instances
+from .collider_instances import Instances, may_instance, nodes_only, shows_collection, shows_instances
 from .identity import session_key
 
 NO_FACES = "This mesh has no faces, so it does not collide. Add faces, or use Sphere or Plane."
@@ -79,14 +79,17 @@ def _read_once(obj) -> bool:
     """Whether the object's shown mesh changes only by a geometry evaluation the depsgraph reports
     (`note_evaluations`): a curve, text, surface or metaball with no modifiers (nor instances), no deforming
     parent, no animation on its data, not in Edit Mode; or a mesh with modifiers or shape keys (a mesh with
-    neither reads its own coordinates, which edits may change untagged), not a cloth, showing no instances
-    (read each frame by `Instances`), with no deforming parent (Blender's hidden modifier), in Object Mode."""
+    neither reads its own coordinates, which edits may change untagged), not a cloth, showing no instances but its
+    Geometry Nodes' (particles' and vertex or face instancing's are read each frame by `Instances`; nodes' come
+    from the same evaluation as its mesh: a 200k-triangle Geometry Nodes sphere cost 4.4 ms a frame more than the
+    same mesh without nodes when read every frame), with no deforming parent (Blender's hidden modifier), in
+    Object Mode."""
     data = obj.data
     if obj.type == "MESH":
         return (
             (len(obj.modifiers) > 0 or data.shape_keys is not None)
             and not obj.verlet_cloth.enabled
-            and not may_instance(obj)
+            and (not may_instance(obj) or nodes_only(obj))
             and not deformed_by_parent(obj)
             and not data.is_editmode
             and obj.mode == "OBJECT"  # sculpt and paint strokes may write the shown mesh without a new evaluation
