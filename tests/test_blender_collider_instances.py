@@ -269,6 +269,10 @@ def test_a_collection_instance_collider_moves_rigidly_and_says_when_it_shows_no_
     hollow.verlet_cloth_collider.kind = "MESH"
     assert mesh_colliders.problem(hollow) == mesh_colliders.NO_COLLECTION_FACES
     assert mesh_colliders.mesh_pose(hollow) is None
+    from test_blender_curve_colliders import _collider_panel  # noqa: PLC0415
+
+    assert "Not colliding:" in _collider_panel(blender, hollow)
+    assert "Not colliding:" not in _collider_panel(blender, posts)
 
 
 def test_an_instanced_meshs_triangles_are_read_again_only_when_its_polygons_change(blender):
