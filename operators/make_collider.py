@@ -6,7 +6,7 @@ import bpy
 from bpy.props import EnumProperty
 
 from ..services import checks, surfaces
-from ..services.collider_instances import shows_instances
+from ..services.collider_instances import shows_collection, shows_instances
 
 NOTHING_SELECTED = "Select one or more mesh, curve, text or empty objects (not the cloth) to make colliders."
 CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose Mesh."
@@ -28,6 +28,11 @@ def _shows_vertices(context, obj) -> bool:
     return shows_instances(obj, depsgraph)
 
 
+def _shows_collection_faces(context, obj) -> bool:
+    """Whether `obj` is an Empty instancing a collection that shows faces (a Mesh collider: what it shows)."""
+    return shows_collection(obj) and shows_instances(obj, context.evaluated_depsgraph_get())
+
+
 class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
     """Make the selected objects (and the active one) collide with Verlet cloth"""
 
@@ -38,7 +43,12 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
     kind: EnumProperty(  # type: ignore[valid-type]
         name="Shape",
         items=(
-            ("MESH", "Mesh", "The object's evaluated mesh (Empties become spheres)"),
+            (
+                "MESH",
+                "Mesh",
+                "The object's evaluated mesh (an Empty instancing a collection: what it shows; other Empties become "
+                "spheres)",
+            ),
             ("SPHERE", "Sphere", "Sphere around the object's origin, reaching its farthest vertex"),
             ("PLANE", "Plane", "Plane through the object's origin facing its local +Z"),
         ),
@@ -69,6 +79,7 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
             if self.kind != "MESH":
                 return checks.cancel(self, CLOTH_AS_MESH_ONLY)
         for obj in targets:
-            obj.verlet_cloth_collider.kind = "SPHERE" if self.kind == "MESH" and obj.type == "EMPTY" else self.kind
+            as_sphere = self.kind == "MESH" and obj.type == "EMPTY" and not _shows_collection_faces(context, obj)
+            obj.verlet_cloth_collider.kind = "SPHERE" if as_sphere else self.kind
         self.report({"INFO"}, f"{len(targets)} collider(s): {', '.join(o.name for o in targets)}")
         return {"FINISHED"}

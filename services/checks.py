@@ -25,6 +25,10 @@ SHARED_MESH = (
     "This object shares its mesh with another object (a linked duplicate, Alt+D), so both would show one "
     "simulation: use Object ▸ Relations ▸ Make Single User ▸ Object & Data, then try again."
 )
+LINKED = (
+    "This object or its mesh is linked from another .blend file (a library), so nothing the cloth writes into it "
+    "would be saved: use Object ▸ Relations ▸ Make Local ▸ Selected Objects and Data, then try again."
+)
 ZERO_SCALE = (
     "The object's scale is zero on an axis (as after S Z 0), so the cloth has no size there: apply the "
     "scale (Object ▸ Apply ▸ Scale) or give that axis a size, then try again."
@@ -193,6 +197,8 @@ def object_problem(obj) -> str | None:
     problem = mesh_problem(obj)
     if problem:
         return problem
+    if obj.library is not None or obj.data.library is not None:
+        return LINKED  # read-only in Blender's interface; a script's writes are lost on saving
     if len(obj.data.edges) == 0:
         return NO_EDGES
     if shares_mesh(obj):

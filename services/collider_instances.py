@@ -1,5 +1,6 @@
 """A mesh collider's instances: what its Geometry Nodes (Instance on Points without Realize Instances), its
-particle systems (rendered as objects) or its vertex/face instancing show beside its own mesh.
+particle systems (rendered as objects) or its vertex/face instancing show beside its own mesh; for an Empty
+instancing a collection (a Collection Instance, a linked asset), what that collection shows, as its whole shape.
 
 Geometry Nodes instances are read from the collider's evaluated geometry where Blender gives it
 (`Object.evaluated_geometry`, 5.0: the transforms in bulk); otherwise (4.2; particles, vertex instancing,
@@ -21,15 +22,22 @@ from itertools import chain
 import numpy as np
 
 from . import display, surfaces, tears
+from .attributes import stored_ints
 from .identity import session_key
 
 _OWN_GROUPS = (display.GROUP_NAME, tears.GROUP_NAME)  # the add-on's own node groups instance nothing
 
 
+def shows_collection(obj) -> bool:
+    """Whether the object is an Empty instancing a collection (Add ▸ Collection Instance, a linked asset): what
+    that collection shows is its surface, a Mesh collider's as any other's instances."""
+    return obj.type == "EMPTY" and obj.instance_type == "COLLECTION" and obj.instance_collection is not None
+
+
 def may_instance(obj) -> bool:
     """Whether the object can show instances: a Geometry Nodes modifier (not the add-on's), a particle system,
-    or instancing on its vertices or faces."""
-    if obj.instance_type in {"VERTS", "FACES"}:
+    instancing on its vertices or faces, or an Empty instancing a collection."""
+    if obj.instance_type in {"VERTS", "FACES"} or shows_collection(obj):
         return True
     for modifier in obj.modifiers:
         if modifier.type == "PARTICLE_SYSTEM":
@@ -41,28 +49,58 @@ def may_instance(obj) -> bool:
     return False
 
 
+# Each instanced mesh's triangles as last read, by the mesh's session key: (its polygons' corners then, triangles).
+# Kept while its polygons stay the same (as a collider's own, `mesh_colliders._evaluated_mesh`): reading them is
+# most of a walk's cost (`loop_triangles.foreach_get` 22 ms for a 199k-triangle mesh, its corners 4 ms; a
+# collection instance of it cost 31 ms a frame), and a quad's diagonal then stays put while the mesh deforms.
+_TRIANGLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_TRIANGLES_KEPT = 256  # meshes: beyond, the cache starts again
+
+
 def _mesh_arrays(mesh) -> tuple[np.ndarray, np.ndarray]:
-    """((n, 3) float64 vertices, (t, 3) int32 triangles) of an evaluated mesh (its triangles are cached by Blender)."""
+    """((n, 3) float64 vertices, (t, 3) int32 triangles) of an evaluated mesh (its triangles are cached by Blender,
+    and here while its polygons stay the same)."""
     co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
     mesh.vertices.foreach_get("co", co)
-    triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
-    mesh.loop_triangles.foreach_get("vertices", triangles)
-    return co.reshape(-1, 3).astype(np.float64), triangles.reshape(-1, 3)
+    loops = len(mesh.loops)
+    corners = np.empty(loops + len(mesh.polygons), dtype=np.int32)
+    if not stored_ints(mesh, ".corner_vert", corners[:loops]):
+        mesh.loops.foreach_get("vertex_index", corners[:loops])
+    mesh.polygons.foreach_get("loop_total", corners[loops:])
+    key = session_key(mesh)
+    known = _TRIANGLES.get(key)
+    if known is not None and np.array_equal(known[0], corners):
+        triangles = known[1]
+    else:
+        triangles = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int32)
+        mesh.loop_triangles.foreach_get("vertices", triangles)
+        triangles = triangles.reshape(-1, 3)
+        if len(_TRIANGLES) >= _TRIANGLES_KEPT:
+            _TRIANGLES.clear()
+        _TRIANGLES[key] = (corners, triangles)
+    return co.reshape(-1, 3).astype(np.float64), triangles
 
 
 def _is_mesh_collider(obj) -> bool:
     settings = getattr(obj, "verlet_cloth_collider", None)
-    return obj.type in surfaces.SURFACE_TYPES and settings is not None and settings.kind == "MESH" and may_instance(obj)
+    return (
+        (obj.type in surfaces.SURFACE_TYPES or shows_collection(obj))
+        and settings is not None
+        and settings.kind == "MESH"
+        and may_instance(obj)
+    )
 
 
 Placed = list[tuple[np.ndarray, np.ndarray, np.ndarray]]  # per mesh: vertices (n, 3), triangles (t, 3), (k, 4, 4)
 NESTING = 8  # instances of instances read this deep (Blender's own limit is deeper; nodes rarely nest more)
 
 
-def _nodes_only(obj) -> bool:
+def nodes_only(obj) -> bool:
     """Whether every instance the object shows comes from its modifiers' geometry (no particles, no vertex or
-    face instancing: those are only in the depsgraph's instance list)."""
-    return obj.instance_type not in {"VERTS", "FACES"} and not any(m.type == "PARTICLE_SYSTEM" for m in obj.modifiers)
+    face instancing, no instanced collection: those are only in the depsgraph's instance list)."""
+    return obj.instance_type not in {"VERTS", "FACES", "COLLECTION"} and not any(
+        m.type == "PARTICLE_SYSTEM" for m in obj.modifiers
+    )
 
 
 def _from_geometry(evaluated) -> Placed | None:
@@ -123,7 +161,8 @@ def walk(depsgraph, wanted=_is_mesh_collider) -> dict[int, Placed]:
         if parent != last:
             last, original = parent, parent.original
             key = session_key(original) if wanted(original) else None
-            own_mesh_listed = original.type != "MESH"  # a curve's or text's own mesh is listed as its instance
+            # a curve's or text's own mesh is listed as its instance (an Empty has none)
+            own_mesh_listed = original.type not in {"MESH", "EMPTY"}
         source = instance.object
         if key is None or source.type != "MESH":
             continue
@@ -160,7 +199,7 @@ class Instances:
     def of(self, obj, matrix: np.ndarray, depsgraph) -> tuple[np.ndarray, np.ndarray] | None:
         """(vertices (M*3,) float32 in the space of `obj` (world matrix `matrix`), triangles (T, 3) int32) of
         the instances `obj` shows in `depsgraph`, or None when it shows none."""
-        placed = _from_geometry(obj.evaluated_get(depsgraph)) if _nodes_only(obj) else None
+        placed = _from_geometry(obj.evaluated_get(depsgraph)) if nodes_only(obj) else None
         if placed is None:
             if self._walked is None:
                 self._walked = walk(depsgraph, self.wanted)

@@ -196,10 +196,11 @@ def collider_poses(scene, skip=None, still_meshes: dict | None = None, shapes: d
         if kind == "NONE" or obj == skip or not (surface or obj.type == "EMPTY") or obj not in enabled:
             continue
         if kind == "MESH" or (obj.type == "MESH" and obj.verlet_cloth.enabled):
-            pose = _mesh_pose(scene, obj, instances, shapes) if kind == "MESH" and surface else None
+            meshed = surface or collider_instances.shows_collection(obj)  # an Empty instancing a collection too
+            pose = _mesh_pose(scene, obj, instances, shapes) if kind == "MESH" and meshed else None
             if pose is not None:
                 poses[session_key(obj)] = pose
-            continue  # a cloth collides with other cloths only as a mesh; an Empty cannot be one
+            continue  # a cloth collides with other cloths only as a mesh; an Empty only by a collection
         settings = SimpleNamespace(**table.collider_values(obj.verlet_cloth_collider))  # clamped
         matrix = world_matrix(obj)
         local = None

@@ -270,3 +270,40 @@ def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monke
     anim = obj.data.shape_keys.animation_data if obj.data.shape_keys else None
     assert (anim is not None) == user_keys and (anim is None or anim.action is None)
     assert not [a for a in blender.data.actions if a.users == 0]
+
+
+# ---------------------------------------------------------------- linked from a library
+
+
+def test_a_cloth_linked_from_a_library_is_refused_with_what_to_do(blender, tmp_path):
+    """An object (or a library override's mesh) linked from another file is read-only in Blender's interface, and
+    whatever a script writes into it is not saved. Before, Make Cloth and Bake accepted it from a script: the
+    preview never moved it (it skips linked meshes, silently) and the bake's keys were lost on saving."""
+    scene = setup_scene(blender, 4)
+    made = grid_object(blender, "Shared")
+    library = str(tmp_path / "props.blend")
+    blender.data.libraries.write(library, {made, made.data})
+    blender.data.objects.remove(made)
+    with blender.data.libraries.load(library, link=True) as (_, linked):
+        linked.objects = ["Shared"]
+    obj = linked.objects[0]
+    scene.collection.objects.link(obj)
+    assert obj.library is not None
+    activate(blender, obj)
+    result, error = _run(blender, blender.ops.verlet_cloth.convert)
+    assert result == {"CANCELLED"} and "linked from another .blend file" in error and "Make Local" in error
+    assert not obj.verlet_cloth.enabled
+    obj.verlet_cloth.enabled = True  # as the library file had it
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "linked from another .blend file" in error
+    assert obj.data.shape_keys is None and not obj.verlet_cloth.baked
+    scene.frame_set(2)  # the preview leaves it alone, no exception
+
+    obj.verlet_cloth.enabled = False
+    activate(blender, obj)
+    assert blender.ops.object.make_override_library() == {"FINISHED"}
+    override = blender.context.active_object  # a local object over the library's mesh
+    assert override.library is None and override.data.library is not None
+    activate(blender, override)
+    result, error = _run(blender, blender.ops.verlet_cloth.convert)
+    assert result == {"CANCELLED"} and "linked from another .blend file" in error  # not "shares its mesh"
