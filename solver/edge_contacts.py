@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
@@ -57,6 +58,11 @@ _SKIN_PASSES = 4.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
+# A still mesh's list gives a vertex anchored far from every sharp edge a half skin as wide as keeps its box clear
+# of them all (`Clearance`, cells of _ROOM_CELL half skins): the hanging cloth swinging a few cm between the legs
+# queried the list ~2 times a frame, each time for a handful of vertices ~10-40 cm from any sharp edge.
+ROOMY_SKINS = True
+_ROOM_CELL = 0.5
 # A deforming mesh's (its list is made afresh every frame, so the skin need only cover a frame's motion).
 _FRAME_SKIN = 0.5
 # Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
@@ -286,10 +292,13 @@ class _EdgeList:
         self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
+        self._clearance: tuple = (None, None)  # (the grid, a Clearance of its boxes: `_room`)
+        self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
     def pairs(self, inv_mass, p0, p1, grid):
-        """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
-        ends), None: none."""
+        """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
+        box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
+        and end), in a fixed order; None: none."""
         stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         np.sqrt(stray, out=stray)
         if (stray > self.reach).any():
@@ -305,17 +314,41 @@ class _EdgeList:
         if len(live) == 0:
             return None
         e, s, i, j = self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
-        self.apart[live] = _box_apart(p1, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
-        return e, s, i, j
+        box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
+        end = [p1.take(i, axis=1), p1.take(j, axis=1)]
+        end_high, end_low = np.maximum(end[0], end[1]), np.minimum(end[0], end[1])
+        self.apart[live] = _box_apart(end_low, end_high, box_low, box_high)
+        # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
+        # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
+        # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
+        start = [p0.take(i, axis=1), p0.take(j, axis=1)]
+        high = np.maximum(np.maximum(start[0], start[1]), end_high)
+        low = np.minimum(np.minimum(start[0], start[1]), end_low)
+        high -= box_low
+        low -= box_high
+        meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
+        if len(meets) == 0:
+            return None
+        # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
+        # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
+        meets = meets.take(np.argsort(s.take(meets) * len(self.edges) + e.take(meets)))
+        e, s, i, j = e.take(meets), s.take(meets), i.take(meets), j.take(meets)
+        return e, s, i, j, [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
         self.queries += 1
-        self.anchor[:, strayed] = p1[:, strayed]
+        which = strayed.nonzero()[0]
+        anchored = p1.take(which, axis=1)
+        self.anchor[:, which] = anchored
         if self.least < self.half:  # a half skin of _SKIN_PASSES passes' motion, within least..half
-            motion = p1[:, strayed] - p0[:, strayed]
+            motion = anchored - p0.take(which, axis=1)
             motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
-            self.reach[strayed] = np.clip(motion, self.least, self.half)
+            reach = np.clip(motion, self.least, self.half)
+            if ROOMY_SKINS:
+                room = self.room[which] = self._room(grid, anchored)
+                np.maximum(reach, room, out=reach)
+            self.reach[which] = reach
         first, second = self.edges[:, 0], self.edges[:, 1]
         again = strayed.take(first) | strayed.take(second)
         if len(self.e):
@@ -332,12 +365,16 @@ class _EdgeList:
         # Each edge's box: its ends' anchors and starts (a strayed vertex's start may be far from its new anchor).
         i, j = first.take(use), second.take(use)
         points = [p.take(v, axis=1) for p in (self.anchor, p0) for v in (i, j)]
-        low = np.minimum(np.minimum(points[0], points[1]), np.minimum(points[2], points[3]))
-        high = np.maximum(np.maximum(points[0], points[1]), np.maximum(points[2], points[3]))
-        half = np.maximum(self.reach.take(i), self.reach.take(j))
-        low -= half
-        high += half
-        near = np.ones(len(use), dtype=bool)  # quick: against the sharp edges' bounds first
+        reach_i, reach_j = self.reach.take(i), self.reach.take(j)
+        # Each end's anchor grown by its own half skin (with a wide one far from the sharp edges, the edge's box
+        # grown by the wider would reach them), and its start (the box holds this pass's path too).
+        low = np.minimum(np.minimum(points[0] - reach_i, points[1] - reach_j), np.minimum(points[2], points[3]))
+        high = np.maximum(np.maximum(points[0] + reach_i, points[1] + reach_j), np.maximum(points[2], points[3]))
+        # Quick: not within its first end's room (an edge far from every sharp edge), and within the sharp edges'
+        # bounds.
+        room_i = self.room.take(i)
+        clear = (low >= points[0] - room_i).all(axis=0) & (high <= points[0] + room_i).all(axis=0)
+        near = ~clear
         for k in range(3):
             near &= (high[k] >= grid.lower[k]) & (low[k] <= grid.upper[k])
         near = near.nonzero()[0]
@@ -356,8 +393,17 @@ class _EdgeList:
             self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
             self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
             # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
-            apart = _box_apart(self.last, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+            a, b = self.last.take(i, axis=1), self.last.take(j, axis=1)
+            apart = _box_apart(np.minimum(a, b), np.maximum(a, b), grid.low.take(s, axis=1), grid.high.take(s, axis=1))
             self.apart = np.concatenate([self.apart, apart])
+
+    def _room(self, grid, points) -> np.ndarray:
+        """How far (along any axis) each of points (3, k) may move and stay clear of every sharp edge's box."""
+        if self._clearance[0] is not grid:
+            self._clearance = (grid, Clearance(grid.low, grid.high, 0.0, _ROOM_CELL * self.half))
+        room = self._clearance[1].room(points)
+        outside = np.maximum(grid.lower[:, None] - points, points - grid.upper[:, None])  # (off the map: its bounds)
+        return np.maximum(room, outside.max(axis=0), out=room)
 
 
 def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
@@ -370,11 +416,10 @@ def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     return np.maximum(out, step.sum(axis=0), out=out)
 
 
-def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
-    """Distance (largest along an axis) from the box of points i, j to each box (3, P): the cloth edge's
-    swept box cannot meet it unless an end moves that far."""
-    a, b = points.take(i, axis=1), points.take(j, axis=1)
-    apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
+def _box_apart(low, high, box_low, box_high) -> np.ndarray:
+    """Distance (largest along an axis) from each box low..high (3, P) (a cloth edge's ends') to each box
+    box_low..box_high: the cloth edge's swept box cannot meet it unless an end moves that far."""
+    apart = np.maximum(box_low - high, low - box_high)
     return np.maximum(apart.max(axis=0), 0.0)
 
 
@@ -886,22 +931,8 @@ def collide_edges(
         a0 = a1 = sharp.a
         b0 = b1 = sharp.b
         c1 = sharp.c
-    _, s, i, j = found
-    start = [p0.take(i, axis=1), p0.take(j, axis=1)]
-    end = [p1.take(i, axis=1), p1.take(j, axis=1)]
-    # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
-    # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
-    # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
-    high = np.maximum(np.maximum(start[0], start[1]), np.maximum(end[0], end[1]))
-    low = np.minimum(np.minimum(start[0], start[1]), np.minimum(end[0], end[1]))
-    high -= grid.low.take(s, axis=1)
-    low -= grid.high.take(s, axis=1)
-    meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
-    if len(meets) == 0:
-        return None
-    if len(meets) < len(s):
-        i, j, s = i.take(meets), j.take(meets), s.take(meets)
-        start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
+    # (the pairs whose swept boxes meet the sharp edges' boxes, their ends at the path's start and end)
+    _, s, i, j, start, end = found
     # Closest points at the substep's end (how close) and start (which side), in one call: columns
     # [0, P) the start, [P, 2P) the end.
     count = len(s)
