@@ -26,7 +26,7 @@ import numpy as np
 from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
-from .edge_contacts import ROOMY_SKINS, squared_stray
+from .edge_contacts import ROOMY_SKINS, clamp, squared_stray
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
@@ -481,7 +481,7 @@ def collide_corners(
         # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
         contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat)
         start_gap = _left(settle_into, contacts, pose0)  # (windows are for still meshes: one pose)
-    settle = direction * (np.clip(start_gap, 0.0, depth) * per)
+    settle = direction * (clamp(start_gap, 0.0, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
@@ -586,7 +586,7 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
         settle = None
         if x_start is not None:
             within = _left(x_start, held, pose0)
-            within = np.clip(within if every else within.take(live), 0.0, left)
+            within = clamp(within if every else within.take(live), 0.0, left)
             settle = direction * (within * per)
             if mu > 0.0:
                 slide = _slide(x, x_start, held, None if every else live, pose1, pose0)
@@ -645,7 +645,7 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
     crossed = (near & ~inside & (h1 * side < 0.0)).nonzero()[0]
     if len(crossed):
         a0, a1 = h0.take(crossed), h1.take(crossed)
-        s = np.clip(a0 / np.where(a0 != a1, a0 - a1, 1.0), 0.0, 1.0)  # where it met the plane
+        s = clamp(a0 / np.where(a0 != a1, a0 - a1, 1.0), 0.0, 1.0)  # where it met the plane
         then = [b.take(crossed, axis=1) * (1.0 - s) + e.take(crossed, axis=1) * s for b, e in zip(starts, ends)]
         at = point0.take(crossed, axis=1)
         at += (point.take(crossed, axis=1) - at) * s
@@ -704,7 +704,7 @@ def _once(found_edges, corner, n: int):
 def _along(p, a, b) -> np.ndarray:
     """Where along segments a -> b (3, P) the closest point to p lies, in [0, 1]."""
     ab = b - a
-    return np.clip(dot(p - a, ab) / np.maximum(dot(ab, ab), _EPS), 0.0, 1.0)
+    return clamp(dot(p - a, ab) / np.maximum(dot(ab, ab), _EPS), 0.0, 1.0)
 
 
 def _unit_normal(a, b, c) -> np.ndarray:

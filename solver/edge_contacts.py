@@ -194,6 +194,8 @@ class SharpEdges:
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
         self._parts: dict = {}
         self._split: tuple | None = None  # (pose, gravity, parts) last asked for (`_split`)
+        self._faces: tuple | None = None  # per sharp edge, `_through_faces`'s constants (still meshes: `_face_table`)
+        self._support: tuple | None = None  # (up, per sharp edge `_supported`'s constants for that up)
 
     def __len__(self) -> int:
         return len(self.tri)
@@ -233,6 +235,7 @@ class SharpEdges:
         for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
+        part._faces, part._support = None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
 
@@ -616,47 +619,78 @@ def _face_normals(a, b, into, into_other):
     return face, other
 
 
-def _supported(sharp, at, first, second, up):
+def _supported(sharp, at, first, second, up, still: bool = True):
     """(on a rim, draped): which contacts (cloth edge ends first, second (3, C), sharp edges `at`) are on a
     convex rim with an end over one of its faces that faces up (within SUPPORT_ANGLE; `up` (3,): against
     gravity, the collider's frame), and of those, which have the other end beyond the rim and below that
-    face's plane (draped over it)."""
+    face's plane (draped over it). still: `up` is the same every pass (the table is kept on `sharp`), else
+    it is made for the sharp edges `at` only."""
     on_rim = np.zeros(len(at), dtype=bool)
     draped = np.zeros(len(at), dtype=bool)
-    other = sharp.out_other.take(at, axis=1)
-    one_face = dot(other, other) < 0.5
-    for normal, into in ((sharp.out_face, sharp.into), (sharp.out_other, sharp.into_other)):
-        n = normal.take(at, axis=1)
-        facing = up @ n
-        flip = one_face & (facing < 0.0)  # (one face: the side facing up)
-        n = n * np.where(flip, -1.0, 1.0)
-        facing = np.where(flip, -facing, facing) > _COS_SUPPORT
+    faces, rim = _support_table(sharp, up) if still else _support_table(sharp, up, at)
+    for face_facing, face_n, face_into in faces:
+        facing = face_facing.take(at) if still else face_facing
         if not facing.any():
             continue
-        inside, a = into.take(at, axis=1), sharp.a.take(at, axis=1)
+        n, inside = (face_n.take(at, axis=1), face_into.take(at, axis=1)) if still else (face_n, face_into)
+        a = sharp.a.take(at, axis=1)
         over = [dot(end - a, inside) > 0.0 for end in (first, second)]
         below = [dot(end - a, n) < 0.0 for end in (first, second)]
         on_rim |= facing & (over[0] | over[1])
         draped |= facing & ((over[0] & ~over[1] & below[1]) | (over[1] & ~over[0] & below[0]))
-    rim = sharp.rim.take(at)
-    rim &= dot(sharp.out_face.take(at, axis=1), other) < _COS_RIM  # (one face: 0)
+    if still:
+        rim = rim.take(at)
     return on_rim & rim, draped & rim
+
+
+def _support_table(sharp, up, at=None):
+    """Per sharp edge (or the edges `at`), for `_supported` with this `up` (3,): each face's (whether it faces
+    up, its normal turned up (a one-face edge's), the unit direction into it), and which edges are convex rims.
+    For all edges, kept on `sharp` while `up` is the same (a still mesh's every pass)."""
+    if at is None:
+        kept = sharp._support
+        if kept is not None and (kept[0] is up or np.array_equal(kept[0], up)):
+            return kept[1]
+    pick = (lambda m: m) if at is None else (lambda m: m.take(at, axis=-1))
+    out_face, out_other = pick(sharp.out_face), pick(sharp.out_other)
+    one_face = dot(out_other, out_other) < 0.5
+    faces = []
+    for normal, into in ((out_face, sharp.into), (out_other, sharp.into_other)):
+        facing = up @ normal
+        flip = one_face & (facing < 0.0)  # (one face: the side facing up)
+        n = normal * np.where(flip, -1.0, 1.0)
+        faces.append((np.where(flip, -facing, facing) > _COS_SUPPORT, n, pick(into)))
+    rim = pick(sharp.rim) & (dot(out_face, out_other) < _COS_RIM)  # (one face: 0)
+    table = (faces, rim)
+    if at is None:
+        sharp._support = (up, table)
+    return table
+
+
+def _face_table(sharp):
+    """Per sharp edge, `_through_faces`'s constants: its length, and for each face its width across the edge
+    (at least _EPS) and where its corner off the edge lies along it (kept on `sharp`)."""
+    if sharp._faces is None:
+        a, along = sharp.a, sharp.along
+        faces = tuple(
+            (np.maximum(width, _EPS), dot(corner - a, along))
+            for width, corner in ((sharp.width, sharp.c), (sharp.width_other, sharp.c_other))
+        )
+        sharp._faces = (dot(sharp.b - a, along), faces)
+    return sharp._faces
 
 
 def _through_faces(sharp, at, first, second):
     """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
     triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
     crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
+    lengths, sizes = _face_table(sharp)
     a = sharp.a.take(at, axis=1)
     along = sharp.along.take(at, axis=1)
-    length = dot(sharp.b.take(at, axis=1) - a, along)
+    length = lengths.take(at)
     p, q = first - a, second - a
     through = np.zeros(len(at), dtype=bool)
     out = np.zeros((3, len(at)))
-    faces = (
-        (sharp.out_face, sharp.into, sharp.width, sharp.c),
-        (sharp.out_other, sharp.into_other, sharp.width_other, sharp.c_other),
-    )
     # An end behind both faces (inside a closed mesh, by the edge) is the vertex pass's, which pushes it out
     # through the face whose plane is nearer: a cloth edge from there through that face (cloth lying on a
     # table top, dipping into it by the rim) is not under the rim (out across the rim from there pushed it
@@ -670,21 +704,29 @@ def _through_faces(sharp, at, first, second):
         depth_face = np.where(inside, below_face, depth_face)
         depth_other = np.where(inside, below_other, depth_other)
     allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
-    for (normal, into, width, corner), exits_other in zip(faces, allowed, strict=True):
-        n, inside = normal.take(at, axis=1), into.take(at, axis=1)
+    faces = zip((face_n, other_n), (sharp.into, sharp.into_other), sizes, allowed, strict=True)
+    for n, into, (width, corner_along), exits_other in faces:
         hp, hq = dot(n, p), dot(n, q)
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
-        f = np.where(crosses, hp / np.where(crosses, hp - hq, 1.0), 0.0)
-        r = p + (q - p) * f
-        x, y = dot(r, along), dot(r, inside)
+        # (the rest only for the cloth edges through the face's plane: a few percent of a pass's)
+        k = (crosses & exits_other).nonzero()[0]
+        if len(k) == 0:
+            continue
+        hp, hq, on = hp.take(k), hq.take(k), at.take(k)
+        f = hp / (hp - hq)
+        pk = p.take(k, axis=1)
+        r = pk + (q.take(k, axis=1) - pk) * f
+        inside = into.take(on, axis=1)
+        x, y = dot(r, along.take(k, axis=1)), dot(r, inside)
         # (within the face's triangle: a strip along the whole edge reached past a pyramid's apex, and its
         # apex came 5 mm through a triangulated cloth; the 0.5 cm 8-segment rod lost the shifted cloth)
-        h = np.maximum(width.take(at), _EPS)
-        xc = dot(corner.take(at, axis=1) - a, along)  # the face's corner off the edge, along it
-        crossed = crosses & exits_other & (y >= 0.0) & (y <= h)
-        crossed &= (x >= xc * y / h) & (x <= length + (xc - length) * y / h)
-        through |= crossed
-        out -= inside * crossed
+        h = width.take(on)
+        xc = corner_along.take(on)  # the face's corner off the edge, along it
+        edge_length = length.take(k)
+        crossed = (y >= 0.0) & (y <= h)
+        crossed &= (x >= xc * y / h) & (x <= edge_length + (xc - edge_length) * y / h)
+        through[k] |= crossed
+        out[:, k] -= inside * crossed
     out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
     return through, out
 
@@ -1031,7 +1073,7 @@ def collide_edges(
         if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
-            supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own)
+            supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)
@@ -1053,7 +1095,7 @@ def collide_edges(
         on_edge = _point([sharp_a, sharp_b], v, 0)
         within = (dot(n, on_edge) + gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    amount = np.clip(within, 0.0, push) * per_weight
+    amount = clamp(within, 0.0, push) * per_weight
     if not keep_contacts:
         rows, local = vertex_places(ends, len(inv_mass))
         _scatter(x, settle_into, rows, local, wi, wj, delta, n * amount, pose1)
@@ -1063,7 +1105,17 @@ def collide_edges(
         on_edge = _point([sharp_a, sharp_b], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     length = dot(sharp_b - sharp_a, held.along)
-    held = held._replace(draped=draped, extent=np.stack([-v * length, (1.0 - v) * length]), long=length > longest)
+    # (the hold's per-contact constants, once: where along the line the nearest point may lie, the ends' inverse
+    # masses, the contacts' sides not braked along the cloth edge, the ends on short sharp edges)
+    extent = np.stack([-v * length - gap, (1.0 - v) * length + gap])
+    long = length > longest
+    held = held._replace(
+        draped=None if draped is None else ~draped,
+        extent=extent,
+        long=long,
+        short=np.concatenate([~long, ~long]),
+        end_mass=inv_mass.take(held.ends),
+    )
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
@@ -1091,9 +1143,11 @@ class _Held(NamedTuple):
     inv_mass: np.ndarray
     slots: np.ndarray  # (18C,) each end's place in the hold's one bincount of nine channels (channel c's at c x rows)
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
-    draped: np.ndarray | None = None  # contacts draped over a rim whose face carries the cloth (`_supported`)
-    extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge
+    draped: np.ndarray | None = None  # contacts NOT draped over a rim whose face carries the cloth (`_supported`)
+    extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge, grown by the gap
     long: np.ndarray | None = None  # (C,) sharp edges longer than the longest cloth edge (a table's rims)
+    short: np.ndarray | None = None  # (2C,) each end's contact is with a short sharp edge (~long, twice)
+    end_mass: np.ndarray | None = None  # (2C,) each end's inverse mass
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -1137,7 +1191,11 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     count = len(held.u)
     first = ends[:, :count]
     span = ends[:, count:] - first
-    u, share = _nearest(first, span, on_edge, along, held) if NEAREST_HOLD_POINT else (held.u, held.share)
+    length2 = None
+    if NEAREST_HOLD_POINT:
+        u, share, length2 = _nearest(first, span, on_edge, along, held)
+    else:
+        u, share = held.u, held.share
     point = first + span * u
     off = point - on_edge
     off -= along * dot(off, along)  # from the sharp edge's line
@@ -1145,7 +1203,8 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     distance = np.sqrt(dot(off, off))
     crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
     depth = held.gap - np.where(crossed, side, distance)
-    if not (depth > 0.0).any():
+    pressed = depth > 0.0
+    if not pressed.any():
         return
     np.maximum(depth, 0.0, out=depth)
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
@@ -1163,11 +1222,11 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        unit = span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+        unit = span / np.maximum(np.sqrt(dot(span, span) if length2 is None else length2), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
         along_edge = unit * dot(slide, unit)
-        if held.draped is not None:
-            along_edge *= ~held.draped
+        if held.draped is not None:  # (the contacts not draped)
+            along_edge *= held.draped
         slide -= along_edge
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
@@ -1175,7 +1234,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     # The nine sums per moved row in one bincount: the push's, the settled push's and the wanted (frictionless)
     # push's axes, each end's share of its contacts' that press now (over all it had at the pass, those left
     # behind diluted the push: the vibration that made a holed tablecloth creep, round 11 (creep13)).
-    pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (share > 0.0)
+    pressing = np.concatenate([pressed, pressed]) & (share > 0.0)
     channels = np.concatenate([push, direction * settle, wanted])
     weights = np.concatenate([channels, channels], axis=1) * (share * pressing)
     rows = len(held.rows)
@@ -1188,7 +1247,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # its contacts' pushes and left cloth edges through the rod (tests/test_mesh_collider_corners.py).
         np.minimum(step, STEP_MOST * mean, out=step)
         if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
-            short = np.concatenate([~held.long, ~held.long]) & pressing
+            short = held.short & pressing
             step = np.where(np.bincount(held.local, weights=short.astype(np.float64), minlength=rows) > 0, mean, step)
         extra = total[3:6] * (step - mean)
         moved += extra
@@ -1217,27 +1276,33 @@ def _step_search(summed, directions, pressing, local, rows: int) -> np.ndarray:
 
 def _nearest(first, span, on_edge, along, held: _Held):
     """Each held cloth edge's parameter (C,) of its point nearest its sharp edge's line now (the pass's where
-    the edge lies along the line), and its ends' shares of a push there (2C,), as the pass weighs them."""
+    the edge lies along the line), its ends' shares of a push there (2C,), as the pass weighs them, and the
+    cloth edges' squared lengths (C,)."""
     offset = first - on_edge
     first_along = dot(offset, along)
     offset -= along * first_along  # (across the line, so its dot with the span is with the span's across)
     lengthwise, length2 = dot(span, along), dot(span, span)
     across2 = length2 - lengthwise * lengthwise
     ok = across2 > 1e-12 * length2
-    u = np.clip(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0)
+    u = clamp(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0)
     if held.extent is not None:  # nearest the line beside the sharp edge, not beyond its ends (a rod's short tip
         # edges: their lines ran through the rod's sides, and a cloth hanging from its point was pushed through them)
         at = first_along + lengthwise * u
-        ok &= (at >= held.extent[0] - held.gap) & (at <= held.extent[1] + held.gap)
+        ok &= (at >= held.extent[0]) & (at <= held.extent[1])  # (the extent grown by the gap)
     if held.long is not None:
         ok &= held.long
     u = np.where(ok, u, held.u)
     count = len(u)
-    wi, wj = held.inv_mass.take(held.ends[:count]) * (1.0 - u), held.inv_mass.take(held.ends[count:]) * u
-    weight = (1.0 - u) * wi + u * wj
+    if held.end_mass is None:
+        mass_i, mass_j = held.inv_mass.take(held.ends[:count]), held.inv_mass.take(held.ends[count:])
+    else:
+        mass_i, mass_j = held.end_mass[:count], held.end_mass[count:]
+    rest = 1.0 - u
+    wi, wj = mass_i * rest, mass_j * u
+    weight = rest * wi + u * wj
     ok = weight > 0.0
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    return u, np.concatenate([wi * per_weight, wj * per_weight])
+    return u, np.concatenate([wi * per_weight, wj * per_weight]), length2
 
 
 def _on_moving_edge(moving, t: float):
@@ -1255,6 +1320,12 @@ def _one_face(sharp: SharpEdges, s) -> np.ndarray:
     """Whether each sharp edge s is on one face only (its `into_other` is left zero)."""
     other = sharp.into_other.take(s, axis=1)
     return (other[0] == 0.0) & (other[1] == 0.0) & (other[2] == 0.0)
+
+
+def clamp(values: np.ndarray, low, high) -> np.ndarray:
+    """np.clip(values, low, high) as np.minimum(np.maximum(...)): the same values (NaN stays NaN), without
+    np.clip's Python wrapper (~10 us a call on NumPy 1.26, more than the work on a pass's few hundred contacts)."""
+    return np.minimum(np.maximum(values, low), high)
 
 
 def _offsets(points, s, t):
