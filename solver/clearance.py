@@ -72,6 +72,16 @@ class Clearance:
         clear = inside.nonzero()[0]
         return clear, block_low.take(clear, axis=1), block_high.take(clear, axis=1)
 
+    def room(self, points: np.ndarray) -> np.ndarray:
+        """For points (3, k): how far each may move (along any axis) and stay in the free block around its cell,
+        clear of every box (negative: in or next to a marked cell, or outside the map)."""
+        centre = self._cells(points)
+        cell = (centre[0] * self.dims[1] + centre[1]) * self.dims[2] + centre[2]
+        reach = self.free.reshape(-1).take(cell).astype(np.int64) - 1  # free cells on each side
+        room = points - (self.origin[:, None] + (centre - reach) * self.cell)
+        np.minimum(room, (self.origin[:, None] + (centre + reach + 1) * self.cell) - points, out=room)
+        return room.min(axis=0)
+
 
 def _dilate(mask: np.ndarray) -> np.ndarray:
     """The mask grown by one cell in every direction (diagonals included)."""

@@ -23,9 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
-from .edge_contacts import squared_stray
+from .edge_contacts import ROOMY_SKINS, clamp, squared_stray
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
@@ -239,15 +240,20 @@ def corners_of(mesh) -> _Corners:
 
 class _CornerList:
     """(corner, cloth triangle) pairs for triangles whose vertices' anchors (their places at the last
-    query) lie in a box within half a skin + gap of the corner; a vertex that strays half a skin from
-    its anchor is anchored afresh and its triangles queried again (resting cloth queries nothing)."""
+    query) lie in a box within their half skins + gap of the corner; a vertex that strays its half skin from
+    its anchor is anchored afresh and its triangles queried again (resting cloth queries nothing). A still
+    mesh's list gives a vertex anchored far from every corner a half skin as wide as keeps it clear of them
+    all (as the edge pass's list, `edge_contacts.ROOMY_SKINS`)."""
 
     def __init__(self, triangles: np.ndarray, n: int, gap: float, skin: float):
         self.triangles, self.gap, self.half = triangles, gap, 0.5 * skin
         self.anchor = np.full((3, n), np.inf)
+        self.reach = np.full(n, self.half)  # each vertex's half skin
+        self.squared_reach = self.reach * self.reach
         self.c = self.t = _EMPTY
         self.order: np.ndarray | None = None  # the corners by x
         self._stray, self._step = np.empty(n), np.empty((3, n))  # (reused every pass)
+        self._clearance: tuple = (None, None)  # (the corners, a Clearance of their boxes)
 
     def pairs(self, points, p0, p1, slack: float = 0.0):
         """(corner, cloth triangle) pairs for corners `points` (3, C) and cloth vertices moving p0 -> p1
@@ -255,22 +261,39 @@ class _CornerList:
         also re-anchors the vertices that strayed _REFRESH of the way, so a swinging cloth queries in
         batches (as the edge pass's list)."""
         stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
-        if (stray > self.half * self.half).any():
-            self._query(stray > (_REFRESH * self.half) ** 2, points, p1, slack)
+        if (stray > self.squared_reach).any():
+            self._query(stray > (_REFRESH * _REFRESH) * self.squared_reach, points, p0, p1, slack)
         return self.c, self.t
 
-    def _query(self, strayed, points, p1, slack: float) -> None:
-        self.anchor[:, strayed] = p1[:, strayed]
+    def _query(self, strayed, points, p0, p1, slack: float) -> None:
+        which = strayed.nonzero()[0]
+        anchored = p1.take(which, axis=1)
+        self.anchor[:, which] = anchored
+        if ROOMY_SKINS and slack == 0.0:
+            # (less a cloth triangle's width, two half skins: its box spans its three vertices' boxes, and a wide
+            # one beside narrow ones reached corners none of them did; the round-legged table's list grew from
+            # ~330 to ~5,200 pairs a pass)
+            reach = np.maximum(self._room(points, anchored) - 2.0 * self.half, self.half)
+            self.reach[which] = reach
+            self.squared_reach[which] = reach * reach
         tris = self.triangles
         again = strayed.take(tris[:, 0]) | strayed.take(tris[:, 1]) | strayed.take(tris[:, 2])
         if len(self.t):
             keep = (~again.take(self.t)).nonzero()[0]
             self.c, self.t = self.c.take(keep), self.t.take(keep)
         use = again.nonzero()[0]
-        corners = [self.anchor.take(tris.take(use, axis=0)[:, k], axis=1) for k in range(3)]
-        reach = self.half + self.gap + slack
-        low = np.minimum(np.minimum(corners[0], corners[1]), corners[2]) - reach
-        high = np.maximum(np.maximum(corners[0], corners[1]), corners[2]) + reach
+        # Each triangle's box: its vertices' anchors grown by their half skins, and their starts (a strayed
+        # vertex's start may be far from its new anchor; the box holds this pass's path too), + gap + slack.
+        ends = [tris.take(use, axis=0)[:, k] for k in range(3)]
+        corners = [self.anchor.take(v, axis=1) for v in ends]
+        reaches = [self.reach.take(v) for v in ends]
+        starts = [p0.take(v, axis=1) for v in ends]
+        low = np.minimum(np.minimum(corners[0] - reaches[0], corners[1] - reaches[1]), corners[2] - reaches[2])
+        high = np.maximum(np.maximum(corners[0] + reaches[0], corners[1] + reaches[1]), corners[2] + reaches[2])
+        np.minimum(low, np.minimum(np.minimum(starts[0], starts[1]), starts[2]), out=low)
+        np.maximum(high, np.maximum(np.maximum(starts[0], starts[1]), starts[2]), out=high)
+        low -= self.gap + slack
+        high += self.gap + slack
         near = np.ones(len(use), dtype=bool)  # quick: against the corners' bounds first
         for k in range(3):
             near &= (high[k] >= points[k].min()) & (low[k] <= points[k].max())
@@ -292,6 +315,16 @@ class _CornerList:
         keep = keep.nonzero()[0]
         self.c = np.concatenate([self.c, c.take(keep)])
         self.t = np.concatenate([self.t, use.take(near.take(q.take(keep)))])
+
+    def _room(self, points, anchored) -> np.ndarray:
+        """How far (along any axis) each of points `anchored` (3, k) may move and stay clear of every corner
+        `points` (3, C) by the gap (cells of a half skin)."""
+        if self._clearance[0] is not points:
+            self._clearance = (points, Clearance(points, points, self.gap, self.half))
+        room = self._clearance[1].room(anchored)
+        low, high = points.min(axis=1) - self.gap, points.max(axis=1) + self.gap
+        outside = np.maximum(low[:, None] - anchored, anchored - high[:, None])  # (off the map: its bounds)
+        return np.maximum(room, outside.max(axis=0), out=room)
 
     def _order(self, points) -> np.ndarray:
         if self.order is None:
@@ -400,12 +433,13 @@ def collide_corners(
     meets = ((high >= -gap).all(axis=0) & (low <= gap).all(axis=0)).nonzero()[0]
     if len(meets) == 0:
         return
-    if len(meets) < len(t):
-        # (a still corner's start is its end: one array, so the hold need not follow it)
-        point0 = point0.take(meets, axis=1) if collider.deforming else None
-        point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
-        point0 = point if point0 is None else point0
-        ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
+    # By corner, then cloth triangle, whatever order the list keeps them in (as the edge pass's pairs).
+    meets = meets.take(np.argsort(c.take(meets) * len(triangles) + t.take(meets)))
+    # (a still corner's start is its end: one array, so the hold need not follow it)
+    point0 = point0.take(meets, axis=1) if collider.deforming else None
+    point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
+    point0 = point if point0 is None else point0
+    ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
     ends, starts = [ends3[:, k] for k in range(3)], [starts3[:, k] for k in range(3)]
     moves = ends3 - starts3
     moves *= moves
@@ -447,7 +481,7 @@ def collide_corners(
         # the vertex and edge passes reckon it; from the window's start it gave wrong velocities every pass.
         contacts = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat)
         start_gap = _left(settle_into, contacts, pose0)  # (windows are for still meshes: one pose)
-    settle = direction * (np.clip(start_gap, 0.0, depth) * per)
+    settle = direction * (clamp(start_gap, 0.0, depth) * per)
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
@@ -552,7 +586,7 @@ def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None
         settle = None
         if x_start is not None:
             within = _left(x_start, held, pose0)
-            within = np.clip(within if every else within.take(live), 0.0, left)
+            within = clamp(within if every else within.take(live), 0.0, left)
             settle = direction * (within * per)
             if mu > 0.0:
                 slide = _slide(x, x_start, held, None if every else live, pose1, pose0)
@@ -611,7 +645,7 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
     crossed = (near & ~inside & (h1 * side < 0.0)).nonzero()[0]
     if len(crossed):
         a0, a1 = h0.take(crossed), h1.take(crossed)
-        s = np.clip(a0 / np.where(a0 != a1, a0 - a1, 1.0), 0.0, 1.0)  # where it met the plane
+        s = clamp(a0 / np.where(a0 != a1, a0 - a1, 1.0), 0.0, 1.0)  # where it met the plane
         then = [b.take(crossed, axis=1) * (1.0 - s) + e.take(crossed, axis=1) * s for b, e in zip(starts, ends)]
         at = point0.take(crossed, axis=1)
         at += (point.take(crossed, axis=1) - at) * s
@@ -670,7 +704,7 @@ def _once(found_edges, corner, n: int):
 def _along(p, a, b) -> np.ndarray:
     """Where along segments a -> b (3, P) the closest point to p lies, in [0, 1]."""
     ab = b - a
-    return np.clip(dot(p - a, ab) / np.maximum(dot(ab, ab), _EPS), 0.0, 1.0)
+    return clamp(dot(p - a, ab) / np.maximum(dot(ab, ab), _EPS), 0.0, 1.0)
 
 
 def _unit_normal(a, b, c) -> np.ndarray:

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
@@ -57,6 +58,11 @@ _SKIN_PASSES = 4.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
+# A still mesh's list gives a vertex anchored far from every sharp edge a half skin as wide as keeps its box clear
+# of them all (`Clearance`, cells of _ROOM_CELL half skins): the hanging cloth swinging a few cm between the legs
+# queried the list ~2 times a frame, each time for a handful of vertices ~10-40 cm from any sharp edge.
+ROOMY_SKINS = True
+_ROOM_CELL = 0.5
 # A deforming mesh's (its list is made afresh every frame, so the skin need only cover a frame's motion).
 _FRAME_SKIN = 0.5
 # Box pairs up to which the candidate query compares all boxes with all (a TriangleGrid over a few
@@ -188,6 +194,8 @@ class SharpEdges:
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
         self._parts: dict = {}
         self._split: tuple | None = None  # (pose, gravity, parts) last asked for (`_split`)
+        self._faces: tuple | None = None  # per sharp edge, `_through_faces`'s constants (still meshes: `_face_table`)
+        self._support: tuple | None = None  # (up, per sharp edge `_supported`'s constants for that up)
 
     def __len__(self) -> int:
         return len(self.tri)
@@ -227,6 +235,7 @@ class SharpEdges:
         for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
+        part._faces, part._support = None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
 
@@ -286,10 +295,13 @@ class _EdgeList:
         self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
+        self._clearance: tuple = (None, None)  # (the grid, a Clearance of its boxes: `_room`)
+        self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
     def pairs(self, inv_mass, p0, p1, grid):
-        """(e, s, i, j): the listed pairs that can meet this substep (cloth edge, sharp edge, its two
-        ends), None: none."""
+        """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
+        box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
+        and end), in a fixed order; None: none."""
         stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
         np.sqrt(stray, out=stray)
         if (stray > self.reach).any():
@@ -305,17 +317,41 @@ class _EdgeList:
         if len(live) == 0:
             return None
         e, s, i, j = self.e.take(live), self.s.take(live), self.i.take(live), self.j.take(live)
-        self.apart[live] = _box_apart(p1, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
-        return e, s, i, j
+        box_low, box_high = grid.low.take(s, axis=1), grid.high.take(s, axis=1)
+        end = [p1.take(i, axis=1), p1.take(j, axis=1)]
+        end_high, end_low = np.maximum(end[0], end[1]), np.minimum(end[0], end[1])
+        self.apart[live] = _box_apart(end_low, end_high, box_low, box_high)
+        # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
+        # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
+        # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
+        start = [p0.take(i, axis=1), p0.take(j, axis=1)]
+        high = np.maximum(np.maximum(start[0], start[1]), end_high)
+        low = np.minimum(np.minimum(start[0], start[1]), end_low)
+        high -= box_low
+        low -= box_high
+        meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
+        if len(meets) == 0:
+            return None
+        # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
+        # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
+        meets = meets.take(np.argsort(s.take(meets) * len(self.edges) + e.take(meets)))
+        e, s, i, j = e.take(meets), s.take(meets), i.take(meets), j.take(meets)
+        return e, s, i, j, [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
         self.queries += 1
-        self.anchor[:, strayed] = p1[:, strayed]
+        which = strayed.nonzero()[0]
+        anchored = p1.take(which, axis=1)
+        self.anchor[:, which] = anchored
         if self.least < self.half:  # a half skin of _SKIN_PASSES passes' motion, within least..half
-            motion = p1[:, strayed] - p0[:, strayed]
+            motion = anchored - p0.take(which, axis=1)
             motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
-            self.reach[strayed] = np.clip(motion, self.least, self.half)
+            reach = np.clip(motion, self.least, self.half)
+            if ROOMY_SKINS:
+                room = self.room[which] = self._room(grid, anchored)
+                np.maximum(reach, room, out=reach)
+            self.reach[which] = reach
         first, second = self.edges[:, 0], self.edges[:, 1]
         again = strayed.take(first) | strayed.take(second)
         if len(self.e):
@@ -332,12 +368,16 @@ class _EdgeList:
         # Each edge's box: its ends' anchors and starts (a strayed vertex's start may be far from its new anchor).
         i, j = first.take(use), second.take(use)
         points = [p.take(v, axis=1) for p in (self.anchor, p0) for v in (i, j)]
-        low = np.minimum(np.minimum(points[0], points[1]), np.minimum(points[2], points[3]))
-        high = np.maximum(np.maximum(points[0], points[1]), np.maximum(points[2], points[3]))
-        half = np.maximum(self.reach.take(i), self.reach.take(j))
-        low -= half
-        high += half
-        near = np.ones(len(use), dtype=bool)  # quick: against the sharp edges' bounds first
+        reach_i, reach_j = self.reach.take(i), self.reach.take(j)
+        # Each end's anchor grown by its own half skin (with a wide one far from the sharp edges, the edge's box
+        # grown by the wider would reach them), and its start (the box holds this pass's path too).
+        low = np.minimum(np.minimum(points[0] - reach_i, points[1] - reach_j), np.minimum(points[2], points[3]))
+        high = np.maximum(np.maximum(points[0] + reach_i, points[1] + reach_j), np.maximum(points[2], points[3]))
+        # Quick: not within its first end's room (an edge far from every sharp edge), and within the sharp edges'
+        # bounds.
+        room_i = self.room.take(i)
+        clear = (low >= points[0] - room_i).all(axis=0) & (high <= points[0] + room_i).all(axis=0)
+        near = ~clear
         for k in range(3):
             near &= (high[k] >= grid.lower[k]) & (low[k] <= grid.upper[k])
         near = near.nonzero()[0]
@@ -356,8 +396,17 @@ class _EdgeList:
             self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
             self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
             # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
-            apart = _box_apart(self.last, i, j, grid.low.take(s, axis=1), grid.high.take(s, axis=1))
+            a, b = self.last.take(i, axis=1), self.last.take(j, axis=1)
+            apart = _box_apart(np.minimum(a, b), np.maximum(a, b), grid.low.take(s, axis=1), grid.high.take(s, axis=1))
             self.apart = np.concatenate([self.apart, apart])
+
+    def _room(self, grid, points) -> np.ndarray:
+        """How far (along any axis) each of points (3, k) may move and stay clear of every sharp edge's box."""
+        if self._clearance[0] is not grid:
+            self._clearance = (grid, Clearance(grid.low, grid.high, 0.0, _ROOM_CELL * self.half))
+        room = self._clearance[1].room(points)
+        outside = np.maximum(grid.lower[:, None] - points, points - grid.upper[:, None])  # (off the map: its bounds)
+        return np.maximum(room, outside.max(axis=0), out=room)
 
 
 def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
@@ -370,11 +419,10 @@ def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     return np.maximum(out, step.sum(axis=0), out=out)
 
 
-def _box_apart(points, i, j, box_low, box_high) -> np.ndarray:
-    """Distance (largest along an axis) from the box of points i, j to each box (3, P): the cloth edge's
-    swept box cannot meet it unless an end moves that far."""
-    a, b = points.take(i, axis=1), points.take(j, axis=1)
-    apart = np.maximum(box_low - np.maximum(a, b), np.minimum(a, b) - box_high)
+def _box_apart(low, high, box_low, box_high) -> np.ndarray:
+    """Distance (largest along an axis) from each box low..high (3, P) (a cloth edge's ends') to each box
+    box_low..box_high: the cloth edge's swept box cannot meet it unless an end moves that far."""
+    apart = np.maximum(box_low - high, low - box_high)
     return np.maximum(apart.max(axis=0), 0.0)
 
 
@@ -571,47 +619,78 @@ def _face_normals(a, b, into, into_other):
     return face, other
 
 
-def _supported(sharp, at, first, second, up):
+def _supported(sharp, at, first, second, up, still: bool = True):
     """(on a rim, draped): which contacts (cloth edge ends first, second (3, C), sharp edges `at`) are on a
     convex rim with an end over one of its faces that faces up (within SUPPORT_ANGLE; `up` (3,): against
     gravity, the collider's frame), and of those, which have the other end beyond the rim and below that
-    face's plane (draped over it)."""
+    face's plane (draped over it). still: `up` is the same every pass (the table is kept on `sharp`), else
+    it is made for the sharp edges `at` only."""
     on_rim = np.zeros(len(at), dtype=bool)
     draped = np.zeros(len(at), dtype=bool)
-    other = sharp.out_other.take(at, axis=1)
-    one_face = dot(other, other) < 0.5
-    for normal, into in ((sharp.out_face, sharp.into), (sharp.out_other, sharp.into_other)):
-        n = normal.take(at, axis=1)
-        facing = up @ n
-        flip = one_face & (facing < 0.0)  # (one face: the side facing up)
-        n = n * np.where(flip, -1.0, 1.0)
-        facing = np.where(flip, -facing, facing) > _COS_SUPPORT
+    faces, rim = _support_table(sharp, up) if still else _support_table(sharp, up, at)
+    for face_facing, face_n, face_into in faces:
+        facing = face_facing.take(at) if still else face_facing
         if not facing.any():
             continue
-        inside, a = into.take(at, axis=1), sharp.a.take(at, axis=1)
+        n, inside = (face_n.take(at, axis=1), face_into.take(at, axis=1)) if still else (face_n, face_into)
+        a = sharp.a.take(at, axis=1)
         over = [dot(end - a, inside) > 0.0 for end in (first, second)]
         below = [dot(end - a, n) < 0.0 for end in (first, second)]
         on_rim |= facing & (over[0] | over[1])
         draped |= facing & ((over[0] & ~over[1] & below[1]) | (over[1] & ~over[0] & below[0]))
-    rim = sharp.rim.take(at)
-    rim &= dot(sharp.out_face.take(at, axis=1), other) < _COS_RIM  # (one face: 0)
+    if still:
+        rim = rim.take(at)
     return on_rim & rim, draped & rim
+
+
+def _support_table(sharp, up, at=None):
+    """Per sharp edge (or the edges `at`), for `_supported` with this `up` (3,): each face's (whether it faces
+    up, its normal turned up (a one-face edge's), the unit direction into it), and which edges are convex rims.
+    For all edges, kept on `sharp` while `up` is the same (a still mesh's every pass)."""
+    if at is None:
+        kept = sharp._support
+        if kept is not None and (kept[0] is up or np.array_equal(kept[0], up)):
+            return kept[1]
+    pick = (lambda m: m) if at is None else (lambda m: m.take(at, axis=-1))
+    out_face, out_other = pick(sharp.out_face), pick(sharp.out_other)
+    one_face = dot(out_other, out_other) < 0.5
+    faces = []
+    for normal, into in ((out_face, sharp.into), (out_other, sharp.into_other)):
+        facing = up @ normal
+        flip = one_face & (facing < 0.0)  # (one face: the side facing up)
+        n = normal * np.where(flip, -1.0, 1.0)
+        faces.append((np.where(flip, -facing, facing) > _COS_SUPPORT, n, pick(into)))
+    rim = pick(sharp.rim) & (dot(out_face, out_other) < _COS_RIM)  # (one face: 0)
+    table = (faces, rim)
+    if at is None:
+        sharp._support = (up, table)
+    return table
+
+
+def _face_table(sharp):
+    """Per sharp edge, `_through_faces`'s constants: its length, and for each face its width across the edge
+    (at least _EPS) and where its corner off the edge lies along it (kept on `sharp`)."""
+    if sharp._faces is None:
+        a, along = sharp.a, sharp.along
+        faces = tuple(
+            (np.maximum(width, _EPS), dot(corner - a, along))
+            for width, corner in ((sharp.width, sharp.c), (sharp.width_other, sharp.c_other))
+        )
+        sharp._faces = (dot(sharp.b - a, along), faces)
+    return sharp._faces
 
 
 def _through_faces(sharp, at, first, second):
     """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
     triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
     crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
+    lengths, sizes = _face_table(sharp)
     a = sharp.a.take(at, axis=1)
     along = sharp.along.take(at, axis=1)
-    length = dot(sharp.b.take(at, axis=1) - a, along)
+    length = lengths.take(at)
     p, q = first - a, second - a
     through = np.zeros(len(at), dtype=bool)
     out = np.zeros((3, len(at)))
-    faces = (
-        (sharp.out_face, sharp.into, sharp.width, sharp.c),
-        (sharp.out_other, sharp.into_other, sharp.width_other, sharp.c_other),
-    )
     # An end behind both faces (inside a closed mesh, by the edge) is the vertex pass's, which pushes it out
     # through the face whose plane is nearer: a cloth edge from there through that face (cloth lying on a
     # table top, dipping into it by the rim) is not under the rim (out across the rim from there pushed it
@@ -625,21 +704,29 @@ def _through_faces(sharp, at, first, second):
         depth_face = np.where(inside, below_face, depth_face)
         depth_other = np.where(inside, below_other, depth_other)
     allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
-    for (normal, into, width, corner), exits_other in zip(faces, allowed, strict=True):
-        n, inside = normal.take(at, axis=1), into.take(at, axis=1)
+    faces = zip((face_n, other_n), (sharp.into, sharp.into_other), sizes, allowed, strict=True)
+    for n, into, (width, corner_along), exits_other in faces:
         hp, hq = dot(n, p), dot(n, q)
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
-        f = np.where(crosses, hp / np.where(crosses, hp - hq, 1.0), 0.0)
-        r = p + (q - p) * f
-        x, y = dot(r, along), dot(r, inside)
+        # (the rest only for the cloth edges through the face's plane: a few percent of a pass's)
+        k = (crosses & exits_other).nonzero()[0]
+        if len(k) == 0:
+            continue
+        hp, hq, on = hp.take(k), hq.take(k), at.take(k)
+        f = hp / (hp - hq)
+        pk = p.take(k, axis=1)
+        r = pk + (q.take(k, axis=1) - pk) * f
+        inside = into.take(on, axis=1)
+        x, y = dot(r, along.take(k, axis=1)), dot(r, inside)
         # (within the face's triangle: a strip along the whole edge reached past a pyramid's apex, and its
         # apex came 5 mm through a triangulated cloth; the 0.5 cm 8-segment rod lost the shifted cloth)
-        h = np.maximum(width.take(at), _EPS)
-        xc = dot(corner.take(at, axis=1) - a, along)  # the face's corner off the edge, along it
-        crossed = crosses & exits_other & (y >= 0.0) & (y <= h)
-        crossed &= (x >= xc * y / h) & (x <= length + (xc - length) * y / h)
-        through |= crossed
-        out -= inside * crossed
+        h = width.take(on)
+        xc = corner_along.take(on)  # the face's corner off the edge, along it
+        edge_length = length.take(k)
+        crossed = (y >= 0.0) & (y <= h)
+        crossed &= (x >= xc * y / h) & (x <= edge_length + (xc - edge_length) * y / h)
+        through[k] |= crossed
+        out[:, k] -= inside * crossed
     out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
     return through, out
 
@@ -886,22 +973,8 @@ def collide_edges(
         a0 = a1 = sharp.a
         b0 = b1 = sharp.b
         c1 = sharp.c
-    _, s, i, j = found
-    start = [p0.take(i, axis=1), p0.take(j, axis=1)]
-    end = [p1.take(i, axis=1), p1.take(j, axis=1)]
-    # Only pairs whose cloth edge's swept box meets the sharp edge's box grown by the gap can touch.
-    # (Grown by a fraction of an edge more for rims, to catch cloth edges through a rim's face further
-    # below it: 0.5 of the longest edge slid the cloth off a zero-thickness wall, 0.1 changed nothing.)
-    high = np.maximum(np.maximum(start[0], start[1]), np.maximum(end[0], end[1]))
-    low = np.minimum(np.minimum(start[0], start[1]), np.minimum(end[0], end[1]))
-    high -= grid.low.take(s, axis=1)
-    low -= grid.high.take(s, axis=1)
-    meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
-    if len(meets) == 0:
-        return None
-    if len(meets) < len(s):
-        i, j, s = i.take(meets), j.take(meets), s.take(meets)
-        start, end = [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
+    # (the pairs whose swept boxes meet the sharp edges' boxes, their ends at the path's start and end)
+    _, s, i, j, start, end = found
     # Closest points at the substep's end (how close) and start (which side), in one call: columns
     # [0, P) the start, [P, 2P) the end.
     count = len(s)
@@ -1000,7 +1073,7 @@ def collide_edges(
         if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
-            supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own)
+            supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)
@@ -1022,7 +1095,7 @@ def collide_edges(
         on_edge = _point([sharp_a, sharp_b], v, 0)
         within = (dot(n, on_edge) + gap) - dot(n, _point(before, u, 0))
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    amount = np.clip(within, 0.0, push) * per_weight
+    amount = clamp(within, 0.0, push) * per_weight
     if not keep_contacts:
         rows, local = vertex_places(ends, len(inv_mass))
         _scatter(x, settle_into, rows, local, wi, wj, delta, n * amount, pose1)
@@ -1032,7 +1105,17 @@ def collide_edges(
         on_edge = _point([sharp_a, sharp_b], v, 0)
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     length = dot(sharp_b - sharp_a, held.along)
-    held = held._replace(draped=draped, extent=np.stack([-v * length, (1.0 - v) * length]), long=length > longest)
+    # (the hold's per-contact constants, once: where along the line the nearest point may lie, the ends' inverse
+    # masses, the contacts' sides not braked along the cloth edge, the ends on short sharp edges)
+    extent = np.stack([-v * length - gap, (1.0 - v) * length + gap])
+    long = length > longest
+    held = held._replace(
+        draped=None if draped is None else ~draped,
+        extent=extent,
+        long=long,
+        short=np.concatenate([~long, ~long]),
+        end_mass=inv_mass.take(held.ends),
+    )
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
     local = held.local.reshape(2, -1).T
@@ -1060,9 +1143,11 @@ class _Held(NamedTuple):
     inv_mass: np.ndarray
     slots: np.ndarray  # (18C,) each end's place in the hold's one bincount of nine channels (channel c's at c x rows)
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
-    draped: np.ndarray | None = None  # contacts draped over a rim whose face carries the cloth (`_supported`)
-    extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge
+    draped: np.ndarray | None = None  # contacts NOT draped over a rim whose face carries the cloth (`_supported`)
+    extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge, grown by the gap
     long: np.ndarray | None = None  # (C,) sharp edges longer than the longest cloth edge (a table's rims)
+    short: np.ndarray | None = None  # (2C,) each end's contact is with a short sharp edge (~long, twice)
+    end_mass: np.ndarray | None = None  # (2C,) each end's inverse mass
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -1106,7 +1191,11 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     count = len(held.u)
     first = ends[:, :count]
     span = ends[:, count:] - first
-    u, share = _nearest(first, span, on_edge, along, held) if NEAREST_HOLD_POINT else (held.u, held.share)
+    length2 = None
+    if NEAREST_HOLD_POINT:
+        u, share, length2 = _nearest(first, span, on_edge, along, held)
+    else:
+        u, share = held.u, held.share
     point = first + span * u
     off = point - on_edge
     off -= along * dot(off, along)  # from the sharp edge's line
@@ -1114,7 +1203,8 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     distance = np.sqrt(dot(off, off))
     crossed = side <= 1e-3 * distance  # on the far side (or on the line): back along the contact normal
     depth = held.gap - np.where(crossed, side, distance)
-    if not (depth > 0.0).any():
+    pressed = depth > 0.0
+    if not pressed.any():
         return
     np.maximum(depth, 0.0, out=depth)
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
@@ -1132,11 +1222,11 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        unit = span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+        unit = span / np.maximum(np.sqrt(dot(span, span) if length2 is None else length2), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
         along_edge = unit * dot(slide, unit)
-        if held.draped is not None:
-            along_edge *= ~held.draped
+        if held.draped is not None:  # (the contacts not draped)
+            along_edge *= held.draped
         slide -= along_edge
         slide -= direction * dot(slide, direction)
         length = np.sqrt(dot(slide, slide))
@@ -1144,7 +1234,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     # The nine sums per moved row in one bincount: the push's, the settled push's and the wanted (frictionless)
     # push's axes, each end's share of its contacts' that press now (over all it had at the pass, those left
     # behind diluted the push: the vibration that made a holed tablecloth creep, round 11 (creep13)).
-    pressing = np.concatenate([depth > 0.0, depth > 0.0]) & (share > 0.0)
+    pressing = np.concatenate([pressed, pressed]) & (share > 0.0)
     channels = np.concatenate([push, direction * settle, wanted])
     weights = np.concatenate([channels, channels], axis=1) * (share * pressing)
     rows = len(held.rows)
@@ -1157,7 +1247,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # its contacts' pushes and left cloth edges through the rod (tests/test_mesh_collider_corners.py).
         np.minimum(step, STEP_MOST * mean, out=step)
         if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
-            short = np.concatenate([~held.long, ~held.long]) & pressing
+            short = held.short & pressing
             step = np.where(np.bincount(held.local, weights=short.astype(np.float64), minlength=rows) > 0, mean, step)
         extra = total[3:6] * (step - mean)
         moved += extra
@@ -1186,27 +1276,33 @@ def _step_search(summed, directions, pressing, local, rows: int) -> np.ndarray:
 
 def _nearest(first, span, on_edge, along, held: _Held):
     """Each held cloth edge's parameter (C,) of its point nearest its sharp edge's line now (the pass's where
-    the edge lies along the line), and its ends' shares of a push there (2C,), as the pass weighs them."""
+    the edge lies along the line), its ends' shares of a push there (2C,), as the pass weighs them, and the
+    cloth edges' squared lengths (C,)."""
     offset = first - on_edge
     first_along = dot(offset, along)
     offset -= along * first_along  # (across the line, so its dot with the span is with the span's across)
     lengthwise, length2 = dot(span, along), dot(span, span)
     across2 = length2 - lengthwise * lengthwise
     ok = across2 > 1e-12 * length2
-    u = np.clip(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0)
+    u = clamp(-dot(offset, span) / np.where(ok, across2, 1.0), 0.0, 1.0)
     if held.extent is not None:  # nearest the line beside the sharp edge, not beyond its ends (a rod's short tip
         # edges: their lines ran through the rod's sides, and a cloth hanging from its point was pushed through them)
         at = first_along + lengthwise * u
-        ok &= (at >= held.extent[0] - held.gap) & (at <= held.extent[1] + held.gap)
+        ok &= (at >= held.extent[0]) & (at <= held.extent[1])  # (the extent grown by the gap)
     if held.long is not None:
         ok &= held.long
     u = np.where(ok, u, held.u)
     count = len(u)
-    wi, wj = held.inv_mass.take(held.ends[:count]) * (1.0 - u), held.inv_mass.take(held.ends[count:]) * u
-    weight = (1.0 - u) * wi + u * wj
+    if held.end_mass is None:
+        mass_i, mass_j = held.inv_mass.take(held.ends[:count]), held.inv_mass.take(held.ends[count:])
+    else:
+        mass_i, mass_j = held.end_mass[:count], held.end_mass[count:]
+    rest = 1.0 - u
+    wi, wj = mass_i * rest, mass_j * u
+    weight = rest * wi + u * wj
     ok = weight > 0.0
     per_weight = np.where(ok, 1.0 / np.where(ok, weight, 1.0), 0.0)
-    return u, np.concatenate([wi * per_weight, wj * per_weight])
+    return u, np.concatenate([wi * per_weight, wj * per_weight]), length2
 
 
 def _on_moving_edge(moving, t: float):
@@ -1224,6 +1320,12 @@ def _one_face(sharp: SharpEdges, s) -> np.ndarray:
     """Whether each sharp edge s is on one face only (its `into_other` is left zero)."""
     other = sharp.into_other.take(s, axis=1)
     return (other[0] == 0.0) & (other[1] == 0.0) & (other[2] == 0.0)
+
+
+def clamp(values: np.ndarray, low, high) -> np.ndarray:
+    """np.clip(values, low, high) as np.minimum(np.maximum(...)): the same values (NaN stays NaN), without
+    np.clip's Python wrapper (~10 us a call on NumPy 1.26, more than the work on a pass's few hundred contacts)."""
+    return np.minimum(np.maximum(values, low), high)
 
 
 def _offsets(points, s, t):
