@@ -210,12 +210,11 @@ class SewnPolygons:
             return
         # Which polygon pairs each vertex, triangle and edge belongs to (a few pairs in a mesh: a dense test).
         member = np.zeros((n, len(pair), 2), dtype=bool)
-        for k in range(2):
-            polygon = pair[:, k]
-            hit = np.isin(face, polygon)
-            slot = np.searchsorted(np.sort(polygon), face[hit])
-            which = np.argsort(polygon)[slot]
-            member[corner[hit], which, k] = True
+        for k in range(2):  # (a polygon may be in several pairs: three panels sewn at one corner)
+            count = sizes[pair[:, k]]
+            which = np.repeat(np.arange(len(pair)), count)
+            slot = np.repeat(np.asarray(faces.starts)[pair[:, k]] - np.cumsum(count) + count, count)
+            member[corner[slot + np.arange(count.sum())], which, k] = True
         self.vertex = member  # (n, pairs, side): the vertex is a corner of that side's polygon
         self.involved = member.any(axis=(1, 2))
         self.triangles, self.edges = triangles, edges

@@ -5,6 +5,7 @@ import pytest
 from solver_scenes import FRAME
 
 import solver
+from solver.face_collision import FaceCollision
 from solver.intersections import drawn_triangles, intersecting_pairs
 from solver.meshes import box, sewn_panels, triangulated
 from solver.pressure import INCONSISTENT, OPEN, closure
@@ -108,6 +109,20 @@ def test_a_sewn_bag_falls_onto_the_floor_shut_and_its_panels_never_pass_through_
     # Shut: the corner quads of two sewn borders lie on each other, and kept apart they held the bag's
     # bottom corners 8 mm open (quads; SewnPolygons).
     assert _gaps(edges)(x).max() < 0.004
+
+
+def test_three_panels_sewn_at_one_corner_are_one_polygon_to_self_collision():
+    # Three quads sewn at three corners lie on each other once shut: each one's primitives never collide with
+    # either other's (one quad in two such pairs was only marked in the first).
+    square = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 1.0, 0.0]])
+    vertices = np.concatenate([square, square + [0.0, 0.0, 0.2], square + [0.0, 0.0, 0.4]])
+    quads = np.arange(12).reshape(3, 4)
+    seams = np.array([[0, 4], [4, 8], [1, 5], [5, 9], [3, 7], [7, 11]])
+    collision = FaceCollision(solver.build_model(vertices, quads, seams, sewing=True), 0.01)
+    triangles = np.arange(len(collision.triangles))
+    for panel, corner in enumerate((2, 6, 10)):  # each quad's unsewn corner
+        apart = collision.sewn_polygons.vertex_triangle(np.full(len(triangles), corner), triangles)
+        assert set(collision.triangle_face[apart]) == {0, 1, 2} - {panel}
 
 
 def test_seams_are_not_cloth_edges():
