@@ -56,7 +56,8 @@ from .collapsed_edges import CollapsedEdges
 from .near_rows import NearRows
 from .ngon_hulls import OwnPairs, inside_triangles
 from .patch_pairs import PatchPairs
-from .topology import adjacency, has_pair
+from .seams import SewnPolygons, seam_groups
+from .topology import has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
 from .vectors import column_mean, columns_of, squared_distances, translated
@@ -100,40 +101,34 @@ _ZERO = np.zeros(3)
 
 
 def _across_seams(model, edges: np.ndarray) -> np.ndarray:
-    """Sorted keys low * N + high of the vertex pairs a seam brings within two edges of each other:
-    a seam end or its neighbours on one side with the other end or its neighbours on the other.
+    """Sorted keys low * N + high of the vertex pairs a seam makes one vertex: the twins of each seam,
+    and every two vertices joined through seams (three panels sewn at one corner).
 
-    Sewn panels start apart, so their rest distance does not exclude them; once sewn they are
-    neighbours, and keeping them a gap apart would hold the seam open."""
+    Sewn panels start apart, so their rest distance does not exclude them; once sewn the twins are one
+    vertex, so a vertex and the triangles and edges at its twin are neighbours (kept a gap apart, the
+    seam would stay open) and nothing else is: the two panels' border triangles beyond the shared point
+    stay apart, as two triangles around one vertex of a merged mesh do. (Until round 14 the twins' whole
+    one-rings were excluded against each other, and the panels' border strips passed through each other
+    freely: 59 crossed pairs of Blender's triangles at worst in a sewn bag falling onto the floor.)"""
     seams = model.family("seams")
     if seams is None or len(seams.pairs) == 0 or len(edges) == 0:
         return _EMPTY
     n = model.vertex_count
-    start, heads = adjacency(n, edges)
-    degree = np.diff(start)
+    label = seam_groups(seams.pairs, n)
+    members = np.unique(seams.pairs)
+    left, right = _every_two(members, label[members])
+    return np.unique(np.minimum(left, right) * n + np.maximum(left, right))
 
-    def ring(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(seam index, vertex) for each seam's end v and its one-ring."""
-        count = degree[v]
-        seam = np.repeat(np.arange(len(v)), count)
-        slot = np.arange(count.sum()) - np.repeat(np.cumsum(count) - count, count) + np.repeat(start[v], count)
-        return np.concatenate([np.arange(len(v)), seam]), np.concatenate([v, heads[slot]])
 
-    sa, va = ring(seams.pairs[:, 0])
-    sb, vb = ring(seams.pairs[:, 1])
-    # Every (a-side, b-side) pair of one seam: group both sides by seam and pair them up.
-    oa, ob = np.argsort(sa, kind="stable"), np.argsort(sb, kind="stable")
-    sa, va, sb, vb = sa[oa], va[oa], sb[ob], vb[ob]
-    ca = np.bincount(sa, minlength=len(seams.pairs))
-    cb = np.bincount(sb, minlength=len(seams.pairs))
-    first_b = np.cumsum(cb) - cb
-    reps = np.repeat(cb, ca)  # each a-side entry pairs with every b-side entry of its seam
-    left = np.repeat(va, reps)
-    offset = np.arange(reps.sum()) - np.repeat(np.cumsum(reps) - reps, reps)
-    right = vb[np.repeat(first_b[sa], reps) + offset]
-    keep = left != right
-    low, high = np.minimum(left[keep], right[keep]), np.maximum(left[keep], right[keep])
-    return np.unique(low * n + high)
+def _every_two(items: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every two items of one group (groups of a few): (first, second) pairs, each pair once."""
+    order = np.argsort(group, kind="stable")
+    items, group = items[order], group[order]
+    first = np.searchsorted(group, group)
+    size = np.searchsorted(group, group, side="right") - first
+    later = size - (np.arange(len(items)) - first) - 1  # each item with each later item of its group
+    offset = np.arange(later.sum()) - np.repeat(np.cumsum(later) - later, later)
+    return np.repeat(items, later), items[np.repeat(np.arange(len(items)) + 1, later) + offset]
 
 
 def _protected_triangles(model) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -224,6 +219,7 @@ class FaceCollision:
         self.stale_work = 0  # the stale vertices' count summed over the partial queries since (see _query)
         self.grid_alive = _EMPTY  # the triangles binned in triangle_grid
         self.sewn = _across_seams(model, self.edges)
+        self.sewn_polygons = SewnPolygons(model, self.triangles, self.triangle_face, self.edges)
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
         # Which of them can have met in a substep (a distance kept per row; see near_rows.py).
@@ -508,6 +504,7 @@ class FaceCollision:
         keep = (corners != p[:, None]).all(axis=1)
         keep[keep] = self._distance2(self.model.rest_positions, p[keep], t[keep]) >= self.reach * self.reach
         keep &= ~self.own.vertex_triangle(p, t)
+        keep &= ~self.sewn_polygons.vertex_triangle(p, t)
         for k in range(3):
             if len(self.sewn):
                 keep &= ~has_pair(self.sewn, p, corners[:, k], self.model.vertex_count)
@@ -519,6 +516,7 @@ class FaceCollision:
         keep = (first[:, :, None] != second[:, None, :]).all(axis=(1, 2))
         keep[keep] = self._edge_distance2(self.model.rest_positions, e[keep], f[keep]) >= self.reach * self.reach
         keep &= ~self.own.edge_edge(e, f)
+        keep &= ~self.sewn_polygons.edge_edge(e, f)
         if len(self.sewn):
             for i in range(2):
                 for j in range(2):
@@ -589,6 +587,8 @@ class FaceCollision:
         apart = self._distance2(self.model.rest_positions, p, t) >= self.reach * self.reach
         if self.own.any:
             apart &= ~self.own.vertex_triangle(p, t)
+        if self.sewn_polygons.any:
+            apart &= ~self.sewn_polygons.vertex_triangle(p, t)
         if len(self.sewn):
             corners = tri[t]
             for k in range(3):
@@ -632,6 +632,8 @@ class FaceCollision:
         apart = self._edge_distance2(self.model.rest_positions, e, f) >= self.reach * self.reach
         if self.own.any:
             apart &= ~self.own.edge_edge(e, f)
+        if self.sewn_polygons.any:
+            apart &= ~self.sewn_polygons.edge_edge(e, f)
         if len(self.sewn):
             first, second = edges[e], edges[f]
             for i in range(2):

@@ -155,3 +155,91 @@ class PreparedSeams:
             d *= ratio
             buffer[:, slot_a] = pa - d * scale_a
             buffer[:, slot_b] = pb + d * scale_b
+
+
+def seam_groups(pairs: np.ndarray, n: int) -> np.ndarray:
+    """(n,) a label per vertex, equal for vertices joined through seams (the twins of a seam, three panels
+    sewn at one corner) and each vertex's own index for the others."""
+    label = np.arange(n)
+    if len(pairs) == 0:
+        return label
+    a, b = pairs[:, 0], pairs[:, 1]
+    while True:  # the smallest label of a group spreads along its seams (groups are a few vertices)
+        low = np.minimum(label[a], label[b])
+        before = label.copy()
+        label[a] = np.minimum(label[a], low)
+        label[b] = np.minimum(label[b], low)
+        if np.array_equal(before, label):
+            return label
+
+
+class SewnPolygons:
+    """Polygons that seams lay onto each other: two of different panels sharing three or more corners once
+    sewn (a bag's corner quads, where two sewn borders meet at a corner). Shut, they are one polygon drawn
+    twice: their diagonals cross, and kept a gap apart they held the corner seam 8 mm open. Like an n-gon's
+    own pairs, the primitives of one (its corners, the triangles and edges on its corners) never collide
+    with those of the other. `vertex_triangle(p, t)` and `edge_edge(e, f)` say which candidate pairs are."""
+
+    def __init__(self, model, triangles: np.ndarray, triangle_face: np.ndarray, edges: np.ndarray):
+        seams = model.family("seams")
+        self.any = False
+        if seams is None or len(seams.pairs) == 0 or len(triangles) == 0:
+            return
+        n = model.vertex_count
+        label = seam_groups(seams.pairs, n)
+        faces = model.faces
+        sizes = np.asarray(faces.sizes)
+        face = np.repeat(np.arange(len(sizes)), sizes)
+        corner = np.asarray(faces.corner_verts)
+        sewn = np.zeros(n, dtype=bool)
+        sewn[seams.pairs.ravel()] = True
+        on = sewn[corner]
+        held = np.unique(np.stack([label[corner[on]], face[on]], axis=1), axis=0)  # (group, polygon), once each
+        # Polygons sharing a group, counted per polygon pair: three or more shared groups lie on each other.
+        start = np.searchsorted(held[:, 0], held[:, 0])
+        size = np.searchsorted(held[:, 0], held[:, 0], side="right") - start
+        later = size - (np.arange(len(held)) - start) - 1
+        offset = np.arange(later.sum()) - np.repeat(np.cumsum(later) - later, later)
+        first = np.repeat(held[:, 1], later)
+        second = held[np.repeat(np.arange(len(held)) + 1, later) + offset, 1]
+        if len(first) == 0:
+            return
+        pair, count = np.unique(np.stack([first, second], axis=1), axis=0, return_counts=True)
+        pair = pair[count >= 3]
+        if len(pair) == 0:
+            return
+        # Which polygon pairs each vertex, triangle and edge belongs to (a few pairs in a mesh: a dense test).
+        member = np.zeros((n, len(pair), 2), dtype=bool)
+        for k in range(2):  # (a polygon may be in several pairs: three panels sewn at one corner)
+            count = sizes[pair[:, k]]
+            which = np.repeat(np.arange(len(pair)), count)
+            slot = np.repeat(np.asarray(faces.starts)[pair[:, k]] - np.cumsum(count) + count, count)
+            member[corner[slot + np.arange(count.sum())], which, k] = True
+        self.vertex = member  # (n, pairs, side): the vertex is a corner of that side's polygon
+        self.involved = member.any(axis=(1, 2))
+        self.triangles, self.edges = triangles, edges
+        self.any = True
+
+    def _on(self, rows: np.ndarray) -> np.ndarray:
+        """(K, pairs, side): every vertex of each row is a corner of that side's polygon."""
+        out = self.vertex[rows[:, 0]]
+        for k in range(1, rows.shape[1]):
+            out = out & self.vertex[rows[:, k]]
+        return out
+
+    def _apart(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        out = self.involved[first].all(axis=1) & self.involved[second].all(axis=1)  # few rows: test those
+        rows = np.flatnonzero(out)
+        one, other = self._on(first[rows]), self._on(second[rows])
+        out[rows] = ((one[:, :, 0] & other[:, :, 1]) | (one[:, :, 1] & other[:, :, 0])).any(axis=1)
+        return out
+
+    def vertex_triangle(self, p: np.ndarray, t: np.ndarray) -> np.ndarray:
+        if not self.any:
+            return np.zeros(len(p), dtype=bool)
+        return self._apart(p[:, None], self.triangles[t])
+
+    def edge_edge(self, e: np.ndarray, f: np.ndarray) -> np.ndarray:
+        if not self.any:
+            return np.zeros(len(e), dtype=bool)
+        return self._apart(self.edges[e], self.edges[f])
