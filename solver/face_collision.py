@@ -181,6 +181,9 @@ class FaceCollision:
     # quarter: a 64² skirt swinging then ran a partial query every substep, twice the every-substep query's cost).
     calm_share = 64
     patch_near = None  # patches within this of each other at rest (in cells) are neighbours too (no gain measured)
+    # A skin's full queries from the patches too (the box query over every edge was ~0.9 s at 128², each edge's
+    # box meeting dozens of its own neighbours'): the patches are built at the first full query then.
+    skin_patches = True
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -406,6 +409,9 @@ class FaceCollision:
                     return
             else:
                 self._ball_boxes()
+                if self.skin_patches and self._patches_ready():
+                    self._patch_query(start, end, self.pad)
+                    return
             self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
             self.e, self.f, self.ee_apart = self._edge_edge_candidates()
             self.changed[:] = False
@@ -465,12 +471,14 @@ class FaceCollision:
                 self.use_patches = False
         return self.use_patches and self.patches is not None
 
-    def _patch_query(self, start: np.ndarray, end: np.ndarray) -> None:
+    def _patch_query(self, start: np.ndarray, end: np.ndarray, pad: np.ndarray | None = None) -> None:
         """The every-substep candidates (the same pairs as the box query's) from `PatchPairs`: the
-        cloth's own neighbourhood from a static list measured again only where it deformed enough."""
+        cloth's own neighbourhood from a static list measured again only where it deformed enough.
+        pad: a skin's full query (the ball boxes, listed within gap + skin + pads), the same pairs as
+        `_vertex_triangle_candidates` and `_edge_edge_candidates` find with no `moved`."""
         assert self.patches is not None
         (self.p, self.t, self.vt_apart), (self.e, self.f, self.ee_apart) = self.patches.find(
-            start, end, self.low, self.high, self.gap, self._measure, self._measure, self.active
+            start, end, self.low, self.high, self.gap, self._measure, self._measure, self.active, None, pad, self.skin
         )
         self.grid_alive = np.arange(len(self.triangles)) if self.active is None else np.flatnonzero(self.active)
         self.changed[:] = True  # the kept grids were not built: a partial query bins them afresh
