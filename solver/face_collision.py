@@ -800,14 +800,10 @@ class FaceCollision:
                 stale = False
                 vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
                 vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
-            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat, motion)]
-            near_vt_bad = near_vt_rows[
-                _vertex_crossed(previous, x, near_vt[near_vt_rows], near_vt0[near_vt_rows], flat, motion)
-            ]
-            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat, motion)]
-            near_ee_bad = near_ee_rows[
-                _edges_crossed(previous, x, near_ee[near_ee_rows], near_ee0[near_ee_rows], flat, motion)
-            ]
+            vt_bad = _crossed_rows(_vertex_crossed, previous, x, vt, vt0, vt_rows, flat, motion)
+            near_vt_bad = _crossed_rows(_vertex_crossed, previous, x, near_vt, near_vt0, near_vt_rows, flat, motion)
+            ee_bad = _crossed_rows(_edges_crossed, previous, x, ee, ee0, ee_rows, flat, motion)
+            near_ee_bad = _crossed_rows(_edges_crossed, previous, x, near_ee, near_ee0, near_ee_rows, flat, motion)
             bad = [vt[vt_bad], near_vt[near_vt_bad], ee[ee_bad], near_ee[near_ee_bad]]
             involved = np.concatenate([rows.ravel() for rows in bad])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
@@ -949,6 +945,13 @@ def _carried(previous: np.ndarray, x: np.ndarray, inv_mass: np.ndarray, rows: np
     count = np.bincount(flat, minlength=n)
     carry = np.stack([np.bincount(flat, weights=np.repeat(row_carry[:, k], width), minlength=n) for k in range(3)], 1)
     return carry / np.maximum(count, 1)[:, None]
+
+
+def _crossed_rows(test, previous, x, rows: np.ndarray, start_sides: np.ndarray, which: np.ndarray, flat, motion):
+    """The indices among `which` of the rows that `test` (`_vertex_crossed` or `_edges_crossed`) finds crossed."""
+    if len(which) == 0:
+        return which
+    return which[test(previous, x, rows[which], start_sides[which], flat, motion)]
 
 
 def _with_any(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
