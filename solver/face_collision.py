@@ -176,6 +176,9 @@ class FaceCollision:
     # quarter: a 64² skirt swinging then ran a partial query every substep, twice the every-substep query's cost).
     calm_share = 64
     patch_near = None  # patches within this of each other at rest (in cells) are neighbours too (no gain measured)
+    # A skin's full queries from the patches too (the box query over every edge was ~0.9 s at 128², each edge's
+    # box meeting dozens of its own neighbours'): the patches are built at the first full query then.
+    skin_patches = True
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -402,6 +405,9 @@ class FaceCollision:
                     return
             else:
                 self._ball_boxes()
+                if self.skin_patches and self._patches_ready():
+                    self._patch_query(start, end, self.pad)
+                    return
             self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
             self.e, self.f, self.ee_apart = self._edge_edge_candidates()
             self.changed[:] = False
@@ -461,12 +467,14 @@ class FaceCollision:
                 self.use_patches = False
         return self.use_patches and self.patches is not None
 
-    def _patch_query(self, start: np.ndarray, end: np.ndarray) -> None:
+    def _patch_query(self, start: np.ndarray, end: np.ndarray, pad: np.ndarray | None = None) -> None:
         """The every-substep candidates (the same pairs as the box query's) from `PatchPairs`: the
-        cloth's own neighbourhood from a static list measured again only where it deformed enough."""
+        cloth's own neighbourhood from a static list measured again only where it deformed enough.
+        pad: a skin's full query (the ball boxes, listed within gap + skin + pads), the same pairs as
+        `_vertex_triangle_candidates` and `_edge_edge_candidates` find with no `moved`."""
         assert self.patches is not None
         (self.p, self.t, self.vt_apart), (self.e, self.f, self.ee_apart) = self.patches.find(
-            start, end, self.low, self.high, self.gap, self._measure, self._measure, self.active
+            start, end, self.low, self.high, self.gap, self._measure, self._measure, self.active, None, pad, self.skin
         )
         self.grid_alive = np.arange(len(self.triangles)) if self.active is None else np.flatnonzero(self.active)
         self.changed[:] = True  # the kept grids were not built: a partial query bins them afresh
@@ -722,18 +730,22 @@ class FaceCollision:
         fan &= ~self.own.edge_edge(e[near], f[near])
         return vt, t, ee[fan]
 
-    def _failsafe_rows(self) -> tuple[np.ndarray, np.ndarray]:
-        """(vertex, a, b, c) and (a, b, c, d) rows the failsafe checks: the live candidates, and every
-        pair near at rest. Those cross where the cloth folds sharply across the short distance between
-        them (a jittered mesh's sliver), with no other layer near: none of their vertices need be in a
-        candidate pair (checking only those around one let the 64² jittered drape cross)."""
+    def _live_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The live candidates as (vertex, a, b, c) and (a, b, c, d) rows: the failsafe checks them and the
+        due near rows (`_due_near_rows`)."""
         edges = self.edges
         live_vt, live_ee = self.live_vt, self.live_ee
         vt = np.concatenate([self.p[live_vt, None], self.triangles[self.t[live_vt]]], axis=1)
         ee = np.concatenate([edges[self.e[live_ee]], edges[self.f[live_ee]]], axis=1)
-        # Only the near rows that can have met this substep (`NearRows.due`, at the failsafe's start).
+        return vt, ee
+
+    def _due_near_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The rows near at rest that can have met this substep (`NearRows.due`, at the failsafe's start). The
+        failsafe checks every pair near at rest (those due): they cross where the cloth folds sharply across
+        the short distance between them (a jittered mesh's sliver), with no other layer near: none of their
+        vertices need be in a candidate pair (checking only those around one let the 64² jittered drape cross)."""
         due_vt = self.near.vt_due if self.active is None else self.near.vt_due & self.active[self.near_triangles]
-        return np.concatenate([vt, self.near_vt[due_vt]]), np.concatenate([ee, self.near_ee[self.near.ee_due]])
+        return self.near_vt[due_vt], self.near_ee[self.near.ee_due]
 
     def undo_crossings(
         self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16, settled=None
@@ -758,8 +770,14 @@ class FaceCollision:
         # corner, where no continuous test can tell (a vertical edge landing in one substep on the floor).
         movable = inv_mass > 0
         motion[self.collapsed.send_back(previous, x, back, movable, every=True)] = np.sqrt(dot(shift, shift))
-        vt, ee = self._failsafe_rows()
-        stale = True  # the rows' start sides are to be found
+        # Two groups of rows each: the live candidates (found again with the candidates) and the due near rows
+        # (fixed for the substep: their start sides are found once, and after a query only those with a vertex
+        # sent back are tested again, as between queries: the others' ends and motions are as they were).
+        near_vt, near_ee = self._due_near_rows()
+        near_vt0, near_ee0 = _heights(previous, near_vt), _separations(previous, near_ee)
+        near_vt_rows, near_ee_rows = np.arange(len(near_vt)), np.arange(len(near_ee))
+        vt, ee = self._live_rows()
+        stale = True  # the live rows' start sides are to be found
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
@@ -776,21 +794,24 @@ class FaceCollision:
                 self._query(x, previous, mean, mean0, None if full else drift)
                 found[drift] = x[drift]
                 self._live(found, previous)  # where no vertex is more than half a gap from (see _live)
-                vt, ee = self._failsafe_rows()
+                vt, ee = self._live_rows()
                 stale = True
-            if len(vt) == 0 and len(ee) == 0:
+            if len(vt) + len(ee) + len(near_vt) + len(near_ee) == 0:
                 break
             if stale:
                 stale = False
                 vt0, ee0 = _heights(previous, vt), _separations(previous, ee)
                 vt_rows, ee_rows = np.arange(len(vt)), np.arange(len(ee))
-            vt_bad = vt_rows[_vertex_crossed(previous, x, vt[vt_rows], vt0[vt_rows], flat, motion)]
-            ee_bad = ee_rows[_edges_crossed(previous, x, ee[ee_rows], ee0[ee_rows], flat, motion)]
-            involved = np.concatenate([vt[vt_bad].ravel(), ee[ee_bad].ravel()])
+            vt_bad = _crossed_rows(_vertex_crossed, previous, x, vt, vt0, vt_rows, flat, motion)
+            near_vt_bad = _crossed_rows(_vertex_crossed, previous, x, near_vt, near_vt0, near_vt_rows, flat, motion)
+            ee_bad = _crossed_rows(_edges_crossed, previous, x, ee, ee0, ee_rows, flat, motion)
+            near_ee_bad = _crossed_rows(_edges_crossed, previous, x, near_ee, near_ee0, near_ee_rows, flat, motion)
+            bad = [vt[vt_bad], near_vt[near_vt_bad], ee[ee_bad], near_ee[near_ee_bad]]
+            involved = np.concatenate([rows.ravel() for rows in bad])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             if len(involved) == 0:
                 break
-            carry = _carried(previous, x, inv_mass, np.concatenate([vt[vt_bad], ee[ee_bad]]))
+            carry = _carried(previous, x, inv_mass, np.concatenate(bad))
             if carry is None:
                 x[involved] = previous[involved]
                 motion[involved] = np.sqrt(dot(shift, shift))
@@ -801,8 +822,8 @@ class FaceCollision:
             # Neighbours a vertex sent back would meet through their edge go back with it.
             motion[self.collapsed.send_back(previous, x, back, movable)] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back can have changed.
-            vt_rows = np.flatnonzero(back[vt].any(axis=1))
-            ee_rows = np.flatnonzero(back[ee].any(axis=1))
+            vt_rows, ee_rows = _with_any(back, vt), _with_any(back, ee)
+            near_vt_rows, near_ee_rows = _with_any(back, near_vt), _with_any(back, near_ee)
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
             settled[back] = x[back]
@@ -926,6 +947,21 @@ def _carried(previous: np.ndarray, x: np.ndarray, inv_mass: np.ndarray, rows: np
     count = np.bincount(flat, minlength=n)
     carry = np.stack([np.bincount(flat, weights=np.repeat(row_carry[:, k], width), minlength=n) for k in range(3)], 1)
     return carry / np.maximum(count, 1)[:, None]
+
+
+def _crossed_rows(test, previous, x, rows: np.ndarray, start_sides: np.ndarray, which: np.ndarray, flat, motion):
+    """The indices among `which` of the rows that `test` (`_vertex_crossed` or `_edges_crossed`) finds crossed."""
+    if len(which) == 0:
+        return which
+    return which[test(previous, x, rows[which], start_sides[which], flat, motion)]
+
+
+def _with_any(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The indices of the rows (K, m) with a vertex flagged (a column at a time: `any` over a short axis is slow)."""
+    out = flags.take(rows[:, 0])
+    for k in range(1, rows.shape[1]):
+        out |= flags.take(rows[:, k])
+    return np.flatnonzero(out)
 
 
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -143,6 +143,8 @@ class NearRows:
         self._wait = _EVERY  # substeps of checking every row next time an origin does not last
         self.vt_due = np.ones(len(vt), dtype=bool)
         self.ee_due = np.ones(len(ee), dtype=bool)
+        self._vt_rows = self._ee_rows = _EMPTY  # the due rows (when `due` bounded them) and their bounds
+        self._vt_rows_bound = self._ee_rows_bound = np.zeros(0)
 
     def due(self, previous: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which vt and ee rows can have met on the straight paths from `previous` to `x` (bool masks)."""
@@ -172,10 +174,17 @@ class NearRows:
                 self._ee_asked = self.ee_by_vertex.asked(reach + reach >= self.ee_by_vertex.floor)
         else:
             self._vt_asked, self._ee_asked = np.arange(len(self.vt)), np.arange(len(self.ee))
+        # The due rows and their bounds, kept for `checked` (the peaks do not change in between).
+        bound = self._vt_bound(self._vt_asked)
+        due = np.flatnonzero(bound >= self.vt_clear[self._vt_asked])
+        self._vt_rows, self._vt_rows_bound = self._vt_asked[due], bound[due]
         self.vt_due[:] = False
-        self.vt_due[self._vt_asked[self._vt_bound(self._vt_asked) >= self.vt_clear[self._vt_asked]]] = True
+        self.vt_due[self._vt_rows] = True
+        bound = self._ee_bound(self._ee_asked)
+        due = np.flatnonzero(bound >= self.ee_clear[self._ee_asked])
+        self._ee_rows, self._ee_rows_bound = self._ee_asked[due], bound[due]
         self.ee_due[:] = False
-        self.ee_due[self._ee_asked[self._ee_bound(self._ee_asked) >= self.ee_clear[self._ee_asked]]] = True
+        self.ee_due[self._ee_rows] = True
         return self.vt_due, self.ee_due
 
     def _squares(self, column: np.ndarray, origin: np.ndarray, shift) -> np.ndarray:
@@ -245,12 +254,12 @@ class NearRows:
             self._reset(x)
             return
         self._age += 1
-        vt, ee = np.flatnonzero(self.vt_due), np.flatnonzero(self.ee_due)
+        vt, ee = self._vt_rows, self._ee_rows  # the due rows, with the bounds `due` found them by
         if len(vt):
-            self.vt_clear[vt] = vertex_triangle_distances(x, self.vt[vt]) - self._vt_bound(vt) - self.margin
+            self.vt_clear[vt] = vertex_triangle_distances(x, self.vt[vt]) - self._vt_rows_bound - self.margin
             self.vt_by_vertex.refloor(self.vt_clear)
         if len(ee):
-            self.ee_clear[ee] = edge_distances(x, self.ee[ee]) - self._ee_bound(ee) - self.margin
+            self.ee_clear[ee] = edge_distances(x, self.ee[ee]) - self._ee_rows_bound - self.margin
             self.ee_by_vertex.refloor(self.ee_clear)
 
     def _reset(self, x: np.ndarray) -> None:

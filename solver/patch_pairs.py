@@ -205,6 +205,7 @@ class PatchPairs:
         self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches`
         self.far_joins = 0
         self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
+        self.skin_pads: tuple | None = None  # (skin, each patch's largest pad) of a skin's full query (see find)
         self.gap = 0.0
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
@@ -309,6 +310,8 @@ class PatchPairs:
         measure_ee,
         active: np.ndarray | None = None,
         moved: np.ndarray | None = None,
+        pad: np.ndarray | None = None,
+        skin: float = 0.0,
     ):
         """Candidates for the substep from `start` to `end` (each (N, 3)): ((p, t, distance), (e, f, distance)),
         each sorted by pair.
@@ -318,7 +321,10 @@ class PatchPairs:
         (distance, limit) gives distance < limit, where limit <= gap + half the largest relative motion
         of two corners in the substep (what lets rows left out be skipped). active: triangles that collide.
         moved: only the pairs with a corner in it (a partial query: the anchors are of several substeps, so
-        the bounds do not apply and every static row touching a moved vertex is measured)."""
+        the bounds do not apply and every static row touching a moved vertex is measured).
+        pad (with skin): a skin's full query instead: limit <= gap + skin + the largest pad of each primitive's
+        corners (each vertex's, (N,)), measured at the middles of the paths; low / high then hold each vertex's
+        middle grown by at least gap / 2 on every side."""
         self.gap = gap
         if moved is not None and self.origin is not None and len(self.origin) == len(start):
             self._set_boxes(low, high)
@@ -342,7 +348,11 @@ class PatchPairs:
             vt_bound, ee_bound = np.zeros_like(vt_bound), np.zeros_like(ee_bound)
         self._set_boxes(low, high)
         self._set_paths(start, end)
-        half = gap + self._half_motion(self.pair_p, self.pair_q)
+        # With a skin, each patch's largest pad over its members (every corner of its primitives) bounds its rows'.
+        self.skin_pads = None
+        if pad is not None:
+            self.skin_pads = skin, np.maximum.reduceat(pad.take(self.member_vertex), self.member_start)
+        half = gap + self._beyond_gap(self.pair_p, self.pair_q)
         vt_reach, ee_reach = half + vt_bound, half + ee_bound
         if self._fresh:
             self._fresh = False
@@ -389,17 +399,27 @@ class PatchPairs:
         low, high = self.motion_span
         return (0.5 + 1e-9) * np.sqrt(_widest_squared((low, high), P, (low, high), Q))
 
+    def _beyond_gap(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """Bounds on how far beyond the gap a pair of primitives of patches P[k] and Q[k] is listed: half their
+        largest relative motion in the substep, or with a skin (`find`'s pad) the skin and both patches' largest
+        pads (a little more: the caller sums them in another order)."""
+        if self.skin_pads is None:
+            return self._half_motion(P, Q)
+        skin, pads = self.skin_pads
+        return (skin + pads.take(P) + pads.take(Q)) * (1.0 + 1e-9) + 1e-12 * self.gap
+
     def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float) -> np.ndarray:
         """Whether a (kind1 of patch P[k], kind2 of patch Q[k]) pair of primitives can be listed: their
         distance at the middle of the paths is at least their middle spans' separation, and half their
-        largest relative corner motion at most half the widest difference of their motion spans."""
+        largest relative corner motion at most half the widest difference of their motion spans (with a skin:
+        the skin and their largest pads)."""
         apart = np.zeros(len(P))
         (lo1, hi1), (lo2, hi2) = self.middle_spans[kind1], self.middle_spans[kind2]
         for k in range(3):  # a coordinate at a time (see _boxes_meet)
             side = np.maximum(lo2[:, k].take(Q) - hi1[:, k].take(P), lo1[:, k].take(P) - hi2[:, k].take(Q))
             np.maximum(side, 0.0, out=side)
             apart += side * side
-        reach = gap + self._half_motion(P, Q)
+        reach = gap + self._beyond_gap(P, Q)
         return apart < reach * reach
 
     def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):

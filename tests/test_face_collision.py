@@ -740,6 +740,51 @@ def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(
     assert compared[0] > 10 and compared[1] > 0
 
 
+@pytest.mark.parametrize("mesh", ["quad", "jittered", "fan", "holed"])
+def test_a_skins_full_queries_from_patches_are_the_box_querys(mesh):
+    """With a skin, a full query lists the pairs within gap + skin + both pads at the anchors (the box query
+    over every primitive's ball: ~0.9 s at 128², each edge's box meeting dozens of its own neighbours'). From
+    the patches (`FaceCollision.skin_patches`) it must list the same pairs, at the same distances: a sheet
+    dropped onto a sphere, settling (calm phases between violent ones)."""
+    if mesh == "quad":
+        vertices, faces = solver.grid(14, 14, size=1.0, height=0.6)
+    elif mesh == "jittered":
+        vertices, faces = solver.meshes.jittered_grid(14, size=1.0, height=0.6)
+    elif mesh == "fan":
+        vertices, faces = solver.meshes.fan_disc(20, 8, radius=0.5, height=0.6)
+    else:
+        vertices, faces = solver.meshes.holed_grid(14, size=1.0, height=0.6, centre=(0.1, 0.05), radius=0.2)
+    model = solver.build_model(vertices, faces)
+    params = solver.Params(self_collision=True, bend_stiffness=0.1, friction=0.5)
+    colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
+    state = model.initial_state()
+    collision = FaceCollision.install(state, model, params)
+    query = collision._query
+    compared = []
+
+    def comparing_query(x, previous, mean, mean0, moved=None):
+        if collision.skin == 0.0 or moved is not None and collision.anchor is not None:
+            return query(x, previous, mean, mean0, moved)
+        twin = copy.deepcopy(collision)
+        query(x, previous, mean, mean0, moved)
+        twin.skin_patches = False  # the box query over every primitive's ball
+        FaceCollision._query(twin, x, previous, mean, mean0, moved)
+        for mine, theirs in (
+            ((collision.p, collision.t, collision.vt_apart), (twin.p, twin.t, twin.vt_apart)),
+            ((collision.e, collision.f, collision.ee_apart), (twin.e, twin.f, twin.ee_apart)),
+        ):
+            order = np.lexsort((theirs[1], theirs[0]))
+            for a, b in zip(mine, theirs, strict=True):
+                assert np.array_equal(a, b[order])
+        compared.append(len(collision.p) + len(collision.e))
+
+    collision._query = comparing_query
+    for _ in range(30):
+        solver.step(model, state, params, 1 / 24, colliders)
+    assert collision.patches is not None
+    assert len(compared) >= 3 and max(compared) > 0, compared
+
+
 def test_patch_turn_bounds_hold_the_rotations_difference():
     """The patches' rows are bounded with |R_P - R_Q| from their quaternions (patch_pairs._turns): it must
     be at least the spectral norm of the matrices' difference, at every angle and either sign of a quaternion."""
