@@ -293,7 +293,7 @@ def _rod_ends(corners: _Corners, sharp, radius: float):
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
 _FRAME_CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> its _Corners
-_ROD_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (corners, ends, {selection: _Corners})
+_ROD_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (corners, ends, {upper: _Corners})
 
 
 def _corners_of_collider(collider, sharp=None) -> _Corners:

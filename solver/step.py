@@ -237,7 +237,7 @@ def step(
                 collide_cloth_corners(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support,
                     gravity=params.gravity,
-                )
+                )  # fmt: skip
                 collide_cloth_edges(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                     tipped_only=True,
