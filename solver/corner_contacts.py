@@ -25,7 +25,7 @@ import numpy as np
 
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
-from .edge_contacts import squared_stray
+from .edge_contacts import _sharp_of, _up, squared_stray
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
@@ -172,6 +172,7 @@ class _Corners:
         self.motion = 0.0
         self.tips = np.zeros(0, dtype=bool)  # which corners are sharp tips (SHARP_TIP_ANGLE)
         self.ends = np.zeros(0, dtype=bool)  # which are thin rods' ends (ROD_ENDS; only in `_with_rod_ends`)
+        self.key = b""  # (`_with_rod_ends`: which ends)
         if mesh is None:  # (none)
             self.points = self.points0 = np.zeros((3, 0))
             return
@@ -235,14 +236,20 @@ def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
     kept = _ROD_ENDS.get(sharp)
     if kept is None or kept[0] is not corners:
         kept = _ROD_ENDS[sharp] = (corners, *_rod_ends(corners, sharp, radius), {})
-    _, places, away = kept[:3]
+    _, places, away, chosen = kept
     if len(places) == 0:
         return corners
+    found = chosen.get(up.tobytes())  # (a still mesh's up is the same every substep)
+    if found is not None:
+        return found
     upper = np.bincount(away[0], weights=(dot(away[1], up[:, None]) < -_COS_ROD_END), minlength=len(places)) > 0.0
+    if len(chosen) >= 4:  # (a turning collider: keep a few)
+        chosen.clear()
     if not upper.any():
+        chosen[up.tobytes()] = corners
         return corners
     key = upper.tobytes()
-    found = kept[3].get(key)
+    found = next((c for c in chosen.values() if c is not corners and c.key == key), None)
     if found is None:
         ends = places[upper]
         known = rows_among(corners.points.T, ends) if len(corners) else np.zeros(0, dtype=bool)
@@ -256,9 +263,8 @@ def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
         found.tips = np.concatenate([corners.tips, np.zeros(len(ends), dtype=bool)])
         if ROD_END_TIPS:
             found.tips |= found.ends
-        if len(kept[3]) >= 4:  # (a turning collider: keep a few)
-            kept[3].clear()
-        kept[3][key] = found
+        found.key = key
+    chosen[up.tobytes()] = found
     return found
 
 
@@ -293,7 +299,7 @@ def _rod_ends(corners: _Corners, sharp, radius: float):
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
 _FRAME_CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> its _Corners
-_ROD_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (corners, ends, {upper: _Corners})
+_ROD_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (corners, ends, {up: _Corners})
 
 
 def _corners_of_collider(collider, sharp=None) -> _Corners:
@@ -446,8 +452,6 @@ def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
     its frame at t1), whose thin rods' upper ends are corners too (ROD_ENDS); None: none asked (no gravity)."""
     if not ROD_ENDS or collider.deforming or gravity is None:
         return None
-    from .edge_contacts import _sharp_of, _up
-
     up = _up(gravity)
     if up is None:
         return None
