@@ -26,7 +26,7 @@ import numpy as np
 from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
-from .edge_contacts import ROOMY_SKINS, clamp, squared_stray
+from .edge_contacts import ROOMY_SKINS, _sharp_of, _up, clamp, squared_stray
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
@@ -57,6 +57,20 @@ TIP_SHOULDERS = True
 # as far as clears the flat triangle: the flat normal of a tent's steep side slid the vertex sitting on a
 # needle's tip sideways off it (5-10 mm a substep on a 64² cloth).
 SMOOTH_TIP_NORMALS = True
+# A still mesh's vertices where sides thinner than the cloth's edges (`SharpEdges.thin`, for the cloth's radius) meet
+# other sharp edges (a flat-topped post's cap rim, an open tube's rim) are corners and sharp tips for that cloth: a
+# cap smaller than a cloth triangle sits inside it, so neither a cloth vertex nor a cloth edge meets it, its rim
+# vertices spread in one plane (not pointed), and 15 of 18 cloths dropped on 1-2 cm posts ended skewered
+# (docs/design.md, round 14 (posts17)). Found per cloth radius (the edge pass's sharp edges).
+ROD_ENDS = True
+ROD_END_TIPS = True  # (and sharp tips: support propagation, smooth normals)
+# Only a rod's upper ends (its thin edges leave them within this of gravity's way: a post's top, not its foot on the
+# floor, a round-legged table's feet or a pyramid's base corners).
+ROD_END_ANGLE = 60.0
+_COS_ROD_END = math.cos(math.radians(ROD_END_ANGLE))
+# Only rods whose radius is under this x the cloth's longest edge (the edge pass's thin rule: 1): a 2 cm post
+# under a 64² cloth (4.4 cm diagonals) flung it 14-28 cm up with its ends as tips.
+ROD_END_RADIUS = 0.3
 _LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
@@ -158,6 +172,8 @@ class _Corners:
         self.lists: list[_CornerList] = []
         self.motion = 0.0
         self.tips = np.zeros(0, dtype=bool)  # which corners are sharp tips (SHARP_TIP_ANGLE)
+        self.ends = np.zeros(0, dtype=bool)  # which are thin rods' ends (ROD_ENDS; only in `_with_rod_ends`)
+        self.key = b""  # (`_with_rod_ends`: which ends)
         if mesh is None:  # (none)
             self.points = self.points0 = np.zeros((3, 0))
             return
@@ -168,6 +184,7 @@ class _Corners:
                 self.points = np.ascontiguousarray(np.concatenate([self.points, shoulders], axis=1))
                 self.tips = np.concatenate([self.tips, np.zeros(shoulders.shape[1], dtype=bool)])
             self.points0 = self.points
+            self.ends = np.zeros(len(self.tips), dtype=bool)
             return
         from .edge_topology import kept_edge_table
 
@@ -181,6 +198,7 @@ class _Corners:
             pointed, tip = pointed_mask(table.ids, normals, table.places, angles, sorting=sorting, with_tips=True)
             which = pointed.nonzero()[0]
         self.tips = tip.take(which)
+        self.ends = np.zeros(len(which), dtype=bool)
         flat = table.ids.ravel()
         slot = np.empty(table.places, dtype=np.int64)
         slot[flat] = np.arange(len(flat))  # a triangle corner at each welded vertex
@@ -212,14 +230,85 @@ def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
     return np.ascontiguousarray(places.T)
 
 
+def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
+    """`corners` with the upper ends of `sharp`'s thin edges (their ends on one of its other sharp edges too, the thin
+    edges leaving them downwards, within ROD_END_ANGLE of -up (3,), the mesh's own frame); see ROD_ENDS. `corners`
+    itself when there are none. Kept per SharpEdges while the ends are the same."""
+    kept = _ROD_ENDS.get(sharp)
+    if kept is None or kept[0] is not corners:
+        kept = _ROD_ENDS[sharp] = (corners, *_rod_ends(corners, sharp, radius), {})
+    _, places, away, chosen = kept
+    if len(places) == 0:
+        return corners
+    found = chosen.get(up.tobytes())  # (a still mesh's up is the same every substep)
+    if found is not None:
+        return found
+    upper = np.bincount(away[0], weights=(dot(away[1], up[:, None]) < -_COS_ROD_END), minlength=len(places)) > 0.0
+    if len(chosen) >= 4:  # (a turning collider: keep a few)
+        chosen.clear()
+    if not upper.any():
+        chosen[up.tobytes()] = corners
+        return corners
+    key = upper.tobytes()
+    found = next((c for c in chosen.values() if c is not corners and c.key == key), None)
+    if found is None:
+        ends = places[upper]
+        known = rows_among(corners.points.T, ends) if len(corners) else np.zeros(0, dtype=bool)
+        if len(corners):  # (an 8-segment post's rims are pointed corners already)
+            ends = ends[~rows_among(ends, corners.points.T)]
+        found = object.__new__(_Corners)
+        found.lists, found.motion = [], 0.0
+        found.points = np.ascontiguousarray(np.concatenate([corners.points, ends.T], axis=1))
+        found.points0 = found.points
+        found.ends = np.concatenate([known, np.ones(len(ends), dtype=bool)])
+        found.tips = np.concatenate([corners.tips, np.zeros(len(ends), dtype=bool)])
+        if ROD_END_TIPS:
+            found.tips |= found.ends
+        found.key = key
+    chosen[up.tobytes()] = found
+    return found
+
+
+def _rod_ends(corners: _Corners, sharp, radius: float):
+    """(places (R, 3) of the ends of `sharp`'s thin edges that lie on one of its other sharp edges too, (each thin
+    edge's end at such a place, unit directions (3, E) along the thin edge away from it))."""
+    thin = sharp.thin
+    none = (np.zeros((0, 3)), (_EMPTY, np.zeros((3, 0))))
+    if not thin.any() or thin.all() or corners.tips.any():  # (a pointed rod's point has the tips' rules)
+        return none
+    if ROD_END_RADIUS < 1.0:  # (only rods clearly thinner than the cloth's edges: their faces' circumradius)
+        cos = -dot(sharp.into, sharp.into_other)
+        half_sine = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
+        across = np.maximum(sharp.width, sharp.width_other)
+        thin = thin & (across < 2.0 * ROD_END_RADIUS * radius * half_sine)
+        if not thin.any():
+            return none
+    a, b = sharp.a[:, thin], sharp.b[:, thin]
+    at_thin = np.unique(np.concatenate([a, b], axis=1).T, axis=0)
+    other = np.concatenate([sharp.a[:, ~thin], sharp.b[:, ~thin]], axis=1).T
+    places = at_thin[rows_among(at_thin, other)]
+    if len(places) == 0:
+        return none
+    span = b - a
+    span = span / np.maximum(np.sqrt(dot(span, span)), _EPS)
+    ends = np.concatenate([a, b], axis=1).T
+    away = np.concatenate([span, -span], axis=1)
+    on = rows_among(ends, places).nonzero()[0]
+    places, which = np.unique(ends.take(on, axis=0), axis=0, return_inverse=True)
+    return places, (which, away.take(on, axis=1))
+
+
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
 _FRAME_CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> its _Corners
+_ROD_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (corners, ends, {up: _Corners})
 
 
-def _corners_of_collider(collider) -> _Corners:
-    """A still or rigid collider's mesh's corners, or a deforming one's for this frame (once a frame)."""
+def _corners_of_collider(collider, sharp=None) -> _Corners:
+    """A still or rigid collider's mesh's corners (with `sharp`, (SharpEdges of its mesh for a cloth, up (3,) in its
+    frame): and its thin rods' upper ends, ROD_ENDS), or a deforming one's for this frame (once a frame)."""
     if not collider.deforming:
-        return corners_of(collider.mesh)
+        corners = corners_of(collider.mesh)
+        return _with_rod_ends(corners, *sharp) if ROD_ENDS and sharp is not None else corners
     found = _FRAME_CORNERS.get(collider)
     if found is None:
         # Closed deforming meshes only: an open one's pointed vertices (a cloth collider's crumples) made no
@@ -334,7 +423,7 @@ class _CornerList:
 
 def collide_cloth_corners(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    support=None,
+    support=None, gravity=None,
 ) -> None:  # fmt: skip
     """Keep every still or rigid mesh collider's pointed corners out of the cloth's triangles (step's hook).
 
@@ -345,14 +434,17 @@ def collide_cloth_corners(
     into the next cloth triangle between passes and skewered the cloth, and cloth squeezed into an open V
     ended behind a wall (docs/design.md, round 8 (edgewin10)).
     support: (slack, reach) of the shock propagation from the vertices a corner holds up after every pass
-    and hold with contacts (`contact_support.propagate_support`); None: none."""
+    and hold with contacts (`contact_support.propagate_support`); None: none. gravity (3,): which thin rods' ends
+    are corners (ROD_ENDS); None: none."""
+    _, longest = model.cloth_edges
     meshes = [
-        (index, c) for index, c in enumerate(colliders) if isinstance(c, MeshCollider) and len(_corners_of_collider(c))
+        (index, c)
+        for index, c in enumerate(colliders)
+        if isinstance(c, MeshCollider) and len(_corners_of_collider(c, _rod_sharp(c, longest, thickness, gravity, t1)))
     ]
     if not meshes:
         return
     triangles = model.triangles[0]
-    _, longest = model.cloth_edges
     args = (triangles, inv_mass, t0, t1, thickness, friction, longest)
     for index, collider in meshes:
         key = ("corners", index)
@@ -360,11 +452,11 @@ def collide_cloth_corners(
         if contacts is None or not collider.mesh.outward or _moving(collider):
             if contacts is not None:
                 contacts.pop(key, None)  # (no stale contacts held once it stops)
-            found = collide_corners(collider, x, x_start, *args, keep=support is not None)
+            found = collide_corners(collider, x, x_start, *args, keep=support is not None, gravity=gravity)
         elif closes:
             path_start, path_t0 = (x_start, t0) if window is None else window
             found = collide_corners(collider, x, path_start, triangles, inv_mass, path_t0, t1, thickness, friction,
-                                    longest, settle_into=x_start, keep=True)  # fmt: skip
+                                    longest, settle_into=x_start, keep=True, gravity=gravity)  # fmt: skip
             contacts[key] = None if found is None else (collider.mesh, found)
         else:
             held = contacts.get(key)
@@ -388,15 +480,30 @@ def collide_cloth_corners(
                 propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
 
 
+def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
+    """(the still or rigid collider's sharp edges for a cloth whose longest edge is `longest` (the edge pass's), up in
+    its frame at t1), whose thin rods' upper ends are corners too (ROD_ENDS); None: none asked (no gravity)."""
+    if not ROD_ENDS or collider.deforming or gravity is None:
+        return None
+    up = _up(gravity)
+    if up is None:
+        return None
+    sharp = _sharp_of(collider, 0.5 * longest, thickness)
+    if not sharp.thin.any():
+        return None
+    pose = collider._pose_at(t1)
+    return sharp, (up if pose is None else pose[0].T @ up), 0.5 * longest
+
+
 def collide_corners(
     collider, x, x_start, triangles, inv_mass, t0, t1, thickness, cloth_friction, longest, settle_into=None,
-    keep=False,
+    keep=False, gravity=None,
 ):  # fmt: skip
     """Push cloth triangles (T, 3) rows of x off the collider's pointed corners, in place (see the module doc).
 
     settle_into: where the settled pushes go (default x_start, the path's start); keep: return the contacts
     (`_Held`) for `_hold`, else None."""
-    corners = _corners_of_collider(collider)
+    corners = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1))
     if len(corners) == 0 or len(triangles) == 0:
         return
     gap = max(float(thickness) + collider.offset, _MIN_GAP)

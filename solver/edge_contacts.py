@@ -87,6 +87,9 @@ TIPPED_RODS = True
 # 0.6-0.7 m from the tip after the edge pass, and carried skirt edges through a 1 cm rod's foot, where the next
 # pass kept them (docs/design.md, round 13 (needle16)).
 AFTER_CORNERS = True
+# A thin rod's upper ends (corner_contacts.ROD_ENDS: sharp tips too) do not switch that pass on for its sides: with them
+# a fan disc on a 1 cm post and a 64² cloth on a 2 cm one were flung up, thousands of crossings (round 14, posts17).
+ROD_ENDS_TIPPED = False
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -137,6 +140,7 @@ class SharpEdges:
         too (`a0`, `b0`, `c0`); no edges are culled as hidden, and none are thin (the pass runs every
         substep for deforming meshes anyway)."""
         self.still = start is None
+        self.radius = radius
         table = None if start is None else kept_edge_table(mesh)
         self.tri, self.k, other, other_k, thin = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
@@ -231,6 +235,7 @@ class SharpEdges:
         part = object.__new__(SharpEdges)
         for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other"):
             setattr(part, name, getattr(self, name).take(keep))
+        part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
         for name in (*columns, "out_face", "out_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
@@ -789,7 +794,7 @@ def collide_cloth_edges(
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
         sharp = _sharp_of(collider, radius, thickness)
         if tipped_only:
-            below = _below_a_tip(collider, sharp) if TIPPED_RODS and sharp.thin.any() else None
+            below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
             hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
             if hanging is not None:
                 collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
@@ -797,7 +802,7 @@ def collide_cloth_edges(
         if contacts is None or sharp.open or _turning(collider, thickness, t1 - t0):
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
-        below = _below_a_tip(collider, sharp) if TIPPED_RODS and sharp.thin.any() else None
+        below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
         hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
@@ -886,25 +891,31 @@ def _centre(mesh) -> np.ndarray:
     return found
 
 
-_BELOW_A_TIP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its mask or None,)
+_BELOW_A_TIP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its corners, its mask or None)
 
 
-def _below_a_tip(collider, sharp: SharpEdges) -> np.ndarray | None:
+def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
     """Of a still mesh's sharp edges, the thin ones that end at none of its sharp tips or bend less than SHARP_ANGLE,
-    when it has a sharp tip (a pointed rod's sides, a cone's; not a pyramid's edges), else None (see TIPPED_RODS)."""
-    found = _BELOW_A_TIP.get(sharp)
-    if found is None:
-        from .corner_contacts import _corners_of_collider
+    when it has a sharp tip (a pointed rod's sides, a cone's; not a pyramid's edges), else None (see TIPPED_RODS).
+    up (3,): against gravity, world (a thin rod's upper ends count as tips here, corner_contacts.ROD_ENDS)."""
+    from .corner_contacts import _corners_of_collider
 
+    rods = None
+    if up is not None and not collider.deforming and sharp.thin.any():
+        pose = collider._pose_at(1.0)
+        rods = (sharp, up if pose is None else pose[0].T @ up, sharp.radius)
+    corners = _corners_of_collider(collider, rods)
+    found = _BELOW_A_TIP.get(sharp)
+    if found is None or found[0] is not corners:
         mask = None
-        corners = _corners_of_collider(collider)
-        if not collider.deforming and corners.tips.any():
-            tips = corners.points.T[corners.tips]
+        apexes = corners.tips & ~corners.ends
+        if not collider.deforming and (apexes.any() or (ROD_ENDS_TIPPED and corners.ends.any())):
+            tips = corners.points.T[apexes]
             at_tip = rows_among(sharp.a.T, tips) | rows_among(sharp.b.T, tips)
             gentle = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
             mask = sharp.thin & (~at_tip | gentle)
-        found = _BELOW_A_TIP[sharp] = (mask if mask is not None and mask.any() else None,)
-    return found[0]
+        found = _BELOW_A_TIP[sharp] = (corners, mask if mask is not None and mask.any() else None)
+    return found[1]
 
 
 def _edge_colliders(colliders, radius: float, thickness: float) -> list:
