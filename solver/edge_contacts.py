@@ -100,10 +100,11 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 # ... as the cloth sees the rim: on a still closed mesh each face of a convex sharp edge stands for the face within
 # the rod rule's radius (half the longest cloth edge) of the edge, reached over the faces round it, that turns
 # furthest that way about the edge (`_rim_faces`): a box's rim rounded by a Bevel (two 45° edges, four 22.5° ones
-# with 3 segments) is then the top and the side, whatever the chamfer's triangulation, and its edges carry and brake
-# the cloth as a box's. Without, a 1.6 m cloth landing on a table with a 1 cm (or 3 mm) bevel slid off onto the
-# floor, where it stays without the bevel (docs/design.md, round 14 (bevel17)). A 12-segment torus's ridges (10 cm
-# facets) or a ball's are no rims for a cloth whose edges are under twice their facets' width.
+# with 3 segments) is then the top and the side (the chamfer strips' diagonals change only the hops), and its edges
+# carry and brake the cloth as a box's. Without, a 1.6 m cloth landing on a table with a 1 cm (or 3 mm) bevel slid
+# off onto the floor, where it stays without the bevel (docs/design.md, round 14 (bevel17); left there: which face
+# the edge table lists first still decides it on some tops). A 12-segment torus's ridges (10 cm facets) or a ball's
+# are no rims for a cloth whose edges are under twice their facets' width.
 RIM_SPAN = True
 RIM_SPAN_HOPS = 8  # triangles from the edge's faces (a 3-segment bevel's chamfer strips: up to 6 to the top)
 # (Turned less than this from the other face: a slab thinner than the radius is a slab, its top no face of its
