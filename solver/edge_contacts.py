@@ -106,6 +106,19 @@ _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 # against the Blender test's < 0.35; Blender's Cloth: 0.37), and such a ridge lifts a resting end less.
 RIM_ANGLE = 60.0
 _COS_RIM = math.cos(math.radians(RIM_ANGLE))
+# ... as the cloth sees the rim: on a still closed mesh each face of a convex sharp edge stands for the face within
+# the rod rule's radius (half the longest cloth edge) of the edge, reached over the faces round it, that turns
+# furthest that way about the edge (`_rim_faces`): a box's rim rounded by a Bevel (two 45° edges, four 22.5° ones
+# with 3 segments) is then the top and the side (the chamfer strips' diagonals change only the hops), and its edges
+# carry and brake the cloth as a box's. Without, a 1.6 m cloth landing on a table with a 1 cm (or 3 mm) bevel slid
+# off onto the floor, where it stays without the bevel (docs/design.md, round 14 (bevel17); left there: which face
+# the edge table lists first still decides it on some tops). A 12-segment torus's ridges (10 cm facets) or a ball's
+# are no rims for a cloth whose edges are under twice their facets' width.
+RIM_SPAN = True
+RIM_SPAN_HOPS = 8  # triangles from the edge's faces (a 3-segment bevel's chamfer strips: up to 6 to the top)
+# (Turned less than this from the other face: a slab thinner than the radius is a slab, its top no face of its
+# bottom rim; exactly 180° also has no sense.)
+_RIM_SPAN_MOST = math.radians(150.0)
 # Convex bends rounder than SHARP_ANGLE are sharp too where a cloth edge spans enough of them to dip through
 # (`rounded_radius`); False: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
 ROUNDED_EDGES = True
@@ -188,6 +201,10 @@ class SharpEdges:
         self.out_face, self.out_other = _face_normals(self.a, self.b, self.into, self.into_other)
         span = self.b - self.a
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
+        # The faces the rim rule sees (`RIM_SPAN`): each face's furthest turned face within the radius.
+        self.rim_face, self.rim_other = self.out_face, self.out_other
+        if RIM_SPAN and start is None and radius > 0.0 and mesh.outward and len(self.tri):
+            self.rim_face, self.rim_other = _rim_faces(mesh, self, radius)
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
         # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
         axis = cross(self.into, self.into_other)
@@ -237,7 +254,7 @@ class SharpEdges:
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
-        for name in (*columns, "out_face", "out_other"):
+        for name in (*columns, "out_face", "out_other", "rim_face", "rim_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
         part._faces, part._support = None, None
@@ -624,6 +641,73 @@ def _face_normals(a, b, into, into_other):
     return face, other
 
 
+def _rim_faces(mesh, sharp: SharpEdges, radius: float):
+    """The unit normals (3, S) the rim rule sees for each sharp edge's two faces (`RIM_SPAN`): among the faces
+    reached from the edge's two over at most RIM_SPAN_HOPS shared edges, each staying within `radius` of the edge
+    (a corner or the centre), the one whose normal, in the plane across the edge, turns furthest from the other
+    face's normal past its own (under 150°). An edge on one face, or folded flat: its own. Once per still mesh
+    (a loop over hops only)."""
+    face, other = sharp.out_face.copy(), sharp.out_other.copy()
+    # Across the edge: e1 the other face's normal, e2 this face's normal square to it (the turn's sense).
+    e2 = face - other * dot(face, other)
+    size = np.sqrt(dot(e2, e2))
+    asked = ((dot(other, other) > 0.5) & (size > 1e-6)).nonzero()[0]
+    if not len(asked):
+        return face, other
+    table = edge_table(mesh.triangles, mesh.vertices)
+    triangles = len(mesh.triangles)
+    neighbours = np.full((triangles + 1, 3), triangles, dtype=np.int64)  # row `triangles`: none
+    pair = (table.counts == 2).nonzero()[0]
+    t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
+    neighbours[t1, table.first_k.take(pair)] = t2
+    neighbours[t2, table.second_k.take(pair)] = t1
+    far = np.full((3, 1), _FAR)
+    points = [np.concatenate([m, far], axis=1) for m in (mesh.a, mesh.b, mesh.c, (mesh.a + mesh.b + mesh.c) / 3.0)]
+    normals = np.concatenate([mesh.normals * mesh.outward, np.zeros((3, 1))], axis=1)  # (outward)
+    tri = sharp.tri.take(asked)
+    start, end = (m.take(asked, axis=1)[:, :, None] for m in (sharp.a, sharp.b))
+    along = sharp.along.take(asked, axis=1)[:, :, None]
+    e1f, e2f = other.take(asked, axis=1), e2.take(asked, axis=1) / size.take(asked)
+    e1o = face.take(asked, axis=1)
+    e2o = e1f - e1o * dot(e1f, e1o)
+    e2o /= np.maximum(np.sqrt(dot(e2o, e2o)), _EPS)
+    basis = [(e1f[:, :, None], e2f[:, :, None]), (e1o[:, :, None], e2o[:, :, None])]
+    best = [np.full(len(asked), -np.inf), np.full(len(asked), -np.inf)]
+    found = [face.take(asked, axis=1), other.take(asked, axis=1)]
+    frontier = tri[:, None]
+    for hop in range(RIM_SPAN_HOPS + 1):
+        if hop:
+            frontier = neighbours[frontier].reshape(len(asked), -1)
+            distance = np.min([_to_segment(m[:, frontier], start, end) for m in points], axis=0)
+            frontier = np.where(distance <= radius, frontier, triangles)
+            frontier = np.sort(frontier, axis=1)  # (each face once a row: repeats to none, then drop all-none columns)
+            frontier[:, 1:][frontier[:, 1:] == frontier[:, :-1]] = triangles
+            frontier = frontier[:, (frontier < triangles).any(axis=0)]
+            if not frontier.shape[1]:
+                break
+        g = normals[:, frontier]
+        g = g - along * (g * along).sum(axis=0)  # across the edge
+        real = (g * g).sum(axis=0) > 0.75  # (faces turned over 30° along the edge, and none, say nothing)
+        for side, (e1, e2s) in enumerate(basis):
+            turn = np.arctan2((g * e2s).sum(axis=0), (g * e1).sum(axis=0))
+            turn = np.where(real & (turn < _RIM_SPAN_MOST), turn, -np.inf)
+            column = turn.argmax(axis=1)
+            rows = np.arange(len(asked))
+            better = turn[rows, column] > best[side]
+            best[side] = np.where(better, turn[rows, column], best[side])
+            found[side][:, better] = normals[:, frontier[rows, column]][:, better]
+    face[:, asked], other[:, asked] = found
+    return face, other
+
+
+def _to_segment(points, a, b):
+    """Distances of points (3, ...) to segments a -> b (broadcast alike)."""
+    span = b - a
+    u = np.clip(((points - a) * span).sum(axis=0) / np.maximum((span * span).sum(axis=0), _EPS), 0.0, 1.0)
+    offset = points - (a + u * span)
+    return np.sqrt((offset * offset).sum(axis=0))
+
+
 def _supported(sharp, at, first, second, up, still: bool = True):
     """(on a rim, draped): which contacts (cloth edge ends first, second (3, C), sharp edges `at`) are on a
     convex rim with an end over one of its faces that faces up (within SUPPORT_ANGLE; `up` (3,): against
@@ -657,15 +741,16 @@ def _support_table(sharp, up, at=None):
         if kept is not None and (kept[0] is up or np.array_equal(kept[0], up)):
             return kept[1]
     pick = (lambda m: m) if at is None else (lambda m: m.take(at, axis=-1))
-    out_face, out_other = pick(sharp.out_face), pick(sharp.out_other)
+    out_other = pick(sharp.out_other)
+    rim_face, rim_other = pick(sharp.rim_face), pick(sharp.rim_other)  # (RIM_SPAN: a bevel's far faces)
     one_face = dot(out_other, out_other) < 0.5
     faces = []
-    for normal, into in ((out_face, sharp.into), (out_other, sharp.into_other)):
+    for normal, into in ((rim_face, sharp.into), (rim_other, sharp.into_other)):
         facing = up @ normal
         flip = one_face & (facing < 0.0)  # (one face: the side facing up)
         n = normal * np.where(flip, -1.0, 1.0)
         faces.append((np.where(flip, -facing, facing) > _COS_SUPPORT, n, pick(into)))
-    rim = pick(sharp.rim) & (dot(out_face, out_other) < _COS_RIM)  # (one face: 0)
+    rim = pick(sharp.rim) & (dot(rim_face, rim_other) < _COS_RIM)  # (one face: 0)
     table = (faces, rim)
     if at is None:
         sharp._support = (up, table)
