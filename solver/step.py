@@ -8,7 +8,7 @@ from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
-from .edge_contacts import collide_cloth_edges
+from .edge_contacts import _up, collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -196,6 +196,7 @@ def step(
     support = None
     if any_meshes and params.tear_factor <= 0 and np.isfinite(params.limit_slack):
         support = (params.limit_slack, support_reach(model, params.stretch_stiffness, dt))
+    up = _up(params.gravity) if any_meshes else None  # (the cloth hangs from corners along it: corner_support)
     displacement = np.empty_like(x)  # reused by every substep (same arithmetic, no temporaries)
     # The failsafe rewinds to the substep's true start: the colliders settle resting contacts by moving
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
@@ -235,7 +236,7 @@ def step(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
                 )
                 collide_cloth_corners(
-                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support
+                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support, up=up
                 )
                 collide_cloth_edges(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
@@ -260,7 +261,7 @@ def step(
             # through the cloth, corners9).
             collide_cloth_corners(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
-                contacts=run.mesh_contacts, closes=s == corner_last, support=support,
+                contacts=run.mesh_contacts, closes=s == corner_last, support=support, up=up,
             )  # fmt: skip
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
