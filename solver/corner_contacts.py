@@ -46,8 +46,10 @@ _COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
 SUPPORT_PROPAGATION = True
 # The other pointed corners (a table's or a box's, not a tip's shoulders) support the cloth hanging from them
 # after every pass and hold, from all their contacts (solver/corner_support.py): a tablecloth's corners hung
-# 40-90 % stretched (docs/design.md, round 14 (corner17)).
-CORNER_SUPPORT = True
+# 40-90 % stretched, 11-16 % with it. OFF: the support carries the hanging cloth's weight to the corner, so the
+# cloth on top no longer feels it, and cloth that must slide off a box stays on it (6 tests of
+# tests/test_mesh_collider*.py fail with it on; docs/design.md, round 14 (corner17)).
+CORNER_SUPPORT = False
 # The propagation starts from each overloaded contact's nearest cloth vertex (its largest barycentric), not
 # all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
 # stretched and never shortened (both ends held), and the tip went through (round 11, needle13).

