@@ -1,0 +1,123 @@
+"""A tablecloth's corners (issue 11, round 14 (corner17)): a 1.8 m n² cloth of each mesh kind dropped 22 cm onto a
+table, the round-legged table, a 0.6 m box, the ball or the torus (bench/mesh_collider_cost.py's), solver only.
+
+    .venv/bin/python bench/tablecloth_corners.py CHECKOUT [n] [frames] [scene/kind ...] [--set=module.FLAG=value ...]
+
+One line per scene: the largest structural edge strain at the end, the edges over 10 % then, the largest over frames
+24 to the end, the deepest any vertex lay inside the collider at a frame's end (mm, > 0: inside), the drift of the
+cloth's mean (xy, mm), the mean strain and CPU ms a frame. Edges shorter than a quarter of the median at rest are
+left out (a fan disc's hub). Scenes: table, roundtable, box, ball, torus; kinds: quad, tri, jitter, fan, holed.
+"""
+
+import importlib
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+args = [a for a in sys.argv[1:] if not a.startswith("--set")]
+flags = [a[len("--set=") :] for a in sys.argv[1:] if a.startswith("--set=")]
+checkout = Path(args[0]).resolve()
+n = int(args[1]) if len(args) > 1 else 64
+frames = int(args[2]) if len(args) > 2 else 48
+rows = args[3:]
+scratch = Path(tempfile.mkdtemp(prefix="c17_"))
+shutil.copytree(checkout / "solver", scratch / "solver", ignore=shutil.ignore_patterns("__pycache__"))
+sys.path.insert(0, str(scratch))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+import solver  # noqa: E402
+from solver import meshes  # noqa: E402
+
+for f in flags:
+    name, val = f.split("=")
+    mod, attr = name.rsplit(".", 1)
+    m = importlib.import_module("solver." + mod)
+    setattr(m, attr, eval(val))
+from mesh_collider_checks import _inside_ball, _inside_roundtable, _inside_table, _inside_torus  # noqa: E402
+from mesh_collider_cost import ico_ball, round_legged_table, table  # noqa: E402
+from mesh_kinds_solver import torus  # noqa: E402
+
+
+def box_mesh():
+    v, q = meshes.box(1)
+    return v * 0.6 + np.array([0, 0, 0.3]), meshes.triangulated(q)
+
+
+def _inside_box(x):
+    d = 0.3 - np.abs(x - np.array([0, 0, 0.3]))
+    return float(d.min(axis=1).max())
+
+
+SCENES = {
+    "table": (table, _inside_table, 0.77),
+    "roundtable": (round_legged_table, _inside_roundtable, 0.77),
+    "box": (box_mesh, _inside_box, 0.6),
+    "ball": (ico_ball, _inside_ball, 1.0),
+    "torus": (torus, _inside_torus, 0.5),
+}
+KINDS = ("quad", "tri", "jitter", "fan", "holed")
+
+
+def cloth(kind, n, size, height):
+    if kind == "quad":
+        v, f = meshes.grid(n, n, size=size, height=height)
+    elif kind == "tri":
+        v, f = meshes.grid(n, n, size=size, height=height)
+        f = meshes.triangulated(f)
+    elif kind == "jitter":
+        v, f = meshes.jittered_grid(n, size=size, height=height)
+    elif kind == "fan":
+        v, f = meshes.fan_disc(32, n // 4, radius=size / 2, height=height)
+    elif kind == "holed":
+        v, f = meshes.holed_grid(n, size=size, height=height)
+    return v + np.array([0.011, 0.023, 0.0]), f
+
+
+def strain(model, x):
+    c = model.constraints
+    st = c.kind == 0
+    (i, j), rest = c.pairs[st].T, c.rest_length[st]
+    keep = rest >= 0.25 * np.median(rest)  # (the fan's hub edges left out)
+    return np.maximum(np.linalg.norm(x[i] - x[j], axis=1) / rest - 1, 0)[keep]
+
+
+def run(scene, kind):
+    make, inside, top = SCENES[scene]
+    v, t = make()
+    mesh = solver.TriangleMesh(v, t)
+    cv, cf = cloth(kind, n, 1.8, top + 0.22)
+    model = solver.build_model(cv, cf)
+    state = model.initial_state()
+    params = solver.Params()
+    floor = solver.Plane(point=(0, 0, 0))
+    start_mean = state.positions[:, :2].mean(axis=0)
+    worst, depth, cpu = 0.0, -np.inf, 0.0
+    for fr in range(frames):
+        col = solver.MeshCollider(mesh)
+        c0 = time.process_time()
+        solver.step(model, state, params, 1 / 24, [col, floor])
+        cpu += time.process_time() - c0
+        x = state.positions
+        if not np.isfinite(x).all():
+            return f"{scene:10s} {kind:6s} NaN at {fr}"
+        depth = max(depth, inside(x))
+        if fr + 1 >= 24:
+            worst = max(worst, float(strain(model, x).max()))
+    s = strain(model, x)
+    drift = 1000 * np.linalg.norm(x[:, :2].mean(axis=0) - start_mean)
+    return (
+        f"{scene:10s} {kind:6s} end {100 * s.max():6.1f}% >10%: {int((s > 0.1).sum()):4d} worst {100 * worst:6.1f}% "
+        f"inside {1000 * depth:7.2f} mm drift {drift:6.1f} mm  mean {100 * s.mean():.2f}%  "
+        f"{1000 * cpu / frames:6.1f} ms/frame"
+    )
+
+
+todo = []
+for r in rows or [f"{s}/{k}" for s in SCENES for k in KINDS]:
+    s, _, k = r.partition("/")
+    todo += [(s, kk) for kk in ((k,) if k else KINDS)]
+for s, k in todo:
+    print(run(s, k), flush=True)
