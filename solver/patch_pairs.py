@@ -88,6 +88,7 @@ class PatchPairs:
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
     far_margin = 0.5  # the kept join of far patches: boxes grown by this many gaps (see _far_patches)
     far_motion = 2.0  # ... and by this many times the patch's largest motion in the substep
+    far_block = 2  # the far join over blocks of this many cells a side (1: over patches; see _far_blocks)
 
     @staticmethod
     def suits(rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float) -> bool:
@@ -164,6 +165,7 @@ class PatchPairs:
             p, q = TriangleGrid().build_boxes(low, high).query_boxes(low, high)
             P.append(p)
             Q.append(q)
+        self.near_given = near is not None
         pair = np.unique(np.concatenate(P) * count + np.concatenate(Q))
         self.pair_p, self.pair_q = pair // count, pair % count
         self.pair_keys = pair  # sorted
@@ -202,10 +204,22 @@ class PatchPairs:
         self.measured = 0  # rows measured again, in all (statistics)
         self.resets = 0
         self.far_pairs = 0
-        self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches`
+        self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches` (of blocks: `_far_blocks`)
+        self._set_blocks()
         self.far_joins = 0
         self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
         self.gap = 0.0
+
+    def _set_blocks(self) -> None:
+        """Blocks of patches for the far join (`_far_blocks`): `far_block` cells a side, at most around + 1
+        (the patches of one block are then all neighbours): (patches sorted by block, first slot of each
+        block, patches per block)."""
+        self.block_cells = max(min(self.far_block, self.around + 1), 1)
+        _, block = np.unique(self._keys(self.cells // self.block_cells), return_inverse=True)
+        self.block_of = block.reshape(-1)
+        self.block_group = _groups(self.block_of, int(self.block_of.max(initial=-1)) + 1)
+        self.cell_columns = [np.ascontiguousarray(self.cells[:, k]) for k in range(3)]
+        self.far_kept = None
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
         """For each pair of patches that are not neighbours but whose corners' boxes come within `within`
@@ -494,7 +508,10 @@ class PatchPairs:
             flagged[self.home[moved]] = True
             flagged[self.triangle_home[_rows_any(moved[self.triangles])]] = True
             flagged[self.edge_home[_rows_any(moved[self.edges])]] = True
-        P, Q = self._far_patches(plow, phigh, flagged)
+        if self.block_cells > 1:
+            P, Q = self._far_blocks(plow, phigh, flagged)
+        else:
+            P, Q = self._far_patches(plow, phigh, flagged)
         empty = (_EMPTY, _EMPTY, np.zeros(0))
         if len(P) == 0:
             return empty, empty
@@ -547,6 +564,49 @@ class PatchPairs:
             P, Q = P.take(some), Q.take(some)
         overlap = np.flatnonzero(_spans_meet((plow, phigh), (plow, phigh), P, Q))
         return P[overlap], Q[overlap]
+
+    def _far_blocks(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of patches (P < Q) that are not neighbours and whose boxes plow..phigh overlap, as
+        `_far_patches` gives them, from a kept join of blocks of patches (`block_cells` cells a side): a
+        patch's box is 2-3 edges wide at 128², so a join of patches lists ~57 pairs a patch, each filtered
+        every substep; a block's box is one edge wider for 4-8 patches. The kept list holds the pairs of
+        blocks whose grown boxes overlapped (as `_far_patches`, with a block's largest patch motion); each
+        substep the pairs of blocks whose boxes overlap now are expanded to their pairs of patches, kept if
+        they are not neighbours and their boxes overlap. The patches of one block are all neighbours (a
+        block is at most around + 1 cells a side), so a pair of blocks is two distinct blocks."""
+        order, begin, _ = self.block_group
+        blow = np.minimum.reduceat(plow.take(order, axis=0), begin, axis=0)
+        bhigh = np.maximum.reduceat(phigh.take(order, axis=0), begin, axis=0)
+        kept = self.far_kept
+        if kept is None or len(kept[0]) != len(blow) or not ((kept[0] <= blow).all() and (bhigh <= kept[1]).all()):
+            motion = np.maximum.reduceat(self.patch_motion.take(order), begin)
+            margin = (self.far_margin * self.gap + self.far_motion * motion)[:, None]
+            low, high = blow - margin, bhigh + margin
+            A, B = self.grid.build_boxes(low, high).query_boxes(low, high, below=True)
+            kept = self.far_kept = (low, high, A, B)
+            self.far_joins += 1
+        A, B = kept[2], kept[3]
+        if flagged is not None:
+            marked = np.zeros(len(blow), dtype=bool)
+            marked[self.block_of[flagged]] = True
+            some = np.flatnonzero(marked.take(A) | marked.take(B))
+            A, B = A.take(some), B.take(some)
+        overlap = np.flatnonzero(_spans_meet((blow, bhigh), (blow, bhigh), A, B))
+        P, Q, _ = _product(self.block_group, self.block_group, A.take(overlap), B.take(overlap))
+        keep = _spans_meet((plow, phigh), (plow, phigh), P, Q)
+        apart = np.zeros(len(P), dtype=bool)
+        for column in self.cell_columns:
+            apart |= np.abs(column.take(P) - column.take(Q)) > self.around
+        keep &= apart
+        if flagged is not None:
+            keep &= flagged.take(P) | flagged.take(Q)
+        keep = np.flatnonzero(keep)
+        P, Q = P.take(keep), Q.take(keep)
+        P, Q = np.minimum(P, Q), np.maximum(P, Q)
+        if self.near_given:  # neighbours also by `near` at rest
+            apart = np.flatnonzero(~_member(self.pair_keys, P * self.count + Q))
+            P, Q = P.take(apart), Q.take(apart)
+        return P, Q
 
     def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
