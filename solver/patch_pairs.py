@@ -88,6 +88,10 @@ class PatchPairs:
     around = 1  # patches within this many cells of each other (Chebyshev) are neighbours
     far_margin = 0.5  # the kept join of far patches: boxes grown by this many gaps (see _far_patches)
     far_motion = 2.0  # ... and by this many times the patch's largest motion in the substep
+    far_middles = True  # far pairs dropped by their boxes at the middles before measuring (see _test)
+    far_middles_share = 0.3  # ... while that dropped at least this share of them (`_middles_pay`)
+    far_middles_retry = 8  # ... and every this many full queries anyway
+    far_block = 2  # the far join over blocks of this many cells a side (1: over patches; see _far_blocks)
 
     @staticmethod
     def suits(rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float) -> bool:
@@ -164,6 +168,7 @@ class PatchPairs:
             p, q = TriangleGrid().build_boxes(low, high).query_boxes(low, high)
             P.append(p)
             Q.append(q)
+        self.near_given = near is not None
         pair = np.unique(np.concatenate(P) * count + np.concatenate(Q))
         self.pair_p, self.pair_q = pair // count, pair % count
         self.pair_keys = pair  # sorted
@@ -202,11 +207,26 @@ class PatchPairs:
         self.measured = 0  # rows measured again, in all (statistics)
         self.resets = 0
         self.far_pairs = 0
-        self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches`
+        self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches` (of blocks: `_far_blocks`)
+        self._set_blocks()
         self.far_joins = 0
         self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
         self.skin_pads: tuple | None = None  # (skin, each patch's largest pad) of a skin's full query (see find)
         self.gap = 0.0
+        self.middle_boxes: dict = {}  # each kind's boxes at the middle of the paths (`_middle_boxes`)
+        self.middle_share: dict[str, float] = {}  # by kind: the share of far pairs they dropped, last time
+        self.middle_skipped: dict[str, int] = {}  # by kind: full queries since the middles were last tried
+
+    def _set_blocks(self) -> None:
+        """Blocks of patches for the far join (`_far_blocks`): `far_block` cells a side, at most around + 1
+        (the patches of one block are then all neighbours): (patches sorted by block, first slot of each
+        block, patches per block)."""
+        self.block_cells = max(min(self.far_block, self.around + 1), 1)
+        _, block = np.unique(self._keys(self.cells // self.block_cells), return_inverse=True)
+        self.block_of = block.reshape(-1)
+        self.block_group = _groups(self.block_of, int(self.block_of.max(initial=-1)) + 1)
+        self.cell_columns = [np.ascontiguousarray(self.cells[:, k]) for k in range(3)]
+        self.far_kept = None
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
         """For each pair of patches that are not neighbours but whose corners' boxes come within `within`
@@ -352,6 +372,7 @@ class PatchPairs:
         self.skin_pads = None
         if pad is not None:
             self.skin_pads = skin, np.maximum.reduceat(pad.take(self.member_vertex), self.member_start)
+        self.middle, self.middle_boxes = middle, {}
         half = gap + self._beyond_gap(self.pair_p, self.pair_q)
         vt_reach, ee_reach = half + vt_bound, half + ee_bound
         if self._fresh:
@@ -514,12 +535,16 @@ class PatchPairs:
             flagged[self.home[moved]] = True
             flagged[self.triangle_home[_rows_any(moved[self.triangles])]] = True
             flagged[self.edge_home[_rows_any(moved[self.edges])]] = True
-        P, Q = self._far_patches(plow, phigh, flagged)
+        if self.block_cells > 1:
+            P, Q = self._far_blocks(plow, phigh, flagged)
+        else:
+            P, Q = self._far_patches(plow, phigh, flagged)
         empty = (_EMPTY, _EMPTY, np.zeros(0))
         if len(P) == 0:
             return empty, empty
         # Expand a pair of patches only for the kinds whose spans overlap: a patch's vertices sit in its
         # cell, its triangles and edges reach an edge beyond it, so most pairs two cells apart drop here.
+        full = moved is None
         one = _spans_meet(spans["vertex"], spans["triangle"], P, Q)
         other = _spans_meet(spans["vertex"], spans["triangle"], Q, P)
         both = _spans_meet(spans["edge"], spans["edge"], P, Q)
@@ -529,21 +554,56 @@ class PatchPairs:
             both[both] = self._may_list("edge", "edge", P[both], Q[both], self.gap)
         self.far_pairs += int(one.sum() + other.sum() + both.sum())
         vertices, triangles = (self.vertex_group, spans["vertex"]), (self.triangle_group, spans["triangle"])
-        p1, t1, kept1 = self._expand("vertex", vertices, "triangle", triangles, P[one], Q[one], "vt")
-        p2, t2, kept2 = self._expand("vertex", vertices, "triangle", triangles, Q[other], P[other], "vt")
+        P1, Q1, P2, Q2 = P[one], Q[one], Q[other], P[other]
+        p1, t1, kept1, k1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt")
+        p2, t2, kept2, k2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt")
         p, t, vt_kept = np.concatenate([p1, p2]), np.concatenate([t1, t2]), np.concatenate([kept1, kept2])
         edges = (self.edge_group, spans["edge"])
         P, Q = np.minimum(P[both], Q[both]), np.maximum(P[both], Q[both])  # the masks' order
-        e, f, ee_kept = self._expand("edge", edges, "edge", edges, P, Q, "ee")
+        e, f, ee_kept, k = self._expand("edge", edges, "edge", edges, P, Q, "ee")
         e, f = np.minimum(e, f), np.maximum(e, f)
+        vt_reach = ee_reach = None
+        # Each pair's reach, for `_test`: the limit of every pair of its patches (see `_may_list`).
+        if full and self._middles_pay("vt"):
+            vt_reach = np.concatenate([self._reach(P1, Q1).take(k1), self._reach(P2, Q2).take(k2)])
+        if full and self._middles_pay("ee"):
+            ee_reach = self._reach(P, Q).take(k)
         if moved is not None:
             touched = np.flatnonzero(moved[p] | _rows_any(moved[self.triangles[t]]))
             p, t, vt_kept = p[touched], t[touched], vt_kept[touched]
             touched = np.flatnonzero(_rows_any(moved[self.edges[e]]) | _rows_any(moved[self.edges[f]]))
             e, f, ee_kept = e[touched], f[touched], ee_kept[touched]
-        vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept)
-        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept)
+        vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt")
+        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee")
         return vt, ee
+
+    def _middles_pay(self, kinds: str) -> bool:
+        """Whether `_test` drops pairs by their boxes at the middles (`far_middles`) this full query: when
+        it dropped at least `far_middles_share` of the pairs it saw the last time, and every
+        `far_middles_retry`th query anyway. (The same candidates either way: a matter of cost. 128² impact:
+        2/3 of the far (edge, edge) pairs measured dropped, ~11 % of a frame; 64²: 1/6, ~4 % dearer.)"""
+        if not self.far_middles:
+            return False
+        skipped = self.middle_skipped.get(kinds, 0)
+        if self.middle_share.get(kinds, 1.0) >= self.far_middles_share or skipped >= self.far_middles_retry:
+            self.middle_skipped[kinds] = 0
+            return True
+        self.middle_skipped[kinds] = skipped + 1
+        return False
+
+    def _reach(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+        """An upper bound on the listing limit of every pair of primitives of patches P[k] and Q[k] (gap +
+        half their largest relative corner motion, or with a skin the skin and their pads), a little over for
+        rounding."""
+        return (1.0 + 1e-9) * (self.gap + self._beyond_gap(P, Q)) + 1e-9 * self.gap
+
+    def _middle_boxes(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
+        """Each primitive's box at the middle of the paths (made once a full query)."""
+        found = self.middle_boxes.get(kind)
+        if found is None:
+            x = self.middle
+            found = self.middle_boxes[kind] = (x, x) if kind == "vertex" else _spans(x, x, self._rows(kind, None))
+        return found
 
     def _far_patches(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of patches (P < Q) that are not neighbours and whose boxes plow..phigh overlap: those of
@@ -568,6 +628,49 @@ class PatchPairs:
         overlap = np.flatnonzero(_spans_meet((plow, phigh), (plow, phigh), P, Q))
         return P[overlap], Q[overlap]
 
+    def _far_blocks(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of patches (P < Q) that are not neighbours and whose boxes plow..phigh overlap, as
+        `_far_patches` gives them, from a kept join of blocks of patches (`block_cells` cells a side): a
+        patch's box is 2-3 edges wide at 128², so a join of patches lists ~57 pairs a patch, each filtered
+        every substep; a block's box is one edge wider for 4-8 patches. The kept list holds the pairs of
+        blocks whose grown boxes overlapped (as `_far_patches`, with a block's largest patch motion); each
+        substep the pairs of blocks whose boxes overlap now are expanded to their pairs of patches, kept if
+        they are not neighbours and their boxes overlap. The patches of one block are all neighbours (a
+        block is at most around + 1 cells a side), so a pair of blocks is two distinct blocks."""
+        order, begin, _ = self.block_group
+        blow = np.minimum.reduceat(plow.take(order, axis=0), begin, axis=0)
+        bhigh = np.maximum.reduceat(phigh.take(order, axis=0), begin, axis=0)
+        kept = self.far_kept
+        if kept is None or len(kept[0]) != len(blow) or not ((kept[0] <= blow).all() and (bhigh <= kept[1]).all()):
+            motion = np.maximum.reduceat(self.patch_motion.take(order), begin)
+            margin = (self.far_margin * self.gap + self.far_motion * motion)[:, None]
+            low, high = blow - margin, bhigh + margin
+            A, B = self.grid.build_boxes(low, high).query_boxes(low, high, below=True)
+            kept = self.far_kept = (low, high, A, B)
+            self.far_joins += 1
+        A, B = kept[2], kept[3]
+        if flagged is not None:
+            marked = np.zeros(len(blow), dtype=bool)
+            marked[self.block_of[flagged]] = True
+            some = np.flatnonzero(marked.take(A) | marked.take(B))
+            A, B = A.take(some), B.take(some)
+        overlap = np.flatnonzero(_spans_meet((blow, bhigh), (blow, bhigh), A, B))
+        P, Q, _ = _product(self.block_group, self.block_group, A.take(overlap), B.take(overlap))
+        keep = _spans_meet((plow, phigh), (plow, phigh), P, Q)
+        apart = np.zeros(len(P), dtype=bool)
+        for column in self.cell_columns:
+            apart |= np.abs(column.take(P) - column.take(Q)) > self.around
+        keep &= apart
+        if flagged is not None:
+            keep &= flagged.take(P) | flagged.take(Q)
+        keep = np.flatnonzero(keep)
+        P, Q = P.take(keep), Q.take(keep)
+        P, Q = np.minimum(P, Q), np.maximum(P, Q)
+        if self.near_given:  # neighbours also by `near` at rest
+            apart = np.flatnonzero(~_member(self.pair_keys, P * self.count + Q))
+            P, Q = P.take(apart), Q.take(apart)
+        return P, Q
+
     def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
         overlap, and of them those kept at rest, if known: (a, b, known). a's box must meet Q's span of
@@ -591,19 +694,20 @@ class PatchPairs:
         width = n2.take(ka)
         total = int(width.sum())
         if total == 0:
-            return _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
+            return _EMPTY, _EMPTY, np.zeros(0, dtype=bool), _EMPTY
         slot_a = np.repeat(np.arange(len(a)), width)
         k = ka.take(slot_a)
         slot_b = np.arange(total) - np.repeat(np.cumsum(width) - width - (np.cumsum(n2) - n2).take(ka), width)
         a, b = a.take(slot_a), b.take(slot_b)
         if self.masks is None:
-            return a, b, np.zeros(total, dtype=bool)
+            return a, b, np.zeros(total, dtype=bool), k
         keys, begin, kept = self.masks[kinds]
         entry = np.searchsorted(keys, P * self.count + Q)
         entry = np.minimum(entry, max(len(keys) - 1, 0))
         known = (keys[entry] == P * self.count + Q) if len(keys) else np.zeros(len(P), dtype=bool)
         known = known.take(k)
         row = np.flatnonzero(known)
+        k_all = k
         k = k.take(row)
         slot = begin.take(entry.take(k)) + ia.take(slot_a.take(row)) * second[0][2].take(Q.take(k))
         slot += ib.take(slot_b.take(row))
@@ -611,12 +715,14 @@ class PatchPairs:
         stay = np.ones(total, dtype=bool)
         stay[drop] = False
         stay = np.flatnonzero(stay)
-        return a.take(stay), b.take(stay), known.take(stay)
+        return a.take(stay), b.take(stay), known.take(stay), k_all.take(stay)
 
-    def _rows(self, kind: str, ids: np.ndarray) -> np.ndarray:
+    def _rows(self, kind: str, ids: np.ndarray | None) -> np.ndarray:
+        """The rows (K, 1 | 3 | 2) of primitives ids of a kind (None: all of them)."""
         if kind == "vertex":
-            return ids[:, None]
-        return (self.triangles if kind == "triangle" else self.edges).take(ids, axis=0)
+            return ids[:, None] if ids is not None else np.arange(len(self.home))[:, None]
+        rows = self.triangles if kind == "triangle" else self.edges
+        return rows if ids is None else rows.take(ids, axis=0)
 
     def _separations(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray) -> np.ndarray:
         """(K, 3) signed separations of the primitives' boxes per axis (<= 0 on every axis: they overlap)."""
@@ -648,13 +754,40 @@ class PatchPairs:
     def _gaps(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray, gap: float) -> np.ndarray:
         return _gap_lengths(self._separations(kind1, a, kind2, b), gap)
 
-    def _test(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray, measure, keep, known: np.ndarray):
+    def _test(
+        self,
+        kind1: str,
+        a: np.ndarray,
+        kind2: str,
+        b: np.ndarray,
+        measure,
+        keep,
+        known: np.ndarray,
+        reach=None,
+        kinds="",
+    ):
         """Of pairs (a, b): those whose boxes overlap, sharing no vertex, within their limit, and kept
-        (known: kept at rest already, by the masks; with masks, the others share no vertex)."""
+        (known: kept at rest already, by the masks; with masks, the others share no vertex).
+        reach (full queries): a bound on each pair's limit; pairs whose boxes at the middle of the paths are
+        that far apart are dropped before measuring (their distance there is at least their boxes')."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
         overlap = np.flatnonzero(_boxes_meet((lo1, hi1), a, (lo2, hi2), b))
         a, b, known = a.take(overlap), b.take(overlap), known.take(overlap)
+        if reach is not None:
+            # 128² impact: 2/3 of the far (edge, edge) pairs whose path boxes overlap, half the (vertex,
+            # triangle) ones (the boxes' corners reach a gap on every axis at once).
+            reach = reach.take(overlap)
+            (lo1, hi1), (lo2, hi2) = self._middle_boxes(kind1), self._middle_boxes(kind2)
+            apart = np.zeros(len(a))
+            for k in range(3):  # a coordinate at a time (see _boxes_meet)
+                side = np.maximum(lo2[:, k].take(b) - hi1[:, k].take(a), lo1[:, k].take(a) - hi2[:, k].take(b))
+                np.maximum(side, 0.0, out=side)
+                apart += side * side
+            near = np.flatnonzero(apart < reach * reach)
+            if len(a):
+                self.middle_share[kinds] = 1.0 - len(near) / len(a)
+            a, b, known = a.take(near), b.take(near), known.take(near)
         first, second = self._rows(kind1, a), self._rows(kind2, b)
         if self.masks is None:
             fine = np.flatnonzero((first[:, :, None] != second[:, None, :]).all(axis=(1, 2)))
