@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .triangles import _EPS, _unit, dot
+from .triangles import _EPS, dot, segment_closest_along
 
 # Iterations after the edge pass's own: with 2 the cloth fell through all six 0.5 cm rods of
 # bench/thin_features.py, with 3 it hangs on all 18 rods (docs/design.md, Round 8 (corners9)).
@@ -46,7 +46,7 @@ def iterate_edge_contacts(
             p = p.T
         first, second = p.take(local[:, 0], axis=1), p.take(local[:, 1], axis=1)
         along = second - first
-        u, v = _closest(first, along, sharp_a, span, span2, line, span2_safe)
+        u, v = segment_closest_along(first, along, sharp_a, span, span2, line, span2_safe)
         d = (first + along * u) - (sharp_a + span * v)
         push = gap - dot(d, normal)
         live = (push > 1e-3 * gap).nonzero()[0]
@@ -58,25 +58,3 @@ def iterate_edge_contacts(
         ok = weight > 0.0
         delta = normal.take(live, axis=1) * np.where(ok, push / np.where(ok, weight, 1.0), 0.0)
         scatter(x, None, rows, local.take(live, axis=0), wi, wj, delta, None, pose1)
-
-
-def _closest(p0, d1, q0, d2, e, line, e_safe):
-    """triangles.segment_closest(p0, p0 + d1, q0, q0 + d2) with the second segments' d2, e = |d2|^2, line = e > _EPS
-    and e_safe = where(line, e, 1) given (the same arithmetic in the same order: the same values)."""
-    r = p0 - q0
-    a, f = dot(d1, d1), dot(d2, r)
-    c, b = dot(d1, r), dot(d1, d2)
-    denominator = a * e - b * b
-    general = denominator > 1e-12 * np.maximum(a * e, _EPS)
-    s = np.divide(b * f - c * e, denominator, out=np.zeros_like(denominator), where=general)
-    _unit(s)
-    t = np.where(line, (b * s + f) / e_safe, 0.0)
-    low, high = t < 0.0, t > 1.0
-    _unit(t)
-    span = a > _EPS
-    length = np.where(span, a, 1.0)
-    s_low = _unit(-c / length)
-    s_high = _unit((b - c) / length)
-    s = np.where(low, s_low, np.where(high, s_high, s))
-    s = np.where(span, s, 0.0)
-    return s, t

@@ -125,8 +125,17 @@ def segment_closest(p0, p1, q0, q1):
     Returns (s (n,), t (n,)): the closest points are p0 + s (p1 - p0) and q0 + t (q1 - q0), s, t in
     [0, 1]. Parallel and degenerate segments get one of their closest pairs (Ericson 5.1.9).
     """
-    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
-    a, e, f = dot(d1, d1), dot(d2, d2), dot(d2, r)
+    d2 = q1 - q0
+    e = dot(d2, d2)
+    line = e > _EPS
+    return segment_closest_along(p0, p1 - p0, q0, d2, e, line, np.where(line, e, 1.0))
+
+
+def segment_closest_along(p0, d1, q0, d2, e, line, e_safe):
+    """segment_closest(p0, p0 + d1, q0, q0 + d2) with the second segments' e = |d2|^2, line = e > _EPS and
+    e_safe = where(line, e, 1) given (the edge iterations make them once for several calls)."""
+    r = p0 - q0
+    a, f = dot(d1, d1), dot(d2, r)
     c, b = dot(d1, r), dot(d1, d2)
     denominator = a * e - b * b
     # (Divisions guarded by `where` and clamps by minimum/maximum, not np.errstate and np.clip: the same
@@ -134,8 +143,7 @@ def segment_closest(p0, p1, q0, q1):
     general = denominator > 1e-12 * np.maximum(a * e, _EPS)
     s = np.divide(b * f - c * e, denominator, out=np.zeros_like(denominator), where=general)
     _unit(s)
-    line = e > _EPS
-    t = np.where(line, (b * s + f) / np.where(line, e, 1.0), 0.0)
+    t = np.where(line, (b * s + f) / e_safe, 0.0)
     # t outside [0, 1]: clamp it and recompute s for the clamped t.
     low, high = t < 0.0, t > 1.0
     _unit(t)
