@@ -674,6 +674,8 @@ def _rim_faces(mesh, sharp: SharpEdges, radius: float):
     basis = [(e1f[:, :, None], e2f[:, :, None]), (e1o[:, :, None], e2o[:, :, None])]
     best = [np.full(len(asked), -np.inf), np.full(len(asked), -np.inf)]
     found = [face.take(asked, axis=1), other.take(asked, axis=1)]
+    wide = np.append(_face_heights(mesh) >= 0.5 * radius, False)
+    near_wide = wide.take(tri)  # (any face within the radius wider across than half the radius)
     frontier = tri[:, None]
     for hop in range(RIM_SPAN_HOPS + 1):
         if hop:
@@ -685,6 +687,7 @@ def _rim_faces(mesh, sharp: SharpEdges, radius: float):
             frontier = frontier[:, (frontier < triangles).any(axis=0)]
             if not frontier.shape[1]:
                 break
+        near_wide |= wide[frontier].any(axis=1)
         g = normals[:, frontier]
         g = g - along * (g * along).sum(axis=0)  # across the edge
         real = (g * g).sum(axis=0) > 0.75  # (faces turned over 30° along the edge, and none, say nothing)
@@ -696,8 +699,18 @@ def _rim_faces(mesh, sharp: SharpEdges, radius: float):
             better = turn[rows, column] > best[side]
             best[side] = np.where(better, turn[rows, column], best[side])
             found[side][:, better] = normals[:, frontier[rows, column]][:, better]
-    face[:, asked], other[:, asked] = found
+    # Only where a face within the radius is wider across than half of it (a bevelled top's top or side): a rod
+    # thinner than the cloth's edges has narrow faces all round, which the search wraps round (every rod edge a rim).
+    face[:, asked[near_wide]], other[:, asked[near_wide]] = found[0][:, near_wide], found[1][:, near_wide]
     return face, other
+
+
+def _face_heights(mesh) -> np.ndarray:
+    """Each triangle's height over its longest side (twice its area over that side): how wide it is across."""
+    sides = [mesh.b - mesh.a, mesh.c - mesh.b, mesh.a - mesh.c]
+    longest = np.sqrt(np.max([dot(side, side) for side in sides], axis=0))
+    area2 = np.sqrt(dot(*(2 * [cross(sides[0], -sides[2])])))
+    return area2 / np.maximum(longest, _EPS)
 
 
 def _to_segment(points, a, b):

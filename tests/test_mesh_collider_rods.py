@@ -52,22 +52,14 @@ def drop_over(shape, shift: float, frames: int = 36, triangulated: bool = False)
 @pytest.mark.parametrize("segments", [8, 16, 32])  # lengthwise edges meeting at 45° / 22.5° / 11.25°
 @pytest.mark.parametrize("shift", [0.0, 0.011])
 def test_cloth_hangs_over_a_rod_thinner_than_its_edges(segments, shift):
-    """Over five placements 0.1 µm-10 µm apart: a cloth landing across a thin rod is chaotic (since round 14's
-    RIM_SPAN brakes the cloth over a thin rod's edges too, the 8-segment rod at 1.1 cm had 5 edges through at one
-    checked frame at the test's own placement, 0-1 at the six nearest: docs/design.md, round 14 (integrator))."""
     shape = rod(0.01, segments)
-    worsts = []
-    for nearby in (0.0, 1e-7, -1e-7, 1e-5, -1e-5):
-        model, state, worst = drop_over(shape, shift + nearby)
-        x = state.positions
-        # Hangs on the rod (its top at 1.01 m; the sides reach the floor), not on the floor with the rod above it.
-        assert x[:, 2].max() > 1.0
-        assert x[:, 2].mean() > 0.3  # (~0.5 hanging, ~0.05 on the floor)
-        worsts.append(worst)
-    # No cloth edge through the rod at any checked frame (before round 8: the whole row across it, 24 edges), but
-    # for a few at one placement.
-    assert max(worsts) <= 8, worsts
-    assert sorted(worsts)[-2] <= 2, worsts
+    model, state, worst = drop_over(shape, shift)
+    x = state.positions
+    # Hangs on the rod (its top at 1.01 m; the sides reach the floor), not on the floor with the rod above it.
+    assert x[:, 2].max() > 1.0
+    assert x[:, 2].mean() > 0.3  # (~0.5 hanging, ~0.05 on the floor)
+    # No cloth edge through the rod at any checked frame (before round 8: the whole row across it, 24 edges).
+    assert worst <= 2
 
 
 def test_triangulated_cloth_hangs_over_a_fine_rod():
