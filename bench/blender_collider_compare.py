@@ -175,7 +175,7 @@ def main() -> None:
         f"{args.n}² cloth, {args.frames} frames at {FPS} fps, dropped {args.dx} m off centre; CPU ms/frame best of "
         f"{args.rounds} (median over frames); stretch at the end; inside / crossing: the most at a checked frame"
     )
-    print("| scene | solver | ms/frame | mean stretch % | max stretch % | inside (deepest mm) | crossing edges | mean z m |")
+    print("| scene | solver | ms/frame | mean stretch % | max stretch % | inside (deepest mm) | crossing edges | z m |")
     print("|---|---|---|---|---|---|---|---|")
     for kind in args.scenes.split(","):
         best: dict[str, dict] = {}

@@ -4,9 +4,10 @@
 `free_bake(obj) -> None` are the public entry points (the command-line farm bake uses them).
 A bake simulates every frame first (the object is untouched until then), then adds one relative
 shape key per frame, keyed 0 / 1 / 0 with LINEAR interpolation, so the evaluated mesh at frame f
-is the simulated state at f, and between two frames (the subframes motion blur renders) the straight blend of
-the two states, as Blender's Cloth reads its point cache there. A Basis key, an action and animation data are created only if
-missing, and what was created is recorded in `obj.verlet_cloth` so free_bake removes only that.
+is the simulated state at f, and between two frames (the subframes motion blur renders) the straight
+blend of the two states, as Blender's Cloth reads its point cache there. A Basis key, an action and
+animation data are created only if missing, and what was created is recorded in `obj.verlet_cloth`
+so free_bake removes only that.
 """
 
 from __future__ import annotations
