@@ -183,9 +183,10 @@ def collider_render_note(obj) -> str | None:
     found = render_shape_differences(obj)
     if not found:
         return None
+    said = "; ".join(found)
     return (
-        f"{'; '.join(found)}: cloth collides with the shape the viewport shows, so renders can show it above that "
-        "shape or inside it. Give the viewport and renders the same settings."
+        f"{said[0].upper()}{said[1:]}: cloth collides with the shape the viewport shows, so renders can show it "
+        "above that shape or inside it. Give the viewport and renders the same settings."
     )
 
 
