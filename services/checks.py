@@ -176,8 +176,8 @@ def collider_render_note(obj) -> str | None:
     """What to tell the user when a collider renders another shape than the viewport shows, or None. The cloth
     collides with the viewport's shape in the live preview, the bake and `tools/bake.py` alike (as Blender's Cloth
     does with its Collision modifier), so a render of the bake shows the cloth above the rendered shape or inside
-    it: a cube cage with Subdivision at 0 viewport levels and 3 render levels holds the cloth 8 cm above the
-    rendered ball; at 3 and 0, 7 cm inside the rendered cube."""
+    it: a cube cage with Subdivision at 0 viewport levels and 3 render levels holds the cloth 8.5 cm above the
+    rendered ball; at 3 and 0, up to 25 cm inside the rendered cube."""
     if obj.verlet_cloth_collider.kind == "NONE" or obj.verlet_cloth.enabled:
         return None
     found = render_shape_differences(obj)
