@@ -82,4 +82,7 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
             as_sphere = self.kind == "MESH" and obj.type == "EMPTY" and not _shows_collection_faces(context, obj)
             obj.verlet_cloth_collider.kind = "SPHERE" if as_sphere else self.kind
         self.report({"INFO"}, f"{len(targets)} collider(s): {', '.join(o.name for o in targets)}")
+        for obj in targets:
+            if note := checks.collider_render_note(obj):
+                self.report({"WARNING"}, f"{obj.name}: {note}")
         return {"FINISHED"}

@@ -3,9 +3,11 @@
 `bake_object(scene, obj, frame_start, frame_end, progress=None, cancel=None) -> int` and
 `free_bake(obj) -> None` are the public entry points (the command-line farm bake uses them).
 A bake simulates every frame first (the object is untouched until then), then adds one relative
-shape key per frame, keyed 0 / 1 / 0 with CONSTANT interpolation, so the evaluated mesh at frame f
-is the simulated state at f. A Basis key, an action and animation data are created only if
-missing, and what was created is recorded in `obj.verlet_cloth` so free_bake removes only that.
+shape key per frame, keyed 0 / 1 / 0 with LINEAR interpolation, so the evaluated mesh at frame f
+is the simulated state at f, and between two frames (the subframes motion blur renders) the straight
+blend of the two states, as Blender's Cloth reads its point cache there. A Basis key, an action and
+animation data are created only if missing, and what was created is recorded in `obj.verlet_cloth`
+so free_bake removes only that.
 """
 
 from __future__ import annotations
@@ -192,7 +194,9 @@ class Baker:
             self._suspend.__exit__(None, None, None)
 
     def _write_keys(self, key, basis: np.ndarray, had_anim: bool, had_action: bool) -> list[str]:
-        """One relative key per simulated frame, keyed 0 / 1 / 0 with CONSTANT interpolation."""
+        """One relative key per simulated frame, keyed 0 / 1 / 0 with LINEAR interpolation (exact at whole frames,
+        the blend of neighbouring frames between them: with CONSTANT a motion-blurred render showed the cloth
+        jump from the previous frame's state to this one's halfway through the shutter, two sharp images)."""
         obj, settings = self.obj, self.obj.verlet_cloth
         own_action(key)
         reference = key.reference_key
@@ -222,7 +226,7 @@ class Baker:
         for curve in _fcurves(key.animation_data) or ():
             if curve.data_path in paths:
                 for point in curve.keyframe_points:
-                    point.interpolation = "CONSTANT"
+                    point.interpolation = "LINEAR"
                 curve.update()
         return names
 

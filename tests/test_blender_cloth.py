@@ -405,6 +405,25 @@ def test_live_preview_matches_the_bake(blender):
         assert np.abs(baked - preview[frame - 1]).max() < 1e-3, f"frame {frame}"
 
 
+def test_a_baked_cloth_between_two_frames_shows_their_blend_for_motion_blur(blender):
+    """Motion blur (Cycles, EEVEE) renders a frame from subframes around it. The bake's keys had CONSTANT
+    interpolation: at 10.25 the cloth showed frame 10 exactly and at 9.75 frame 9, so a blurred cloth showed two
+    sharp images a frame apart instead of a blur (Blender's Cloth reads its cache between frames)."""
+    scene, cloth, _, _ = _drape(blender)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    at = {frame: _evaluated(blender, cloth, frame) for frame in (9, 10, 11)}
+    assert np.abs(at[10] - at[9]).max() > 0.02  # the cloth moves between frames here
+    for frame, subframe in ((9, 0.75), (10, 0.25), (10, 0.5)):
+        scene.frame_set(frame, subframe=subframe)
+        shown = _evaluated(blender, cloth)
+        blend = (1 - subframe) * at[frame] + subframe * at[frame + 1]
+        assert np.abs(shown - blend).max() < 1e-5, f"frame {frame + subframe}"
+    for frame in (1, FRAMES):  # before the start and after the end the first and last frames hold
+        scene.frame_set(frame - 1 if frame == 1 else frame, subframe=0.5)
+        np.testing.assert_allclose(_evaluated(blender, cloth), _evaluated(blender, cloth, frame), atol=1e-6)
+
+
 @pytest.mark.parametrize("old, new", [(100, 200), (3, 2)])
 def test_time_stretching_steps_the_stretched_time_and_the_bake_plays_as_the_preview(blender, old, new):
     """Output ▸ Frame Range ▸ Time Stretching: Blender shows scene frame f at time f × Old / New (animation,

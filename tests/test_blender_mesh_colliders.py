@@ -120,6 +120,44 @@ def test_box_holds_the_cloth_on_its_top_and_it_falls_over_the_edges(blender):
     assert co[[0, N - 1, N * N - N, N * N - 1], 2].max() < 0.85  # the corners hang over the edges
 
 
+def test_a_collider_that_renders_another_shape_than_the_viewport_says_so(blender):
+    """A cube cage smoothed by a Subdivision at 3 viewport levels and 0 render levels (a heavy modifier kept
+    light for renders, or the other way round): the live preview, the bake and `tools/bake.py` all collide
+    with the viewport's shape (as Blender's Cloth does), so a render of the bake shows the cloth centimetres
+    inside the rendered cube. Make Collider and the Collider panel said nothing about it."""
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    checks = importlib.import_module(ADDON_MODULE + ".services.checks")
+    frames = 24
+    setup_scene(blender, frames)
+    blender.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+    cube = blender.context.active_object
+    smooth = cube.modifiers.new("Smooth", "SUBSURF")
+    smooth.levels, smooth.render_levels = 3, 0
+    cube.modifiers.new("Collision", "COLLISION").show_viewport = False  # no shape: nothing to say about it
+    assert checks.collider_render_note(cube) is None  # not a collider
+    box = _collider(blender, cube)
+    note = checks.collider_render_note(box)
+    assert note is not None and "'Smooth' has Levels Viewport 3 and Render 0" in note
+    assert "Collision" not in note
+    from test_blender_curve_colliders import _collider_panel  # noqa: PLC0415
+
+    assert any("Levels Viewport 3" in line for line in _collider_panel(blender, box))
+    cloth = _cloth(blender)
+    _bake(blender, cloth)
+    blender.context.scene.frame_set(frames)
+    co = evaluated_positions(blender, cloth)
+    assert _depth_inside(blender, co, box) < 1e-4  # clear of the viewport's shape
+    smooth.levels = 0  # the shape a render shows
+    assert _depth_inside(blender, co, box) > 0.03  # what the note warns of
+    smooth.levels = 3
+    smooth.show_viewport = False
+    assert "'Smooth' is on only in renders" in checks.collider_render_note(box)
+    smooth.show_viewport, smooth.render_levels = True, 3
+    assert checks.collider_render_note(box) is None
+    assert checks.collider_render_note(cloth) is None  # a cloth says what it needs in its own notes
+
+
 def test_a_collider_disabled_in_viewports_does_not_collide_and_a_hidden_one_does(blender):
     """As Blender's Cloth (and this add-on's wind fields): the monitor icon takes an object out of the
     simulation; the eye (hidden in this view layer only) does not."""

@@ -239,6 +239,9 @@ class VIEW3D_PT_verlet_cloth_colliders(_ChildPanel, bpy.types.Panel):
             box.label(text="Skipped, no surface:", icon="INFO")
             for line in textwrap.wrap(skipped, 44):
                 box.label(text=line)
+        if note := checks.collider_render_note(obj):
+            for index, line in enumerate(textwrap.wrap(note, 44)):
+                layout.label(text=line, icon="INFO" if index == 0 else "NONE")
         if settings.kind != "NONE":
             layout.prop(settings, "friction")
             layout.prop(settings, "offset")
