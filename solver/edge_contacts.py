@@ -675,7 +675,7 @@ def _rim_faces(mesh, sharp: SharpEdges, radius: float):
     best = [np.full(len(asked), -np.inf), np.full(len(asked), -np.inf)]
     found = [face.take(asked, axis=1), other.take(asked, axis=1)]
     wide = np.append(_face_heights(mesh) >= 0.5 * radius, False)
-    near_wide = wide.take(tri)  # (any face within the radius wider across than half the radius)
+    near_wide = np.zeros(len(asked), dtype=bool)  # (any face within the radius wider across than half of it)
     frontier = tri[:, None]
     for hop in range(RIM_SPAN_HOPS + 1):
         if hop:
@@ -709,8 +709,9 @@ def _face_heights(mesh) -> np.ndarray:
     """Each triangle's height over its longest side (twice its area over that side): how wide it is across."""
     sides = [mesh.b - mesh.a, mesh.c - mesh.b, mesh.a - mesh.c]
     longest = np.sqrt(np.max([dot(side, side) for side in sides], axis=0))
-    area2 = np.sqrt(dot(*(2 * [cross(sides[0], -sides[2])])))
-    return area2 / np.maximum(longest, _EPS)
+    normal = cross(sides[0], -sides[2])
+    twice_area = np.sqrt(dot(normal, normal))
+    return twice_area / np.maximum(longest, _EPS)
 
 
 def _to_segment(points, a, b):

@@ -111,17 +111,22 @@ def _rests_on_the_posts(blender, scene, cloth, collider, frames: int) -> None:
     assert co[_middle(), 2] == pytest.approx(POST[2] + THICKNESS, abs=0.01)
 
 
+def _drop_onto_the_posts(blender, scene, posts, frames: int, way: str) -> None:
+    """A cloth 25 cm over the posts, previewed or baked ("preview" / "bake"), rests on them (above)."""
+    cloth = _cloth(blender, POST[2] + 0.25)
+    if way == "bake":
+        activate(blender, cloth)
+        assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    _rests_on_the_posts(blender, scene, cloth, posts, frames)
+
+
 @pytest.mark.parametrize("way", ["preview", "bake"])
 def test_cloth_dropped_on_instanced_posts_rests_on_them(blender, way):
     frames = 30
     scene = setup_scene(blender, frames)
     posts = _posts_on_a_plane(blender)
     assert len(_instance_boxes(blender, posts)) == 9
-    cloth = _cloth(blender, POST[2] + 0.25)
-    if way == "bake":
-        activate(blender, cloth)
-        assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
-    _rests_on_the_posts(blender, scene, cloth, posts, frames)
+    _drop_onto_the_posts(blender, scene, posts, frames, way)
 
 
 def test_a_mesh_instancing_a_child_on_its_vertices_holds_the_cloth(blender):
@@ -232,11 +237,7 @@ def test_an_empty_instancing_a_collection_collides_as_what_it_shows(blender, way
     posts = _collection_instance(blender, turn=0.3)
     assert posts.verlet_cloth_collider.kind == "MESH"
     assert len(_instance_boxes(blender, posts)) == 9
-    cloth = _cloth(blender, POST[2] + 0.25)
-    if way == "bake":
-        activate(blender, cloth)
-        assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
-    _rests_on_the_posts(blender, scene, cloth, posts, frames)
+    _drop_onto_the_posts(blender, scene, posts, frames, way)
 
 
 def test_a_collection_instance_collider_moves_rigidly_and_says_when_it_shows_no_faces(blender):
