@@ -48,10 +48,13 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 EDGE_PASS_WINDOWS = 1
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
-# (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
-# a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
-# Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
+# (together ~3/4 of a pass's cost; a pass ~6x a hold). Windows shorter than this keep the lone substep (deforming
+# meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
+# The vertex pass's too (5 vertex passes a frame at 16 substeps, not 6; ~1 ms a frame of the 64² table's ~30).
+# In round 11 a triangulated cloth's vertex ended 4 mm inside the table at impact with it (tablecost13); with
+# today's passes it keeps ~3.8 mm outside on the 5 mesh kinds (docs/design.md, round 15 (tablepass18)).
+VERTEX_LONE_JOINS = True
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -244,10 +247,10 @@ def step(
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
-            first, last = _window(s, mesh_interval, substeps)
+            first, last = _window(s, mesh_interval, substeps, join_lone and VERTEX_LONE_JOINS)
             opens, closes = s == first, s == last
             window = None if opens else (window_start, first / substeps)
-            # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
+            # (the edge and corner passes' windows take a lone last substep, the vertex pass's too: VERTEX_LONE_JOINS)
             corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
             corner_window = None if s == corner_first else (window_start, corner_first / substeps)
             edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)

@@ -213,9 +213,9 @@ def _deepest_in_table(x) -> float:
 
 
 def test_a_triangulated_cloth_landing_on_a_table_never_ends_a_frame_inside_it():
-    # A frame's lone last substep joins the edge and corner passes' window before it; the vertex pass's taking
-    # it too (a window of 4) left a vertex 4.1 mm inside the top at impact (frame 13; docs/design.md,
-    # round 11 (tablecost13)).
+    # A frame's lone last substep joins the passes' window before it; in round 11 the vertex pass's taking it
+    # too (a window of 4) left a vertex 4.1 mm inside the top at impact (frame 13; docs/design.md,
+    # round 11 (tablecost13)); joined again in round 15 (tablepass18: ~3.9 mm outside).
     vertices, faces = solver.grid(64, 64, size=2.0, height=1.0)
     model = solver.build_model(vertices, solver.meshes.triangulated(faces))
     state = model.initial_state()
@@ -223,6 +223,27 @@ def test_a_triangulated_cloth_landing_on_a_table_never_ends_a_frame_inside_it():
     for frame in range(16):
         solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
         assert _deepest_in_table(state.positions) < 0.0, frame + 1
+
+
+def test_a_closed_mesh_gets_five_vertex_passes_a_frame_at_16_substeps(monkeypatch):
+    # Windows of 3 substeps, the lone 16th joining the window before it (step.VERTEX_LONE_JOINS): 5 passes
+    # and 11 holds a frame, as the edge and corner passes (6 passes without it; docs/design.md, round 15
+    # (tablepass18)).
+    calls = {"collide": 0, "hold": 0}
+    for name in calls:
+        original = getattr(solver.MeshCollider, name)
+
+        def counted(self, *args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(solver.MeshCollider, name, counted)
+    vertices, faces = solver.grid(8, 8, size=0.5, height=0.85)
+    model = solver.build_model(vertices, faces)
+    state = model.initial_state()
+    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    solver.step(model, state, solver.Params(substeps=16), 1 / 24, colliders=colliders)
+    assert calls == {"collide": 5, "hold": 11}
 
 
 def test_a_cloth_dropped_centred_on_a_table_stays_centred():
