@@ -1023,12 +1023,6 @@ def _edge_colliders(colliders, radius: float, thickness: float) -> list:
     return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius, thickness))]
 
 
-def any_sharp_edges(colliders, model, thickness: float) -> bool:
-    """Whether any mesh collider has sharp edges for this cloth (those `collide_cloth_edges` collides with)."""
-    _, longest = model.cloth_edges
-    return bool(_edge_colliders(colliders, 0.5 * longest, thickness))
-
-
 def rounded_radius(edge: float, gap: float) -> float:
     """The curvature radius below which a collider's bends are sharp for cloth edges of length `edge` kept
     `gap` off it: an edge lying round a bend of radius r dips edge² / (8 r) between its ends, so its middle

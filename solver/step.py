@@ -8,7 +8,7 @@ from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
-from .edge_contacts import any_sharp_edges, collide_cloth_edges
+from .edge_contacts import collide_cloth_edges
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -48,15 +48,10 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 EDGE_PASS_WINDOWS = 1
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
-# (together ~3/4 of a pass's cost; a pass ~6x a hold). Windows shorter than this keep the lone substep (deforming
-# meshes' 2). 0: never.
+# (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
+# a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
+# Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
-# The vertex pass's too where a mesh collider has sharp edges (5 vertex passes a frame at 16 substeps, not 6; ~1 ms
-# a frame of the 64² table's ~30). In round 11 a triangulated cloth's vertex ended 4 mm inside the table at impact
-# with it (tablecost13); with today's passes the 5 mesh kinds keep 3.7-3.9 mm outside. On smooth meshes the lone
-# window stays: joined, the worst 1% of a cloth's edges on the ball stretched 4.3 % instead of 4.0 % (5 placements;
-# docs/design.md, round 15 (tablepass18)).
-VERTEX_LONE_JOINS = True
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -194,12 +189,6 @@ def step(
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
-    join_vertex = (
-        join_lone
-        and VERTEX_LONE_JOINS
-        and mesh_interval >= LONE_SUBSTEP_JOINS_FROM
-        and any_sharp_edges(inputs.colliders, model, params.thickness)
-    )
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
@@ -255,10 +244,10 @@ def step(
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
-            first, last = _window(s, mesh_interval, substeps, join_vertex)
+            first, last = _window(s, mesh_interval, substeps)
             opens, closes = s == first, s == last
             window = None if opens else (window_start, first / substeps)
-            # (the edge and corner passes' windows take a lone last substep, the vertex pass's too: VERTEX_LONE_JOINS)
+            # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
             corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
             corner_window = None if s == corner_first else (window_start, corner_first / substeps)
             edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
