@@ -502,15 +502,20 @@ def collide_cloth_corners(
             else:
                 seeds = verts[found.weights.take(found.overloaded, axis=1).T > 0.0]
             propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
-        if len(found.carries) and up is not None:  # (each contact's nearest vertex, as SEED_NEAREST)
-            verts = found.verts.take(found.carries, axis=0)
-            nearest = np.argmax(found.beta.take(found.carries, axis=1), axis=0)
-            seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
+        if len(found.carries) and up is not None:
             points, normals = found.corner.take(found.carries, axis=1), found.carried
             pose1 = collider._pose_at(t1)
             if pose1 is not None:  # (to the world, where x is)
-                points, normals = _from_frame(points, *pose1).T, normals.T @ pose1[0].T
-                normals = normals.T
+                points, normals = _from_frame(points, *pose1).T, (normals.T @ pose1[0].T).T
+            # Only corners facing up (a pyramid's foot on the floor carries nothing: with it, cloth draped from a
+            # thin pyramid's apex ended with 4-6 of its edges through the pyramid's sides)
+            facing = (up @ normals > 0.0).nonzero()[0]
+            if len(facing) == 0:
+                continue
+            carries = found.carries.take(facing)  # (each contact's nearest vertex, as SEED_NEAREST)
+            nearest = np.argmax(found.beta.take(carries, axis=1), axis=0)
+            seeds = np.take_along_axis(found.verts.take(carries, axis=0), nearest[:, None], axis=1).ravel()
+            points, normals = points.take(facing, axis=1), normals.take(facing, axis=1)
             support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals)
 
 
