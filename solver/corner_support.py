@@ -55,7 +55,7 @@ def _rings(graph: StructuralGraph, seeds: np.ndarray, count: int) -> list[_Ring]
         if len(_RINGS) >= _CLOTHS:
             _RINGS.pop(next(iter(_RINGS)))
         entry = _RINGS[id(graph.neighbours)] = (weakref.ref(graph.neighbours), {})
-    kept = entry[1]
+    kept: dict[tuple[bytes, int], list[_Ring]] = entry[1]
     key = (seeds.tobytes(), count)
     found = kept.get(key)
     if found is not None:
