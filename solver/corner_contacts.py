@@ -502,7 +502,7 @@ def collide_cloth_corners(
             else:
                 seeds = verts[found.weights.take(found.overloaded, axis=1).T > 0.0]
             propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
-        if len(found.carries) and up is not None:
+        if len(found.carries) and up is not None and not _moving(collider):  # (a table, not a box flung through)
             points, normals = found.corner.take(found.carries, axis=1), found.carried
             pose1 = collider._pose_at(t1)
             if pose1 is not None:  # (to the world, where x is)
@@ -516,7 +516,8 @@ def collide_cloth_corners(
             nearest = np.argmax(found.beta.take(carries, axis=1), axis=0)
             seeds = np.take_along_axis(found.verts.take(carries, axis=0), nearest[:, None], axis=1).ravel()
             points, normals = points.take(facing, axis=1), normals.take(facing, axis=1)
-            support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals)
+            mu = combined_friction(friction, collider.friction)
+            support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals, mu)
 
 
 def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):

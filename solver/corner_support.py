@@ -29,6 +29,11 @@ from .contact_support import STRETCH_TOLERANCE, StructuralGraph
 
 CORNER_RINGS = 4  # rings of structural edges (3 left a 48² tablecloth's corners 27 % stretched, 4: 11 %)
 DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must lie to hang from its inner end
+# The momentum the support gives the hanging cloth (its moves of x alone, mass-weighted) pulls the cloth on the top
+# next to the seed it hangs from (x alone; across gravity, less the capstan rule's friction over the bend): without
+# it the cloth on the top never felt the hanging cloth's pull, and cloth that must slide off a box stayed on it
+# (docs/design.md, round 15 (corner18)).
+REACTION = True
 _CACHED = 32  # seed sets kept per cloth
 TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
 _EPS = 1e-12
@@ -88,13 +93,19 @@ def _rings(graph: StructuralGraph, seeds: np.ndarray, count: int) -> list[_Ring]
     return rings
 
 
-def support_hanging(x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: float, up, points, normals) -> None:
+def support_hanging(
+    x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: float, up, points, normals, friction: float = 0.0
+) -> None:
     """Shorten the stretched structural edges hanging from `seeds` (rows of x), ring by ring outward (see the
     module doc), in place on x and x_start; `up`: the unit vector against gravity (3,); points, normals (3, S):
-    each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too)."""
+    each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too).
+    friction: the corner's; with REACTION, the momentum the moves gave the hanging cloth pulls the cloth on the top
+    next to its seed (`_pull_the_top`)."""
     seeds, first = np.unique(seeds, return_index=True)
     points, normals = points.take(first, axis=1), normals.take(first, axis=1)
     live = np.ones(len(seeds), dtype=bool)  # (the ring before's vertices the support reached)
+    pull = np.zeros((3, len(seeds)))  # (mass x the moves' dynamic part, summed per seed: REACTION)
+    seed_ring: _First | None = None
     for ring in _rings(graph, seeds, CORNER_RINGS):
         outer_at = x.take(ring.outer, axis=0)
         d = outer_at - x.take(ring.inner, axis=0)
@@ -105,9 +116,11 @@ def support_hanging(x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: 
         hanging = live.take(ring.source) & ((d @ up < -DOWNHILL * ring.rest) | (beyond > 0.0))
         hanging &= length - limit > TOLERANCE * ring.rest
         hanging &= inv_mass.take(ring.outer) > 0.0
+        if seed_ring is None:  # (the seeds' own edges the support leaves: to the cloth on the top, REACTION)
+            seed_ring = _First(ring, ~hanging)
         which = hanging.nonzero()[0]
         if len(which) == 0:
-            return  # the support's stretch ends here
+            break  # the support's stretch ends here
         inner, outer, at = ring.inner.take(which), ring.outer.take(which), ring.at.take(which)
         d, length, limit = d.take(which, axis=0), length.take(which), limit.take(which)
         d0 = x_start.take(outer, axis=0) - x_start.take(inner, axis=0)
@@ -124,6 +137,37 @@ def support_hanging(x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: 
         live = share > 0
         moved = live.nonzero()[0]
         total = total.take(moved, axis=1) / share.take(moved)
-        moved = ring.rows.take(moved)
-        x[moved] -= total[:3].T
-        x_start[moved] -= total[3:].T
+        rows = ring.rows.take(moved)
+        x[rows] -= total[:3].T
+        x_start[rows] -= total[3:].T
+        if REACTION:
+            origin = np.empty(count, dtype=np.int64)
+            origin[at] = ring.origin.take(which)
+            kick = (total[:3] - total[3:]) / inv_mass.take(rows)
+            slot = (np.arange(3) * len(seeds))[:, None] + origin.take(moved)
+            pull += np.bincount(slot.ravel(), weights=kick.ravel(), minlength=3 * len(seeds)).reshape(3, -1)
+    if REACTION and seed_ring is not None and pull.any():
+        _pull_the_top(x, inv_mass, seed_ring.ring, seed_ring.top, pull, up, friction)
+
+
+class _First(NamedTuple):
+    ring: _Ring  # the first ring (the seeds' own edges)
+    top: np.ndarray  # (E,) which of its edges the support left (to the cloth on the top, or not stretched)
+
+
+def _pull_the_top(x, inv_mass, ring: _Ring, top: np.ndarray, pull: np.ndarray, up, friction: float) -> None:
+    """Move the seeds' neighbours on the top (`top` edges of the first `ring`) by the hanging cloth's `pull` (3, S),
+    per seed (mass x displacement, momentum): across gravity only (the corner carries the weight), less what friction
+    holds over the bend (the capstan rule, exp(-friction x the angle the pull bends over the top)), shared by mass."""
+    top &= inv_mass.take(ring.outer) > 0.0
+    which = top.nonzero()[0]
+    if len(which) == 0:
+        return
+    along = up @ pull
+    down = np.maximum(-along, 0.0)
+    pull -= up[:, None] * along
+    across = np.sqrt(np.einsum("ij,ij->j", pull, pull))
+    pull *= np.exp(-friction * np.arctan2(down, across))
+    origin, outer = ring.origin.take(which), ring.outer.take(which)
+    shares = np.bincount(origin, minlength=pull.shape[1]).take(origin)
+    x[outer] += (pull.take(origin, axis=1) * (inv_mass.take(outer) / shares)).T
