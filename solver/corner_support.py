@@ -121,11 +121,12 @@ def support_hanging(
         limit = ring.rest * (1.0 + slack)
         outer_at -= points.T.take(ring.origin, axis=0)
         beyond = np.einsum("ij,ji->i", outer_at, normals.take(ring.origin, axis=1))  # (from the corner's mean plane)
-        hanging = live.take(ring.source) & ((d @ up < -DOWNHILL * ring.rest) | (beyond > 0.0))
+        hanging = (d @ up < -DOWNHILL * ring.rest) | (beyond > 0.0)
+        if seed_ring is None:  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
+            seed_ring = _First(ring, ~hanging)
+        hanging &= live.take(ring.source)
         hanging &= length - limit > TOLERANCE * ring.rest
         hanging &= inv_mass.take(ring.outer) > 0.0
-        if seed_ring is None:  # (the seeds' own edges the support leaves: to the cloth on the top, REACTION)
-            seed_ring = _First(ring, ~hanging)
         which = hanging.nonzero()[0]
         if len(which) == 0:
             break  # the support's stretch ends here
@@ -160,13 +161,13 @@ def support_hanging(
 
 class _First(NamedTuple):
     ring: _Ring  # the first ring (the seeds' own edges)
-    top: np.ndarray  # (E,) which of its edges the support left (to the cloth on the top, or not stretched)
+    top: np.ndarray  # (E,) which of its edges lead to cloth that does not hang from the seed (on the top)
 
 
 def _pull_the_top(x, inv_mass, ring: _Ring, top: np.ndarray, pull: np.ndarray, up, friction: float) -> None:
     """Move the seeds' neighbours on the top (`top` edges of the first `ring`) by the hanging cloth's `pull` (3, S),
     per seed (mass x displacement, momentum): across gravity only (the corner carries the weight), less what friction
-    holds over the bend (the capstan rule, exp(-friction x the angle the pull bends over the top)), shared by mass."""
+    holds over the bend (the capstan rule, exp(-friction x the angle the pull bends over the top)), all moved alike."""
     top &= inv_mass.take(ring.outer) > 0.0
     which = top.nonzero()[0]
     if len(which) == 0:
@@ -177,5 +178,5 @@ def _pull_the_top(x, inv_mass, ring: _Ring, top: np.ndarray, pull: np.ndarray, u
     across = np.sqrt(np.einsum("ij,ij->j", pull, pull))
     pull *= np.exp(-friction * np.arctan2(down, across))
     origin, outer = ring.origin.take(which), ring.outer.take(which)
-    shares = np.bincount(origin, minlength=pull.shape[1]).take(origin)
-    x[outer] += (pull.take(origin, axis=1) * (inv_mass.take(outer) / shares)).T
+    mass = np.bincount(origin, weights=1.0 / inv_mass.take(outer), minlength=pull.shape[1])
+    x[outer] += (pull.take(origin, axis=1) / mass.take(origin)).T  # (all alike: a light one is not flung)
