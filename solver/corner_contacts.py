@@ -282,7 +282,9 @@ def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
         found.points0 = found.points
         found.ends = np.concatenate([known, np.ones(len(ends), dtype=bool)])
         found.tips = np.concatenate([corners.tips, np.zeros(len(ends), dtype=bool)])
-        found.carries = np.concatenate([corners.carries, np.zeros(len(ends), dtype=bool)])
+        # (a rod's end is no table's corner, even where its cap's rim is pointed: with the reaction the cloth over
+        # the 1 cm 8-segment post's top ended with 36 edges through it, 18 without the support; round 15)
+        found.carries = np.concatenate([corners.carries & ~known, np.zeros(len(ends), dtype=bool)])
         found.normals = np.concatenate([corners.normals, np.zeros((3, len(ends)))], axis=1)
         if ROD_END_TIPS:
             found.tips |= found.ends
