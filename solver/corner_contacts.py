@@ -26,8 +26,9 @@ import numpy as np
 from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
+from .corner_support import support_hanging
 from .edge_contacts import ROOMY_SKINS, _sharp_of, _up, clamp, squared_stray
-from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
+from .mesh_collider import _MIN_GAP, MeshCollider, _from_frame, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
 
@@ -44,6 +45,11 @@ _COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
 # After each pass and hold with contacts, the cloth's stretch beyond the vertices a corner holds up goes to
 # the cloth further out (solver/contact_support.py): a needle's tip held a falling cloth (robust12).
 SUPPORT_PROPAGATION = True
+# The other pointed corners (a table's or a box's, not a tip's shoulders) support the cloth hanging from them
+# after every pass and hold, from all their contacts (solver/corner_support.py): a tablecloth's corners hung
+# 40-90 % stretched (docs/design.md, round 14 (corner17)). Still meshes only, and the hanging cloth's pull handed on
+# to the cloth on the top (corner_support.REACTION): without it cloth that must slide off a box stayed on it (round 15).
+CORNER_SUPPORT = True
 # The propagation starts from each overloaded contact's nearest cloth vertex (its largest barycentric), not
 # all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
 # stretched and never shortened (both ends held), and the tip went through (round 11, needle13).
@@ -80,13 +86,18 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 _NEXT_VERTEX = np.array([1, 2, 0])  # each cloth triangle edge's second vertex (edges 0-1, 1-2, 2-0)
 
 
-def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None, tips=False):
+def pointed_corners(
+    vertices: np.ndarray, triangles: np.ndarray, normals: np.ndarray, mesh=None, tips=False, means=False
+):  # fmt: skip
     """(3, C) places of the mesh's pointed vertices (see POINTED_ANGLE; vertices at one place count as one);
-    tips: and which of them are sharp tips (see SHARP_TIP_ANGLE).
+    tips: and which of them are sharp tips (see SHARP_TIP_ANGLE); means (with tips): and their faces' mean
+    normals, (3, C).
 
     With `mesh` (closed, its TriangleMesh) not those whose outside lies inside another part of it: a
     table leg's top corners in the plane of the top's underside (as edge_contacts' hidden sharp edges)."""
     if len(triangles) == 0:
+        if means:
+            return np.zeros((3, 0)), np.zeros(0, dtype=bool), np.zeros((3, 0))
         return (np.zeros((3, 0)), np.zeros(0, dtype=bool)) if tips else np.zeros((3, 0))
     places, weld = np.unique(vertices, axis=0, return_inverse=True)
     ids = weld.reshape(-1).take(triangles)
@@ -99,6 +110,8 @@ def pointed_corners(vertices: np.ndarray, triangles: np.ndarray, normals: np.nda
         hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
         which = which.take((~hidden).nonzero()[0])
     points = np.ascontiguousarray(places[which].T)
+    if means:
+        return points, tip.take(which), mean.take(which, axis=1)
     return (points, tip.take(which)) if tips else points
 
 
@@ -174,15 +187,21 @@ class _Corners:
         self.tips = np.zeros(0, dtype=bool)  # which corners are sharp tips (SHARP_TIP_ANGLE)
         self.ends = np.zeros(0, dtype=bool)  # which are thin rods' ends (ROD_ENDS; only in `_with_rod_ends`)
         self.key = b""  # (`_with_rod_ends`: which ends)
+        self.carries = np.zeros(0, dtype=bool)  # which carry the cloth hanging from them (CORNER_SUPPORT)
+        self.normals = np.zeros((3, 0))  # (3, C) the mean normal of each corner's faces (still meshes')
         if mesh is None:  # (none)
             self.points = self.points0 = np.zeros((3, 0))
             return
         if collider is None:
-            self.points, self.tips = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh, tips=True)
+            found = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh, tips=True, means=True)
+            self.points, self.tips, self.normals = found
+            self.carries = ~self.tips  # (not a tip's shoulders below)
             if TIP_SHOULDERS and self.tips.any():
                 shoulders = _shoulders(mesh.vertices, mesh.triangles, self.points, self.tips)
                 self.points = np.ascontiguousarray(np.concatenate([self.points, shoulders], axis=1))
                 self.tips = np.concatenate([self.tips, np.zeros(shoulders.shape[1], dtype=bool)])
+                self.carries = np.concatenate([self.carries, np.zeros(shoulders.shape[1], dtype=bool)])
+                self.normals = np.concatenate([self.normals, np.zeros(shoulders.shape)], axis=1)
             self.points0 = self.points
             self.ends = np.zeros(len(self.tips), dtype=bool)
             return
@@ -199,6 +218,7 @@ class _Corners:
             which = pointed.nonzero()[0]
         self.tips = tip.take(which)
         self.ends = np.zeros(len(which), dtype=bool)
+        self.carries = np.zeros(len(which), dtype=bool)  # (a deforming mesh's corners: none)
         flat = table.ids.ravel()
         slot = np.empty(table.places, dtype=np.int64)
         slot[flat] = np.arange(len(flat))  # a triangle corner at each welded vertex
@@ -262,6 +282,10 @@ def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
         found.points0 = found.points
         found.ends = np.concatenate([known, np.ones(len(ends), dtype=bool)])
         found.tips = np.concatenate([corners.tips, np.zeros(len(ends), dtype=bool)])
+        # (a rod's end is no table's corner, even where its cap's rim is pointed: with the reaction the cloth over
+        # the 1 cm 8-segment post's top ended with 36 edges through it, 18 without the support; round 15)
+        found.carries = np.concatenate([corners.carries & ~known, np.zeros(len(ends), dtype=bool)])
+        found.normals = np.concatenate([corners.normals, np.zeros((3, len(ends)))], axis=1)
         if ROD_END_TIPS:
             found.tips |= found.ends
         found.key = key
@@ -435,8 +459,10 @@ def collide_cloth_corners(
     ended behind a wall (docs/design.md, round 8 (edgewin10)).
     support: (slack, reach) of the shock propagation from the vertices a corner holds up after every pass
     and hold with contacts (`contact_support.propagate_support`); None: none. gravity (3,): which thin rods' ends
-    are corners (ROD_ENDS); None: none."""
+    are corners (ROD_ENDS), and the cloth hangs against it from the other pointed corners (`corner_support`);
+    None: none."""
     _, longest = model.cloth_edges
+    up = _up(gravity)
     meshes = [
         (index, c)
         for index, c in enumerate(colliders)
@@ -465,19 +491,36 @@ def collide_cloth_corners(
                 # 24² cloth 12 cm off-centre on a box (docs/design.md, round 11 (creep13)).
                 mu = combined_friction(friction, collider.friction)
                 pushed = _hold(collider, x, x_start, t0, t1, held[1], mu)
-                if len(pushed) and support is not None:  # (the sharp tips' among them: the propagation's seeds)
+                if support is not None:  # (the sharp tips' among them: the propagation's seeds)
                     found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
-        if found is not None and len(found.overloaded) and support is not None and collider.mesh.outward:
-            # Only from supports the cloth was pulled through: a cloth resting on a
-            # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
-            verts, weights = found.verts.take(found.overloaded, axis=0), found.weights.take(found.overloaded, axis=1)
-            if SUPPORT_PROPAGATION:
-                if SEED_NEAREST:
-                    nearest = np.argmax(found.beta.take(found.overloaded, axis=1), axis=0)
-                    seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
-                else:
-                    seeds = verts[weights.T > 0.0]
-                propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
+        if found is None or support is None or not collider.mesh.outward or not SUPPORT_PROPAGATION:
+            continue
+        # Only from supports the cloth was pulled through: a cloth resting on a
+        # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
+        if len(found.overloaded):
+            verts = found.verts.take(found.overloaded, axis=0)
+            if SEED_NEAREST:
+                nearest = np.argmax(found.beta.take(found.overloaded, axis=1), axis=0)
+                seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
+            else:
+                seeds = verts[found.weights.take(found.overloaded, axis=1).T > 0.0]
+            propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support)
+        if len(found.carries) and up is not None and not _moving(collider):  # (a table, not a box flung through)
+            points, normals = found.corner.take(found.carries, axis=1), found.carried
+            pose1 = collider._pose_at(t1)
+            if pose1 is not None:  # (to the world, where x is)
+                points, normals = _from_frame(points, *pose1).T, (normals.T @ pose1[0].T).T
+            # Only corners facing up (a pyramid's foot on the floor carries nothing: with it, cloth draped from a
+            # thin pyramid's apex ended with 4-6 of its edges through the pyramid's sides)
+            facing = (up @ normals > 0.0).nonzero()[0]
+            if len(facing) == 0:
+                continue
+            carries = found.carries.take(facing)  # (each contact's nearest vertex, as SEED_NEAREST)
+            nearest = np.argmax(found.beta.take(carries, axis=1), axis=0)
+            seeds = np.take_along_axis(found.verts.take(carries, axis=0), nearest[:, None], axis=1).ravel()
+            points, normals = points.take(facing, axis=1), normals.take(facing, axis=1)
+            mu = combined_friction(friction, collider.friction)
+            support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals, mu)
 
 
 def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
@@ -592,9 +635,10 @@ def collide_corners(
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
-    held = _Held(
-        verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat, overloaded=overloaded, tips=tips
-    )
+    carries = corners.carries.take(c.take(at)).nonzero()[0] if CORNER_SUPPORT else _EMPTY
+    carried = corners.normals.take(c.take(at.take(carries)), axis=1)
+    held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat)
+    held = held._replace(overloaded=overloaded, tips=tips, carries=carries, carried=carried)
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
@@ -653,6 +697,8 @@ class _Held(NamedTuple):
     flat: np.ndarray  # (3H,) the contacts' first vertices, then their second, then their third (verts.T.ravel())
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
     overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
+    carries: np.ndarray = _EMPTY  # the contacts with corners that carry hanging cloth (CORNER_SUPPORT)
+    carried: np.ndarray = np.zeros((3, 0))  # (3, K) those corners' faces' mean normals
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
 
 

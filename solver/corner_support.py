@@ -1,0 +1,182 @@
+"""The cloth hanging from a pointed corner that is no sharp tip (a table's or a box's corner), supported from it.
+
+A tablecloth tents over a table's top corner: one cloth triangle sits on the corner and the cloth of the two
+sides and of the diagonal fold hangs from it. One constraint sweep a substep moves the corner's cloth vertices
+as much as their neighbours (equal masses); the corner pass then pushes them back along their path (friction
+included), so each substep the two undo each other and the first rings round the corner hang 40-90 %
+stretched (docs/design.md, round 13 (corner16)). A sharp tip's contacts already get the shock propagation of
+solver/contact_support.py; here the same runs from every contact of the other pointed corners, ring by ring
+for CORNER_RINGS rings of structural edges, and only down the cloth that hangs from its inner end (its outer
+end DOWNHILL × the edge's rest length lower, against gravity): the cloth lying on the top beside the corner is
+not pulled towards it (with it, a fan disc slid 18 cm off the table and ended 10 mm inside it).
+
+The rings are topology (breadth first from the seeds over the structural graph), kept per seed set (a resting
+drape's contacts stay the same from pass to pass); what moves is decided from the positions, as in
+`propagate_support`: an edge whose inner end the support reached (a seed, or moved in the ring before) and that
+is stretched more than STRETCH_TOLERANCE beyond (1 + slack) × its rest length has its outer end moved back to that
+length (the mean over its inner edges), the share that removes the stretch it started the substep with moving
+the start too (no velocity).
+
+The support lifts the hanging cloth as if the corner were infinitely heavy, so alone it kept the hanging cloth's
+pull from the cloth on the top, and cloth that must slide off a box stayed on it (6 tests, round 14). With REACTION
+the momentum its moves give (the moves of x alone, mass-weighted: what the sweep would have pulled the seed down
+by) is handed on, per seed, to the seed's neighbours it left (the cloth on the top beside the corner), as a move of x
+alone: across gravity only (the corner carries the weight), less the friction over the bend by the capstan rule
+(exp(-mu θ), θ the angle the pull leans below the top's plane). Handed to the seed itself instead (moved off the
+corner), the corner's edges stretched again (48² quad table 31-93 %) and the cloth ended 13 mm inside the table.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+from .contact_support import STRETCH_TOLERANCE, StructuralGraph
+
+CORNER_RINGS = 4  # rings of structural edges (3 left a 48² tablecloth's corners 27 % stretched, 4: 11 %)
+DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must lie to hang from its inner end
+# The momentum the support gives the hanging cloth (its moves of x alone, mass-weighted) pulls the cloth on the top
+# next to the seed it hangs from (x alone; across gravity, less the capstan rule's friction over the bend): without
+# it the cloth on the top never felt the hanging cloth's pull, and cloth that must slide off a box stayed on it
+# (docs/design.md, round 15 (corner18)).
+REACTION = True
+_CACHED = 32  # seed sets kept per cloth
+TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
+_EPS = 1e-12
+
+
+class _Ring(NamedTuple):
+    inner: np.ndarray  # (E,) each edge's inner end (a vertex of the ring before)
+    outer: np.ndarray  # (E,) its outer end (a vertex first reached in this ring)
+    rest: np.ndarray  # (E,) its rest length
+    source: np.ndarray  # (E,) where its inner end is among the ring before's rows
+    origin: np.ndarray  # (E,) the seed it was reached from (its place among the seeds)
+    rows: np.ndarray  # (R,) the ring's vertices, sorted
+    at: np.ndarray  # (E,) where its outer end is among them
+
+
+_RINGS: dict = {}  # id(graph.neighbours) -> (a weak reference to it, {(seed bytes, count): rings})
+_CLOTHS = 8  # cloths kept
+
+
+def _rings(graph: StructuralGraph, seeds: np.ndarray, count: int) -> list[_Ring]:
+    """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique)."""
+    entry = _RINGS.get(id(graph.neighbours))
+    if entry is None or entry[0]() is not graph.neighbours:
+        if len(_RINGS) >= _CLOTHS:
+            _RINGS.pop(next(iter(_RINGS)))
+        entry = _RINGS[id(graph.neighbours)] = (weakref.ref(graph.neighbours), {})
+    kept: dict[tuple[bytes, int], list[_Ring]] = entry[1]
+    key = (seeds.tobytes(), count)
+    found = kept.get(key)
+    if found is not None:
+        return found
+    reached = np.zeros(len(graph.starts) - 1, dtype=bool)
+    reached[seeds] = True
+    frontier, rings = seeds, []
+    origin = np.arange(len(seeds))  # (the frontier's seeds)
+    for _ in range(count):
+        counts = graph.starts.take(frontier + 1) - graph.starts.take(frontier)
+        slot = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+        slot += np.repeat(graph.starts.take(frontier), counts)
+        source = np.repeat(np.arange(len(frontier)), counts)
+        outer = graph.neighbours.take(slot)
+        new = (~reached.take(outer)).nonzero()[0]
+        if len(new) == 0:
+            break
+        slot, source, outer = slot.take(new), source.take(new), outer.take(new)
+        rows, at = np.unique(outer, return_inverse=True)
+        at = at.reshape(-1)
+        reached[rows] = True
+        edge_origin = origin.take(source)
+        rings.append(_Ring(frontier.take(source), outer, graph.rest.take(slot), source, edge_origin, rows, at))
+        origin = np.empty(len(rows), dtype=np.int64)
+        origin[at] = edge_origin  # (a vertex reached from two seeds: either)
+        frontier = rows
+    if len(kept) >= _CACHED:
+        kept.pop(next(iter(kept)))
+    kept[key] = rings
+    return rings
+
+
+def support_hanging(
+    x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: float, up, points, normals, friction: float = 0.0
+) -> None:
+    """Shorten the stretched structural edges hanging from `seeds` (rows of x), ring by ring outward (see the
+    module doc), in place on x and x_start; `up`: the unit vector against gravity (3,); points, normals (3, S):
+    each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too).
+    friction: the corner's; with REACTION, the momentum the moves gave the hanging cloth pulls the cloth on the top
+    next to its seed (`_pull_the_top`)."""
+    seeds, first = np.unique(seeds, return_index=True)
+    points, normals = points.take(first, axis=1), normals.take(first, axis=1)
+    live = np.ones(len(seeds), dtype=bool)  # (the ring before's vertices the support reached)
+    pull = np.zeros((3, len(seeds)))  # (mass x the moves' dynamic part, summed per seed: REACTION)
+    seed_ring: _First | None = None
+    for ring in _rings(graph, seeds, CORNER_RINGS):
+        outer_at = x.take(ring.outer, axis=0)
+        d = outer_at - x.take(ring.inner, axis=0)
+        length = np.sqrt(np.einsum("ij,ij->i", d, d))
+        limit = ring.rest * (1.0 + slack)
+        outer_at -= points.T.take(ring.origin, axis=0)
+        beyond = np.einsum("ij,ji->i", outer_at, normals.take(ring.origin, axis=1))  # (from the corner's mean plane)
+        hanging = (d @ up < -DOWNHILL * ring.rest) | (beyond > 0.0)
+        if seed_ring is None:  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
+            seed_ring = _First(ring, ~hanging)
+        hanging &= live.take(ring.source)
+        hanging &= length - limit > TOLERANCE * ring.rest
+        hanging &= inv_mass.take(ring.outer) > 0.0
+        which = hanging.nonzero()[0]
+        if len(which) == 0:
+            break  # the support's stretch ends here
+        inner, outer, at = ring.inner.take(which), ring.outer.take(which), ring.at.take(which)
+        d, length, limit = d.take(which, axis=0), length.take(which), limit.take(which)
+        d0 = x_start.take(outer, axis=0) - x_start.take(inner, axis=0)
+        started = np.sqrt(np.einsum("ij,ij->i", d0, d0))
+        old = np.maximum(np.minimum(started, length) - limit, 0.0)  # the stretch it started the substep with
+        # Each edge's correction of its outer end and the share of it that settles (moves the start too), unit
+        # inner to outer, summed per outer end in one bincount of six channels.
+        scale = np.concatenate([length - limit, old]) / np.concatenate([length, length])
+        count = len(ring.rows)
+        slots = (np.arange(6) * count)[:, None] + at
+        weights = np.concatenate([d.T, d.T]) * np.repeat(scale.reshape(2, -1), 3, axis=0)
+        total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * count).reshape(6, count)
+        share = np.bincount(at, minlength=count)
+        live = share > 0
+        moved = live.nonzero()[0]
+        total = total.take(moved, axis=1) / share.take(moved)
+        rows = ring.rows.take(moved)
+        x[rows] -= total[:3].T
+        x_start[rows] -= total[3:].T
+        if REACTION:
+            origin = np.empty(count, dtype=np.int64)
+            origin[at] = ring.origin.take(which)
+            kick = (total[:3] - total[3:]) / inv_mass.take(rows)
+            slot = (np.arange(3) * len(seeds))[:, None] + origin.take(moved)
+            pull += np.bincount(slot.ravel(), weights=kick.ravel(), minlength=3 * len(seeds)).reshape(3, -1)
+    if REACTION and seed_ring is not None and pull.any():
+        _pull_the_top(x, inv_mass, seed_ring.ring, seed_ring.top, pull, up, friction)
+
+
+class _First(NamedTuple):
+    ring: _Ring  # the first ring (the seeds' own edges)
+    top: np.ndarray  # (E,) which of its edges lead to cloth that does not hang from the seed (on the top)
+
+
+def _pull_the_top(x, inv_mass, ring: _Ring, top: np.ndarray, pull: np.ndarray, up, friction: float) -> None:
+    """Move the seeds' neighbours on the top (`top` edges of the first `ring`) by the hanging cloth's `pull` (3, S),
+    per seed (mass x displacement, momentum): across gravity only (the corner carries the weight), less what friction
+    holds over the bend (the capstan rule, exp(-friction x the angle the pull bends over the top)), all moved alike."""
+    top &= inv_mass.take(ring.outer) > 0.0
+    which = top.nonzero()[0]
+    if len(which) == 0:
+        return
+    along = up @ pull
+    down = np.maximum(-along, 0.0)
+    pull -= up[:, None] * along
+    across = np.sqrt(np.einsum("ij,ij->j", pull, pull))
+    pull *= np.exp(-friction * np.arctan2(down, across))
+    origin, outer = ring.origin.take(which), ring.outer.take(which)
+    mass = np.bincount(origin, weights=1.0 / inv_mass.take(outer), minlength=pull.shape[1])
+    x[outer] += (pull.take(origin, axis=1) / mass.take(origin)).T  # (all alike: a light one is not flung)
