@@ -130,6 +130,13 @@ ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule'
 # only (docs/design.md, round 13 (rounded16)).
 ROUNDED_AROUND = True
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
+# Open meshes (a ground, a sheet: no outside) get the rounded rule too, for bends either way, up to the radius at
+# which a cloth edge's middle dips the whole gap (`open_rounded_radius`), at most OPEN_ROUNDED_MOST edges: on a
+# rising shape-key bump (R 11-13 cm) a jittered cloth's 6.7-8.8 cm edges, their ends 1-5 mm over the ground, dipped
+# 1.5-3.7 mm under it, just past ROUNDED_MOST's cap. Closed meshes keep ROUNDED_MOST: there the wider cap made a coarse
+# cloth's whole smooth ball sharp, and the cloth slid off it (docs/design.md, round 13 (rounded16), round 15 (bump18)).
+OPEN_ROUNDED = True
+OPEN_ROUNDED_MOST = 4.0
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -488,7 +495,7 @@ def _sharp_edges(
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
     but the cloth's edges span it) or, convex on a closed mesh (`outward`: +1 or -1, the side its normals
-    face), `rounded` (never thin: see `rounded_radius`). Vertices at the same
+    face; either way on an open one, 0), `rounded` (never thin: see `rounded_radius`). Vertices at the same
     place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
     above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
     there), else -1.
@@ -517,18 +524,19 @@ def _sharp_edges(
         half_sine = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
         bend = 2.0 * radius * half_sine
         bent |= narrow < bend
-        if rounded > 0.0 and outward:
-            # Convex: the second face's far corner lies inside the first face's plane.
-            far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
-            on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
-            convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
-            tight = convex & (narrow < 2.0 * rounded * half_sine) & ~bent
+        if rounded > 0.0:
+            tight = (narrow < 2.0 * rounded * half_sine) & ~bent
+            if outward:  # convex: the second face's far corner lies inside the first face's plane
+                far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
+                on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
+                tight &= dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+            # (an open mesh: convex from either side, the cloth may lie on either)
             if ROUNDED_AROUND and tight.any():  # (asked only where the faces' own turn says tight: few edges)
                 if angles is None:
                     angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
-                tight[asked] = curvature * outward * rounded > 1.0
+                tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
             bent |= tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
@@ -1034,14 +1042,22 @@ def rounded_radius(edge: float, gap: float) -> float:
     return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
 
 
+def open_rounded_radius(edge: float, gap: float) -> float:
+    """`rounded_radius` for open meshes: bends round which a cloth edge of length `edge` dips the whole gap,
+    edge² / (8 gap), at most OPEN_ROUNDED_MOST edges (see OPEN_ROUNDED)."""
+    if not (ROUNDED_EDGES and OPEN_ROUNDED) or edge <= 0.0:
+        return 0.0
+    return min(edge * edge / (8.0 * max(gap, _MIN_GAP)), OPEN_ROUNDED_MOST * edge)
+
+
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     # Without ROUNDED_AROUND the rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball
     # its width-based radius made sliver faces' bends sharp and a centred 12² cloth slid off (integrator, round 12).
-    rounded = (
-        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP))
-        if collider.mesh.outward and (collider.deforming or ROUNDED_AROUND)
-        else 0.0
-    )
+    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    if collider.mesh.outward:
+        rounded = rounded_radius(radius, gap) if collider.deforming or ROUNDED_AROUND else 0.0
+    else:
+        rounded = open_rounded_radius(radius, gap) if ROUNDED_AROUND else 0.0
     if collider.deforming:
         return frame_sharp_edges(collider, radius, rounded)
     return sharp_edges_of(collider.mesh, radius, rounded)
