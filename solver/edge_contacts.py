@@ -137,6 +137,11 @@ ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards t
 # cloth's whole smooth ball sharp, and the cloth slid off it (docs/design.md, round 13 (rounded16), round 15 (bump18)).
 OPEN_ROUNDED = True
 OPEN_ROUNDED_MOST = 4.0
+# On an open mesh, contacts with its gentle sharp edges (two faces turning less than SHARP_ANGLE: the rounded rule's)
+# brake the cloth's own slide, as the faces under it would (the closest points' slide leaves free a cloth edge that
+# slides along itself across the edge, and the pass lifts its ends off the faces whose friction held them: a coarse
+# cloth slid off a smooth open dome made sharp all over; docs/design.md, round 15 (bump18)).
+OPEN_ROUNDED_BRAKE = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -170,6 +175,7 @@ class SharpEdges:
         self.a = self.b = self.c = self.c_other = self.into = self.into_other = np.zeros((3, 0))
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
+        self.gentle = np.zeros(0, dtype=bool)  # an open mesh's edges between two faces under SHARP_ANGLE
         self.open = False
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
@@ -191,6 +197,8 @@ class SharpEdges:
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
                 self.c_other[:, two] = far
+            if not mesh.outward:  # (flat faces: into = -into_other)
+                self.gentle = two & (-dot(self.into, self.into_other) > _COS_SHARP)
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -1199,6 +1207,9 @@ def collide_edges(
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
             supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
+        gentle = sharp.gentle.take(s.take(hit)) if OPEN_ROUNDED_BRAKE and len(sharp.gentle) else None
+        if gentle is not None and gentle.any():
+            supported = gentle if supported is None else supported | gentle
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)
