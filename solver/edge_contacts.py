@@ -130,6 +130,18 @@ ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule'
 # only (docs/design.md, round 13 (rounded16)).
 ROUNDED_AROUND = True
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
+# Open meshes (a ground, a sheet: no outside) get the rounded rule too, for bends either way, up to the radius at
+# which a cloth edge's middle dips the whole gap (`open_rounded_radius`), at most OPEN_ROUNDED_MOST edges: on a
+# rising shape-key bump (R 11-13 cm) a jittered cloth's 6.7-8.8 cm edges, their ends 1-5 mm over the ground, dipped
+# 1.5-3.7 mm under it, just past ROUNDED_MOST's cap. Closed meshes keep ROUNDED_MOST: there the wider cap made a coarse
+# cloth's whole smooth ball sharp, and the cloth slid off it (docs/design.md, round 13 (rounded16), round 15 (bump18)).
+OPEN_ROUNDED = True
+OPEN_ROUNDED_MOST = 4.0
+# On an open mesh, contacts with the edges the rounded rule alone made sharp (`SharpEdges.gentle`) brake the cloth's
+# own slide, as the faces under it would (the closest points' slide leaves free a cloth edge that slides along
+# itself across the edge, and the pass lifts its ends off the faces whose friction held them: a coarse cloth slid off
+# a smooth open dome made sharp all over; docs/design.md, round 15 (bump18)). Not the rod rule's or a cone's sides.
+OPEN_ROUNDED_BRAKE = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -155,7 +167,7 @@ class SharpEdges:
         self.still = start is None
         self.radius = radius
         table = None if start is None else kept_edge_table(mesh)
-        self.tri, self.k, other, other_k, thin = _sharp_edges(
+        self.tri, self.k, other, other_k, thin, rounded_only = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
@@ -163,6 +175,7 @@ class SharpEdges:
         self.a = self.b = self.c = self.c_other = self.into = self.into_other = np.zeros((3, 0))
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
+        self.gentle = np.zeros(0, dtype=bool)  # an open mesh's edges sharp by the rounded rule alone
         self.open = False
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
@@ -184,6 +197,7 @@ class SharpEdges:
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
                 self.c_other[:, two] = far
+            self.gentle = rounded_only if not mesh.outward else np.zeros(len(self.tri), dtype=bool)
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -224,8 +238,8 @@ class SharpEdges:
     def _drop(self, which: np.ndarray) -> None:
         if which.any():
             keep = (~which).nonzero()[0]
-            self.tri, self.k, self.rim, self.thin, self.width, self.width_other = (
-                m.take(keep) for m in (self.tri, self.k, self.rim, self.thin, self.width, self.width_other)
+            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle = (
+                m.take(keep) for m in (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle)
             )
             self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
                 m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
@@ -250,7 +264,7 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other"):
+        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "gentle"):
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
@@ -488,13 +502,13 @@ def _sharp_edges(
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
     below `radius` (a rod, a rail, a thin ring thinner than a cloth edge: its edges meet at 11-23°,
     but the cloth's edges span it) or, convex on a closed mesh (`outward`: +1 or -1, the side its normals
-    face), `rounded` (never thin: see `rounded_radius`). Vertices at the same
+    face; either way on an open one, 0), `rounded` (never thin: see `rounded_radius`). Vertices at the same
     place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
     above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
-    there), else -1.
+    there), else -1. Last, which are sharp by the `rounded` bend alone.
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
-        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool)
+        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     still = table is None
     if table is None:
         table = edge_table(triangles, vertices)
@@ -508,6 +522,7 @@ def _sharp_edges(
         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
         bent |= _tapered(normals, table, pair, angles) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
+    rounded_only = np.zeros(len(sharp), dtype=bool)
     if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
@@ -517,26 +532,28 @@ def _sharp_edges(
         half_sine = np.sqrt(np.maximum(0.5 * (1.0 - cos), 0.0))
         bend = 2.0 * radius * half_sine
         bent |= narrow < bend
-        if rounded > 0.0 and outward:
-            # Convex: the second face's far corner lies inside the first face's plane.
-            far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
-            on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
-            convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
-            tight = convex & (narrow < 2.0 * rounded * half_sine) & ~bent
+        if rounded > 0.0:
+            tight = (narrow < 2.0 * rounded * half_sine) & ~bent
+            if outward:  # convex: the second face's far corner lies inside the first face's plane
+                far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
+                on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
+                tight &= dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+            # (an open mesh: convex from either side, the cloth may lie on either)
             if ROUNDED_AROUND and tight.any():  # (asked only where the faces' own turn says tight: few edges)
                 if angles is None:
                     angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
-                tight[asked] = curvature * outward * rounded > 1.0
+                tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
             bent |= tight
+            rounded_only[pair] = tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
     sharp[pair] = bent
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
-            table.second_k.take(which), thin.take(which))  # fmt: skip
+            table.second_k.take(which), thin.take(which), rounded_only.take(which))  # fmt: skip
 
 
 def _tapered(normals, table: EdgeTable, pair, angles) -> np.ndarray:
@@ -1035,14 +1052,22 @@ def rounded_radius(edge: float, gap: float) -> float:
     return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
 
 
+def open_rounded_radius(edge: float, gap: float) -> float:
+    """`rounded_radius` for open meshes: bends round which a cloth edge of length `edge` dips the whole gap,
+    edge² / (8 gap), at most OPEN_ROUNDED_MOST edges (see OPEN_ROUNDED)."""
+    if not (ROUNDED_EDGES and OPEN_ROUNDED) or edge <= 0.0:
+        return 0.0
+    return min(edge * edge / (8.0 * max(gap, _MIN_GAP)), OPEN_ROUNDED_MOST * edge)
+
+
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     # Without ROUNDED_AROUND the rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball
     # its width-based radius made sliver faces' bends sharp and a centred 12² cloth slid off (integrator, round 12).
-    rounded = (
-        rounded_radius(radius, max(float(thickness) + collider.offset, _MIN_GAP))
-        if collider.mesh.outward and (collider.deforming or ROUNDED_AROUND)
-        else 0.0
-    )
+    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    if collider.mesh.outward:
+        rounded = rounded_radius(radius, gap) if collider.deforming or ROUNDED_AROUND else 0.0
+    else:
+        rounded = open_rounded_radius(radius, gap) if ROUNDED_AROUND else 0.0
     if collider.deforming:
         return frame_sharp_edges(collider, radius, rounded)
     return sharp_edges_of(collider.mesh, radius, rounded)
@@ -1184,6 +1209,9 @@ def collide_edges(
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
             supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
+        if OPEN_ROUNDED_BRAKE and not collider.mesh.outward:
+            gentle = sharp.gentle.take(s.take(hit))
+            supported = gentle if supported is None else supported | gentle
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)

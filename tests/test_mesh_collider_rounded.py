@@ -4,6 +4,7 @@ coarse cloth's edges cut through a torus whose faces meet far under the sharp an
 such bends sharp; its radius comes from the vertex normals round each edge, so a metaball's slivers do not read
 as tight bends (tests/test_blender_curve_colliders.py's metaball)."""
 
+import numpy as np
 import pytest
 from solver_scenes import torus
 from test_mesh_collider_swinging_legs import edges_through
@@ -37,3 +38,77 @@ def test_a_coarse_cloth_on_a_still_torus_never_has_an_edge_through_it(kind, land
     # torus at worst (its 13-19 cm edges dip 9-18 mm round its 25 cm tube, kept 5 mm off it), from frame 8 on.
     assert max(through) <= landing and max(through[20:]) == 0, through
     assert state.positions[:, 2].max() > 0.45  # resting on the torus (its top at 0.5)
+
+
+def test_a_jittered_cloth_on_a_rising_bump_of_an_open_ground_never_has_an_edge_through_it():
+    """bench/edges_through_deforming.py's bump, irregular cloth: a Gaussian bump (sigma 0.2 m) rises 0.35 m in 8
+    frames under a 1.6 m 40² cloth jittered in its plane. Its top bends round 11-13 cm; the cloth's longest edges
+    (6.7-8.8 cm) dip 7-8 mm there, more than the 5 mm gap, and the ground is open (no outside): the rounded rule for
+    open meshes (edge_contacts.OPEN_ROUNDED) makes those bends sharp (docs/design.md, round 15 (bump18))."""
+    ground, quads = meshes.grid(48, 48, size=2.4, height=0.0)
+    triangles = meshes.triangulated(quads)
+    bump = np.exp(-(ground[:, 0] ** 2 + ground[:, 1] ** 2) / (2 * 0.2**2))
+
+    def shape(frame: int) -> np.ndarray:
+        out = ground.copy()
+        out[:, 2] += 0.35 * np.clip((frame - 4) / 8, 0.0, 1.0) * bump
+        return out
+
+    cloth, faces = meshes.grid(40, 40, size=1.6, height=0.01)
+    jitter = np.random.default_rng(5).uniform(-0.3, 0.3, cloth.shape) * (1.6 / 39)
+    jitter[:, 2] = 0.0
+    cloth, faces = cloth + jitter, meshes.triangulated(faces)
+    model = solver.build_model(cloth, faces)
+    edge = float(np.median(np.linalg.norm(cloth[faces[:, 0]] - cloth[faces[:, 1]], axis=1)))
+    params = solver.Params(substeps=solver.params.auto_substeps(1 / 24, edge), substeps_follow_motion=True)
+    state, edges, through = model.initial_state(), model.cloth_edges[0], []
+    for frame in range(2, 25):
+        start, end = shape(frame - 1), shape(frame)
+        collider = solver.MeshCollider(end, triangles, mesh_start=start)
+        solver.step(model, state, params, 1 / 24, colliders=[collider, solver.Plane(point=(0, 0, 0))])
+        through.append(edges_through(state.positions, edges, end, triangles))
+    # With OPEN_ROUNDED False: 26 edges through over the run, 2-3 at a frame from frame 14 on.
+    assert max(through) == 0, through
+    middle = np.argmin(np.linalg.norm(state.positions[:, :2], axis=1))
+    assert state.positions[middle, 2] > 0.34  # lifted with the bump (0.35 m at its peak)
+
+
+def _open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
+    """The upper half of a UV sphere (segments x 2 rings), open at its equator on the floor."""
+    theta = np.arange(1, rings + 1) * (0.5 * np.pi / rings)
+    phi = np.arange(segments) * (2 * np.pi / segments)
+    t, p = np.meshgrid(theta, phi, indexing="ij")
+    ring = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3)
+    vertices = radius * np.concatenate([[(0.0, 0.0, 1.0)], ring])
+    j = np.arange(segments)
+    cap = np.stack([np.zeros(segments, dtype=np.int64), 1 + j, 1 + (j + 1) % segments], -1)
+    bands = []
+    for i in range(rings - 1):
+        a, b = 1 + i * segments + j, 1 + i * segments + (j + 1) % segments
+        bands += [np.stack([a, a + segments, b + segments], -1), np.stack([a, b + segments, b], -1)]
+    return vertices, np.concatenate([cap, *bands])
+
+
+@pytest.mark.parametrize("kind", ["quad", "triangulated"])
+def test_a_coarse_cloth_on_a_smooth_open_dome_stays_on_it_with_few_edges_through(kind):
+    """A 1.2 m 12² cloth dropped 10 cm off centre onto an open 12 x 4 dome of r 0.5 (its faces meet at 22.5-30°):
+    its 11-15 cm edges dip 3-6 mm round the dome, kept 5 mm off it. The open rounded rule makes the whole dome
+    sharp, and its contacts brake the cloth's own slide (edge_contacts.OPEN_ROUNDED_BRAKE) as the faces would."""
+    vertices, triangles = _open_dome()
+    cloth, faces = meshes.grid(12, 12, size=1.2, height=0.55)
+    cloth[:, 0] += 0.1
+    if kind == "triangulated":
+        faces = meshes.triangulated(faces)
+    model = solver.build_model(cloth, faces)
+    state, params = model.initial_state(), solver.Params()
+    colliders = [solver.MeshCollider(vertices, triangles), solver.Plane(point=(0, 0, 0))]
+    edges, through = model.cloth_edges[0], []
+    for _ in range(29):
+        solver.step(model, state, params, 1 / 24, colliders=colliders)
+        through.append(edges_through(state.positions, edges, vertices, triangles))
+    # With OPEN_ROUNDED False: 740-906 edges through over the run (50-57 at a frame); with OPEN_ROUNDED_BRAKE False
+    # the cloth slid off the dome (its middle 0.34-0.93 m from where it landed).
+    assert sum(through) < 200, through
+    middle = np.argmin(np.linalg.norm(cloth[:, :2] - (0.1, 0.0), axis=1))
+    assert np.linalg.norm(state.positions[middle, :2] - cloth[middle, :2]) < 0.1
+    assert state.positions[middle, 2] > 0.45  # on the dome's top (0.5)
