@@ -68,10 +68,10 @@ ROD_END_TIPS = True  # (and sharp tips: support propagation, smooth normals)
 # floor, a round-legged table's feet or a pyramid's base corners).
 ROD_END_ANGLE = 60.0
 _COS_ROD_END = math.cos(math.radians(ROD_END_ANGLE))
-# Only rods whose radius is under this x the cloth's longest edge (the edge pass's thin rule: 1). 0.3 in round 14: a 2 cm
-# post under a 64² cloth (4.4 cm diagonals, 0.44) flung it 14-28 cm up with its ends as tips; with the support on hanging
-# edges only (contact_support.HANGING_ONLY) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs from the cap,
-# 0 crossings at every frame, where before it ended on the floor skewered (round 15, fling18).
+# Only rods whose radius is under this x the cloth's longest edge (the edge pass's thin rule: 1). 0.3 in round 14:
+# a 2 cm post under a 64² cloth (4.4 cm diagonals, 0.44) flung it 14-28 cm up with its ends as tips; with the support
+# on hanging edges only (contact_support.HANGING_ONLY) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs
+# from the cap, 0 crossings at every frame, where before it ended on the floor skewered (round 15, fling18).
 ROD_END_RADIUS = 0.5
 _LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
