@@ -479,7 +479,8 @@ def collide_cloth_corners(
                     seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
                 else:
                     seeds = verts[weights.T > 0.0]
-                propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, *support, up=_up(gravity))
+                slack, reach = support
+                propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, slack, reach, up=_up(gravity))
 
 
 def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
