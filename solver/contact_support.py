@@ -34,7 +34,8 @@ STRETCH_TOLERANCE = 1e-3  # of the rest length: less stretching in a substep is 
 # Only edges whose outer end hangs below the inner one (the pull the support carries is the weight of the cloth
 # hanging from it): cloth lying on the floor round a rod's foot, 0.5-0.7 m out along the cloth, was dragged along the
 # floor through the rod's sides (x and x_start alike, no collision), and a fan disc on a 1 cm post or pointed rod was
-# tangled through the rod and flung (docs/design.md, round 15 (fling18)). With `up` given (against gravity).
+# tangled through the rod and flung (docs/design.md, round 15 (fling18)). With `up` given (against gravity): the
+# corner pass gives it for meshes with rod ends only (corner_contacts.ROD_ENDS).
 HANGING_ONLY = True
 _HANGING = 0.0  # (the outer end lower than the inner by more than this x the edge's length)
 _HARD_REACH = 16  # structural edges (at rest, the median) a hard cloth's support reaches: the long-range limits' span
