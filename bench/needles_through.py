@@ -1,11 +1,11 @@
 """Cloth through needles, points, rods and posts (issue 11, round 12), solver-only, counted at every frame.
 
-A 2 m n² cloth (quad, triangulated, irregular; 64² and 32²) shifted (1.1, 2.3) cm dropped from 1 m onto a
-collider standing on the floor (cones, a pyramid, 1 cm rods with a 1 or 3 cm point, a 45° cone on a pillar,
-flat-topped posts), 48 frames; and thin_features.py's corners (a cube on its corner, a pyramid, two cones on
-33² cloth, dropped or rising 0.5 m into it over 36 frames; 40 frames). After every frame: collider edges
-through cloth triangles plus cloth edges through collider triangles. Per scene: at the end, the most, in how
-many frames, the first such frame, and the highest cloth point less the collider's top (< 0: on the floor,
+A 2 m n² cloth (quad, triangulated, irregular; 64² and 32²; or a fan disc of r 1 m, 32 spokes x 24 rings) shifted
+(1.1, 2.3) cm dropped from 1 m onto a collider standing on the floor (cones, a pyramid, 1 cm rods with a 1 or 3 cm
+point, a 45° cone on a pillar, flat-topped posts), 48 frames; and thin_features.py's corners (a cube on its corner,
+a pyramid, two cones on 33² cloth, dropped or rising 0.5 m into it over 36 frames; 40 frames). After every frame:
+collider edges through cloth triangles plus cloth edges through collider triangles. Per scene: at the end, the most,
+in how many frames, the first such frame, and the highest cloth point less the collider's top (< 0: on the floor,
 skewered).
 
     .venv/bin/python bench/needles_through.py [CHECKOUT] [SCENE-SUBSTRING ...]
@@ -67,6 +67,8 @@ SHAPES = {
 
 
 def cloth(kind, n, height):
+    if kind == "fan":  # (a fan disc of r 1 m, 32 spokes x 24 rings: 32 thin triangles meet at its hub; n unused)
+        return solver.meshes.fan_disc(32, 24, radius=1.0, height=height)
     if kind == "irregular":
         return solver.meshes.jittered_grid(n, size=2.0, height=height)
     v, f = solver.grid(n, n, size=2.0, height=height)
@@ -121,6 +123,10 @@ SCENES = [
     (f"{name} | {kind} {n} | drop", name, kind, n, False)
     for name in [s for s in SHAPES if not s.startswith("TF")]
     for kind, n in (("quad", 64), ("tri", 64), ("irregular", 64), ("quad", 32), ("tri", 32), ("irregular", 32))
+]
+SCENES += [  # (round 15, fling18: fan discs flung off posts and points)
+    (f"{name} | fan | drop", name, "fan", 0, False)
+    for name in ("post r1 s8 flat", "post r1 s16 flat", "post r2 s16 flat", "rod r1 tip1 s16", "cone r2 h40 s16")
 ]
 SCENES += [
     (f"{name} | {kind} 33 | {'rise' if rising else 'drop'}", name, kind, 33, rising)

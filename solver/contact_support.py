@@ -31,6 +31,13 @@ from .topology import STRUCTURAL
 _EPS = 1e-12
 SETTLE_OLD_STRETCH = True  # False: the stretch an edge started the substep with stays (round 10)
 STRETCH_TOLERANCE = 1e-3  # of the rest length: less stretching in a substep is left to the sweeps
+# Only edges whose outer end hangs below the inner one (the pull the support carries is the weight of the cloth
+# hanging from it): cloth lying on the floor round a rod's foot, 0.5-0.7 m out along the cloth, was dragged along the
+# floor through the rod's sides (x and x_start alike, no collision), and a fan disc on a 1 cm post or pointed rod was
+# tangled through the rod and flung (docs/design.md, round 15 (fling18)). With `up` given (against gravity): the
+# corner pass gives it for meshes with rod ends only (corner_contacts.ROD_ENDS).
+HANGING_ONLY = True
+_HANGING = 0.0  # (the outer end lower than the inner by more than this x the edge's length)
 _HARD_REACH = 16  # structural edges (at rest, the median) a hard cloth's support reaches: the long-range limits' span
 
 
@@ -73,13 +80,14 @@ def support_reach(model, stiffness: float, substep: float) -> float:
 
 
 def propagate_support(
-    x, x_start, held_vertices, graph: StructuralGraph, inv_mass, slack: float, reach: float
+    x, x_start, held_vertices, graph: StructuralGraph, inv_mass, slack: float, reach: float, up=None
 ) -> None:  # fmt: skip
     """Shorten the stretched structural edges ring by ring outward from the vertices `held_vertices`
     (rows of x, in place), moving only each edge's outer end (averaged over its inner neighbours), up
     to `reach` from them along the cloth at rest; pinned vertices (inverse mass 0) stay. The share of a
     correction that removes stretch the edge already had at the substep's start (x_start) moves the
-    start too (in place): that share adds no velocity (all of it from x alone flung the cloth up)."""
+    start too (in place): that share adds no velocity (all of it from x alone flung the cloth up). up (3,): against
+    gravity, only edges whose outer end hangs below their inner one (HANGING_ONLY); None: every edge."""
     n = len(x)
     fixed = np.zeros(n, dtype=bool)
     frontier = np.unique(held_vertices)
@@ -101,7 +109,10 @@ def propagate_support(
         d = x.take(outer, axis=0) - x.take(inner, axis=0)
         length = np.sqrt(np.einsum("ij,ij->i", d, d))
         limit = rest * (1.0 + slack)
-        over = (length > limit).nonzero()[0]  # (the long-range limits' stretch)
+        stretched = length > limit  # (the long-range limits' stretch)
+        if HANGING_ONLY and up is not None:
+            stretched &= d @ up < -_HANGING * length
+        over = stretched.nonzero()[0]
         if len(over) == 0:
             return  # the support's stretch ends here
         inner, outer, d, along = inner.take(over), outer.take(over), d.take(over, axis=0), along.take(over)

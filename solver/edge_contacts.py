@@ -87,9 +87,12 @@ TIPPED_RODS = True
 # 0.6-0.7 m from the tip after the edge pass, and carried skirt edges through a 1 cm rod's foot, where the next
 # pass kept them (docs/design.md, round 13 (needle16)).
 AFTER_CORNERS = True
-# A thin rod's upper ends (corner_contacts.ROD_ENDS: sharp tips too) do not switch that pass on for its sides: with them
-# a fan disc on a 1 cm post and a 64² cloth on a 2 cm one were flung up, thousands of crossings (round 14, posts17).
-ROD_ENDS_TIPPED = False
+# A thin rod's upper ends (corner_contacts.ROD_ENDS: sharp tips too) switch that pass on for its sides as well. Off in
+# round 14 (posts17: a fan disc on a 1 cm post and a 64² cloth on a 2 cm one were flung up); the flings were the support
+# propagation's (contact_support.HANGING_ONLY), and without the pass cloth lying round a post's foot ended pierced by
+# it (1 cm 8-segment post, quad / triangulated 64²: 14-64 crossings to the end at 3 of 4 placements; with it 0 at every
+# frame; docs/design.md, round 15 (fling18)).
+ROD_ENDS_TIPPED = True
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
