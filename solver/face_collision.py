@@ -226,7 +226,8 @@ class FaceCollision:
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
         # Which of them can have met in a substep (a distance kept per row; see near_rows.py).
-        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap, self.edges)
+        # (the edges' peaks also certify which edges cannot have collapsed: `CollapsedEdges`' floor)
+        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap, self.edges, self.collapsed.shortest)
         # Every-substep candidates from patches of the rest mesh (patch_pairs.py), built at the first need.
         self.patches: PatchPairs | None = None
         self.flat: float | None = None  # see _flat_distance
@@ -769,7 +770,9 @@ class FaceCollision:
         # Edges squeezed through (or to) zero length: their triangles pass through each other at a shared
         # corner, where no continuous test can tell (a vertical edge landing in one substep on the floor).
         movable = inv_mass > 0
-        motion[self.collapsed.send_back(previous, x, back, movable, every=True)] = np.sqrt(dot(shift, shift))
+        # (only those the near rows' edge peaks do not keep longer than that: a calm or falling cloth has none)
+        maybe = self.near.shorter_than_floor()
+        motion[self.collapsed.send_back(previous, x, back, movable, every=True, rows=maybe)] = np.sqrt(dot(shift, shift))
         # Two groups of rows each: the live candidates (found again with the candidates) and the due near rows
         # (fixed for the substep: their start sides are found once, and after a query only those with a vertex
         # sent back are tested again, as between queries: the others' ends and motions are as they were).
