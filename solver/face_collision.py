@@ -415,7 +415,10 @@ class FaceCollision:
             self.stale_work = 0
             return
         index = np.flatnonzero(moved)
-        if self.skin == 0.0 and self.use_patches and self.patches is not None:  # no kept grids: the patches
+        # No kept grids (or a skin's full query from the patches, which builds none): the patches. (128² frame
+        # 7, first contact: a partial query in the kept grids binned every ball box afresh, each edge's meeting
+        # dozens of its own neighbours', ~0.35-1 s each; the patches measure only the rows with a moved corner.)
+        if (self.skin == 0.0 or self.skin_patches) and self.use_patches and self._patches_queried():
             self.anchor[index] = middle[index]
             self.pad[index] = pad[index]
             self._ball_boxes()
@@ -454,6 +457,11 @@ class FaceCollision:
         )
         self.e, self.f = keys // n_edges, keys % n_edges
         self.ee_apart = np.concatenate([self.ee_apart[old], apart_ee])[first]
+
+    def _patches_queried(self) -> bool:
+        """Whether the patches have had a full query (a partial one measures from its boxes)."""
+        patches = self.patches
+        return patches is not None and patches.origin is not None and len(patches.origin) == len(self.pad)
 
     def _patches_ready(self) -> bool:
         """Whether every-substep queries use `PatchPairs` (built at the first one; not for meshes it does
