@@ -419,6 +419,7 @@ class FaceCollision:
         # 7, first contact: a partial query in the kept grids binned every ball box afresh, each edge's meeting
         # dozens of its own neighbours', ~0.35-1 s each; the patches measure only the rows with a moved corner.)
         if (self.skin == 0.0 or self.skin_patches) and self.use_patches and self._patches_queried():
+            assert self.patches is not None
             self.anchor[index] = middle[index]
             self.pad[index] = pad[index]
             self._ball_boxes()
@@ -780,7 +781,8 @@ class FaceCollision:
         movable = inv_mass > 0
         # (only those the near rows' edge peaks do not keep longer than that: a calm or falling cloth has none)
         maybe = self.near.shorter_than_floor()
-        motion[self.collapsed.send_back(previous, x, back, movable, every=True, rows=maybe)] = np.sqrt(dot(shift, shift))
+        collapsed = self.collapsed.send_back(previous, x, back, movable, every=True, rows=maybe)
+        motion[collapsed] = np.sqrt(dot(shift, shift))
         # Two groups of rows each: the live candidates (found again with the candidates) and the due near rows
         # (fixed for the substep: their start sides are found once, and after a query only those with a vertex
         # sent back are tested again, as between queries: the others' ends and motions are as they were).
