@@ -932,3 +932,34 @@ def test_a_sheet_falling_an_edge_a_substep_onto_the_floor_never_crosses_itself(t
         counts.append(count_drawn_intersections(model, state.positions))
     assert state.positions[:, 2].min() < 0.01  # it landed
     assert counts == [0] * 8
+
+
+def test_edges_the_near_rows_peaks_leave_out_cannot_collapse_and_a_collapse_is_still_sent_back():
+    """The failsafe tests for edges squeezed to zero length only those the near rows' edge peaks do not keep
+    long (`NearRows.shorter_than_floor`: an edge's length is at least its origin's less its peak). A fine
+    sheet at rest, then moved as one piece (no edge can collapse: none tested), then with one vertex put onto
+    its neighbour in a substep: that edge is listed, and the failsafe sends the vertex back."""
+    vertices, quads = solver.grid(12, 12, size=0.12)  # 1.1 cm edges: near rows at a 1 cm gap
+    model = solver.build_model(vertices, quads)
+    collision = FaceCollision(model, 0.01)
+    near, collapsed = collision.near, collision.collapsed
+    assert len(near.ee) > 100 and near.floor is not None
+    rest = model.rest_positions.copy()
+    inv_mass = np.ones(len(rest))
+    x = rest.copy()
+    collision.undo_crossings(x, rest.copy(), inv_mass)  # the first substep sets the near rows' origin
+    listed = []
+    for shift in ([0.0, 0.0, 0.004], [0.003, 0.0, 0.008]):  # moved as one piece: no edge can collapse
+        previous, x = x.copy(), x + shift
+        collision.undo_crossings(x, previous, inv_mass)
+        listed.append(near.shorter_than_floor())
+    assert all(rows is not None and len(rows) == 0 for rows in listed), listed
+    v, w = 6 * 13 + 6, 6 * 13 + 7  # an inner vertex and its neighbour along the row
+    previous, x = x.copy(), x.copy()
+    x[v] = x[w]
+    near.due(previous, x)
+    rows = near.shorter_than_floor()
+    every = collapsed._collapsing(previous, x, collapsed.every)
+    assert every.any() and rows is not None and set(np.flatnonzero(every)) <= set(rows.tolist())
+    collision.undo_crossings(x, previous, inv_mass)
+    assert np.array_equal(x[v], previous[v])  # sent back: the edge collapsed
