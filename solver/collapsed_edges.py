@@ -28,15 +28,17 @@ class CollapsedEdges:
         rest = rest_positions[edges[:, 1]] - rest_positions[edges[:, 0]]
         self.every = np.arange(len(edges))
         self.shortest2 = (COLLAPSED_SHARE * COLLAPSED_SHARE) * np.einsum("ij,ij->i", rest, rest)
+        self.shortest = np.sqrt(self.shortest2)  # the collapsed length
 
     def send_back(
-        self, start: np.ndarray, x: np.ndarray, back: np.ndarray, movable: np.ndarray, every=False
+        self, start: np.ndarray, x: np.ndarray, back: np.ndarray, movable: np.ndarray, every=False, rows=None
     ) -> np.ndarray:
         """Send back to `start`, in place in `x` and `back`, the movable ends of edges that collapse on
-        their straight paths from `start` to `x` (every edge, or only those with one end back), then the
-        ends of edges that collapse with an end sent back, until none is left; returns them."""
+        their straight paths from `start` to `x` (every edge, or only those with one end back; `rows` with
+        every: the edges that may collapse, the others known not to), then the ends of edges that collapse
+        with an end sent back, until none is left; returns them."""
         sent = []
-        rows = self.every if every else None
+        rows = (self.every if rows is None else rows) if every else None
         while True:
             if rows is None:
                 ends_back = back[self.edges]

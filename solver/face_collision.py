@@ -226,7 +226,8 @@ class FaceCollision:
         # Pairs never in contact that still must not cross: (vertex, a, b, c) rows, their triangles, (a, b, c, d) rows.
         self.near_vt, self.near_triangles, self.near_ee = self._near_at_rest()
         # Which of them can have met in a substep (a distance kept per row; see near_rows.py).
-        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap, self.edges)
+        # (the edges' peaks also certify which edges cannot have collapsed: `CollapsedEdges`' floor)
+        self.near = NearRows(self.near_vt, self.near_ee, n, 1e-3 * self.gap, self.edges, self.collapsed.shortest)
         # Every-substep candidates from patches of the rest mesh (patch_pairs.py), built at the first need.
         self.patches: PatchPairs | None = None
         self.flat: float | None = None  # see _flat_distance
@@ -414,7 +415,11 @@ class FaceCollision:
             self.stale_work = 0
             return
         index = np.flatnonzero(moved)
-        if self.skin == 0.0 and self.use_patches and self.patches is not None:  # no kept grids: the patches
+        # No kept grids (or a skin's full query from the patches, which builds none): the patches. (128² frame
+        # 7, first contact: a partial query in the kept grids binned every ball box afresh, each edge's meeting
+        # dozens of its own neighbours', ~0.35-1 s each; the patches measure only the rows with a moved corner.)
+        if (self.skin == 0.0 or self.skin_patches) and self.use_patches and self._patches_queried():
+            assert self.patches is not None
             self.anchor[index] = middle[index]
             self.pad[index] = pad[index]
             self._ball_boxes()
@@ -453,6 +458,11 @@ class FaceCollision:
         )
         self.e, self.f = keys // n_edges, keys % n_edges
         self.ee_apart = np.concatenate([self.ee_apart[old], apart_ee])[first]
+
+    def _patches_queried(self) -> bool:
+        """Whether the patches have had a full query (a partial one measures from its boxes)."""
+        patches = self.patches
+        return patches is not None and patches.origin is not None and len(patches.origin) == len(self.pad)
 
     def _patches_ready(self) -> bool:
         """Whether every-substep queries use `PatchPairs` (built at the first one; not for meshes it does
@@ -769,7 +779,10 @@ class FaceCollision:
         # Edges squeezed through (or to) zero length: their triangles pass through each other at a shared
         # corner, where no continuous test can tell (a vertical edge landing in one substep on the floor).
         movable = inv_mass > 0
-        motion[self.collapsed.send_back(previous, x, back, movable, every=True)] = np.sqrt(dot(shift, shift))
+        # (only those the near rows' edge peaks do not keep longer than that: a calm or falling cloth has none)
+        maybe = self.near.shorter_than_floor()
+        collapsed = self.collapsed.send_back(previous, x, back, movable, every=True, rows=maybe)
+        motion[collapsed] = np.sqrt(dot(shift, shift))
         # Two groups of rows each: the live candidates (found again with the candidates) and the due near rows
         # (fixed for the substep: their start sides are found once, and after a query only those with a vertex
         # sent back are tested again, as between queries: the others' ends and motions are as they were).

@@ -112,7 +112,7 @@ def _row_paths(edges: np.ndarray, n: int, rows: np.ndarray) -> tuple[np.ndarray,
 class NearRows:
     """The rows near at rest of one cloth, with the distance each keeps until it is due again."""
 
-    def __init__(self, vt: np.ndarray, ee: np.ndarray, vertex_count: int, margin: float, edges=None):
+    def __init__(self, vt: np.ndarray, ee: np.ndarray, vertex_count: int, margin: float, edges=None, floor=None):
         self.vt, self.ee = vt, ee
         self.margin = float(margin)  # kept clear of contact: the failsafe counts a plane within this as met
         self.origin: np.ndarray | None = None
@@ -145,27 +145,40 @@ class NearRows:
         self.ee_due = np.ones(len(ee), dtype=bool)
         self._vt_rows = self._ee_rows = _EMPTY  # the due rows (when `due` bounded them) and their bounds
         self._vt_rows_bound = self._ee_rows_bound = np.zeros(0)
+        # Edge lengths the edges' peaks certify (see `shorter_than_floor`): `floor` (E,) per edge, or None.
+        self.floor = None if floor is None or len(self.edges) == 0 else np.asarray(floor, dtype=np.float64)
+        self.edge_slack = np.zeros(len(self.edges))  # each edge's length at the origin less its floor
+        self.edge_slack_least = -np.inf
+        self._peaked = False  # whether `due` measured the edges' peaks for this substep
+        self._peak_most = np.inf  # their largest then
+        self._seen: np.ndarray | None = None  # the (3, N) end whose edge changes the peaks last took
 
     def due(self, previous: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Which vt and ee rows can have met on the straight paths from `previous` to `x` (bool masks)."""
         if len(self.vt) + len(self.ee) == 0:
             return self.vt_due, self.ee_due
+        self._peaked = False
         if self.origin is None or len(self.origin) != len(x) or self.every > 0:
             self.vt_due[:] = True
             self.ee_due[:] = True
             return self.vt_due, self.ee_due
         shift = column_mean(previous) - self.origin_mean  # one common translation for both ends
+        seen = self._seen
         for end in (previous, x):
             # Coordinate by coordinate ((3, N) rows: a sum over a (N, 3) row's axis is slow), in the same order.
             column = end.T.copy()
             moved = self._squares(column, self.origin_column, shift)
             np.maximum(self.peak, np.sqrt(moved), out=self.peak)
-            if len(self.edges):
+            # (the start is most often the last substep's end, whose edges the peaks took: the same changes)
+            if len(self.edges) and not (end is previous and seen is not None and np.array_equal(column, seen)):
                 change = self._squares(column, self.origin_edge, None)
                 np.maximum(self.edge_peak[:-1], np.sqrt(change), out=self.edge_peak[:-1])
+            self._seen = column
         if len(self.edges):
+            self._peaked = True
+            self._peak_most = float(self.edge_peak.max())
             # No vertex reaches farther than twice the largest edge change (the whole sheet at once first).
-            widest = 2.0 * float(self.edge_peak.max())
+            widest = 2.0 * self._peak_most
             if widest < self.vt_by_vertex.least and widest + widest < self.ee_by_vertex.least:
                 self._vt_asked, self._ee_asked = self.vt_by_vertex.alone, self.ee_by_vertex.alone
             else:
@@ -186,6 +199,18 @@ class NearRows:
         self.ee_due[:] = False
         self.ee_due[self._ee_rows] = True
         return self.vt_due, self.ee_due
+
+    def shorter_than_floor(self) -> np.ndarray | None:
+        """The edges that can have been shorter than their `floor` at some moment of the substep `due` was
+        last given (straight paths), or None when it did not bound them (no floor, no origin, every row
+        checked). An edge's vector there is its origin's plus a change on the segment between its changes at
+        both ends, each at most its peak: its length is at least its origin's less its peak. Those within
+        the floor of that are listed (a second floor's slack: the lengths and peaks are rounded)."""
+        if self.floor is None or not self._peaked:
+            return None
+        if self._peak_most < self.edge_slack_least:
+            return _EMPTY
+        return np.flatnonzero(self.edge_peak[:-1] >= self.edge_slack)
 
     def _squares(self, column: np.ndarray, origin: np.ndarray, shift) -> np.ndarray:
         """Squared lengths of the vertices' (shift given) or the edges' (none) change since the origin;
@@ -271,6 +296,11 @@ class NearRows:
         if len(self.edges):
             column = self.origin_column
             self.origin_edge = column.take(self.edge_a, axis=1) - column.take(self.edge_b, axis=1)
+            self._seen = None
+            if self.floor is not None:
+                length = np.sqrt(dot(self.origin_edge, self.origin_edge))
+                self.edge_slack = length - 2.0 * self.floor
+                self.edge_slack_least = float(self.edge_slack.min()) if len(length) else np.inf
         self._age = 0
         self.vt_clear = vertex_triangle_distances(x, self.vt) - self.margin if len(self.vt) else self.vt_clear
         self.ee_clear = edge_distances(x, self.ee) - self.margin if len(self.ee) else self.ee_clear

@@ -401,6 +401,7 @@ def test_partial_queries_find_what_binning_every_box_afresh_finds():
     colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
     state = model.initial_state()
     collision = FaceCollision.install(state, model, params)
+    collision.skin_patches = False  # the kept grids (a skin's queries from the patches: the test below)
     query = collision._query
     partial = []
 
@@ -785,6 +786,51 @@ def test_a_skins_full_queries_from_patches_are_the_box_querys(mesh):
     assert len(compared) >= 3 and max(compared) > 0, compared
 
 
+@pytest.mark.parametrize("mesh", ["quad", "jittered", "fan", "holed"])
+def test_a_skins_partial_queries_from_patches_are_the_box_querys(mesh):
+    """With a skin, a partial query lists again the pairs with a re-queried vertex within gap + skin + both
+    pads at the anchors. Once the patches have had a full query it comes from them (a partial query in the
+    kept grids bins every ball box afresh after a full query from the patches: 0.35-1 s at 128²): the same
+    pairs, at the same distances, as the box query over every primitive's ball (the kept grids, every box
+    binned afresh), in the failsafe's partial queries too; a sheet dropped onto a sphere, settling."""
+    if mesh == "quad":
+        vertices, faces = solver.grid(14, 14, size=1.0, height=0.6)
+    elif mesh == "jittered":
+        vertices, faces = solver.meshes.jittered_grid(14, size=1.0, height=0.6)
+    elif mesh == "fan":
+        vertices, faces = solver.meshes.fan_disc(20, 8, radius=0.5, height=0.6)
+    else:
+        vertices, faces = solver.meshes.holed_grid(14, size=1.0, height=0.6, centre=(0.1, 0.05), radius=0.2)
+    model = solver.build_model(vertices, faces)
+    params = solver.Params(self_collision=True, bend_stiffness=0.1, friction=0.5)
+    colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
+    state = model.initial_state()
+    collision = FaceCollision.install(state, model, params)
+    query = collision._query
+    compared = []
+
+    def comparing_query(x, previous, mean, mean0, moved=None):
+        if collision.skin == 0.0 or moved is None or collision.anchor is None or not collision._patches_queried():
+            return query(x, previous, mean, mean0, moved)
+        twin = copy.deepcopy(collision)
+        query(x, previous, mean, mean0, moved)
+        twin.skin_patches = False  # the kept grids ...
+        twin.changed[:] = True  # ... every box binned afresh
+        FaceCollision._query(twin, x, previous, mean, mean0, moved)
+        for mine, theirs in (
+            ((collision.p, collision.t, collision.vt_apart), (twin.p, twin.t, twin.vt_apart)),
+            ((collision.e, collision.f, collision.ee_apart), (twin.e, twin.f, twin.ee_apart)),
+        ):
+            for a, b in zip(mine, theirs, strict=True):
+                assert np.array_equal(a, b)
+        compared.append(int(np.count_nonzero(moved)))
+
+    collision._query = comparing_query
+    for _ in range(30):
+        solver.step(model, state, params, 1 / 24, colliders)
+    assert len(compared) >= 10 and max(compared) > 1, compared
+
+
 def test_patch_turn_bounds_hold_the_rotations_difference():
     """The patches' rows are bounded with |R_P - R_Q| from their quaternions (patch_pairs._turns): it must
     be at least the spectral norm of the matrices' difference, at every angle and either sign of a quaternion."""
@@ -886,3 +932,34 @@ def test_a_sheet_falling_an_edge_a_substep_onto_the_floor_never_crosses_itself(t
         counts.append(count_drawn_intersections(model, state.positions))
     assert state.positions[:, 2].min() < 0.01  # it landed
     assert counts == [0] * 8
+
+
+def test_edges_the_near_rows_peaks_leave_out_cannot_collapse_and_a_collapse_is_still_sent_back():
+    """The failsafe tests for edges squeezed to zero length only those the near rows' edge peaks do not keep
+    long (`NearRows.shorter_than_floor`: an edge's length is at least its origin's less its peak). A fine
+    sheet at rest, then moved as one piece (no edge can collapse: none tested), then with one vertex put onto
+    its neighbour in a substep: that edge is listed, and the failsafe sends the vertex back."""
+    vertices, quads = solver.grid(12, 12, size=0.12)  # 1.1 cm edges: near rows at a 1 cm gap
+    model = solver.build_model(vertices, quads)
+    collision = FaceCollision(model, 0.01)
+    near, collapsed = collision.near, collision.collapsed
+    assert len(near.ee) > 100 and near.floor is not None
+    rest = model.rest_positions.copy()
+    inv_mass = np.ones(len(rest))
+    x = rest.copy()
+    collision.undo_crossings(x, rest.copy(), inv_mass)  # the first substep sets the near rows' origin
+    listed = []
+    for shift in ([0.0, 0.0, 0.004], [0.003, 0.0, 0.008]):  # moved as one piece: no edge can collapse
+        previous, x = x.copy(), x + shift
+        collision.undo_crossings(x, previous, inv_mass)
+        listed.append(near.shorter_than_floor())
+    assert all(rows is not None and len(rows) == 0 for rows in listed), listed
+    v, w = 6 * 13 + 6, 6 * 13 + 7  # an inner vertex and its neighbour along the row
+    previous, x = x.copy(), x.copy()
+    x[v] = x[w]
+    near.due(previous, x)
+    rows = near.shorter_than_floor()
+    every = collapsed._collapsing(previous, x, collapsed.every)
+    assert every.any() and rows is not None and set(np.flatnonzero(every)) <= set(rows.tolist())
+    collision.undo_crossings(x, previous, inv_mass)
+    assert np.array_equal(x[v], previous[v])  # sent back: the edge collapsed
