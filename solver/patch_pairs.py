@@ -70,6 +70,26 @@ def _product(first, second, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, n
     return a, b, k
 
 
+def _block_product(group, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (P, Q) with P a patch of block A[k] and Q one of B[k] ((order, start, size) group), grouped by k,
+    in `_product`'s order: each P's slot repeated, Q's counted up (no integer division)."""
+    order, start, size = group
+    n1, n2 = size.take(A), size.take(B)
+    # One row per (k, P): P's slot, and how many Q it pairs with.
+    rows = np.repeat(np.arange(len(A)), n1)
+    first = np.cumsum(n1) - n1
+    slot_p = start.take(A).take(rows) + np.arange(len(rows)) - first.take(rows)
+    width = n2.take(rows)
+    total = int(width.sum())
+    if total == 0:
+        return _EMPTY, _EMPTY
+    P = order.take(np.repeat(slot_p, width))
+    # Q's slots: each row's run counts up from its block's first slot.
+    run = np.cumsum(width) - width
+    Q = order.take(np.arange(total) - np.repeat(run - start.take(B).take(rows), width))
+    return P, Q
+
+
 def _members(group, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(members of patch P[k], k, each member's place in its patch) for every k, grouped by k
     ((order, start, size) group)."""
@@ -655,16 +675,17 @@ class PatchPairs:
             some = np.flatnonzero(marked.take(A) | marked.take(B))
             A, B = A.take(some), B.take(some)
         overlap = np.flatnonzero(_spans_meet((blow, bhigh), (blow, bhigh), A, B))
-        P, Q, _ = _product(self.block_group, self.block_group, A.take(overlap), B.take(overlap))
+        P, Q = _block_product(self.block_group, A.take(overlap), B.take(overlap))
         keep = _spans_meet((plow, phigh), (plow, phigh), P, Q)
-        apart = np.zeros(len(P), dtype=bool)
-        for column in self.cell_columns:
-            apart |= np.abs(column.take(P) - column.take(Q)) > self.around
-        keep &= apart
         if flagged is not None:
             keep &= flagged.take(P) | flagged.take(Q)
         keep = np.flatnonzero(keep)
         P, Q = P.take(keep), Q.take(keep)
+        apart = np.zeros(len(P), dtype=bool)
+        for column in self.cell_columns:
+            apart |= np.abs(column.take(P) - column.take(Q)) > self.around
+        apart = np.flatnonzero(apart)
+        P, Q = P.take(apart), Q.take(apart)
         P, Q = np.minimum(P, Q), np.maximum(P, Q)
         if self.near_given:  # neighbours also by `near` at rest
             apart = np.flatnonzero(~_member(self.pair_keys, P * self.count + Q))
