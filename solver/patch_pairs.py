@@ -569,10 +569,9 @@ class PatchPairs:
         other = _spans_meet(spans["vertex"], spans["triangle"], Q, P)
         both = _spans_meet(spans["edge"], spans["edge"], P, Q)
         # `_beyond_gap` once for every pair of patches (symmetric in P and Q): `_may_list` and `_reach` take it.
-        beyond = None
-        if full:
+        beyond = np.zeros(len(P))
+        if full:  # (partial queries use neither)
             some = np.flatnonzero(one | other | both)
-            beyond = np.zeros(len(P))
             beyond[some] = self._beyond_gap(P.take(some), Q.take(some))
         if self.far_filter and moved is None:  # (partial queries measure at anchors of other substeps)
             one[one] = self._may_list("vertex", "triangle", P[one], Q[one], self.gap, beyond[one])
