@@ -746,6 +746,10 @@ class PatchPairs:
         slot += ib.take(slot_b.take(row))
         stay = np.ones(total, dtype=bool)
         stay[row] = kept.take(slot)
+        # Many dropped (a fan's dense centre: pairs near at rest): gathered out now, before `_test`'s box test.
+        if 4 * (total - int(np.count_nonzero(stay))) > total:
+            keep = np.flatnonzero(stay)
+            return a.take(keep), b.take(keep), known.take(keep), k.take(keep), None
         return a, b, known, k, stay
 
     def _rows(self, kind: str, ids: np.ndarray | None) -> np.ndarray:
