@@ -70,6 +70,26 @@ def _product(first, second, P: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, n
     return a, b, k
 
 
+def _block_product(group, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (P, Q) with P a patch of block A[k] and Q one of B[k] ((order, start, size) group), grouped by k,
+    in `_product`'s order: each P's slot repeated, Q's counted up (no integer division)."""
+    order, start, size = group
+    n1, n2 = size.take(A), size.take(B)
+    # One row per (k, P): P's slot, and how many Q it pairs with.
+    rows = np.repeat(np.arange(len(A)), n1)
+    first = np.cumsum(n1) - n1
+    slot_p = start.take(A).take(rows) + np.arange(len(rows)) - first.take(rows)
+    width = n2.take(rows)
+    total = int(width.sum())
+    if total == 0:
+        return _EMPTY, _EMPTY
+    P = order.take(np.repeat(slot_p, width))
+    # Q's slots: each row's run counts up from its block's first slot.
+    run = np.cumsum(width) - width
+    Q = order.take(np.arange(total) - np.repeat(run - start.take(B).take(rows), width))
+    return P, Q
+
+
 def _members(group, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(members of patch P[k], k, each member's place in its patch) for every k, grouped by k
     ((order, start, size) group)."""
@@ -429,7 +449,7 @@ class PatchPairs:
         skin, pads = self.skin_pads
         return (skin + pads.take(P) + pads.take(Q)) * (1.0 + 1e-9) + 1e-12 * self.gap
 
-    def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float) -> np.ndarray:
+    def _may_list(self, kind1: str, kind2: str, P: np.ndarray, Q: np.ndarray, gap: float, beyond=None) -> np.ndarray:
         """Whether a (kind1 of patch P[k], kind2 of patch Q[k]) pair of primitives can be listed: their
         distance at the middle of the paths is at least their middle spans' separation, and half their
         largest relative corner motion at most half the widest difference of their motion spans (with a skin:
@@ -440,7 +460,7 @@ class PatchPairs:
             side = np.maximum(lo2[:, k].take(Q) - hi1[:, k].take(P), lo1[:, k].take(P) - hi2[:, k].take(Q))
             np.maximum(side, 0.0, out=side)
             apart += side * side
-        reach = gap + self._beyond_gap(P, Q)
+        reach = gap + (self._beyond_gap(P, Q) if beyond is None else beyond)
         return apart < reach * reach
 
     def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
@@ -548,33 +568,44 @@ class PatchPairs:
         one = _spans_meet(spans["vertex"], spans["triangle"], P, Q)
         other = _spans_meet(spans["vertex"], spans["triangle"], Q, P)
         both = _spans_meet(spans["edge"], spans["edge"], P, Q)
+        # `_beyond_gap` once for every pair of patches (symmetric in P and Q): `_may_list` and `_reach` take it.
+        beyond = np.zeros(len(P))
+        if full:  # (partial queries use neither)
+            some = np.flatnonzero(one | other | both)
+            beyond[some] = self._beyond_gap(P.take(some), Q.take(some))
         if self.far_filter and moved is None:  # (partial queries measure at anchors of other substeps)
-            one[one] = self._may_list("vertex", "triangle", P[one], Q[one], self.gap)
-            other[other] = self._may_list("vertex", "triangle", Q[other], P[other], self.gap)
-            both[both] = self._may_list("edge", "edge", P[both], Q[both], self.gap)
+            one[one] = self._may_list("vertex", "triangle", P[one], Q[one], self.gap, beyond[one])
+            other[other] = self._may_list("vertex", "triangle", Q[other], P[other], self.gap, beyond[other])
+            both[both] = self._may_list("edge", "edge", P[both], Q[both], self.gap, beyond[both])
         self.far_pairs += int(one.sum() + other.sum() + both.sum())
         vertices, triangles = (self.vertex_group, spans["vertex"]), (self.triangle_group, spans["triangle"])
         P1, Q1, P2, Q2 = P[one], Q[one], Q[other], P[other]
-        p1, t1, kept1, k1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt")
-        p2, t2, kept2, k2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt")
+        p1, t1, kept1, k1, stay1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt")
+        p2, t2, kept2, k2, stay2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt")
         p, t, vt_kept = np.concatenate([p1, p2]), np.concatenate([t1, t2]), np.concatenate([kept1, kept2])
+        vt_stay = None
+        if stay1 is not None or stay2 is not None:
+            ones = [np.ones(len(p1), dtype=bool), np.ones(len(p2), dtype=bool)]
+            vt_stay = np.concatenate([ones[0] if stay1 is None else stay1, ones[1] if stay2 is None else stay2])
         edges = (self.edge_group, spans["edge"])
         P, Q = np.minimum(P[both], Q[both]), np.maximum(P[both], Q[both])  # the masks' order
-        e, f, ee_kept, k = self._expand("edge", edges, "edge", edges, P, Q, "ee")
+        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee")
         e, f = np.minimum(e, f), np.maximum(e, f)
         vt_reach = ee_reach = None
         # Each pair's reach, for `_test`: the limit of every pair of its patches (see `_may_list`).
         if full and self._middles_pay("vt"):
-            vt_reach = np.concatenate([self._reach(P1, Q1).take(k1), self._reach(P2, Q2).take(k2)])
+            vt_reach = np.concatenate([self._reach(beyond[one]).take(k1), self._reach(beyond[other]).take(k2)])
         if full and self._middles_pay("ee"):
-            ee_reach = self._reach(P, Q).take(k)
+            ee_reach = self._reach(beyond[both]).take(k)
         if moved is not None:
             touched = np.flatnonzero(moved[p] | _rows_any(moved[self.triangles[t]]))
             p, t, vt_kept = p[touched], t[touched], vt_kept[touched]
+            vt_stay = None if vt_stay is None else vt_stay[touched]
             touched = np.flatnonzero(_rows_any(moved[self.edges[e]]) | _rows_any(moved[self.edges[f]]))
             e, f, ee_kept = e[touched], f[touched], ee_kept[touched]
-        vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt")
-        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee")
+            ee_stay = None if ee_stay is None else ee_stay[touched]
+        vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt", vt_stay)
+        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee", ee_stay)
         return vt, ee
 
     def _middles_pay(self, kinds: str) -> bool:
@@ -591,11 +622,11 @@ class PatchPairs:
         self.middle_skipped[kinds] = skipped + 1
         return False
 
-    def _reach(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    def _reach(self, beyond: np.ndarray) -> np.ndarray:
         """An upper bound on the listing limit of every pair of primitives of patches P[k] and Q[k] (gap +
-        half their largest relative corner motion, or with a skin the skin and their pads), a little over for
-        rounding."""
-        return (1.0 + 1e-9) * (self.gap + self._beyond_gap(P, Q)) + 1e-9 * self.gap
+        half their largest relative corner motion, or with a skin the skin and their pads, given as their
+        `_beyond_gap`), a little over for rounding."""
+        return (1.0 + 1e-9) * (self.gap + beyond) + 1e-9 * self.gap
 
     def _middle_boxes(self, kind: str) -> tuple[np.ndarray, np.ndarray]:
         """Each primitive's box at the middle of the paths (made once a full query)."""
@@ -655,16 +686,17 @@ class PatchPairs:
             some = np.flatnonzero(marked.take(A) | marked.take(B))
             A, B = A.take(some), B.take(some)
         overlap = np.flatnonzero(_spans_meet((blow, bhigh), (blow, bhigh), A, B))
-        P, Q, _ = _product(self.block_group, self.block_group, A.take(overlap), B.take(overlap))
+        P, Q = _block_product(self.block_group, A.take(overlap), B.take(overlap))
         keep = _spans_meet((plow, phigh), (plow, phigh), P, Q)
-        apart = np.zeros(len(P), dtype=bool)
-        for column in self.cell_columns:
-            apart |= np.abs(column.take(P) - column.take(Q)) > self.around
-        keep &= apart
         if flagged is not None:
             keep &= flagged.take(P) | flagged.take(Q)
         keep = np.flatnonzero(keep)
         P, Q = P.take(keep), Q.take(keep)
+        apart = np.zeros(len(P), dtype=bool)
+        for column in self.cell_columns:
+            apart |= np.abs(column.take(P) - column.take(Q)) > self.around
+        apart = np.flatnonzero(apart)
+        P, Q = P.take(apart), Q.take(apart)
         P, Q = np.minimum(P, Q), np.maximum(P, Q)
         if self.near_given:  # neighbours also by `near` at rest
             apart = np.flatnonzero(~_member(self.pair_keys, P * self.count + Q))
@@ -673,11 +705,13 @@ class PatchPairs:
 
     def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
-        overlap, and of them those kept at rest, if known: (a, b, known). a's box must meet Q's span of
-        kind2 boxes and b's P's span of kind1 (first / second: (group, spans)): each side is tested
-        against the other patch before the product, as a far pair of patches overlaps at a corner, where
-        most of its (edge, edge) product does not (128² impact: a third of the product left, against a
-        fifth overlapping). Pairs of patches near at rest drop the pairs their mask (`kinds`) does not keep."""
+        overlap: (a, b, known, k, stay), known: kept at rest already, by the masks; stay (None: all): the pairs
+        such a mask keeps (the others dropped with `_test`'s box test: no gather of the whole product here).
+        a's box must meet Q's span of kind2 boxes and b's P's span of kind1 (first / second: (group, spans)):
+        each side is tested against the other patch before the product, as a far pair of patches overlaps at a
+        corner, where most of its (edge, edge) product does not (128² impact: a third of the product left,
+        against a fifth overlapping). Pairs of patches near at rest drop the pairs their mask (`kinds`) does
+        not keep."""
         a, ka, ia = _members(first[0], P)
         b, kb, ib = _members(second[0], Q)
         lo1, hi1 = self.boxes[kind1]
@@ -694,28 +728,29 @@ class PatchPairs:
         width = n2.take(ka)
         total = int(width.sum())
         if total == 0:
-            return _EMPTY, _EMPTY, np.zeros(0, dtype=bool), _EMPTY
+            return _EMPTY, _EMPTY, np.zeros(0, dtype=bool), _EMPTY, None
         slot_a = np.repeat(np.arange(len(a)), width)
         k = ka.take(slot_a)
         slot_b = np.arange(total) - np.repeat(np.cumsum(width) - width - (np.cumsum(n2) - n2).take(ka), width)
         a, b = a.take(slot_a), b.take(slot_b)
         if self.masks is None:
-            return a, b, np.zeros(total, dtype=bool), k
+            return a, b, np.zeros(total, dtype=bool), k, None
         keys, begin, kept = self.masks[kinds]
         entry = np.searchsorted(keys, P * self.count + Q)
         entry = np.minimum(entry, max(len(keys) - 1, 0))
         known = (keys[entry] == P * self.count + Q) if len(keys) else np.zeros(len(P), dtype=bool)
         known = known.take(k)
         row = np.flatnonzero(known)
-        k_all = k
-        k = k.take(row)
-        slot = begin.take(entry.take(k)) + ia.take(slot_a.take(row)) * second[0][2].take(Q.take(k))
+        at = k.take(row)
+        slot = begin.take(entry.take(at)) + ia.take(slot_a.take(row)) * second[0][2].take(Q.take(at))
         slot += ib.take(slot_b.take(row))
-        drop = row[~kept.take(slot)]
         stay = np.ones(total, dtype=bool)
-        stay[drop] = False
-        stay = np.flatnonzero(stay)
-        return a.take(stay), b.take(stay), known.take(stay), k_all.take(stay)
+        stay[row] = kept.take(slot)
+        # Many dropped (a fan's dense centre: pairs near at rest): gathered out now, before `_test`'s box test.
+        if 4 * (total - int(np.count_nonzero(stay))) > total:
+            keep = np.flatnonzero(stay)
+            return a.take(keep), b.take(keep), known.take(keep), k.take(keep), None
+        return a, b, known, k, stay
 
     def _rows(self, kind: str, ids: np.ndarray | None) -> np.ndarray:
         """The rows (K, 1 | 3 | 2) of primitives ids of a kind (None: all of them)."""
@@ -765,14 +800,19 @@ class PatchPairs:
         known: np.ndarray,
         reach=None,
         kinds="",
+        stay=None,
     ):
         """Of pairs (a, b): those whose boxes overlap, sharing no vertex, within their limit, and kept
         (known: kept at rest already, by the masks; with masks, the others share no vertex).
         reach (full queries): a bound on each pair's limit; pairs whose boxes at the middle of the paths are
-        that far apart are dropped before measuring (their distance there is at least their boxes')."""
+        that far apart are dropped before measuring (their distance there is at least their boxes').
+        stay: the pairs not dropped by a mask made at rest (`_expand`; None: all)."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
-        overlap = np.flatnonzero(_boxes_meet((lo1, hi1), a, (lo2, hi2), b))
+        overlap = _boxes_meet((lo1, hi1), a, (lo2, hi2), b)
+        if stay is not None:
+            overlap &= stay
+        overlap = np.flatnonzero(overlap)
         a, b, known = a.take(overlap), b.take(overlap), known.take(overlap)
         if reach is not None:
             # 128² impact: 2/3 of the far (edge, edge) pairs whose path boxes overlap, half the (vertex,
