@@ -55,13 +55,7 @@ def _inside_ball(x, radius=0.5, centre=(0, 0, 0.5)) -> float:
 
 
 def _inside_table(x) -> float:
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((bx, by, 0.365), (0.07, 0.07, 0.73)) for bx in (-0.42, 0.42) for by in (-0.27, 0.27)]
-    worst = -np.inf
-    for centre, size in boxes:
-        d = np.asarray(size) / 2 - np.abs(x - np.asarray(centre))
-        worst = max(worst, float(d.min(axis=1).max()))
-    return worst
+    return meshes.deepest_in_boxes(x)
 
 
 def _inside_roundtable(x, radius=0.035, segments=16) -> float:

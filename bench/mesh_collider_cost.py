@@ -72,15 +72,7 @@ def ico_ball(subdivisions: int = 5, radius: float = 0.5, centre=(0.0, 0.0, 0.5))
 
 def table():
     """(vertices, triangles): a 1 × 0.7 × 0.04 m top at 0.75 m on four 7 cm square legs (closed boxes)."""
-    parts, offset = [], 0
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
-    for centre, size in boxes:
-        vertices, quads = meshes.box(1)
-        tris = meshes.triangulated(quads)
-        parts.append((vertices * np.asarray(size) + np.asarray(centre), tris + offset))
-        offset += len(vertices)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return meshes.boxes()
 
 
 def cylinder(radius: float, depth: float, segments: int, centre):

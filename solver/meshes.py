@@ -157,6 +157,26 @@ def box(cuts: int, size: float = 1.0, center=(0.0, 0.0, 0.0)):
     return vertices[first] + np.asarray(center, dtype=np.float64), faces
 
 
+# A 1 × 0.7 × 0.04 m table top at 0.75 m on four 7 cm square legs: (centre, size) of each box.
+TABLE_BOXES = (((0.0, 0.0, 0.75), (1.0, 0.7, 0.04)),) + tuple(
+    ((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)
+)
+
+
+def boxes(parts=TABLE_BOXES):
+    """One mesh of closed, triangulated boxes ((centre, size) each; the table by default): (vertices, triangles)."""
+    vertices, quads = box(1)
+    triangles = triangulated(quads)
+    placed = [vertices * np.asarray(size) + np.asarray(centre) for centre, size in parts]
+    return np.concatenate(placed), np.concatenate([triangles + len(vertices) * k for k in range(len(parts))])
+
+
+def deepest_in_boxes(x, parts=TABLE_BOXES) -> float:
+    """How deep the deepest point of x (N, 3) lies inside any of the boxes (negative: outside all)."""
+    depths = [(np.asarray(size) / 2 - np.abs(x - np.asarray(centre))).min(axis=1).max() for centre, size in parts]
+    return float(max(depths))
+
+
 def sewn_panels(columns: int, rows: int, width: float, height: float, gap: float):
     """Two vertical panels (XZ plane) `gap` apart along Y, their side columns joined by loose edges.
 

@@ -741,12 +741,9 @@ def test_patch_candidates_are_the_box_querys_every_substep_of_a_violent_crumple(
     assert compared[0] > 10 and compared[1] > 0
 
 
-@pytest.mark.parametrize("mesh", ["quad", "jittered", "fan", "holed"])
-def test_a_skins_full_queries_from_patches_are_the_box_querys(mesh):
-    """With a skin, a full query lists the pairs within gap + skin + both pads at the anchors (the box query
-    over every primitive's ball: ~0.9 s at 128², each edge's box meeting dozens of its own neighbours'). From
-    the patches (`FaceCollision.skin_patches`) it must list the same pairs, at the same distances: a sheet
-    dropped onto a sphere, settling (calm phases between violent ones)."""
+def _sheet_over_a_sphere(mesh: str):
+    """A 1 m sheet of `mesh` (quad, jittered, fan, holed) 0.6 m over a small sphere on the floor, soft, with face
+    self-collision installed: (model, params, colliders, state, collision)."""
     if mesh == "quad":
         vertices, faces = solver.grid(14, 14, size=1.0, height=0.6)
     elif mesh == "jittered":
@@ -760,6 +757,16 @@ def test_a_skins_full_queries_from_patches_are_the_box_querys(mesh):
     colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
     state = model.initial_state()
     collision = FaceCollision.install(state, model, params)
+    return model, params, colliders, state, collision
+
+
+@pytest.mark.parametrize("mesh", ["quad", "jittered", "fan", "holed"])
+def test_a_skins_full_queries_from_patches_are_the_box_querys(mesh):
+    """With a skin, a full query lists the pairs within gap + skin + both pads at the anchors (the box query
+    over every primitive's ball: ~0.9 s at 128², each edge's box meeting dozens of its own neighbours'). From
+    the patches (`FaceCollision.skin_patches`) it must list the same pairs, at the same distances: a sheet
+    dropped onto a sphere, settling (calm phases between violent ones)."""
+    model, params, colliders, state, collision = _sheet_over_a_sphere(mesh)
     query = collision._query
     compared = []
 
@@ -793,19 +800,7 @@ def test_a_skins_partial_queries_from_patches_are_the_box_querys(mesh):
     kept grids bins every ball box afresh after a full query from the patches: 0.35-1 s at 128²): the same
     pairs, at the same distances, as the box query over every primitive's ball (the kept grids, every box
     binned afresh), in the failsafe's partial queries too; a sheet dropped onto a sphere, settling."""
-    if mesh == "quad":
-        vertices, faces = solver.grid(14, 14, size=1.0, height=0.6)
-    elif mesh == "jittered":
-        vertices, faces = solver.meshes.jittered_grid(14, size=1.0, height=0.6)
-    elif mesh == "fan":
-        vertices, faces = solver.meshes.fan_disc(20, 8, radius=0.5, height=0.6)
-    else:
-        vertices, faces = solver.meshes.holed_grid(14, size=1.0, height=0.6, centre=(0.1, 0.05), radius=0.2)
-    model = solver.build_model(vertices, faces)
-    params = solver.Params(self_collision=True, bend_stiffness=0.1, friction=0.5)
-    colliders = [solver.Sphere(center=(0, 0, 0.25), radius=0.2), solver.Plane(point=(0, 0, 0))]
-    state = model.initial_state()
-    collision = FaceCollision.install(state, model, params)
+    model, params, colliders, state, collision = _sheet_over_a_sphere(mesh)
     query = collision._query
     compared = []
 

@@ -130,14 +130,7 @@ def test_a_legs_top_corners_inside_a_table_top_are_not_corners():
     from solver import meshes
     from solver.corner_contacts import corners_of
 
-    parts, offset = [], 0
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
-    for centre, size in boxes:
-        vertices, quads = meshes.box(1)
-        parts.append((vertices * np.asarray(size) + np.asarray(centre), meshes.triangulated(quads) + offset))
-        offset += len(vertices)
-    table = solver.TriangleMesh(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+    table = solver.TriangleMesh(*meshes.boxes())
     corners = corners_of(table).points
     assert corners.shape[1] == 8 + 4 * 4  # the top's 8 and the legs' feet (40 with the legs' tops)
     assert not ((np.abs(corners[2] - 0.73) < 1e-9) & (np.abs(corners[0]) < 0.5 - 1e-9)).any()

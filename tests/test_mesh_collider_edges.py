@@ -193,25 +193,6 @@ def test_a_cloth_landing_0_4_m_over_a_boxs_side_holds_by_friction(friction, hold
         assert x[middle, 2] < 0.3  # slid off onto the floor
 
 
-def _table():
-    """A 1 x 0.7 x 0.04 m top at 0.75 m on four 7 cm square legs (triangulated boxes, bench's `table`)."""
-    vertices, quads = solver.meshes.box(1)
-    tris = solver.meshes.triangulated(quads)
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
-    parts = [vertices * size + centre for centre, size in boxes]
-    return np.concatenate(parts), np.concatenate([tris + 8 * k for k in range(len(boxes))])
-
-
-def _deepest_in_table(x) -> float:
-    """How deep the deepest vertex lies inside the top or a leg of `_table` (negative: all outside)."""
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((bx, by, 0.365), (0.07, 0.07, 0.73)) for bx in (-0.42, 0.42) for by in (-0.27, 0.27)]
-    return max(
-        float((np.asarray(size) / 2 - np.abs(x - np.asarray(centre))).min(axis=1).max()) for centre, size in boxes
-    )
-
-
 def test_a_triangulated_cloth_landing_on_a_table_never_ends_a_frame_inside_it():
     # A frame's lone last substep joins the edge and corner passes' window before it; the vertex pass's taking
     # it too (a window of 4) left a vertex 4.1 mm inside the top at impact (frame 13; docs/design.md,
@@ -219,10 +200,10 @@ def test_a_triangulated_cloth_landing_on_a_table_never_ends_a_frame_inside_it():
     vertices, faces = solver.grid(64, 64, size=2.0, height=1.0)
     model = solver.build_model(vertices, solver.meshes.triangulated(faces))
     state = model.initial_state()
-    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    colliders = [solver.MeshCollider(*solver.meshes.boxes()), solver.Plane(point=(0, 0, 0))]
     for frame in range(16):
         solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
-        assert _deepest_in_table(state.positions) < 0.0, frame + 1
+        assert solver.meshes.deepest_in_boxes(state.positions) < 0.0, frame + 1
 
 
 def test_a_cloth_dropped_centred_on_a_table_stays_centred():
@@ -233,7 +214,7 @@ def test_a_cloth_dropped_centred_on_a_table_stays_centred():
     vertices, faces = solver.grid(32, 32, size=2.0, height=1.0)
     model = solver.build_model(vertices, faces)
     state = model.initial_state()
-    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    colliders = [solver.MeshCollider(*solver.meshes.boxes()), solver.Plane(point=(0, 0, 0))]
     for _ in range(24):
         solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
     x = state.positions
@@ -249,7 +230,7 @@ def test_a_cloth_with_a_hole_dropped_on_a_table_stays_where_it_lands():
     vertices, faces = solver.meshes.holed_grid(32, size=2.0)
     model = solver.build_model(vertices + (0.0, 0.0, 1.0), faces)
     state = model.initial_state()
-    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    colliders = [solver.MeshCollider(*solver.meshes.boxes()), solver.Plane(point=(0, 0, 0))]
     for _ in range(96):
         solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)
     x = state.positions
@@ -270,7 +251,7 @@ def test_a_cloth_resting_on_a_table_does_not_creep():
     vertices = np.asarray(vertices, float) + (-0.02, 0.0, 1.0)
     model = solver.build_model(vertices, faces)
     state = model.initial_state()
-    colliders = [solver.MeshCollider(*_table()), solver.Plane(point=(0, 0, 0))]
+    colliders = [solver.MeshCollider(*solver.meshes.boxes()), solver.Plane(point=(0, 0, 0))]
     on_top = (np.abs(vertices[:, 0] + 0.02) < 0.4) & (np.abs(vertices[:, 1]) < 0.25)
     for frame in range(96):
         solver.step(model, state, solver.Params(), 1 / 24, colliders=colliders)

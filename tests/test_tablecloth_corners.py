@@ -7,25 +7,6 @@ import solver
 from solver import meshes
 
 
-def table():
-    """A 1 × 0.7 × 0.04 m top at 0.75 m on four 7 cm square legs (bench/mesh_collider_cost.py's)."""
-    parts, offset = [], 0
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)]
-    for centre, size in boxes:
-        vertices, quads = meshes.box(1)
-        parts.append((vertices * np.asarray(size) + np.asarray(centre), meshes.triangulated(quads) + offset))
-        offset += len(vertices)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
-
-
-def inside_table(x) -> float:
-    """How deep the deepest vertex lies inside the top or a leg (< 0: outside all)."""
-    boxes = [((0, 0, 0.75), (1.0, 0.7, 0.04))]
-    boxes += [((bx, by, 0.365), (0.07, 0.07, 0.73)) for bx in (-0.42, 0.42) for by in (-0.27, 0.27)]
-    return max(float((np.asarray(s) / 2 - np.abs(x - np.asarray(c))).min(axis=1).max()) for c, s in boxes)
-
-
 @pytest.mark.parametrize("kind", ["quad", "triangulated"])
 def test_a_tablecloths_corners_hang_near_their_rest_length(kind):
     """A 1.8 m 48² cloth dropped 22 cm onto the table: over the last 12 of 48 frames the worst structural edge
@@ -37,7 +18,7 @@ def test_a_tablecloths_corners_hang_near_their_rest_length(kind):
         faces = meshes.triangulated(faces)
     model = solver.build_model(vertices + (0.011, 0.023, 0.0), faces)
     state = model.initial_state()
-    mesh = solver.TriangleMesh(*table())
+    mesh = solver.TriangleMesh(*meshes.boxes())
     c = model.constraints
     structural = c.kind == 0
     (i, j), rest = c.pairs[structural].T, c.rest_length[structural]
@@ -47,7 +28,7 @@ def test_a_tablecloths_corners_hang_near_their_rest_length(kind):
         colliders = [solver.MeshCollider(mesh), solver.Plane(point=(0, 0, 0))]
         solver.step(model, state, solver.Params(), 1 / 24, colliders)
         x = state.positions
-        assert inside_table(x) < 0.0
+        assert meshes.deepest_in_boxes(x) < 0.0
         if frame >= 36:
             strain = np.linalg.norm(x[i] - x[j], axis=1) / rest - 1.0
             near = np.zeros(len(rest), dtype=bool)
