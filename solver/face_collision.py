@@ -754,8 +754,13 @@ class FaceCollision:
         failsafe checks every pair near at rest (those due): they cross where the cloth folds sharply across
         the short distance between them (a jittered mesh's sliver), with no other layer near: none of their
         vertices need be in a candidate pair (checking only those around one let the 64² jittered drape cross)."""
+        due_vt, due_ee = self._near_due()
+        return self.near_vt[due_vt], self.near_ee[due_ee]
+
+    def _near_due(self) -> tuple[np.ndarray, np.ndarray]:
+        """(bool masks) The near rows `NearRows.due` last found due, of the active triangles."""
         due_vt = self.near.vt_due if self.active is None else self.near.vt_due & self.active[self.near_triangles]
-        return self.near_vt[due_vt], self.near_ee[self.near.ee_due]
+        return due_vt, self.near.ee_due
 
     def undo_crossings(
         self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16, settled=None
@@ -786,7 +791,8 @@ class FaceCollision:
         # Two groups of rows each: the live candidates (found again with the candidates) and the due near rows
         # (fixed for the substep: their start sides are found once, and after a query only those with a vertex
         # sent back are tested again, as between queries: the others' ends and motions are as they were).
-        near_vt, near_ee = self._due_near_rows()
+        taken_vt, taken_ee = (mask.copy() for mask in self._near_due())
+        near_vt, near_ee = self.near_vt[taken_vt], self.near_ee[taken_ee]
         near_vt0, near_ee0 = _heights(previous, near_vt), _separations(previous, near_ee)
         near_vt_rows, near_ee_rows = np.arange(len(near_vt)), np.arange(len(near_ee))
         vt, ee = self._live_rows()
@@ -837,6 +843,25 @@ class FaceCollision:
             # Only pairs with a vertex just sent back can have changed.
             vt_rows, ee_rows = _with_any(back, vt), _with_any(back, ee)
             near_vt_rows, near_ee_rows = _with_any(back, near_vt), _with_any(back, near_ee)
+            # The near rows' bounds took each vertex and edge where `due` saw them, at the substep's ends: a
+            # vertex sent back without its neighbour makes an edge (start to end) `due` never saw, and a row
+            # not due may now have met (the fan drape: a 3 mm ring edge shortened by a half, a sliver through
+            # its neighbour's). The paths to the new ends are bounded again; rows due only now are tested too.
+            self.near.due(previous, x)
+            due_vt, due_ee = self._near_due()
+            new_vt, new_ee = np.flatnonzero(due_vt & ~taken_vt), np.flatnonzero(due_ee & ~taken_ee)
+            if len(new_vt):
+                taken_vt[new_vt] = True
+                rows = self.near_vt[new_vt]
+                near_vt_rows = np.concatenate([near_vt_rows, len(near_vt) + np.arange(len(rows))])
+                near_vt = np.concatenate([near_vt, rows])
+                near_vt0 = np.concatenate([near_vt0, _heights(previous, rows)])
+            if len(new_ee):
+                taken_ee[new_ee] = True
+                rows = self.near_ee[new_ee]
+                near_ee_rows = np.concatenate([near_ee_rows, len(near_ee) + np.arange(len(rows))])
+                near_ee = np.concatenate([near_ee, rows])
+                near_ee0 = np.concatenate([near_ee0, _separations(previous, rows)])
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
             settled[back] = x[back]

@@ -958,3 +958,54 @@ def test_edges_the_near_rows_peaks_leave_out_cannot_collapse_and_a_collapse_is_s
     assert every.any() and rows is not None and set(np.flatnonzero(every)) <= set(rows.tolist())
     collision.undo_crossings(x, previous, inv_mass)
     assert np.array_equal(x[v], previous[v])  # sent back: the edge collapsed
+
+
+def test_near_rows_left_out_stay_apart_on_the_paths_the_failsafe_ends_with():
+    """The failsafe sends vertices back without their neighbours: the straight paths it ends with are not
+    those `NearRows.due` bounded (an edge from one's start to the other's end was never measured). Every
+    near row it leaves out must stay uncrossed (the failsafe's own test) along the paths to where the
+    substep ends, not only to where the passes left it. A 0.5 m fan disc (53 spokes, 10 rings: 3 mm ring
+    edges, near rows everywhere at the 1 cm gap) dropped flat onto a sphere: before round 15 the rows were
+    found due once, on the passes' ends, and at frame 14 slivers at ring 4 ended through their neighbours
+    (5 intersecting face pairs to the end)."""
+    from solver import face_collision as fc
+
+    vertices, faces = solver.meshes.fan_disc(spokes=53, rings=10, radius=0.25)
+    model = solver.build_model(np.asarray(vertices, dtype=float) + [0.0, 0.0, 0.8], faces)
+    params = solver.Params(self_collision=True)
+    state = model.initial_state()
+    collision = FaceCollision.install(state, model, params)
+    near = collision.near
+    due, undo = near.due, collision.undo_crossings
+    seen: dict = {}
+    counts = {"left out": 0, "sent back": 0, "met": 0}
+
+    def recording_due(previous, x):
+        vt_due, ee_due = due(previous, x)
+        seen["vt"] |= vt_due
+        seen["ee"] |= ee_due
+        return vt_due, ee_due
+
+    def checking_undo(x, previous, inv_mass, *args, **kwargs):
+        seen["vt"], seen["ee"] = np.zeros(len(near.vt), bool), np.zeros(len(near.ee), bool)
+        start = previous.copy()
+        back = undo(x, previous, inv_mass, *args, **kwargs)
+        vt, ee = near.vt[~seen["vt"]], near.ee[~seen["ee"]]
+        shift = x.mean(axis=0) - start.mean(axis=0)
+        motion = np.linalg.norm(x - start - shift, axis=1)
+        flat = 1e-6 * collision.gap
+        crossed_vt = fc._vertex_crossed(start, x, vt, fc._heights(start, vt), flat, motion)
+        crossed_ee = fc._edges_crossed(start, x, ee, fc._separations(start, ee), flat, motion)
+        counts["left out"] += len(vt) + len(ee)
+        counts["sent back"] += back
+        counts["met"] += int(np.count_nonzero(crossed_vt)) + int(np.count_nonzero(crossed_ee))
+        return back
+
+    near.due = recording_due
+    collision.undo_crossings = checking_undo
+    colliders = [solver.Sphere(center=(0.1, 0.05, 0.25), radius=0.25), solver.Plane(point=(0, 0, 0))]
+    for _ in range(15):
+        solver.step(model, state, params, 1 / 24, colliders)
+    assert counts["left out"] > 1000 and counts["sent back"] > 0, counts
+    assert counts["met"] == 0, counts
+    assert count_self_intersections(model, state.positions) == 0
