@@ -5,7 +5,7 @@ from __future__ import annotations
 import bpy
 from bpy.props import EnumProperty
 
-from ..services import checks, surfaces
+from ..services import checks, mesh_colliders, surfaces
 from ..services.collider_instances import shows_collection, shows_instances
 
 NOTHING_SELECTED = "Select one or more mesh, curve, text or empty objects (not the cloth) to make colliders."
@@ -85,4 +85,11 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
         for obj in targets:
             if note := checks.collider_render_note(obj):
                 self.report({"WARNING"}, f"{obj.name}: {note}")
+        if self.kind == "MESH":
+            context.evaluated_depsgraph_get()  # (what the panel's check reads: evaluated now)
+            for obj in targets:
+                # A mesh of loose edges or points (a wire rail, a curve converted to a mesh) is made a collider
+                # but collides with nothing: say so now, not only in the panel.
+                if obj.type == "MESH" and (note := mesh_colliders.problem(obj)):
+                    self.report({"WARNING"}, f"{obj.name}: {note}")
         return {"FINISHED"}

@@ -150,9 +150,17 @@ RENDER_SETTINGS = {"SUBSURF": ("levels", "render_levels"), "MULTIRES": ("levels"
 SHAPELESS_MODIFIERS = frozenset({"COLLISION", "WEIGHTED_NORMAL", "NORMAL_EDIT", "UV_PROJECT", "UV_WARP"})
 
 
+# The most objects of an instanced collection (nested ones included) the render-shape check looks at: the panel
+# asks at every redraw.
+INSTANCED_LOOKED_AT = 256
+
+
 def render_shape_differences(obj) -> list[str]:
     """How `obj`'s rendered shape differs from the viewport's: its modifiers on in only one of them, or at other
-    levels there, and a curve's or text's render resolution."""
+    levels there, and a curve's or text's render resolution; for an Empty instancing a collection (a linked asset
+    made a collider), the same for the objects it instances, each named."""
+    if obj.type == "EMPTY":
+        return _instanced_differences(obj)
     found = []
     for modifier in obj.modifiers:
         if modifier.type in SHAPELESS_MODIFIERS:
@@ -172,6 +180,30 @@ def render_shape_differences(obj) -> list[str]:
     return found
 
 
+def _instanced_differences(empty) -> list[str]:
+    """`render_shape_differences` of the objects an Empty's collection instances (nested instances too), prefixed
+    with each object's name; at most INSTANCED_LOOKED_AT objects, each collection once."""
+    found: list[str] = []
+    seen: set = set()
+    todo = [empty.instance_collection] if empty.instance_type == "COLLECTION" else []
+    looked = 0
+    while todo and looked < INSTANCED_LOOKED_AT:
+        collection = todo.pop()
+        if collection is None or collection.as_pointer() in seen:
+            continue
+        seen.add(collection.as_pointer())
+        for member in collection.all_objects:
+            looked += 1
+            if looked > INSTANCED_LOOKED_AT:
+                break
+            if member.type == "EMPTY":
+                if member.instance_type == "COLLECTION":
+                    todo.append(member.instance_collection)
+                continue
+            found += [f"in '{member.name}', {said}" for said in render_shape_differences(member)]
+    return found
+
+
 def collider_render_note(obj) -> str | None:
     """What to tell the user when a collider renders another shape than the viewport shows, or None. The cloth
     collides with the viewport's shape in the live preview, the bake and `tools/bake.py` alike (as Blender's Cloth
@@ -180,6 +212,8 @@ def collider_render_note(obj) -> str | None:
     rendered ball; at 3 and 0, up to 25 cm inside the rendered cube."""
     if obj.verlet_cloth_collider.kind == "NONE" or obj.verlet_cloth.enabled:
         return None
+    if obj.type == "EMPTY" and obj.verlet_cloth_collider.kind != "MESH":
+        return None  # (a sphere or a plane: not the shape it instances)
     found = render_shape_differences(obj)
     if not found:
         return None

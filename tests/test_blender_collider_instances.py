@@ -276,6 +276,47 @@ def test_a_collection_instance_collider_moves_rigidly_and_says_when_it_shows_no_
     assert "Not colliding:" not in _collider_panel(blender, posts)
 
 
+def test_a_collection_instance_whose_objects_render_another_shape_says_so(blender, capfd):
+    """A linked asset (a collection instance) whose post has a Subdivision at other viewport and render levels
+    renders another shape than the cloth met, as a collider of its own would (probe18's render-shape note), and
+    a nested instance's object too; the note looked only at the Empty's own (no) modifiers: Make Collider and the
+    panel said nothing (probe19)."""
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    checks = importlib.import_module(ADDON_MODULE + ".services.checks")
+    setup_scene(blender, 2)
+    posts = _collection_instance(blender)
+    assert checks.collider_render_note(posts) is None  # the posts as made: nothing to say
+    post = posts.instance_collection.objects[0]
+    smooth = post.modifiers.new("Smooth", "SUBSURF")
+    smooth.levels, smooth.render_levels = 2, 0
+    note = checks.collider_render_note(posts)
+    assert note is not None and f"In '{post.name}', 'Smooth' has Levels Viewport 2 and Render 0" in note, note
+    capfd.readouterr()
+    activate(blender, posts)
+    assert blender.ops.verlet_cloth.make_collider(kind="MESH") == {"FINISHED"}
+    said = capfd.readouterr()
+    assert "'Smooth' has Levels Viewport 2 and Render 0" in said.out + said.err
+    from test_blender_curve_colliders import _collider_panel  # noqa: PLC0415
+
+    assert any("Levels Viewport 2" in line for line in _collider_panel(blender, posts))
+    smooth.render_levels = 2
+    assert checks.collider_render_note(posts) is None
+    # a collection that instances the first one: the nested post is named too
+    outer = blender.data.collections.new("Room")
+    inner = blender.data.objects.new("Props inside", None)
+    inner.instance_type, inner.instance_collection = "COLLECTION", posts.instance_collection
+    outer.objects.link(inner)
+    room = blender.data.objects.new("Room", None)
+    room.instance_type, room.instance_collection = "COLLECTION", outer
+    blender.context.scene.collection.objects.link(room)
+    room.verlet_cloth_collider.kind = "MESH"
+    smooth.show_render = False
+    assert f"In '{post.name}', 'Smooth' is on only in the viewport" in checks.collider_render_note(room)
+    room.verlet_cloth_collider.kind = "SPHERE"  # a sphere is not the shape it instances
+    assert checks.collider_render_note(room) is None
+
+
 def test_an_instanced_meshs_triangles_are_read_again_only_when_its_polygons_change(blender):
     """Reading an instanced mesh's triangles (`loop_triangles`) was most of the cost of reading instances every
     frame (22 ms of 31 for a collection instance of a 199k-triangle sphere); they are kept while the mesh's

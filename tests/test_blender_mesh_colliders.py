@@ -429,6 +429,34 @@ def test_a_mesh_collider_without_faces_is_skipped_with_a_message(blender):
     assert evaluated_positions(blender, cloth)[:, 2].max() < 0.95  # it fell freely
 
 
+def test_make_collider_on_a_mesh_without_faces_says_at_once_that_it_does_not_collide(blender, capfd):
+    """A wire rail (loose edges, as a curve converted to a mesh gives) made a collider collides with nothing:
+    Make Collider said only "1 collider(s): Rail" (the panel alone said why), while a wire curve is refused
+    with a sentence. It now warns with the panel's sentence, naming the object; a box beside it gets none."""
+    from conftest import ADDON_MODULE  # noqa: PLC0415
+
+    mesh_colliders = importlib.import_module(ADDON_MODULE + ".services.mesh_colliders")
+    scene = setup_scene(blender, 2)
+    wire = blender.data.meshes.new("Rail")
+    wire.from_pydata([(-0.5, 0, 1.0), (0.5, 0, 1.0), (0.5, 0.5, 1.0)], [(0, 1), (1, 2)], [])
+    rail = blender.data.objects.new("Rail", wire)
+    scene.collection.objects.link(rail)
+    blender.ops.mesh.primitive_cube_add(size=0.5, location=(2, 0, 0.25))
+    box = blender.context.active_object
+    capfd.readouterr()
+    activate(blender, rail, box)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    said = capfd.readouterr()
+    said = said.out + said.err
+    assert rail.verlet_cloth_collider.kind == box.verlet_cloth_collider.kind == "MESH"  # made, as before
+    assert f"Rail: {mesh_colliders.NO_FACES}" in said, said
+    assert "Cube: " not in said, said
+    activate(blender, rail)
+    assert blender.ops.verlet_cloth.make_collider(kind="SPHERE") == {"FINISHED"}  # a sphere needs no faces
+    said = capfd.readouterr()
+    assert mesh_colliders.NO_FACES not in said.out + said.err
+
+
 @pytest.mark.parametrize("new_n", [8, 16])
 def test_a_cloth_collider_made_again_with_a_new_mesh_is_read_with_its_new_triangles(blender, new_n):
     """The lower cloth's mesh is remodelled mid-preview (fewer or more vertices) and Make Cloth
