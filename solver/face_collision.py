@@ -849,19 +849,12 @@ class FaceCollision:
             # its neighbour's). The paths to the new ends are bounded again; rows due only now are tested too.
             self.near.due(previous, x)
             due_vt, due_ee = self._near_due()
-            new_vt, new_ee = np.flatnonzero(due_vt & ~taken_vt), np.flatnonzero(due_ee & ~taken_ee)
-            if len(new_vt):
-                taken_vt[new_vt] = True
-                rows = self.near_vt[new_vt]
-                near_vt_rows = np.concatenate([near_vt_rows, len(near_vt) + np.arange(len(rows))])
-                near_vt = np.concatenate([near_vt, rows])
-                near_vt0 = np.concatenate([near_vt0, _heights(previous, rows)])
-            if len(new_ee):
-                taken_ee[new_ee] = True
-                rows = self.near_ee[new_ee]
-                near_ee_rows = np.concatenate([near_ee_rows, len(near_ee) + np.arange(len(rows))])
-                near_ee = np.concatenate([near_ee, rows])
-                near_ee0 = np.concatenate([near_ee0, _separations(previous, rows)])
+            near_vt, near_vt0, near_vt_rows = _newly_due(
+                previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
+            )
+            near_ee, near_ee0, near_ee_rows = _newly_due(
+                previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+            )
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
             settled[back] = x[back]
@@ -992,6 +985,19 @@ def _crossed_rows(test, previous, x, rows: np.ndarray, start_sides: np.ndarray, 
     if len(which) == 0:
         return which
     return which[test(previous, x, rows[which], start_sides[which], flat, motion)]
+
+
+def _newly_due(previous, start_sides, table: np.ndarray, due: np.ndarray, taken: np.ndarray, rows, sides, which):
+    """The failsafe's near rows of one kind (rows, their start sides, the indices to test `which`) with the
+    rows of `table` due but not yet `taken` appended (marked taken now, their start sides by `start_sides`:
+    `_heights` or `_separations`)."""
+    new = np.flatnonzero(due & ~taken)
+    if len(new) == 0:
+        return rows, sides, which
+    taken[new] = True
+    added = table[new]
+    which = np.concatenate([which, len(rows) + np.arange(len(added))])
+    return np.concatenate([rows, added]), np.concatenate([sides, start_sides(previous, added)]), which
 
 
 def _with_any(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
