@@ -179,6 +179,9 @@ class FaceCollision:
     # A skin's full queries from the patches too (the box query over every edge was ~0.9 s at 128², each edge's
     # box meeting dozens of its own neighbours'): the patches are built at the first full query then.
     skin_patches = True
+    # A partial query from the patches makes only the moved vertices' boxes (balls) again and keeps the others'
+    # from the last query (with no skin: their paths' boxes; docs/self-collision.md, round 16 (selfsafe19)).
+    partial_boxes_kept = True
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -422,7 +425,7 @@ class FaceCollision:
             assert self.patches is not None
             self.anchor[index] = middle[index]
             self.pad[index] = pad[index]
-            self._ball_boxes()
+            self._ball_boxes(index if self.partial_boxes_kept else None)
             (p, t, apart), (e, f, apart_ee) = self.patches.find(
                 start, end, self.low, self.high, self.gap, self._measure, self._measure, self.active, moved
             )
@@ -541,11 +544,17 @@ class FaceCollision:
                     keep &= ~has_pair(self.sewn, first[:, i], second[:, j], self.model.vertex_count)
         return keep
 
-    def _ball_boxes(self) -> None:
-        """Every vertex's box: its anchor, grown by half of gap + skin and its pad."""
+    def _ball_boxes(self, index: np.ndarray | None = None) -> None:
+        """Every vertex's box (or those of the vertices `index`): its anchor, grown by half of gap + skin and
+        its pad."""
         assert self.anchor is not None
-        margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
-        self.low, self.high = self.anchor - margin, self.anchor + margin
+        if index is None:
+            margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
+            self.low, self.high = self.anchor - margin, self.anchor + margin
+            return
+        margin = (0.5 * (self.gap + self.skin) + self.pad[index])[:, None]
+        self.low[index] = self.anchor[index] - margin
+        self.high[index] = self.anchor[index] + margin
 
     def _rebin(self) -> None:
         """Bin every (alive) triangle's and edge's current box in the kept grids: none is stale now."""

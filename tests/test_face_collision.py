@@ -888,7 +888,6 @@ def test_a_grabbed_vertex_dragged_through_the_cloth_pushes_it_ahead_uncrossed():
     assert count_drawn_intersections(model, x) == 0
 
 
-
 @pytest.mark.parametrize("kind", ["quad", "triangulated", "jittered"])
 def test_held_vertices_the_failsafe_carries_rows_with_stay_held_and_nothing_stays_crossed(kind):
     """A 0.4 m sheet pinned at its four corners and a flap whose corner is grabbed and dragged down through the
