@@ -179,6 +179,9 @@ class FaceCollision:
     # A skin's full queries from the patches too (the box query over every edge was ~0.9 s at 128², each edge's
     # box meeting dozens of its own neighbours'): the patches are built at the first full query then.
     skin_patches = True
+    # A partial query from the patches makes only the moved vertices' boxes (balls) again and keeps the others'
+    # from the last query (with no skin: their paths' boxes; docs/self-collision.md, round 16 (selfsafe19)).
+    partial_boxes_kept = True
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -422,7 +425,7 @@ class FaceCollision:
             assert self.patches is not None
             self.anchor[index] = middle[index]
             self.pad[index] = pad[index]
-            self._ball_boxes()
+            self._ball_boxes(index if self.partial_boxes_kept else None)
             (p, t, apart), (e, f, apart_ee) = self.patches.find(
                 start, end, self.low, self.high, self.gap, self._measure, self._measure, self.active, moved
             )
@@ -541,11 +544,17 @@ class FaceCollision:
                     keep &= ~has_pair(self.sewn, first[:, i], second[:, j], self.model.vertex_count)
         return keep
 
-    def _ball_boxes(self) -> None:
-        """Every vertex's box: its anchor, grown by half of gap + skin and its pad."""
+    def _ball_boxes(self, index: np.ndarray | None = None) -> None:
+        """Every vertex's box (or those of the vertices `index`): its anchor, grown by half of gap + skin and
+        its pad."""
         assert self.anchor is not None
-        margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
-        self.low, self.high = self.anchor - margin, self.anchor + margin
+        if index is None:
+            margin = (0.5 * (self.gap + self.skin) + self.pad)[:, None]
+            self.low, self.high = self.anchor - margin, self.anchor + margin
+            return
+        margin = (0.5 * (self.gap + self.skin) + self.pad[index])[:, None]
+        self.low[index] = self.anchor[index] - margin
+        self.high[index] = self.anchor[index] + margin
 
     def _rebin(self) -> None:
         """Bin every (alive) triangle's and edge's current box in the kept grids: none is stale now."""
@@ -849,19 +858,12 @@ class FaceCollision:
             # its neighbour's). The paths to the new ends are bounded again; rows due only now are tested too.
             self.near.due(previous, x)
             due_vt, due_ee = self._near_due()
-            new_vt, new_ee = np.flatnonzero(due_vt & ~taken_vt), np.flatnonzero(due_ee & ~taken_ee)
-            if len(new_vt):
-                taken_vt[new_vt] = True
-                rows = self.near_vt[new_vt]
-                near_vt_rows = np.concatenate([near_vt_rows, len(near_vt) + np.arange(len(rows))])
-                near_vt = np.concatenate([near_vt, rows])
-                near_vt0 = np.concatenate([near_vt0, _heights(previous, rows)])
-            if len(new_ee):
-                taken_ee[new_ee] = True
-                rows = self.near_ee[new_ee]
-                near_ee_rows = np.concatenate([near_ee_rows, len(near_ee) + np.arange(len(rows))])
-                near_ee = np.concatenate([near_ee, rows])
-                near_ee0 = np.concatenate([near_ee0, _separations(previous, rows)])
+            near_vt, near_vt0, near_vt_rows = _newly_due(
+                previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
+            )
+            near_ee, near_ee0, near_ee_rows = _newly_due(
+                previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+            )
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
             settled[back] = x[back]
@@ -992,6 +994,19 @@ def _crossed_rows(test, previous, x, rows: np.ndarray, start_sides: np.ndarray, 
     if len(which) == 0:
         return which
     return which[test(previous, x, rows[which], start_sides[which], flat, motion)]
+
+
+def _newly_due(previous, start_sides, table: np.ndarray, due: np.ndarray, taken: np.ndarray, rows, sides, which):
+    """The failsafe's near rows of one kind (rows, their start sides, the indices to test `which`) with the
+    rows of `table` due but not yet `taken` appended (marked taken now, their start sides by `start_sides`:
+    `_heights` or `_separations`)."""
+    new = np.flatnonzero(due & ~taken)
+    if len(new) == 0:
+        return rows, sides, which
+    taken[new] = True
+    added = table[new]
+    which = np.concatenate([which, len(rows) + np.arange(len(added))])
+    return np.concatenate([rows, added]), np.concatenate([sides, start_sides(previous, added)]), which
 
 
 def _with_any(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:

@@ -221,6 +221,11 @@ class PatchPairs:
         self.vt_least = np.full(segments, np.inf)  # each segment's smallest clear
         self.ee_least = np.full(segments, np.inf)
         self._fresh = True  # every row's clear to be measured
+        # The last query's vertex boxes, each patch's span of its primitives' per kind, the primitives at each
+        # vertex: what a partial query makes again only where boxes changed (`_partial_boxes`).
+        self.boxes_of: tuple[np.ndarray, np.ndarray] | None = None
+        self.kind_spans: dict | None = None
+        self.touching_rows: tuple | None = None
         self._stale = False  # a new origin at the next find
         self._due = 0
         self.grid = TriangleGrid()
@@ -367,10 +372,10 @@ class PatchPairs:
         middle grown by at least gap / 2 on every side."""
         self.gap = gap
         if moved is not None and self.origin is not None and len(self.origin) == len(start):
-            self._set_boxes(low, high)
+            spans = self._partial_boxes(low, high)
             near_vt = self._touching(self.vt_by_vertex, moved, True, measure_vt)
             near_ee = self._touching(self.ee_by_vertex, moved, False, measure_ee)
-            far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, moved)
+            far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, moved, spans)
             return self._merged(near_vt, near_ee, far_vt, far_ee, active)
         middle = 0.5 * (start + end)
         if self.origin is None or len(self.origin) != len(start):
@@ -417,6 +422,50 @@ class PatchPairs:
             "triangle": _spans(low, high, self.triangles),
             "edge": _spans(low, high, self.edges),
         }
+        self.boxes_of = low.copy(), high.copy()  # the vertices' boxes these came from (see `_partial_boxes`)
+
+    def _partial_boxes(self, low: np.ndarray, high: np.ndarray) -> dict | None:
+        """A partial query's primitive boxes (`boxes`) and each patch's span of them per kind (for `_far`), made
+        again only where a vertex's box differs from the last query's (a partial query keeps the others' boxes:
+        O(moved), not O(cloth)); None (`_far` makes the spans) when there is no last query's to start from. The
+        same numbers as made afresh: a span is a min / max, exact in any order."""
+        last, spans = self.boxes_of, self.kind_spans
+        if last is None or spans is None or len(last[0]) != len(low):
+            self._set_boxes(low, high)
+            return None
+        changed = np.flatnonzero(_rows_any(low != last[0]) | _rows_any(high != last[1]))
+        if 8 * len(changed) > len(low):  # (most boxes changed: made afresh is quicker)
+            self._set_boxes(low, high)
+            return None
+        last[0][changed] = low[changed]
+        last[1][changed] = high[changed]
+        self.boxes["vertex"] = (low, high)
+        if len(changed) == 0:
+            return spans
+        if self.touching_rows is None:
+            n = len(low)
+            self.touching_rows = _incidence(self.triangles, n), _incidence(self.edges, n)
+        homes = {"vertex": self.home.take(changed)}
+        for kind, rows, (order, begin) in (
+            ("triangle", self.triangles, self.touching_rows[0]),
+            ("edge", self.edges, self.touching_rows[1]),
+        ):
+            ids = _incident((order, begin), changed)
+            lo, hi = self.boxes[kind]
+            lo[ids], hi[ids] = _spans(low, high, rows.take(ids, axis=0))
+            homes[kind] = (self.triangle_home if kind == "triangle" else self.edge_home).take(ids)
+        groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
+        for kind, group in groups:
+            patches = np.unique(homes[kind])
+            if len(patches) == 0:
+                continue
+            members, _, _ = _members(group, patches)
+            first = np.cumsum(group[2].take(patches)) - group[2].take(patches)
+            lo, hi = self.boxes[kind]
+            klow, khigh = spans[kind]
+            klow[patches] = np.minimum.reduceat(lo.take(members, axis=0), first, axis=0)
+            khigh[patches] = np.maximum.reduceat(hi.take(members, axis=0), first, axis=0)
+        return spans
 
     def _set_paths(self, start: np.ndarray, end: np.ndarray) -> None:
         """Each patch's span of its members' motion in the substep, and per kind the span of its primitives'
@@ -533,20 +582,22 @@ class PatchPairs:
         hit = np.flatnonzero(distance < limit)
         return a_touch.take(hit), b_touch.take(hit), distance.take(hit)
 
-    def _far(self, low, high, measure_vt, measure_ee, moved: np.ndarray | None = None):
+    def _far(self, low, high, measure_vt, measure_ee, moved: np.ndarray | None = None, spans=None):
         """Candidates between patches that are not neighbours and whose boxes overlap (with `moved`: only
-        pairs with a moved corner, from the patches holding such primitives)."""
+        pairs with a moved corner, from the patches holding such primitives). spans: each patch's, if made."""
         count = self.count
-        spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
-        groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
-        for kind, (order, begin, size) in groups:
-            klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-            some = np.flatnonzero(size)
-            if len(order):
-                lo, hi = self.boxes[kind]
-                klow[some] = np.minimum.reduceat(lo.take(order, axis=0), begin[some], axis=0)
-                khigh[some] = np.maximum.reduceat(hi.take(order, axis=0), begin[some], axis=0)
-            spans[kind] = klow, khigh
+        if spans is None:
+            spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
+            groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
+            for kind, (order, begin, size) in groups:
+                klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
+                some = np.flatnonzero(size)
+                if len(order):
+                    lo, hi = self.boxes[kind]
+                    klow[some] = np.minimum.reduceat(lo.take(order, axis=0), begin[some], axis=0)
+                    khigh[some] = np.maximum.reduceat(hi.take(order, axis=0), begin[some], axis=0)
+                spans[kind] = klow, khigh
+            self.kind_spans = spans  # (kept for `_partial_boxes`)
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
         phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
         flagged = None
@@ -986,6 +1037,14 @@ def _spans(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndar
         np.minimum(lo, low.take(rows[:, k], axis=0), out=lo)
         np.maximum(hi, high.take(rows[:, k], axis=0), out=hi)
     return lo, hi
+
+
+def _incident(incidence: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:
+    """The rows (sorted, once each) with a corner among `vertices`, from an `_incidence`."""
+    order, begin = incidence
+    size = begin.take(vertices + 1) - begin.take(vertices)
+    slots = np.repeat(begin.take(vertices) - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+    return np.unique(order.take(slots))
 
 
 def _incidence(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
