@@ -112,7 +112,6 @@ class PatchPairs:
     far_middles_share = 0.3  # ... while that dropped at least this share of them (`_middles_pay`)
     far_middles_retry = 8  # ... and every this many full queries anyway
     far_block = 2  # the far join over blocks of this many cells a side (1: over patches; see _far_blocks)
-    far_carry = True  # far pairs of patches' measured clearance carried across substeps (see _far_due)
 
     @staticmethod
     def suits(rest: np.ndarray, triangles: np.ndarray, edges: np.ndarray, cell: float) -> bool:
@@ -231,11 +230,6 @@ class PatchPairs:
         self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches` (of blocks: `_far_blocks`)
         self._set_blocks()
         self.far_joins = 0
-        # By kind ("vt": (vertex patch, triangle patch), "ee": P < Q): (sorted keys P * count + Q, each far pair
-        # of patches' clear: a lower bound on its pairs' distances at the origin; see `_far_store`).
-        self.far_clear: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self.far_carried = 0  # far pairs of patches (by kind) their carried clear kept out, in all (statistics)
-        self.frame: tuple | None = None  # `_bound`'s last rigid motions (see `_far_bound`)
         self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
         self.skin_pads: tuple | None = None  # (skin, each patch's largest pad) of a skin's full query (see find)
         self.gap = 0.0
@@ -321,7 +315,6 @@ class PatchPairs:
         into_q = np.sqrt(np.einsum("ij,ij->i", d, d))
         into_p = into_q.take(self.pair_swap)  # (P, Q)'s into_p is (Q, P)'s into_q
         residuals = {bit: _member_max(residual, self.member_kind & bit, start) for bit in (1, 2, 4)}
-        self.frame = c, R, residuals  # for the far pairs' bounds (`_far_bound`)
         bounds = []
         for first, second in ((1, 2), (4, 4)):
             res_p, res_q = residuals[first][P], residuals[second][Q]
@@ -329,31 +322,6 @@ class PatchPairs:
             relative = np.minimum(into_q + turn * size_q, into_p + turn * size_p)
             bounds.append(res_p + res_q + relative + 1e-9 * (self.gap + size_p + size_q))
         return bounds[0], bounds[1]
-
-    def _far_bound(self, P: np.ndarray, Q: np.ndarray, first: int, second: int) -> np.ndarray:
-        """`_bound`'s bound for any pairs of patches (P[k], Q[k]), not only neighbours: how much the distance of
-        a first-kind primitive of P (bit 1 vertex, 2 triangle, 4 edge) and a second-kind one of Q at the positions
-        `_bound` was last given differs from theirs at the origin (the same argument: nothing in it needs the
-        patches to be neighbours)."""
-        assert self.frame is not None
-        c, R, residuals = self.frame
-        centre, size = self.member_centre, self.member_size
-        turn = _turns(self.quaternion.take(P, axis=0), self.quaternion.take(Q, axis=0))
-        offset = centre.take(Q, axis=0) - centre.take(P, axis=0)  # c0_Q - c0_P
-        cp, cq = c.take(P, axis=0), c.take(Q, axis=0)
-        d = np.einsum("kij,kj->ki", R.take(P, axis=0), offset) + cp - cq
-        into_q = np.sqrt(np.einsum("ij,ij->i", d, d))
-        d = cq - cp - np.einsum("kij,kj->ki", R.take(Q, axis=0), offset)
-        into_p = np.sqrt(np.einsum("ij,ij->i", d, d))
-        size_p, size_q = size[first].take(P), size[second].take(Q)
-        relative = np.minimum(into_q + turn * size_q, into_p + turn * size_p)
-        return residuals[first].take(P) + residuals[second].take(Q) + relative + 1e-9 * (self.gap + size_p + size_q)
-
-    def _fresh_frame(self) -> None:
-        """`_bound`'s frame at the origin itself (no motion since: centres at the origin's, no turn, no residual)."""
-        count = len(self.member_centre)
-        residuals = {bit: np.zeros(count) for bit in (1, 2, 4)}
-        self.frame = self.member_centre, np.broadcast_to(np.eye(3), (count, 3, 3)), residuals
 
     def _reset(self, origin: np.ndarray) -> None:
         """A new origin (positions at the middle of a substep's paths): every rigid motion starts again."""
@@ -408,7 +376,6 @@ class PatchPairs:
         if self.origin is None or len(self.origin) != len(start):
             self._reset(middle)
             self._fresh = True
-            self.far_clear = {}
         vt_bound, ee_bound = self._bound(middle)
         if self._stale:
             # A new origin here, each row's clear carried over to it: its distance here is at least its
@@ -417,9 +384,7 @@ class PatchPairs:
             self.ee_clear -= ee_bound[self.ee_seg]
             self.vt_least -= vt_bound
             self.ee_least -= ee_bound
-            self._carry_far()
             self._reset(middle)
-            self._fresh_frame()
             vt_bound, ee_bound = np.zeros_like(vt_bound), np.zeros_like(ee_bound)
         self._set_boxes(low, high)
         self._set_paths(start, end)
@@ -612,27 +577,11 @@ class PatchPairs:
             one[one] = self._may_list("vertex", "triangle", P[one], Q[one], self.gap, beyond[one])
             other[other] = self._may_list("vertex", "triangle", Q[other], P[other], self.gap, beyond[other])
             both[both] = self._may_list("edge", "edge", P[both], Q[both], self.gap, beyond[both])
-        carry = full and self.far_carry
-        bounds = []  # (the `_far_bound`s of the pairs of patches expanded, by kind: for `_far_store`)
-        if carry:  # the pairs of patches whose clear, carried since it was measured, keeps them out of reach
-            lower, upper = np.minimum(P, Q), np.maximum(P, Q)  # ((edge, edge): kept in this order)
-            for mask, A, B, kinds, first, second in (
-                (one, P, Q, "vt", 1, 2),
-                (other, Q, P, "vt", 1, 2),
-                (both, lower, upper, "ee", 4, 4),
-            ):
-                due, bound = self._far_due(kinds, A[mask], B[mask], first, second, beyond[mask])
-                mask[mask] = due
-                bounds.append(bound[due])
         self.far_pairs += int(one.sum() + other.sum() + both.sum())
         vertices, triangles = (self.vertex_group, spans["vertex"]), (self.triangle_group, spans["triangle"])
         P1, Q1, P2, Q2 = P[one], Q[one], Q[other], P[other]
-        vt_floor = np.full(len(P1) + len(P2), np.inf) if carry else None
-        floor1 = floor2 = None
-        if vt_floor is not None:
-            floor1, floor2 = vt_floor[: len(P1)], vt_floor[len(P1) :]
-        p1, t1, kept1, k1, stay1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt", floor1)
-        p2, t2, kept2, k2, stay2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt", floor2)
+        p1, t1, kept1, k1, stay1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt")
+        p2, t2, kept2, k2, stay2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt")
         p, t, vt_kept = np.concatenate([p1, p2]), np.concatenate([t1, t2]), np.concatenate([kept1, kept2])
         vt_stay = None
         if stay1 is not None or stay2 is not None:
@@ -640,8 +589,7 @@ class PatchPairs:
             vt_stay = np.concatenate([ones[0] if stay1 is None else stay1, ones[1] if stay2 is None else stay2])
         edges = (self.edge_group, spans["edge"])
         P, Q = np.minimum(P[both], Q[both]), np.maximum(P[both], Q[both])  # the masks' order
-        ee_floor = np.full(len(P), np.inf) if carry else None
-        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee", ee_floor)
+        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee")
         e, f = np.minimum(e, f), np.maximum(e, f)
         vt_reach = ee_reach = None
         # Each pair's reach, for `_test`: the limit of every pair of its patches (see `_may_list`).
@@ -656,70 +604,9 @@ class PatchPairs:
             touched = np.flatnonzero(_rows_any(moved[self.edges[e]]) | _rows_any(moved[self.edges[f]]))
             e, f, ee_kept = e[touched], f[touched], ee_kept[touched]
             ee_stay = None if ee_stay is None else ee_stay[touched]
-        vt_k = np.concatenate([k1, k2 + len(P1)]) if carry else None
-        vt = self._test(
-            "vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt", vt_stay, vt_k, vt_floor
-        )
-        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee", ee_stay, k, ee_floor)
-        if vt_floor is not None and ee_floor is not None:
-            self._far_store("vt", np.concatenate([P1, P2]), np.concatenate([Q1, Q2]), vt_floor, bounds[0], bounds[1])
-            self._far_store("ee", P, Q, ee_floor, bounds[2])
+        vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt", vt_stay)
+        ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee", ee_stay)
         return vt, ee
-
-    def _far_due(
-        self, kinds: str, A: np.ndarray, B: np.ndarray, first: int, second: int, beyond: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """(which far pairs of patches (A[k] holding the first kind of primitive, B[k] the second: `_far_bound`'s
-        bits) may hold a pair listed this full query, their `_far_bound`s): all but those whose clear
-        (`_far_store`: a lower bound on their pairs' distances at the origin) less their `_far_bound` is still
-        at least their reach (gap + half their largest relative motion, or a skin and pads: `_reach`). Their
-        pairs' distances at the middle of the paths are at least that, and a pair is listed only under its
-        limit, at most the reach."""
-        due = np.ones(len(A), dtype=bool)
-        if len(A) == 0:
-            return due, np.zeros(0)
-        bound = self._far_bound(A, B, first, second)
-        stored = self.far_clear.get(kinds)
-        if stored is None or len(stored[0]) == 0:
-            return due, bound
-        keys, clear = stored
-        key = A * self.count + B
-        at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-        found = np.flatnonzero(keys.take(at) == key)
-        if len(found):
-            due[found] = clear.take(at.take(found)) - bound.take(found) < self._reach(beyond.take(found))
-            self.far_carried += len(found) - int(np.count_nonzero(due.take(found)))
-        return due, bound
-
-    def _far_store(self, kinds: str, A: np.ndarray, B: np.ndarray, floor: np.ndarray, *bound: np.ndarray) -> None:
-        """Keep, for far pairs of patches measured in a full query, a lower bound on their pairs' distances at the
-        origin: `floor` (each one's at the middle of the paths) less their `_far_bound` there (`bound`, in parts)
-        (kept: the larger of the new and a clear already kept, both bounds)."""
-        if len(A) == 0:
-            return
-        clear = floor - np.concatenate(bound)
-        key = A * self.count + B
-        stored = self.far_clear.get(kinds)
-        keys, old = (_EMPTY, np.zeros(0)) if stored is None else stored
-        if len(keys):
-            at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-            found = keys.take(at) == key
-            there = at[found]
-            old[there] = np.maximum(old.take(there), clear[found])
-            key, clear = key[~found], clear[~found]
-        if len(key):
-            keys, old = np.concatenate([keys, key]), np.concatenate([old, clear])
-            order = np.argsort(keys, kind="stable")
-            keys, old = keys.take(order), old.take(order)
-        self.far_clear[kinds] = keys, old
-
-    def _carry_far(self) -> None:
-        """At a new origin, each far pair of patches' clear carried over to it: less its `_far_bound` here."""
-        for kinds, first, second in (("vt", 1, 2), ("ee", 4, 4)):
-            stored = self.far_clear.get(kinds)
-            if stored is not None and len(stored[0]):
-                keys, clear = stored
-                clear -= self._far_bound(keys // self.count, keys % self.count, first, second)
 
     def _middles_pay(self, kinds: str) -> bool:
         """Whether `_test` drops pairs by their boxes at the middles (`far_middles`) this full query: when
@@ -816,7 +703,7 @@ class PatchPairs:
             P, Q = P.take(apart), Q.take(apart)
         return P, Q
 
-    def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str, floor=None):
+    def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
         overlap: (a, b, known, k, stay), known: kept at rest already, by the masks; stay (None: all): the pairs
         such a mask keeps (the others dropped with `_test`'s box test: no gather of the whole product here).
@@ -824,17 +711,16 @@ class PatchPairs:
         each side is tested against the other patch before the product, as a far pair of patches overlaps at a
         corner, where most of its (edge, edge) product does not (128² impact: a third of the product left,
         against a fifth overlapping). Pairs of patches near at rest drop the pairs their mask (`kinds`) does
-        not keep. floor ((len(P),) or None): lowered in place to a lower bound on the distance at the middle of
-        the paths of each k's members dropped here and the other patch's primitives (`_far_carry`)."""
+        not keep."""
         a, ka, ia = _members(first[0], P)
         b, kb, ib = _members(second[0], Q)
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
         low, high = second[1]
-        keep = self._meet((lo1, hi1), a, (low, high), Q.take(ka), ka, floor)
+        keep = np.flatnonzero(_boxes_meet((lo1, hi1), a, (low, high), Q.take(ka)))
         a, ka, ia = a.take(keep), ka.take(keep), ia.take(keep)
         low, high = first[1]
-        keep = self._meet((lo2, hi2), b, (low, high), P.take(kb), kb, floor)
+        keep = np.flatnonzero(_boxes_meet((lo2, hi2), b, (low, high), P.take(kb)))
         b, kb, ib = b.take(keep), kb.take(keep), ib.take(keep)
         n2 = np.bincount(kb, minlength=len(P))
         # Each kept a (grouped by k) paired with every kept b of its k, in order: a's slot repeated, and b's
@@ -865,17 +751,6 @@ class PatchPairs:
             keep = np.flatnonzero(stay)
             return a.take(keep), b.take(keep), known.take(keep), k.take(keep), None
         return a, b, known, k, stay
-
-    def _meet(self, first, a: np.ndarray, second, b: np.ndarray, k: np.ndarray, floor) -> np.ndarray:
-        """The indices of the rows whose boxes a[i] of first and b[i] of second meet (`_boxes_meet`); with floor,
-        lowered at k[i] (sorted) to the rows dropped's `_apart` lower bounds."""
-        if floor is None:
-            return np.flatnonzero(_boxes_meet(first, a, second, b))
-        meet, apart = _apart(first, a, second, b, self.gap)
-        dropped = np.flatnonzero(~meet)
-        if len(dropped):
-            np.minimum(floor, _segment_min(apart.take(dropped), k.take(dropped), len(floor)), out=floor)
-        return np.flatnonzero(meet)
 
     def _rows(self, kind: str, ids: np.ndarray | None) -> np.ndarray:
         """The rows (K, 1 | 3 | 2) of primitives ids of a kind (None: all of them)."""
@@ -926,32 +801,19 @@ class PatchPairs:
         reach=None,
         kinds="",
         stay=None,
-        seg=None,
-        floor=None,
     ):
         """Of pairs (a, b): those whose boxes overlap, sharing no vertex, within their limit, and kept
         (known: kept at rest already, by the masks; with masks, the others share no vertex).
         reach (full queries): a bound on each pair's limit; pairs whose boxes at the middle of the paths are
         that far apart are dropped before measuring (their distance there is at least their boxes').
-        stay: the pairs not dropped by a mask made at rest (`_expand`; None: all).
-        seg (sorted), floor: lowered in place at seg to a lower bound on each pair's distance at the middle of the
-        paths (`_far_carry`; pairs a mask drops never count)."""
+        stay: the pairs not dropped by a mask made at rest (`_expand`; None: all)."""
         lo1, hi1 = self.boxes[kind1]
         lo2, hi2 = self.boxes[kind2]
-        if floor is None:
-            overlap = _boxes_meet((lo1, hi1), a, (lo2, hi2), b)
-        else:
-            overlap, lower = _apart((lo1, hi1), a, (lo2, hi2), b, self.gap)
-            if stay is not None:
-                lower[~stay] = np.inf
-            lower[overlap] = np.inf  # (measured below)
+        overlap = _boxes_meet((lo1, hi1), a, (lo2, hi2), b)
         if stay is not None:
             overlap &= stay
         overlap = np.flatnonzero(overlap)
         a, b, known = a.take(overlap), b.take(overlap), known.take(overlap)
-        if floor is not None:
-            np.minimum(floor, _segment_min(lower, seg, len(floor)), out=floor)
-            seg = seg.take(overlap)
         if reach is not None:
             # 128² impact: 2/3 of the far (edge, edge) pairs whose path boxes overlap, half the (vertex,
             # triangle) ones (the boxes' corners reach a gap on every axis at once).
@@ -962,25 +824,15 @@ class PatchPairs:
                 side = np.maximum(lo2[:, k].take(b) - hi1[:, k].take(a), lo1[:, k].take(a) - hi2[:, k].take(b))
                 np.maximum(side, 0.0, out=side)
                 apart += side * side
-            close = apart < reach * reach
-            near = np.flatnonzero(close)
+            near = np.flatnonzero(apart < reach * reach)
             if len(a):
                 self.middle_share[kinds] = 1.0 - len(near) / len(a)
             a, b, known = a.take(near), b.take(near), known.take(near)
-            if floor is not None:  # (their distance there is at least their boxes' separation)
-                np.sqrt(apart, out=apart)
-                apart[close] = np.inf
-                np.minimum(floor, _segment_min(apart, seg, len(floor)), out=floor)
-                seg = seg.take(near)
         first, second = self._rows(kind1, a), self._rows(kind2, b)
         if self.masks is None:
             fine = np.flatnonzero((first[:, :, None] != second[:, None, :]).all(axis=(1, 2)))
             a, b, known, first, second = a[fine], b[fine], known[fine], first[fine], second[fine]
-            if floor is not None:
-                seg = seg[fine]
         distance, limit = measure(first, second)
-        if floor is not None:
-            np.minimum(floor, _segment_min(distance, seg, len(floor)), out=floor)
         near = np.flatnonzero(distance < limit)
         a, b, distance, known = a.take(near), b.take(near), distance.take(near), known.take(near)
         check = np.flatnonzero(~known)
@@ -1003,24 +855,6 @@ def _boxes_meet(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
         meet &= lo1[:, k].take(a) <= hi2[:, k].take(b)
         meet &= lo2[:, k].take(b) <= hi1[:, k].take(a)
     return meet
-
-
-def _apart(first, a: np.ndarray, second, b: np.ndarray, gap: float) -> tuple[np.ndarray, np.ndarray]:
-    """(whether box a[k] of first and box b[k] of second meet (`_boxes_meet`), a lower bound on the distance of
-    what they hold at the middle of the paths where they do not): the boxes are paths (or balls about the middles)
-    grown by gap / 2 on every side (`_gap_lengths`), a coordinate at a time."""
-    (lo1, hi1), (lo2, hi2) = first, second
-    meet = np.ones(len(a), dtype=bool)
-    total = np.zeros(len(a))
-    grown = gap * (1.0 - 1e-9)
-    for k in range(3):
-        side = np.maximum(lo2[:, k].take(b) - hi1[:, k].take(a), lo1[:, k].take(a) - hi2[:, k].take(b))
-        meet &= side <= 0.0
-        side += grown
-        np.maximum(side, 0.0, out=side)
-        side *= side
-        total += side
-    return meet, np.sqrt(total)
 
 
 def _widest_squared(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
