@@ -62,7 +62,7 @@ class _Ring(NamedTuple):
     row_origin: np.ndarray | None  # (R,) each row's seed when all its edges come from one seed, else None
     pull_slots: np.ndarray | None  # (3, R) each row's place in the three channels of the pull per seed, or None
     span: slice  # its edges' place among all the rings' (_Rings.outer ...)
-    flat: np.ndarray  # (R, 3) its rows' coordinates' places in a flattened (N, 3) array (put and take)
+    flat: np.ndarray  # (3 R,) its rows' coordinates' places in a flattened (N, 3) array (put and take)
 
 
 class _Rings(NamedTuple):
@@ -133,7 +133,7 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
             frontier.take(source), outer, rest, source, edge_origin, rows, at, -DOWNHILL * rest, TOLERANCE * rest,
             (np.arange(6) * len(rows))[:, None] + at, origin if alike else None,
             channels[:, None] + origin if alike else None, slice(first, first + len(outer)),
-            rows[:, None] * 3 + np.arange(3),
+            (rows[:, None] * 3 + np.arange(3)).ravel(),
         )  # fmt: skip
         rings.append(ring)
         first += len(outer)
@@ -163,7 +163,7 @@ def support_hanging(
     outer_at = x.take(found.outer, axis=0)
     corner_at = points.T.take(first, axis=0).take(found.origin, axis=0)
     facing = normals.take(first, axis=1).take(found.origin, axis=1)
-    beyond_all = np.einsum("ij,ji->i", outer_at - corner_at, facing)  # (from the corner's mean plane)
+    beyond_all = np.einsum("ij,ji->i", outer_at - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
     outer_start = x_start.take(found.outer, axis=0)
     free_all = inv_mass.take(found.outer) > 0.0
     limit_all = found.rest * (1.0 + slack)
@@ -182,7 +182,7 @@ def support_hanging(
         d, length, started = pair[:edges], lengths[:edges], lengths[edges:]
         limit = limit_all[span]
         excess = length - limit
-        hanging = (d @ up < ring.down) | (beyond_all[span] > 0.0)
+        hanging = (d @ up < ring.down) | beyond_all[span]
         if seed_ring is None:  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
             seed_ring = _First(ring, ~hanging)
         if live is not None:
@@ -205,12 +205,12 @@ def support_hanging(
         share = np.bincount(at, minlength=count)
         live = share > 0
         if np.count_nonzero(live) == count:
-            moved, rows, flat = None, ring.rows, ring.flat.ravel()
+            moved, rows, flat = None, ring.rows, ring.flat
             np.divide(total, share, out=total)
         else:
             moved = live.nonzero()[0]
             total = total.take(moved, axis=1) / share.take(moved)
-            rows, flat = ring.rows.take(moved), ring.flat.take(moved, axis=0).ravel()
+            rows, flat = ring.rows.take(moved), ring.flat.reshape(-1, 3).take(moved, axis=0).ravel()
         # (x[rows] -= total[:3].T, the same arithmetic; fancy assignment costs twice the put)
         x.put(flat, x.take(flat) - total[:3].T.ravel())
         x_start.put(flat, x_start.take(flat) - total[3:].T.ravel())
