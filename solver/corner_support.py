@@ -55,28 +55,62 @@ class _Ring(NamedTuple):
     origin: np.ndarray  # (E,) the seed it was reached from (its place among the seeds)
     rows: np.ndarray  # (R,) the ring's vertices, sorted
     at: np.ndarray  # (E,) where its outer end is among them
+    # (kept with the rings so that a call does no arithmetic on topology alone)
+    down: np.ndarray  # (E,) -DOWNHILL x rest: how much its outer end must lie lower to hang
+    tolerance: np.ndarray  # (E,) TOLERANCE x rest
+    slots: np.ndarray  # (6, E) its outer end's place in the six channels' bincount
+    row_origin: np.ndarray | None  # (R,) each row's seed when all its edges come from one seed, else None
+    pull_slots: np.ndarray | None  # (3, R) each row's place in the three channels of the pull per seed, or None
+    span: slice  # its edges' place among all the rings' (_Rings.outer ...)
+    flat: np.ndarray  # (3 R,) its rows' coordinates' places in a flattened (N, 3) array (put and take)
 
 
-_RINGS: dict = {}  # id(graph.neighbours) -> (a weak reference to it, {(seed bytes, count): rings})
+class _Rings(NamedTuple):
+    rings: list[_Ring]
+    outer: np.ndarray  # (E,) all the rings' edges' outer ends, ring after ring (unmoved before their ring)
+    origin: np.ndarray  # (E,) their seeds
+    rest: np.ndarray  # (E,) their rest lengths
+
+
+_RINGS: dict = {}  # id(graph.neighbours) -> (a weak reference to it, {(seed bytes, count): rings}, {asked: ...})
 _CLOTHS = 8  # cloths kept
+_ASKED = 4 * _CACHED  # seed arrays as asked (unsorted, repeated) kept per cloth
 
 
-def _rings(graph: StructuralGraph, seeds: np.ndarray, count: int) -> list[_Ring]:
-    """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique)."""
+def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, _Rings]:
+    """The seeds `asked` sorted and unique, where each is first among them, and the first `count` rings of
+    structural edges breadth first from them."""
     entry = _RINGS.get(id(graph.neighbours))
     if entry is None or entry[0]() is not graph.neighbours:
         if len(_RINGS) >= _CLOTHS:
             _RINGS.pop(next(iter(_RINGS)))
-        entry = _RINGS[id(graph.neighbours)] = (weakref.ref(graph.neighbours), {})
-    kept: dict[tuple[bytes, int], list[_Ring]] = entry[1]
-    key = (seeds.tobytes(), count)
-    found = kept.get(key)
-    if found is not None:
-        return found
+        entry = _RINGS[id(graph.neighbours)] = (weakref.ref(graph.neighbours), {}, {})
+    known: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings]] = entry[2]
+    asked_key = (asked.tobytes(), count)
+    found = known.get(asked_key)
+    if found is None:
+        seeds, first = np.unique(asked, return_index=True)
+        kept: dict[tuple[bytes, int], _Rings] = entry[1]
+        key = (seeds.tobytes(), count)
+        rings = kept.get(key)
+        if rings is None:
+            if len(kept) >= _CACHED:
+                kept.pop(next(iter(kept)))
+            rings = kept[key] = _walk(graph, seeds, count)
+        if len(known) >= _ASKED:
+            known.pop(next(iter(known)))
+        found = known[asked_key] = (seeds, first, rings)
+    return found
+
+
+def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
+    """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique)."""
     reached = np.zeros(len(graph.starts) - 1, dtype=bool)
     reached[seeds] = True
     frontier, rings = seeds, []
     origin = np.arange(len(seeds))  # (the frontier's seeds)
+    channels = np.arange(3) * len(seeds)
+    first = 0
     for _ in range(count):
         counts = graph.starts.take(frontier + 1) - graph.starts.take(frontier)
         slot = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -91,14 +125,25 @@ def _rings(graph: StructuralGraph, seeds: np.ndarray, count: int) -> list[_Ring]
         at = at.reshape(-1)
         reached[rows] = True
         edge_origin = origin.take(source)
-        rings.append(_Ring(frontier.take(source), outer, graph.rest.take(slot), source, edge_origin, rows, at))
+        rest = graph.rest.take(slot)
         origin = np.empty(len(rows), dtype=np.int64)
         origin[at] = edge_origin  # (a vertex reached from two seeds: either)
+        alike = bool((origin.take(at) == edge_origin).all())
+        ring = _Ring(
+            frontier.take(source), outer, rest, source, edge_origin, rows, at, -DOWNHILL * rest, TOLERANCE * rest,
+            (np.arange(6) * len(rows))[:, None] + at, origin if alike else None,
+            channels[:, None] + origin if alike else None, slice(first, first + len(outer)),
+            (rows[:, None] * 3 + np.arange(3)).ravel(),
+        )  # fmt: skip
+        rings.append(ring)
+        first += len(outer)
         frontier = rows
-    if len(kept) >= _CACHED:
-        kept.pop(next(iter(kept)))
-    kept[key] = rings
-    return rings
+    return _Rings(
+        rings,
+        np.concatenate([r.outer for r in rings]) if rings else np.zeros(0, dtype=np.int64),
+        np.concatenate([r.origin for r in rings]) if rings else np.zeros(0, dtype=np.int64),
+        np.concatenate([r.rest for r in rings]) if rings else np.zeros(0),
+    )
 
 
 def support_hanging(
@@ -109,53 +154,78 @@ def support_hanging(
     each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too).
     friction: the corner's; with REACTION, the momentum the moves gave the hanging cloth pulls the cloth on the top
     next to its seed (`_pull_the_top`)."""
-    seeds, first = np.unique(seeds, return_index=True)
-    points, normals = points.take(first, axis=1), normals.take(first, axis=1)
-    live = np.ones(len(seeds), dtype=bool)  # (the ring before's vertices the support reached)
+    seeds, first, found = _rings(graph, seeds, CORNER_RINGS)
+    if not found.rings:
+        return
+    # What does not change before an edge's ring, for all the rings' edges at once: a ring moves only its own outer
+    # ends (first reached in it), so their positions, the side of the corner's mean plane they lie on, whether they
+    # are free, and their limits are the same when their ring comes.
+    outer_at = x.take(found.outer, axis=0)
+    corner_at = points.T.take(first, axis=0).take(found.origin, axis=0)
+    facing = normals.take(first, axis=1).take(found.origin, axis=1)
+    beyond_all = np.einsum("ij,ji->i", outer_at - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
+    outer_start = x_start.take(found.outer, axis=0)
+    free_all = inv_mass.take(found.outer) > 0.0
+    limit_all = found.rest * (1.0 + slack)
+    live = None  # (the ring before's vertices the support reached; None: all, the seeds)
     pull = np.zeros((3, len(seeds)))  # (mass x the moves' dynamic part, summed per seed: REACTION)
+    channels = None
     seed_ring: _First | None = None
-    for ring in _rings(graph, seeds, CORNER_RINGS):
-        outer_at = x.take(ring.outer, axis=0)
-        d = outer_at - x.take(ring.inner, axis=0)
-        length = np.sqrt(np.einsum("ij,ij->i", d, d))
-        limit = ring.rest * (1.0 + slack)
-        outer_at -= points.T.take(ring.origin, axis=0)
-        beyond = np.einsum("ij,ji->i", outer_at, normals.take(ring.origin, axis=1))  # (from the corner's mean plane)
-        hanging = (d @ up < -DOWNHILL * ring.rest) | (beyond > 0.0)
+    for ring in found.rings:
+        span, edges = ring.span, len(ring.inner)
+        # Each edge now and where it started the substep (its inner end's moves in the ring before included), and
+        # their lengths in one einsum.
+        pair = np.concatenate(
+            [outer_at[span] - x.take(ring.inner, axis=0), outer_start[span] - x_start.take(ring.inner, axis=0)]
+        )
+        lengths = np.sqrt(np.einsum("ij,ij->i", pair, pair))
+        d, length, started = pair[:edges], lengths[:edges], lengths[edges:]
+        limit = limit_all[span]
+        excess = length - limit
+        hanging = (d @ up < ring.down) | beyond_all[span]
         if seed_ring is None:  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
             seed_ring = _First(ring, ~hanging)
-        hanging &= live.take(ring.source)
-        hanging &= length - limit > TOLERANCE * ring.rest
-        hanging &= inv_mass.take(ring.outer) > 0.0
+        if live is not None:
+            hanging &= live.take(ring.source)
+        hanging &= excess > ring.tolerance
+        hanging &= free_all[span]
         which = hanging.nonzero()[0]
         if len(which) == 0:
             break  # the support's stretch ends here
-        inner, outer, at = ring.inner.take(which), ring.outer.take(which), ring.at.take(which)
-        d, length, limit = d.take(which, axis=0), length.take(which), limit.take(which)
-        d0 = x_start.take(outer, axis=0) - x_start.take(inner, axis=0)
-        started = np.sqrt(np.einsum("ij,ij->i", d0, d0))
+        d, length, limit, started = d.take(which, axis=0), length.take(which), limit.take(which), started.take(which)
         old = np.maximum(np.minimum(started, length) - limit, 0.0)  # the stretch it started the substep with
         # Each edge's correction of its outer end and the share of it that settles (moves the start too), unit
         # inner to outer, summed per outer end in one bincount of six channels.
-        scale = np.concatenate([length - limit, old]) / np.concatenate([length, length])
+        scale = np.concatenate([excess.take(which), old]) / np.concatenate([length, length])
         count = len(ring.rows)
-        slots = (np.arange(6) * count)[:, None] + at
-        weights = np.concatenate([d.T, d.T]) * np.repeat(scale.reshape(2, -1), 3, axis=0)
-        total = np.bincount(slots.ravel(), weights=weights.ravel(), minlength=6 * count).reshape(6, count)
+        weights = d.T[None] * scale.reshape(2, 1, -1)
+        total = np.bincount(ring.slots.take(which, axis=1).ravel(), weights=weights.ravel(), minlength=6 * count)
+        total = total.reshape(6, count)
+        at = ring.at.take(which)
         share = np.bincount(at, minlength=count)
         live = share > 0
-        moved = live.nonzero()[0]
-        total = total.take(moved, axis=1) / share.take(moved)
-        rows = ring.rows.take(moved)
-        x[rows] -= total[:3].T
-        x_start[rows] -= total[3:].T
+        if np.count_nonzero(live) == count:
+            moved, rows, flat = None, ring.rows, ring.flat
+            np.divide(total, share, out=total)
+        else:
+            moved = live.nonzero()[0]
+            total = total.take(moved, axis=1) / share.take(moved)
+            rows, flat = ring.rows.take(moved), ring.flat.reshape(-1, 3).take(moved, axis=0).ravel()
+        # (x[rows] -= total[:3].T, the same arithmetic; fancy assignment costs twice the put)
+        x.put(flat, x.take(flat) - total[:3].T.ravel())
+        x_start.put(flat, x_start.take(flat) - total[3:].T.ravel())
         if REACTION:
-            origin = np.empty(count, dtype=np.int64)
-            origin[at] = ring.origin.take(which)
+            if ring.pull_slots is not None:
+                slot = ring.pull_slots if moved is None else ring.pull_slots.take(moved, axis=1)
+            else:
+                origin = np.empty(count, dtype=np.int64)
+                origin[at] = ring.origin.take(which)
+                if channels is None:
+                    channels = (np.arange(3) * len(seeds))[:, None]
+                slot = channels + (origin if moved is None else origin.take(moved))
             kick = (total[:3] - total[3:]) / inv_mass.take(rows)
-            slot = (np.arange(3) * len(seeds))[:, None] + origin.take(moved)
             pull += np.bincount(slot.ravel(), weights=kick.ravel(), minlength=3 * len(seeds)).reshape(3, -1)
-    if REACTION and seed_ring is not None and pull.any():
+    if REACTION and seed_ring is not None and np.count_nonzero(pull):
         _pull_the_top(x, inv_mass, seed_ring.ring, seed_ring.top, pull, up, friction)
 
 
