@@ -33,37 +33,11 @@ import solver  # noqa: E402
 from solver import edge_contacts, meshes  # noqa: E402
 from solver.intersections import _pierces  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mesh_collider_cost import ico_ball  # noqa: E402 - next to this script
+
 CENTRE = np.array([0.0, 0.0, 0.4])
 RADIUS = 0.4
-
-
-def icosphere(subdivisions: int) -> tuple[np.ndarray, np.ndarray]:
-    """An icosahedron subdivided `subdivisions` times, on the ball (outward triangles)."""
-    t = (1 + 5**0.5) / 2
-    points = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t)]
-    points += [(t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
-    vertices = [np.array(p, dtype=float) / np.linalg.norm(p) for p in points]
-    faces = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2)]
-    faces += [(10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5)]
-    faces += [(2, 4, 11), (6, 2, 10), (8, 6, 7), (9, 8, 1)]
-    for _ in range(subdivisions):
-        middle: dict[tuple[int, int], int] = {}
-        finer = []
-        for a, b, c in faces:
-            ab, bc, ca = (_between(vertices, middle, *pair) for pair in ((a, b), (b, c), (c, a)))
-            finer += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
-        faces = finer
-    return np.array(vertices) * RADIUS + CENTRE, np.array(faces)
-
-
-def _between(vertices: list, middle: dict, a: int, b: int) -> int:
-    """The vertex halfway between a and b on the unit sphere (made once per edge)."""
-    key = (min(a, b), max(a, b))
-    if key not in middle:
-        p = vertices[a] + vertices[b]
-        vertices.append(p / np.linalg.norm(p))
-        middle[key] = len(vertices) - 1
-    return middle[key]
 
 
 def uv_sphere(segments: int, rings: int) -> tuple[np.ndarray, np.ndarray]:
@@ -86,8 +60,8 @@ def uv_sphere(segments: int, rings: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 BALLS = {
-    "ico1": lambda: icosphere(1),
-    "ico2": lambda: icosphere(2),
+    "ico1": lambda: ico_ball(1, RADIUS, CENTRE),
+    "ico2": lambda: ico_ball(2, RADIUS, CENTRE),
     "uv8x6": lambda: uv_sphere(8, 6),
     "uv12x8": lambda: uv_sphere(12, 8),
     "uv32x16": lambda: uv_sphere(32, 16),
