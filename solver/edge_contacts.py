@@ -145,6 +145,16 @@ OPEN_ROUNDED_MOST = 4.0
 # itself across the edge, and the pass lifts its ends off the faces whose friction held them: a coarse cloth slid off
 # a smooth open dome made sharp all over; docs/design.md, round 15 (bump18)). Not the rod rule's or a cone's sides.
 OPEN_ROUNDED_BRAKE = True
+# On an open mesh, edges between two faces bending under SHARP_ANGLE are sharp too where a cloth edge across them,
+# its ends the gap off their faces, dips through the ridge ((L / 2) tan(θ / 2) over the gap, L the rod rule's radius,
+# the lever at most the narrower face's width): a 12-segment open dome's 22.5-29° ridges are such for a 24² 2 m
+# cloth's 8.7-12.3 cm edges, though round its r 0.5 such a cloth edge dips 2-4 mm (under the gap: not the rounded
+# rule's). They count as `SharpEdges.gentle` (braked as those). Docs: design.md, round 16 (dome19).
+OPEN_RIDGES = True
+# ... and so are the bent edges (over 1°) at an open mesh's apex, a vertex whose faces turn from their mean by more
+# than such a cloth edge across it allows ((L / 2) tan(turn) over the gap, the lever at most its faces' heights from
+# it): the open dome's pole, its 12 faces turning 11° (6° between neighbours), poked through the 24² cloth's middle.
+OPEN_APEXES = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -548,6 +558,19 @@ def _sharp_edges(
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
                 tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
+            if not outward and OPEN_RIDGES and radius > 0.0:
+                # A ridge between two faces wide enough for a cloth edge's ends (the radius's half each side):
+                # a cloth edge across it with both ends the gap off their faces dips (L / 2) tan(θ / 2) under
+                # it, whatever the surface's curvature round it (see OPEN_RIDGES).
+                lever = np.minimum(0.5 * radius, narrow)
+                dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
+                ridge = lever * half_sine > dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
+                if OPEN_APEXES:
+                    if angles is None:
+                        angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, dip)
+                    ridge |= apex & (cos < _COS_TAPER_BEND)
+                tight |= ridge & ~bent
             bent |= tight
             rounded_only[pair] = tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
@@ -557,6 +580,32 @@ def _sharp_edges(
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
             table.second_k.take(which), thin.take(which), rounded_only.take(which))  # fmt: skip
+
+
+def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, dip: float) -> np.ndarray:
+    """Which edges `pair` (of `table`, two faces each) end at an open mesh's apex (see OPEN_APEXES): a vertex whose
+    faces' normals turn from their mean (weighted by their corner angles) by more than a cloth edge across it, its
+    ends `lever` (at most the faces' heights from the vertex) out and the gap off the faces, lets it dip (`dip`)."""
+    corners = table.ids
+    if table.place is not None:  # (a kept table's rows are in the order the triangles were given)
+        corners = np.empty_like(corners)
+        corners[table.place] = table.ids
+    ids = corners.ravel()
+    weights = angles.ravel()
+    corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
+    mean = np.stack([np.bincount(ids, weights=corner_normals[k] * weights, minlength=table.places) for k in range(3)])
+    mean /= np.maximum(np.sqrt(dot(mean, mean)), _EPS)
+    cos = dot(corner_normals, mean.take(ids, axis=1))
+    order = np.argsort(ids, kind="stable")
+    starts = np.flatnonzero(np.diff(ids.take(order), prepend=-1))
+    first = ids.take(order.take(starts))
+    least = np.ones(table.places)  # each vertex's least cos between a face normal and their mean
+    least[first] = np.minimum.reduceat(cos.take(order), starts)
+    reach = np.full(table.places, lever)  # and the least height of its faces from it, up to `lever`
+    reach[first] = np.minimum(np.minimum.reduceat(heights.T.ravel().take(order), starts), lever)
+    apex = reach * np.sqrt(np.maximum(1.0 - least * least, 0.0)) > dip * least
+    t1, k1 = table.first_t.take(pair), table.first_k.take(pair)
+    return apex.take(corners[t1, (k1 + 1) % 3]) | apex.take(corners[t1, (k1 + 2) % 3])
 
 
 def _tapered(normals, table: EdgeTable, pair, angles) -> np.ndarray:
