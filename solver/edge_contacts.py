@@ -155,6 +155,9 @@ OPEN_RIDGES = True
 # than such a cloth edge across it allows ((L / 2) tan(turn) over the gap, the lever at most its faces' heights from
 # it): the open dome's pole, its 12 faces turning 11° (6° between neighbours), poked through the 24² cloth's middle.
 OPEN_APEXES = True
+# An open mesh's edges on two faces go on the mesh colliders' windows with the hold between, as a closed mesh's; its
+# rims (one face: nothing solid below) keep the pass every substep (docs/design.md, round 16 (dome19)).
+OPEN_WINDOWS = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -189,6 +192,7 @@ class SharpEdges:
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
         self.gentle = np.zeros(0, dtype=bool)  # an open mesh's edges sharp by the rounded rule alone
+        self.open_rims = np.zeros(0, dtype=bool)  # the edges on one face (or more than two)
         self.open = False
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
@@ -199,6 +203,7 @@ class SharpEdges:
             two = other >= 0
             self.rim = ~two
             self.open = bool(self.rim.any())  # an edge on one face (or more than two): nothing solid below it
+            self.open_rims = self.rim.copy()
             self.into_other = np.zeros_like(self.into)
             # Each face's width across the edge (its corner's height above it; the other's 0 on one face):
             # how far below the rim a cloth edge through the face is caught (`_through_faces`).
@@ -251,8 +256,9 @@ class SharpEdges:
     def _drop(self, which: np.ndarray) -> None:
         if which.any():
             keep = (~which).nonzero()[0]
-            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle = (
-                m.take(keep) for m in (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle)
+            kept = (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle, self.open_rims)
+            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle, self.open_rims = (
+                m.take(keep) for m in kept
             )
             self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
                 m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
@@ -277,7 +283,7 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "gentle"):
+        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "gentle", "open_rims"):
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
@@ -967,10 +973,13 @@ def collide_cloth_edges(
             if hanging is not None:
                 collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
             continue
-        if contacts is None or sharp.open or _turning(collider, thickness, t1 - t0):
+        windowed_open = sharp.open and OPEN_WINDOWS and not collider.mesh.outward
+        if contacts is None or (sharp.open and not windowed_open) or _turning(collider, thickness, t1 - t0):
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
         below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
+        if windowed_open:  # (its rims every substep, with its hanging thin edges)
+            below = sharp.open_rims if below is None else below | sharp.open_rims
         hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
@@ -1264,6 +1273,8 @@ def collide_edges(
         if OPEN_ROUNDED_BRAKE and not collider.mesh.outward:
             gentle = sharp.gentle.take(s.take(hit))
             supported = gentle if supported is None else supported | gentle
+            if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)
+                draped = gentle if draped is None else draped | gentle
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)
