@@ -600,7 +600,7 @@ def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, d
     weights = angles.ravel()
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
     mean = np.stack([np.bincount(ids, weights=corner_normals[k] * weights, minlength=table.places) for k in range(3)])
-    mean /= np.maximum(np.sqrt(dot(mean, mean)), _EPS)
+    mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
     cos = dot(corner_normals, mean.take(ids, axis=1))
     order = np.argsort(ids, kind="stable")
     starts = np.flatnonzero(np.diff(ids.take(order), prepend=-1))
