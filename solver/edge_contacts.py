@@ -145,6 +145,19 @@ OPEN_ROUNDED_MOST = 4.0
 # itself across the edge, and the pass lifts its ends off the faces whose friction held them: a coarse cloth slid off
 # a smooth open dome made sharp all over; docs/design.md, round 15 (bump18)). Not the rod rule's or a cone's sides.
 OPEN_ROUNDED_BRAKE = True
+# On an open mesh, edges between two faces bending under SHARP_ANGLE are sharp too where a cloth edge across them,
+# its ends the gap off their faces, dips through the ridge ((L / 2) tan(θ / 2) over the gap, L the rod rule's radius,
+# the lever at most the narrower face's width): a 12-segment open dome's 22.5-29° ridges are such for a 24² 2 m
+# cloth's 8.7-12.3 cm edges, though round its r 0.5 such a cloth edge dips 2-4 mm (under the gap: not the rounded
+# rule's). They count as `SharpEdges.gentle` (braked as those). Docs: design.md, round 16 (dome19).
+OPEN_RIDGES = True
+# ... and so are the bent edges (over 1°) at an open mesh's apex, a vertex whose faces turn from their mean by more
+# than such a cloth edge across it allows ((L / 2) tan(turn) over the gap, the lever at most its faces' heights from
+# it): the open dome's pole, its 12 faces turning 11° (6° between neighbours), poked through the 24² cloth's middle.
+OPEN_APEXES = True
+# An open mesh's edges on two faces go on the mesh colliders' windows with the hold between, as a closed mesh's; its
+# rims (one face: nothing solid below) keep the pass every substep (docs/design.md, round 16 (dome19)).
+OPEN_WINDOWS = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -179,6 +192,7 @@ class SharpEdges:
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
         self.gentle = np.zeros(0, dtype=bool)  # an open mesh's edges sharp by the rounded rule alone
+        self.open_rims = np.zeros(0, dtype=bool)  # the edges on one face (or more than two)
         self.open = False
         if len(self.tri):
             self.a, self.b = _ends(_corners_of(mesh, self.tri), self.k)
@@ -189,6 +203,7 @@ class SharpEdges:
             two = other >= 0
             self.rim = ~two
             self.open = bool(self.rim.any())  # an edge on one face (or more than two): nothing solid below it
+            self.open_rims = self.rim.copy()
             self.into_other = np.zeros_like(self.into)
             # Each face's width across the edge (its corner's height above it; the other's 0 on one face):
             # how far below the rim a cloth edge through the face is caught (`_through_faces`).
@@ -241,8 +256,9 @@ class SharpEdges:
     def _drop(self, which: np.ndarray) -> None:
         if which.any():
             keep = (~which).nonzero()[0]
-            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle = (
-                m.take(keep) for m in (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle)
+            kept = (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle, self.open_rims)
+            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle, self.open_rims = (
+                m.take(keep) for m in kept
             )
             self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
                 m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
@@ -267,7 +283,7 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "gentle"):
+        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "gentle", "open_rims"):
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
@@ -548,6 +564,19 @@ def _sharp_edges(
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
                 tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
+            if not outward and OPEN_RIDGES and radius > 0.0:
+                # A ridge between two faces wide enough for a cloth edge's ends (the radius's half each side):
+                # a cloth edge across it with both ends the gap off their faces dips (L / 2) tan(θ / 2) under
+                # it, whatever the surface's curvature round it (see OPEN_RIDGES).
+                lever = np.minimum(0.5 * radius, narrow)
+                dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
+                ridge = lever * half_sine > dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
+                if OPEN_APEXES:
+                    if angles is None:
+                        angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, dip)
+                    ridge |= apex & (cos < _COS_TAPER_BEND)
+                tight |= ridge & ~bent
             bent |= tight
             rounded_only[pair] = tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
@@ -557,6 +586,32 @@ def _sharp_edges(
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
             table.second_k.take(which), thin.take(which), rounded_only.take(which))  # fmt: skip
+
+
+def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, dip: float) -> np.ndarray:
+    """Which edges `pair` (of `table`, two faces each) end at an open mesh's apex (see OPEN_APEXES): a vertex whose
+    faces' normals turn from their mean (weighted by their corner angles) by more than a cloth edge across it, its
+    ends `lever` (at most the faces' heights from the vertex) out and the gap off the faces, lets it dip (`dip`)."""
+    corners = table.ids
+    if table.place is not None:  # (a kept table's rows are in the order the triangles were given)
+        corners = np.empty_like(corners)
+        corners[table.place] = table.ids
+    ids = corners.ravel()
+    weights = angles.ravel()
+    corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
+    mean = np.stack([np.bincount(ids, weights=corner_normals[k] * weights, minlength=table.places) for k in range(3)])
+    mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
+    cos = dot(corner_normals, mean.take(ids, axis=1))
+    order = np.argsort(ids, kind="stable")
+    starts = np.flatnonzero(np.diff(ids.take(order), prepend=-1))
+    first = ids.take(order.take(starts))
+    least = np.ones(table.places)  # each vertex's least cos between a face normal and their mean
+    least[first] = np.minimum.reduceat(cos.take(order), starts)
+    reach = np.full(table.places, lever)  # and the least height of its faces from it, up to `lever`
+    reach[first] = np.minimum(np.minimum.reduceat(heights.T.ravel().take(order), starts), lever)
+    apex = reach * np.sqrt(np.maximum(1.0 - least * least, 0.0)) > dip * least
+    t1, k1 = table.first_t.take(pair), table.first_k.take(pair)
+    return apex.take(corners[t1, (k1 + 1) % 3]) | apex.take(corners[t1, (k1 + 2) % 3])
 
 
 def _tapered(normals, table: EdgeTable, pair, angles) -> np.ndarray:
@@ -918,10 +973,13 @@ def collide_cloth_edges(
             if hanging is not None:
                 collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
             continue
-        if contacts is None or sharp.open or _turning(collider, thickness, t1 - t0):
+        windowed_open = sharp.open and OPEN_WINDOWS and not collider.mesh.outward
+        if contacts is None or (sharp.open and not windowed_open) or _turning(collider, thickness, t1 - t0):
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
         below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
+        if windowed_open:  # (its rims every substep, with its hanging thin edges)
+            below = sharp.open_rims if below is None else below | sharp.open_rims
         hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
         if hanging is not None:
             collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
@@ -1215,6 +1273,8 @@ def collide_edges(
         if OPEN_ROUNDED_BRAKE and not collider.mesh.outward:
             gentle = sharp.gentle.take(s.take(hit))
             supported = gentle if supported is None else supported | gentle
+            if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)
+                draped = gentle if draped is None else draped | gentle
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)
