@@ -295,8 +295,9 @@ CLOTH: tuple[Setting, ...] = _resolved(
     Setting(
         "air_drag",
         "Air Drag",
-        "Rate in 1/s at which each vertex's velocity relative to the air decays "
-        "(0 = none; 1 = about 63% lost per second), faces or not",
+        "Rate in 1/s at which each vertex's velocity relative to the air decays, faces or not "
+        "(0 = none; 1 = about 63% lost per second); above 0 the faces also feel still air as "
+        "they feel wind",
         unit="1/s",
         min=0.0,
         max=100.0,
