@@ -163,6 +163,9 @@ OPEN_WINDOWS = True
 # SHARP_ANGLE, and is too wide for the rounded rule, so a 20² cloth pushed 6-89 edges up to 11 mm through it
 # (Blender's Cloth: 0; docs/design.md, probed scenes (sixteenth round), `bench/lowpoly_spheres.py`).
 CLOSED_RIDGES = True
+# (a closed mesh's apexes only where such a cloth edge dips the whole gap, not half: a spherified cube of r 0.2,
+# its vertices turning ~10°, was all sharp at half, and a curtain it appeared round swung 31 cm out, not 23)
+CLOSED_APEX_DIP = 2.0
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -582,7 +585,9 @@ def _sharp_edges(
                 if OPEN_APEXES:
                     if angles is None:
                         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
-                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, dip)
+                    apex = _at_apexes(
+                        normals, heights, table, pair, angles, 0.5 * radius, dip * (CLOSED_APEX_DIP if outward else 1.0)
+                    )
                     ridge |= apex & (cos < _COS_TAPER_BEND)
                 if convex is not None:
                     ridge &= convex
