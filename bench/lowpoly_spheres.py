@@ -33,9 +33,6 @@ import solver  # noqa: E402
 from solver import edge_contacts, meshes  # noqa: E402
 from solver.intersections import _pierces  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from mesh_collider_cost import ico_ball  # noqa: E402 - next to this script
-
 CENTRE = np.array([0.0, 0.0, 0.4])
 RADIUS = 0.4
 
@@ -60,8 +57,8 @@ def uv_sphere(segments: int, rings: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 BALLS = {
-    "ico1": lambda: ico_ball(1, RADIUS, CENTRE),
-    "ico2": lambda: ico_ball(2, RADIUS, CENTRE),
+    "ico1": lambda: meshes.icosphere(1, RADIUS, CENTRE),
+    "ico2": lambda: meshes.icosphere(2, RADIUS, CENTRE),
     "uv8x6": lambda: uv_sphere(8, 6),
     "uv12x8": lambda: uv_sphere(12, 8),
     "uv32x16": lambda: uv_sphere(32, 16),

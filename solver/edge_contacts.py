@@ -158,6 +158,14 @@ OPEN_APEXES = True
 # An open mesh's edges on two faces go on the mesh colliders' windows with the hold between, as a closed mesh's; its
 # rims (one face: nothing solid below) keep the pass every substep (docs/design.md, round 16 (dome19)).
 OPEN_WINDOWS = True
+# ... and a closed mesh's convex ridges and apexes by the same rule, with its own gap (`rounded_radius`: half the gap,
+# at least L / 12): a low-poly ball (an icosphere, a decimated or 8-12-segment UV sphere) meets at 20-28°, under
+# SHARP_ANGLE, and is too wide for the rounded rule, so a 20² cloth pushed 6-89 edges up to 11 mm through it
+# (Blender's Cloth: 0; docs/design.md, probed scenes (sixteenth round), `bench/lowpoly_spheres.py`).
+CLOSED_RIDGES = True
+# (a closed mesh's apexes only where such a cloth edge dips the whole gap, not half: a spherified cube of r 0.2,
+# its vertices turning ~10°, was all sharp at half, and a curtain it appeared round swung 31 cm out, not 23)
+CLOSED_APEX_DIP = 2.0
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -191,7 +199,7 @@ class SharpEdges:
         self.a = self.b = self.c = self.c_other = self.into = self.into_other = np.zeros((3, 0))
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
-        self.gentle = np.zeros(0, dtype=bool)  # an open mesh's edges sharp by the rounded rule alone
+        self.gentle = np.zeros(0, dtype=bool)  # sharp by the rounded rule alone (open) or the ridges alone (closed)
         self.open_rims = np.zeros(0, dtype=bool)  # the edges on one face (or more than two)
         self.open = False
         if len(self.tri):
@@ -215,7 +223,7 @@ class SharpEdges:
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
                 self.c_other[:, two] = far
-            self.gentle = rounded_only if not mesh.outward else np.zeros(len(self.tri), dtype=bool)
+            self.gentle = rounded_only
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -524,7 +532,7 @@ def _sharp_edges(
     face; either way on an open one, 0), `rounded` (never thin: see `rounded_radius`). Vertices at the same
     place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
     above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
-    there), else -1. Last, which are sharp by the `rounded` bend alone.
+    there), else -1. Last, which are sharp by the `rounded` bend alone (a closed mesh: by its convex ridges alone).
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
@@ -553,10 +561,12 @@ def _sharp_edges(
         bent |= narrow < bend
         if rounded > 0.0:
             tight = (narrow < 2.0 * rounded * half_sine) & ~bent
+            convex = None
             if outward:  # convex: the second face's far corner lies inside the first face's plane
                 far = vertices.take(triangles[t2, table.second_k.take(pair)], axis=0)
                 on_first = vertices.take(triangles[t1, table.first_k.take(pair)], axis=0)
-                tight &= dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+                convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
+                tight &= convex
             # (an open mesh: convex from either side, the cloth may lie on either)
             if ROUNDED_AROUND and tight.any():  # (asked only where the faces' own turn says tight: few edges)
                 if angles is None:
@@ -564,21 +574,28 @@ def _sharp_edges(
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
                 tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
-            if not outward and OPEN_RIDGES and radius > 0.0:
+            if OPEN_RIDGES and radius > 0.0 and (not outward or CLOSED_RIDGES):
                 # A ridge between two faces wide enough for a cloth edge's ends (the radius's half each side):
                 # a cloth edge across it with both ends the gap off their faces dips (L / 2) tan(θ / 2) under
-                # it, whatever the surface's curvature round it (see OPEN_RIDGES).
+                # it, whatever the surface's curvature round it (see OPEN_RIDGES; a closed mesh's convex ones:
+                # CLOSED_RIDGES).
                 lever = np.minimum(0.5 * radius, narrow)
                 dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
                 ridge = lever * half_sine > dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
                 if OPEN_APEXES:
                     if angles is None:
                         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
-                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, dip)
+                    apex = _at_apexes(
+                        normals, heights, table, pair, angles, 0.5 * radius, dip * (CLOSED_APEX_DIP if outward else 1.0)
+                    )
                     ridge |= apex & (cos < _COS_TAPER_BEND)
+                if convex is not None:
+                    ridge &= convex
+                    rounded_only[pair] = ridge & ~bent & ~tight  # (a closed mesh's: the ridges alone)
                 tight |= ridge & ~bent
             bent |= tight
-            rounded_only[pair] = tight
+            if not outward:
+                rounded_only[pair] = tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
@@ -1270,7 +1287,7 @@ def collide_edges(
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
             supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
-        if OPEN_ROUNDED_BRAKE and not collider.mesh.outward:
+        if OPEN_ROUNDED_BRAKE and (not collider.mesh.outward or sharp.gentle.any()):
             gentle = sharp.gentle.take(s.take(hit))
             supported = gentle if supported is None else supported | gentle
             if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)

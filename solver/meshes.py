@@ -157,6 +157,36 @@ def box(cuts: int, size: float = 1.0, center=(0.0, 0.0, 0.0)):
     return vertices[first] + np.asarray(center, dtype=np.float64), faces
 
 
+def icosphere(subdivisions: int, radius: float = 1.0, centre=(0.0, 0.0, 0.0)):
+    """A closed icosphere of 20 · 4^subdivisions triangles wound outwards (5: Blender's 'Subdivisions 6'), the
+    icosahedron's edges halved `subdivisions` times onto the sphere. Returns (vertices, triangles)."""
+    t = (1.0 + 5**0.5) / 2.0
+    v = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t)]
+    v += [(0, -1, -t), (0, 1, -t), (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
+    vertices = [np.array(p, dtype=np.float64) / np.linalg.norm(p) for p in v]
+    tris = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2)]
+    tris += [(10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5)]
+    tris += [(2, 4, 11), (6, 2, 10), (8, 6, 7), (9, 8, 1)]
+    middle: dict[tuple[int, int], int] = {}  # edge -> its midpoint vertex (vertex ids stay unique across rounds)
+
+    def mid(i: int, j: int) -> int:
+        key = (min(i, j), max(i, j))
+        if key not in middle:
+            p = vertices[i] + vertices[j]
+            vertices.append(p / np.linalg.norm(p))
+            middle[key] = len(vertices) - 1
+        return middle[key]
+
+    for _ in range(subdivisions):
+        tris = [
+            new
+            for a, b, c in tris
+            for new in ((a, mid(a, b), mid(c, a)), (b, mid(b, c), mid(a, b)), (c, mid(c, a), mid(b, c)))
+            + ((mid(a, b), mid(b, c), mid(c, a)),)
+        ]
+    return np.array(vertices) * radius + np.asarray(centre), np.array(tris, dtype=np.int64)
+
+
 # A 1 × 0.7 × 0.04 m table top at 0.75 m on four 7 cm square legs: (centre, size) of each box.
 TABLE_BOXES = (((0.0, 0.0, 0.75), (1.0, 0.7, 0.04)),) + tuple(
     ((x, y, 0.365), (0.07, 0.07, 0.73)) for x in (-0.42, 0.42) for y in (-0.27, 0.27)
