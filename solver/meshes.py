@@ -161,7 +161,7 @@ def icosphere(subdivisions: int, radius: float = 1.0, centre=(0.0, 0.0, 0.0)):
     """A closed icosphere of 20 · 4^subdivisions triangles wound outwards (5: Blender's 'Subdivisions 6'), the
     icosahedron's edges halved `subdivisions` times onto the sphere. Returns (vertices, triangles)."""
     t = (1.0 + 5**0.5) / 2.0
-    v = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t)]
+    v: list[tuple[float, float, float]] = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t)]
     v += [(0, -1, -t), (0, 1, -t), (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
     vertices = [np.array(p, dtype=np.float64) / np.linalg.norm(p) for p in v]
     tris = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2)]
