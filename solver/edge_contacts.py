@@ -609,15 +609,10 @@ def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, d
     """Which edges `pair` (of `table`, two faces each) end at an open mesh's apex (see OPEN_APEXES): a vertex whose
     faces' normals turn from their mean (weighted by their corner angles) by more than a cloth edge across it, its
     ends `lever` (at most the faces' heights from the vertex) out and the gap off the faces, lets it dip (`dip`)."""
-    corners = table.ids
-    if table.place is not None:  # (a kept table's rows are in the order the triangles were given)
-        corners = np.empty_like(corners)
-        corners[table.place] = table.ids
+    corners = _corners_in_order(table)
     ids = corners.ravel()
-    weights = angles.ravel()
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
-    mean = np.stack([np.bincount(ids, weights=corner_normals[k] * weights, minlength=table.places) for k in range(3)])
-    mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
+    mean = _vertex_normals(normals, table, ids, angles)
     cos = dot(corner_normals, mean.take(ids, axis=1))
     order = np.argsort(ids, kind="stable")
     starts = np.flatnonzero(np.diff(ids.take(order), prepend=-1))
@@ -629,6 +624,26 @@ def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, d
     apex = reach * np.sqrt(np.maximum(1.0 - least * least, 0.0)) > dip * least
     t1, k1 = table.first_t.take(pair), table.first_k.take(pair)
     return apex.take(corners[t1, (k1 + 1) % 3]) | apex.take(corners[t1, (k1 + 2) % 3])
+
+
+def _corners_in_order(table: EdgeTable) -> np.ndarray:
+    """The table's place of each triangle corner (T, 3), in the order the triangles were given (a kept table's
+    rows are not)."""
+    if table.place is None:
+        return table.ids
+    corners = np.empty_like(table.ids)
+    corners[table.place] = table.ids
+    return corners
+
+
+def _vertex_normals(normals, table: EdgeTable, ids, angles) -> np.ndarray:
+    """Unit normals (3, places) at the table's places: the faces' normals (3, T) weighted by their corner angles
+    (T, 3), so a sliver adds little; ids: `_corners_in_order(table).ravel()`."""
+    weights = angles.ravel()
+    summed = np.stack(
+        [np.bincount(ids, weights=weights * np.repeat(normals[axis], 3), minlength=table.places) for axis in range(3)]
+    )
+    return summed / np.maximum(np.sqrt(dot(summed, summed)), _EPS)
 
 
 def _tapered(normals, table: EdgeTable, pair, angles) -> np.ndarray:
@@ -650,16 +665,9 @@ def _curvature_across(triangles, vertices, normals, table: EdgeTable, pair, angl
     angles, so a sliver adds little). Positive where it bends towards the normals' back (convex for outward
     normals). Exact on a sphere and round a regular polygon's corners whatever the triangles; the two faces'
     own turn over the narrower one's width read a still metaball's slivers as tight bends (ROUNDED_AROUND)."""
-    corners = table.ids
-    if table.place is not None:  # (a kept table's rows are in the order the triangles were given)
-        corners = np.empty_like(corners)
-        corners[table.place] = table.ids
+    corners = _corners_in_order(table)
     ids = corners.ravel()
-    weights = angles.ravel()
-    vertex_normals = np.stack(
-        [np.bincount(ids, weights=weights * np.repeat(normals[axis], 3), minlength=table.places) for axis in range(3)]
-    )
-    vertex_normals = vertex_normals / np.maximum(np.sqrt(dot(vertex_normals, vertex_normals)), _EPS)
+    vertex_normals = _vertex_normals(normals, table, ids, angles)
     places = np.zeros((3, table.places))
     places[:, ids] = vertices.take(triangles.ravel(), axis=0).T
     t1, k1 = table.first_t.take(pair), table.first_k.take(pair)
