@@ -9,7 +9,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import pin_group
+from . import pin_group, runs
 from .scene_reading import read_shape, topology_of
 
 # Messages for bad input, shared by every operator.
@@ -72,6 +72,59 @@ def geometry_modifiers_note(obj) -> str | None:
         f"{', '.join(names)} apply after the cloth, to its simulated shape. To simulate their result "
         "instead, apply them first (Object ▸ Apply) and press Make Cloth again."
     )
+
+
+# Modifiers that round the simulated cloth between its vertices (Catmull-Clark sinks inward where it bends).
+SMOOTHING_MODIFIERS = {"SUBSURF": ("levels", "render_levels"), "MULTIRES": ("levels", "render_levels")}
+# The Thickness suggested under them, in cloth edges: a 10² and a 16² cloth (15.6 / 9.3 cm edges) draped on a
+# table and a ball with a Subdivision (2 levels) after the cloth sank 5-21 mm into them at 5 mm, 0-10 mm at a
+# tenth of an edge, 0 at a fifth (Blender's Cloth, 15 mm away by default: 0; docs/design.md, round 17 probe20).
+SMOOTHING_THICKNESS = 0.2
+
+
+def smoothing_modifiers_note(obj) -> str | None:
+    """What to tell the user when a Subdivision Surface or Multiresolution on the cloth rounds its simulated shape
+    into colliders because its Thickness is under SMOOTHING_THICKNESS edges, or None."""
+    found = [
+        m.name
+        for m in obj.modifiers
+        if m.type in SMOOTHING_MODIFIERS
+        and (
+            (m.show_viewport and getattr(m, SMOOTHING_MODIFIERS[m.type][0], 0) > 0)
+            or (m.show_render and getattr(m, SMOOTHING_MODIFIERS[m.type][1], 0) > 0)
+        )
+    ]
+    if not found:
+        return None
+    edge = _mean_edge(obj)
+    suggested = math.ceil(1000.0 * SMOOTHING_THICKNESS * edge) / 1000.0
+    thickness = float(obj.verlet_cloth.thickness)
+    if suggested <= thickness + 1e-6:
+        return None
+    names = ", ".join(f"'{name}'" for name in found)
+    return (
+        f"{names} rounds the simulated cloth between its vertices, so its surface can sink into colliders where "
+        f"the cloth bends over them, past the cloth's Thickness ({1000 * thickness:.0f} mm): raise Thickness to "
+        f"about a fifth of an edge ({1000 * suggested:.0f} mm here, in Settings), or simulate a finer mesh."
+    )
+
+
+def _mean_edge(obj) -> float:
+    """The cloth's mean rest edge length (m, in the world): its live run's, or measured on the mesh."""
+    run = runs.cached(obj)
+    if run is not None and run.mean_edge > 0.0:
+        return float(run.mean_edge)
+    mesh = obj.data
+    if not len(mesh.edges):
+        return 0.0
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    ends = np.empty(len(mesh.edges) * 2, dtype=np.int32)
+    mesh.edges.foreach_get("vertices", ends)
+    matrix = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
+    co3 = co.reshape(-1, 3).astype(np.float64)
+    delta = (co3[ends[0::2]] - co3[ends[1::2]]) @ matrix.T
+    return float(np.sqrt((delta * delta).sum(axis=1)).mean())
 
 
 # Blender's own simulations of a mesh: after the cloth in the stack, they simulate its result again.
@@ -226,7 +279,12 @@ def collider_render_note(obj) -> str | None:
 
 def cloth_notes(obj) -> list[str]:
     """Warnings about a cloth's set-up that Make Cloth reports and the panel shows."""
-    notes = (simulation_modifiers_note(obj), parent_deform_note(obj), carrying_modifiers_note(obj))
+    notes = (
+        simulation_modifiers_note(obj),
+        parent_deform_note(obj),
+        carrying_modifiers_note(obj),
+        smoothing_modifiers_note(obj),
+    )
     return [note for note in notes if note]
 
 
