@@ -110,21 +110,40 @@ def smoothing_modifiers_note(obj) -> str | None:
 
 
 def _mean_edge(obj) -> float:
-    """The cloth's mean rest edge length (m, in the world): its live run's, or measured on the mesh."""
+    """The cloth's mean rest edge length (m, in the world): its live run's, or measured on the mesh (at most
+    _EDGES_MEASURED edges, evenly spread) and kept until the mesh or its object's transform changes: the panel asks
+    at every redraw, and a 448² mesh's 401k edges took 77 ms."""
     run = runs.cached(obj)
     if run is not None and run.mean_edge > 0.0:
         return float(run.mean_edge)
     mesh = obj.data
-    if not len(mesh.edges):
+    count = len(mesh.edges)
+    if not count:
         return 0.0
+    corners = (mesh.vertices[0].co, mesh.vertices[-1].co)  # (a cheap sign of an edit that keeps the counts)
+    key = (mesh.as_pointer(), len(mesh.vertices), count, *map(tuple, corners), *map(tuple, obj.matrix_world))
+    if _measured.get("key") != key:
+        _measured.update(key=key, edge=_measure_edges(obj, count))
+    return _measured["edge"]
+
+
+_measured: dict = {}  # the last cloth measured by _mean_edge: its key and mean edge
+
+
+def _measure_edges(obj, count: int) -> float:
+    mesh = obj.data
     co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
     mesh.vertices.foreach_get("co", co)
-    ends = np.empty(len(mesh.edges) * 2, dtype=np.int32)
+    ends = np.empty(count * 2, dtype=np.int32)
     mesh.edges.foreach_get("vertices", ends)
+    ends = ends.reshape(-1, 2)[:: max(1, count // _EDGES_MEASURED)]
+    points = co.reshape(-1, 3)
     matrix = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
-    co3 = co.reshape(-1, 3).astype(np.float64)
-    delta = (co3[ends[0::2]] - co3[ends[1::2]]) @ matrix.T
+    delta = (points[ends[:, 0]] - points[ends[:, 1]]).astype(np.float64) @ matrix.T
     return float(np.sqrt((delta * delta).sum(axis=1)).mean())
+
+
+_EDGES_MEASURED = 4096
 
 
 # Blender's own simulations of a mesh: after the cloth in the stack, they simulate its result again.
