@@ -19,7 +19,7 @@ the most cloth edges passing through a collider triangle at a checked frame (`ma
 `--every` frames), and the cloth's mean height at the end (on the table top ≈ 0.6-0.7 m, slid off < 0.3 m).
 
     .venv/bin/python bench/blender_collider_compare.py [--n N] [--frames 48] [--rounds 2] [--dx 0.05]
-        [--scenes table,bevel,box,ico80,ico320,uv8x6,dome]
+        [--scenes table,bevel,box,ico80,ico320,uv8x6,dome] [--mesh quad|triangulated|irregular|fan|holed]
 """
 
 from __future__ import annotations
@@ -103,7 +103,13 @@ def _shape(name: str, vertices: np.ndarray, triangles: np.ndarray) -> bpy.types.
     return obj
 
 
-def build(kind: str, n: int | None, frames: int, dx: float):
+def _cloth(mesh: str, n: int, size: float, height: float) -> bpy.types.Object:
+    if mesh == "quad":
+        return scenes.grid_mesh("Cloth", n, size=size, height=height)
+    return scenes.kind_mesh("Cloth", mesh, n, size=size, height=height)
+
+
+def build(kind: str, n: int | None, frames: int, dx: float, mesh: str = "quad"):
     """A fresh scene: (cloth, collider, floor)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
@@ -112,7 +118,7 @@ def build(kind: str, n: int | None, frames: int, dx: float):
     if kind in SHAPES:
         collider = _shape(kind, *SHAPES[kind]())
         resolution, size, height, offset = CLOTHS[kind]
-        cloth = scenes.grid_mesh("Cloth", n or resolution, size=size, height=height)
+        cloth = _cloth(mesh, n or resolution, size, height)
         cloth.location = (*offset, 0.0)
         floor = scenes.floor()
         bpy.context.view_layer.update()
@@ -128,7 +134,7 @@ def build(kind: str, n: int | None, frames: int, dx: float):
             bevel = collider.modifiers.new("Bevel", "BEVEL")
             bevel.width, bevel.segments = 0.01, 1
         height = 0.95
-    cloth = scenes.grid_mesh("Cloth", n or 48, size=1.6, height=height)
+    cloth = _cloth(mesh, n or 48, 1.6, height)
     cloth.location = (-dx, -dx / 2, 0.0)
     floor = scenes.floor()
     bpy.context.view_layer.update()
@@ -166,10 +172,10 @@ def _crossing(points: np.ndarray, edges: np.ndarray, tree) -> int:
     return count
 
 
-def run(who: str, kind: str, n: int | None, frames: int, dx: float, every: int) -> dict:
+def run(who: str, kind: str, n: int | None, frames: int, dx: float, every: int, mesh: str = "quad") -> dict:
     from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - after bpy
 
-    cloth, collider, floor = build(kind, n, frames, dx)
+    cloth, collider, floor = build(kind, n, frames, dx, mesh)
     scene = bpy.context.scene
     if who == "ours":
         collider.verlet_cloth_collider.kind = "MESH"
@@ -223,6 +229,7 @@ def main() -> None:
     parser.add_argument("--dx", type=float, default=0.05)
     parser.add_argument("--every", type=int, default=4)
     parser.add_argument("--scenes", default="table,bevel,box,ico80,ico320,uv8x6,dome")
+    parser.add_argument("--mesh", default="quad", help="the cloth: quad, or a kind of bench/scenes.kind_mesh")
     args = parser.parse_args()
     scenes.enable_checkout("vc_collider_compare")
     print(
@@ -239,7 +246,7 @@ def main() -> None:
         best: dict[str, dict] = {}
         for _ in range(args.rounds):
             for who in ("ours", "blender"):
-                result = run(who, kind, args.n, args.frames, args.dx, args.every)
+                result = run(who, kind, args.n, args.frames, args.dx, args.every, args.mesh)
                 if who not in best or result["ms"] < best[who]["ms"]:
                     best[who] = result
         for who, r in best.items():
