@@ -80,32 +80,47 @@ SMOOTHING_MODIFIERS = {"SUBSURF": ("levels", "render_levels"), "MULTIRES": ("lev
 # table and a ball with a Subdivision (2 levels) after the cloth sank 5-21 mm into them at 5 mm, 0-10 mm at a
 # tenth of an edge, 0 at a fifth (Blender's Cloth, 15 mm away by default: 0; docs/design.md, round 17 probe20).
 SMOOTHING_THICKNESS = 0.2
+# A Solidify's shell reaches thickness × (1 ∓ offset) / 2 to either side; the Thickness suggested is that reach
+# and SHELL_EDGES edges (its edges dip between their ends as the cloth's do): a 16² cloth with the default 1 cm
+# Solidify (offset -1) on a table and balls kept 38-97 vertices inside at 5-10 mm, 3-8 edges through at 15, 0 and
+# 0 at 19.3 (Blender's Cloth: 0).
+SHELL_EDGES = 0.1
 
 
-def smoothing_modifiers_note(obj) -> str | None:
-    """What to tell the user when a Subdivision Surface or Multiresolution on the cloth rounds its simulated shape
-    into colliders because its Thickness is under SMOOTHING_THICKNESS edges, or None."""
-    found = [
-        m.name
-        for m in obj.modifiers
-        if m.type in SMOOTHING_MODIFIERS
-        and (
-            (m.show_viewport and getattr(m, SMOOTHING_MODIFIERS[m.type][0], 0) > 0)
-            or (m.show_render and getattr(m, SMOOTHING_MODIFIERS[m.type][1], 0) > 0)
-        )
-    ]
-    if not found:
+def surface_modifiers_note(obj) -> str | None:
+    """What to tell the user when a Subdivision Surface or Multiresolution (rounding the simulated shape) or a
+    Solidify (thickening it) on the cloth takes its surface into colliders because its Thickness is under the one
+    suggested (SMOOTHING_THICKNESS, SHELL_EDGES), or None."""
+    smoothing, shells, reach = [], [], 0.0
+    for m in obj.modifiers:
+        if m.type in SMOOTHING_MODIFIERS:
+            viewport, render = SMOOTHING_MODIFIERS[m.type]
+            if (m.show_viewport and getattr(m, viewport) > 0) or (m.show_render and getattr(m, render) > 0):
+                smoothing.append(m.name)
+        elif m.type == "SOLIDIFY" and (m.show_viewport or m.show_render) and m.thickness != 0.0:
+            shells.append(m.name)
+            offset = min(max(float(m.offset), -1.0), 1.0)
+            reach += abs(float(m.thickness)) * (1.0 + abs(offset)) / 2.0
+    if not smoothing and not shells:
         return None
-    edge = _mean_edge(obj)
-    suggested = math.ceil(1000.0 * SMOOTHING_THICKNESS * edge) / 1000.0
     thickness = float(obj.verlet_cloth.thickness)
+    suggested = reach + (SMOOTHING_THICKNESS if smoothing else SHELL_EDGES) * _mean_edge(obj)
+    suggested = math.ceil(1000.0 * suggested) / 1000.0
     if suggested <= thickness + 1e-6:
         return None
-    names = ", ".join(f"'{name}'" for name in found)
+    said = []
+    for found, does in ((smoothing, "round"), (shells, "thicken")):
+        if found:
+            said.append(f"{', '.join(repr(name) for name in found)} {does}{'s' if len(found) == 1 else ''}")
+    rule = " and ".join(
+        ([f"a fifth of an edge for {'them' if len(smoothing) > 1 else 'it'}"] if smoothing else [])
+        + (["the shell's depth"] if shells else [])
+        + (["a tenth of an edge"] if shells and not smoothing else [])
+    )
     return (
-        f"{names} rounds the simulated cloth between its vertices, so its surface can sink into colliders where "
-        f"the cloth bends over them, past the cloth's Thickness ({1000 * thickness:.0f} mm): raise Thickness to "
-        f"about a fifth of an edge ({1000 * suggested:.0f} mm here, in Settings), or simulate a finer mesh."
+        f"{' and '.join(said)} the simulated cloth, so its surface can sink into colliders where it lies on them, "
+        f"past the cloth's Thickness ({1000 * thickness:.0f} mm): raise Thickness to about {1000 * suggested:.0f} mm "
+        f"(in Settings; {rule}), or simulate a finer mesh."
     )
 
 
@@ -302,7 +317,7 @@ def cloth_notes(obj) -> list[str]:
         simulation_modifiers_note(obj),
         parent_deform_note(obj),
         carrying_modifiers_note(obj),
-        smoothing_modifiers_note(obj),
+        surface_modifiers_note(obj),
     )
     return [note for note in notes if note]
 

@@ -292,14 +292,15 @@ def _inside_convex(points: np.ndarray, vertices: np.ndarray, triangles: np.ndarr
     return (np.einsum("pk,tk->pt", points, normals) - np.einsum("tk,tk->t", a, normals) < 0.0).all(axis=1)
 
 
-def test_a_subdivision_after_the_cloth_that_would_sink_it_into_a_collider_is_said_with_the_thickness_to_set(
+def test_a_subdivision_or_solidify_on_the_cloth_that_would_sink_it_into_a_collider_is_said_with_the_thickness_to_set(
     blender,
 ):
     """The usual set-up: a coarse cloth with a Subdivision Surface added after Make Cloth. Catmull-Clark rounds the
     cloth inward where it bends, so a 16² 1.4 m cloth (9.3 cm edges) on a 0.4 m ball, 5 mm off it, showed hundreds
     of vertices inside the ball (Blender's Cloth, 15 mm away: none), and nothing said so: the Make Cloth note on
     geometry modifiers appears only for those already there. The panel now says to raise Thickness to a fifth of
-    an edge (checks.smoothing_modifiers_note), and at that the drape keeps its subdivided surface outside."""
+    an edge (checks.surface_modifiers_note), and at that the drape keeps its subdivided surface outside. A Solidify
+    (1 cm, offset -1, its defaults) reaches 1 cm behind the cloth: its depth and a tenth of an edge."""
     checks = sys.modules[ADDON_MODULE + ".services.checks"]
     scene = setup_scene(blender, 25)
     blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0.0, 0.0, 0.4), segments=32, ring_count=16)
@@ -313,7 +314,7 @@ def test_a_subdivision_after_the_cloth_that_would_sink_it_into_a_collider_is_sai
     subdivision.levels = 2
     notes = checks.cloth_notes(cloth)
     assert len(notes) == 1 and "'Subdivision' rounds the simulated cloth" in notes[0], notes
-    assert "raise Thickness to about a fifth of an edge (19 mm here" in notes[0]
+    assert "raise Thickness to about 19 mm (in Settings; a fifth of an edge for it)" in notes[0]
 
     def worst_inside() -> int:
         scene.frame_set(1)
@@ -332,6 +333,12 @@ def test_a_subdivision_after_the_cloth_that_would_sink_it_into_a_collider_is_sai
     assert worst_inside() == 0
     subdivision.show_viewport = subdivision.show_render = False  # turned off in the stack: nothing to say
     cloth.verlet_cloth.thickness = 0.005
+    assert checks.cloth_notes(cloth) == []
+    cloth.modifiers.new("Solidify", "SOLIDIFY")  # 1 cm, offset -1: the shell 1 cm behind the cloth
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Solidify' thickens the simulated cloth" in notes[0], notes
+    assert "about 20 mm (in Settings; the shell's depth and a tenth of an edge)" in notes[0]
+    cloth.verlet_cloth.thickness = 0.02
     assert checks.cloth_notes(cloth) == []
 
 
