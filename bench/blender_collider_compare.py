@@ -1,19 +1,25 @@
-"""Mesh colliders beside Blender's own Cloth + Collision: a table, a bevelled table, a box (issue 11, round 15).
+"""Mesh colliders beside Blender's own Cloth + Collision: tables, a box, low-poly balls, an open dome (issue 11).
 
 The same scene, in the same process, for each solver: an N² quad cloth (1.6 m) dropped onto
 - `table`: a 1.2 × 0.8 × 0.05 m top at 0.75 m on four 5 cm legs (one mesh object of five closed boxes),
 - `bevel`: the same table with a Bevel modifier (1 cm, 1 segment: every rim split into two 45° bends),
 - `box`: a 1 m cube standing on the floor,
-with a Plane floor. This add-on runs its live preview (Mesh collider on the table / box, Plane kind on the floor);
-Blender's Cloth runs at its defaults with a Collision modifier (defaults) on the table / box and on the floor.
-Both land the cloth `--dx` off centre. Printed per solver: CPU ms per frame (`time.process_time` around
-`frame_set`, median over the frames, best of `--rounds` interleaved runs), mean and max positive edge stretch at
-the last frame, the most cloth vertices inside the collider at any checked frame and the deepest, the most cloth
-edges passing through a collider triangle at a checked frame (`mathutils.bvhtree`, every `--every` frames), and
-the cloth's mean height at the end (on the table top ≈ 0.6-0.7 m, slid off < 0.3 m).
+with a Plane floor (round 15); and (round 17) a 20² 1.4 m cloth dropped from 0.9 m, (1.3, 2.1) cm off centre,
+onto a 0.4 m ball on the floor (`bench/lowpoly_spheres.py`'s), the ball
+- `ico80` / `ico320`: an icosphere of 1 / 2 subdivisions, `uv8x6`: a UV sphere of 8 segments × 6 rings,
+- `dome`: a 2 m 24² cloth dropped centred from 0.55 m onto an open 12 × 4 dome of r 0.5 (the upper half of a UV
+  sphere, open at its equator on the floor: tests/test_mesh_collider_rounded.py's).
+`--n` overrides each scene's cloth resolution (48 on the tables and the box, 20 on the balls, 24 on the dome).
+This add-on runs its live preview (Mesh collider on the shape, Plane kind on the floor); Blender's Cloth runs at
+its defaults with a Collision modifier (defaults) on the shape and on the floor. The tables and the box land the
+cloth `--dx` off centre. Printed per solver: CPU ms per frame (`time.process_time` around `frame_set`, median
+over the frames, best of `--rounds` interleaved runs), mean, worst 1 % (99th percentile) and max positive edge
+stretch at the last frame, the most cloth vertices inside the collider at any checked frame and the deepest,
+the most cloth edges passing through a collider triangle at a checked frame (`mathutils.bvhtree`, every
+`--every` frames), and the cloth's mean height at the end (on the table top ≈ 0.6-0.7 m, slid off < 0.3 m).
 
-    .venv/bin/python bench/blender_collider_compare.py [--n 48] [--frames 48] [--rounds 2] [--dx 0.05]
-        [--scenes table,bevel,box]
+    .venv/bin/python bench/blender_collider_compare.py [--n N] [--frames 48] [--rounds 2] [--dx 0.05]
+        [--scenes table,bevel,box,ico80,ico320,uv8x6,dome] [--mesh quad|triangulated|irregular|fan|holed]
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ import bpy
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lowpoly_spheres  # noqa: E402 - next to this script
 import scenes  # noqa: E402 - next to this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from vc_helpers import evaluated_mesh  # noqa: E402 - the tests' reader of evaluated meshes
+
+from solver import meshes  # noqa: E402 - lowpoly_spheres put the checkout on the path
 
 FPS = 24
 
@@ -58,12 +67,62 @@ def _boxes(name: str, boxes) -> bpy.types.Object:
     return obj
 
 
-def build(kind: str, n: int, frames: int, dx: float):
+def _open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
+    """The upper half of a UV sphere (segments x rings), open at its equator on the floor."""
+    theta = np.arange(1, rings + 1) * (0.5 * np.pi / rings)
+    phi = np.arange(segments) * (2 * np.pi / segments)
+    t, p = np.meshgrid(theta, phi, indexing="ij")
+    ring = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3)
+    vertices = radius * np.concatenate([[(0.0, 0.0, 1.0)], ring])
+    j = np.arange(segments)
+    cap = np.stack([np.zeros(segments, dtype=np.int64), 1 + j, 1 + (j + 1) % segments], -1)
+    bands = []
+    for i in range(rings - 1):
+        a, b = 1 + i * segments + j, 1 + i * segments + (j + 1) % segments
+        bands += [np.stack([a, a + segments, b + segments], -1), np.stack([a, b + segments, b], -1)]
+    return vertices, np.concatenate([cap, *bands])
+
+
+SHAPES = {
+    "ico80": lambda: meshes.icosphere(1, lowpoly_spheres.RADIUS, lowpoly_spheres.CENTRE),
+    "ico320": lambda: meshes.icosphere(2, lowpoly_spheres.RADIUS, lowpoly_spheres.CENTRE),
+    "uv8x6": lambda: lowpoly_spheres.uv_sphere(8, 6),
+    "dome": _open_dome,
+}
+# cloth resolution, size (m), height (m), offset from the centre (m) per scene; the tables and the box: `--dx`
+CLOTHS = {"ico80": (20, 1.4, 0.9, (0.013, 0.021)), "dome": (24, 2.0, 0.55, (0.0, 0.0))}
+CLOTHS["ico320"] = CLOTHS["uv8x6"] = CLOTHS["ico80"]
+
+
+def _shape(name: str, vertices: np.ndarray, triangles: np.ndarray) -> bpy.types.Object:
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(vertices.tolist(), [], triangles.tolist())
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def _cloth(mesh: str, n: int, size: float, height: float) -> bpy.types.Object:
+    if mesh == "quad":
+        return scenes.grid_mesh("Cloth", n, size=size, height=height)
+    return scenes.kind_mesh("Cloth", mesh, n, size=size, height=height)
+
+
+def build(kind: str, n: int | None, frames: int, dx: float, mesh: str = "quad"):
     """A fresh scene: (cloth, collider, floor)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, frames + 1
     scene.render.fps, scene.render.fps_base = FPS, 1.0
+    if kind in SHAPES:
+        collider = _shape(kind, *SHAPES[kind]())
+        resolution, size, height, offset = CLOTHS[kind]
+        cloth = _cloth(mesh, n or resolution, size, height)
+        cloth.location = (*offset, 0.0)
+        floor = scenes.floor()
+        bpy.context.view_layer.update()
+        return cloth, collider, floor
     if kind == "box":
         collider = _boxes("Box", [((0.0, 0.0, 0.5), (1.0, 1.0, 1.0))])
         height = 1.2
@@ -75,7 +134,7 @@ def build(kind: str, n: int, frames: int, dx: float):
             bevel = collider.modifiers.new("Bevel", "BEVEL")
             bevel.width, bevel.segments = 0.01, 1
         height = 0.95
-    cloth = scenes.grid_mesh("Cloth", n, size=1.6, height=height)
+    cloth = _cloth(mesh, n or 48, 1.6, height)
     cloth.location = (-dx, -dx / 2, 0.0)
     floor = scenes.floor()
     bpy.context.view_layer.update()
@@ -113,10 +172,10 @@ def _crossing(points: np.ndarray, edges: np.ndarray, tree) -> int:
     return count
 
 
-def run(who: str, kind: str, n: int, frames: int, dx: float, every: int) -> dict:
+def run(who: str, kind: str, n: int | None, frames: int, dx: float, every: int, mesh: str = "quad") -> dict:
     from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - after bpy
 
-    cloth, collider, floor = build(kind, n, frames, dx)
+    cloth, collider, floor = build(kind, n, frames, dx, mesh)
     scene = bpy.context.scene
     if who == "ours":
         collider.verlet_cloth_collider.kind = "MESH"
@@ -152,6 +211,7 @@ def run(who: str, kind: str, n: int, frames: int, dx: float, every: int) -> dict
     return {
         "ms": 1000 * statistics.median(samples),
         "stretch": 100 * float(strain.mean()),
+        "p99": 100 * float(np.percentile(strain, 99)),
         "max": 100 * float(strain.max()),
         "inside": inside,
         "deepest": 1000 * deepest,
@@ -163,31 +223,37 @@ def run(who: str, kind: str, n: int, frames: int, dx: float, every: int) -> dict
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=48)
+    parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--frames", type=int, default=48)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--dx", type=float, default=0.05)
     parser.add_argument("--every", type=int, default=4)
-    parser.add_argument("--scenes", default="table,bevel,box")
+    parser.add_argument("--scenes", default="table,bevel,box,ico80,ico320,uv8x6,dome")
+    parser.add_argument("--mesh", default="quad", help="the cloth: quad, or a kind of bench/scenes.kind_mesh")
     args = parser.parse_args()
     scenes.enable_checkout("vc_collider_compare")
     print(
-        f"{args.n}² cloth, {args.frames} frames at {FPS} fps, dropped {args.dx} m off centre; CPU ms/frame best of "
-        f"{args.rounds} (median over frames); stretch at the end; inside / crossing: the most at a checked frame"
+        f"{args.n or 'per-scene'}² cloth, {args.frames} frames at {FPS} fps, tables and box dropped {args.dx} m off "
+        f"centre; CPU ms/frame best of {args.rounds} (median over frames); stretch at the end; inside / crossing: "
+        "the most at a checked frame"
     )
-    print("| scene | solver | ms/frame | mean stretch % | max stretch % | inside (deepest mm) | crossing edges | z m |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| scene | solver | ms/frame | mean stretch % | worst 1 % stretch % | max stretch % | inside (deepest mm) "
+        "| crossing edges | z m |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for kind in args.scenes.split(","):
         best: dict[str, dict] = {}
         for _ in range(args.rounds):
             for who in ("ours", "blender"):
-                result = run(who, kind, args.n, args.frames, args.dx, args.every)
+                result = run(who, kind, args.n, args.frames, args.dx, args.every, args.mesh)
                 if who not in best or result["ms"] < best[who]["ms"]:
                     best[who] = result
         for who, r in best.items():
             name = "this add-on" if who == "ours" else "Blender's Cloth"
             print(
-                f"| {kind} ({r['triangles']} tris) | {name} | {r['ms']:.1f} | {r['stretch']:.2f} | {r['max']:.1f} | "
+                f"| {kind} ({r['triangles']} tris) | {name} | {r['ms']:.1f} | {r['stretch']:.2f} | {r['p99']:.2f} | "
+                f"{r['max']:.1f} | "
                 f"{r['inside']} ({r['deepest']:.1f}) | {r['crossing']} | {r['z']:.3f} |",
                 flush=True,
             )

@@ -238,7 +238,8 @@ class Baker:
             obj = self.obj
             settings = obj.verlet_cloth
             active = _active_key(obj)
-            if settings.baked:
+            had_bake = bool(settings.baked)
+            if had_bake:
                 free_bake(obj)
             display.remove(obj)  # the keys show the bake; the live preview's data goes
             created_basis = obj.data.shape_keys is None or not len(obj.data.shape_keys.key_blocks)
@@ -258,9 +259,11 @@ class Baker:
                 tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
                 tears.write(obj, runs.torn_frames(self.run))
                 tears.sync_modifier(obj)
-            except BaseException:
+            except BaseException as error:
                 free_bake(obj)
                 _restore_active_key(obj, active)
+                if had_bake and isinstance(error, Exception):  # (not "the object is as it was": its bake went)
+                    raise BakeError(rebake_failed(error)) from error
                 raise
             runs.forget(obj)
             _restore_active_key(obj, active)
@@ -272,6 +275,14 @@ class Baker:
                 self.abort()
             else:
                 self._suspend.__exit__(None, None, None)
+
+
+def rebake_failed(error: Exception) -> str:
+    """The report for an error while a bake replacing an earlier one wrote its keys (the earlier one is freed)."""
+    return (
+        f"Bake failed while writing its shape keys ({type(error).__name__}: {error}); the previous bake was freed, "
+        "so the cloth shows its live preview again: bake again. Please report this."
+    )
 
 
 def _active_key(obj) -> tuple[str, int]:

@@ -9,7 +9,7 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import pin_group
+from . import pin_group, runs
 from .scene_reading import read_shape, topology_of
 
 # Messages for bad input, shared by every operator.
@@ -72,6 +72,93 @@ def geometry_modifiers_note(obj) -> str | None:
         f"{', '.join(names)} apply after the cloth, to its simulated shape. To simulate their result "
         "instead, apply them first (Object ▸ Apply) and press Make Cloth again."
     )
+
+
+# Modifiers that round the simulated cloth between its vertices (Catmull-Clark sinks inward where it bends).
+SMOOTHING_MODIFIERS = {"SUBSURF": ("levels", "render_levels"), "MULTIRES": ("levels", "render_levels")}
+# The Thickness suggested under them, in cloth edges: a 10² and a 16² cloth (15.6 / 9.3 cm edges) draped on a
+# table and a ball with a Subdivision (2 levels) after the cloth sank 5-21 mm into them at 5 mm, 0-10 mm at a
+# tenth of an edge, 0 at a fifth (Blender's Cloth, 15 mm away by default: 0; docs/design.md, round 17 probe20).
+SMOOTHING_THICKNESS = 0.2
+# A Solidify's shell reaches thickness × (1 ∓ offset) / 2 to either side; the Thickness suggested is that reach
+# and SHELL_EDGES edges (its edges dip between their ends as the cloth's do): a 16² cloth with the default 1 cm
+# Solidify (offset -1) on a table and balls kept 38-97 vertices inside at 5-10 mm, 3-8 edges through at 15, 0 and
+# 0 at 19.3 (Blender's Cloth: 0).
+SHELL_EDGES = 0.1
+
+
+def surface_modifiers_note(obj) -> str | None:
+    """What to tell the user when a Subdivision Surface or Multiresolution (rounding the simulated shape) or a
+    Solidify (thickening it) on the cloth takes its surface into colliders because its Thickness is under the one
+    suggested (SMOOTHING_THICKNESS, SHELL_EDGES), or None."""
+    smoothing, shells, reach = [], [], 0.0
+    for m in obj.modifiers:
+        if m.type in SMOOTHING_MODIFIERS:
+            viewport, render = SMOOTHING_MODIFIERS[m.type]
+            if (m.show_viewport and getattr(m, viewport) > 0) or (m.show_render and getattr(m, render) > 0):
+                smoothing.append(m.name)
+        elif m.type == "SOLIDIFY" and (m.show_viewport or m.show_render) and m.thickness != 0.0:
+            shells.append(m.name)
+            offset = min(max(float(m.offset), -1.0), 1.0)
+            reach += abs(float(m.thickness)) * (1.0 + abs(offset)) / 2.0
+    if not smoothing and not shells:
+        return None
+    thickness = float(obj.verlet_cloth.thickness)
+    suggested = reach + (SMOOTHING_THICKNESS if smoothing else SHELL_EDGES) * _mean_edge(obj)
+    suggested = math.ceil(1000.0 * suggested) / 1000.0
+    if suggested <= thickness + 1e-6:
+        return None
+    said = []
+    for found, does in ((smoothing, "round"), (shells, "thicken")):
+        if found:
+            said.append(f"{', '.join(repr(name) for name in found)} {does}{'s' if len(found) == 1 else ''}")
+    rule = " and ".join(
+        ([f"a fifth of an edge for {'them' if len(smoothing) > 1 else 'it'}"] if smoothing else [])
+        + (["the shell's depth"] if shells else [])
+        + (["a tenth of an edge"] if shells and not smoothing else [])
+    )
+    return (
+        f"{' and '.join(said)} the simulated cloth, so its surface can sink into colliders where it lies on them, "
+        f"past the cloth's Thickness ({1000 * thickness:.0f} mm): raise Thickness to about {1000 * suggested:.0f} mm "
+        f"(in Settings; {rule}), or simulate a finer mesh."
+    )
+
+
+def _mean_edge(obj) -> float:
+    """The cloth's mean rest edge length (m, in the world): its live run's, or measured on the mesh (at most
+    _EDGES_MEASURED edges, evenly spread) and kept until the mesh or its object's transform changes: the panel asks
+    at every redraw, and a 448² mesh's 401k edges took 77 ms."""
+    run = runs.cached(obj)
+    if run is not None and run.mean_edge > 0.0:
+        return float(run.mean_edge)
+    mesh = obj.data
+    count = len(mesh.edges)
+    if not count:
+        return 0.0
+    corners = (mesh.vertices[0].co, mesh.vertices[-1].co)  # (a cheap sign of an edit that keeps the counts)
+    key = (mesh.as_pointer(), len(mesh.vertices), count, *map(tuple, corners), *map(tuple, obj.matrix_world))
+    if _measured.get("key") != key:
+        _measured.update(key=key, edge=_measure_edges(obj, count))
+    return _measured["edge"]
+
+
+_measured: dict = {}  # the last cloth measured by _mean_edge: its key and mean edge
+
+
+def _measure_edges(obj, count: int) -> float:
+    mesh = obj.data
+    co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.vertices.foreach_get("co", co)
+    ends = np.empty(count * 2, dtype=np.int32)
+    mesh.edges.foreach_get("vertices", ends)
+    ends = ends.reshape(-1, 2)[:: max(1, count // _EDGES_MEASURED)]
+    points = co.reshape(-1, 3)
+    matrix = np.array(obj.matrix_world, dtype=np.float64)[:3, :3]
+    delta = (points[ends[:, 0]] - points[ends[:, 1]]).astype(np.float64) @ matrix.T
+    return float(np.sqrt((delta * delta).sum(axis=1)).mean())
+
+
+_EDGES_MEASURED = 4096
 
 
 # Blender's own simulations of a mesh: after the cloth in the stack, they simulate its result again.
@@ -226,7 +313,12 @@ def collider_render_note(obj) -> str | None:
 
 def cloth_notes(obj) -> list[str]:
     """Warnings about a cloth's set-up that Make Cloth reports and the panel shows."""
-    notes = (simulation_modifiers_note(obj), parent_deform_note(obj), carrying_modifiers_note(obj))
+    notes = (
+        simulation_modifiers_note(obj),
+        parent_deform_note(obj),
+        carrying_modifiers_note(obj),
+        surface_modifiers_note(obj),
+    )
     return [note for note in notes if note]
 
 

@@ -272,6 +272,34 @@ def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monke
     assert not [a for a in blender.data.actions if a.users == 0]
 
 
+def test_a_rebake_failing_while_writing_keys_says_that_the_previous_bake_was_freed(blender, monkeypatch):
+    """Baking again frees the earlier bake before writing the new keys; when writing fails, what the new bake added
+    goes, and so has the earlier bake. The report said "the object is as it was": it was not."""
+    scene = setup_scene(blender, 5)
+    obj = _cloth(blender)
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert obj.verlet_cloth.baked and len(obj.verlet_cloth.bake_keys) == 5
+    geometry = _module("services.geometry")
+    frames = geometry.bake_key_frames
+
+    def failing(frame, start, end):
+        if frame == 3:
+            raise OSError("out of memory, say")
+        return frames(frame, start, end)
+
+    monkeypatch.setattr(geometry, "bake_key_frames", failing)
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "OSError" in error
+    assert "the previous bake was freed" in error and "as it was" not in error
+    assert not obj.verlet_cloth.baked and not len(obj.verlet_cloth.bake_keys)
+    assert obj.data.shape_keys is None  # the first bake made the Basis: gone with it
+    scene.frame_set(1)
+    rest = evaluated_positions(blender, obj)
+    for frame in (2, 3):  # the live preview again, as said
+        scene.frame_set(frame)
+    assert np.abs(evaluated_positions(blender, obj) - rest).max() > 1e-3
+
+
 # ---------------------------------------------------------------- linked from a library
 
 

@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import ADDON_MODULE
-from vc_helpers import activate, grid_vertices, mesh_object, setup_scene
+from vc_helpers import activate, evaluated_mesh, grid_vertices, mesh_object, setup_scene
 
 N = 7  # grid vertices per side: small keeps the suite fast
 FRAMES = 16
@@ -283,6 +283,63 @@ def test_make_cloth_says_when_a_modifier_carries_the_simulated_cloth_in_a_way_it
     cloth.modifiers.new("Cage it", "LATTICE").object = lattice
     notes = checks.cloth_notes(cloth)
     assert len(notes) == 1 and "'Cage it' moves" in notes[0]
+
+
+def _inside_convex(points: np.ndarray, vertices: np.ndarray, triangles: np.ndarray) -> np.ndarray:
+    """Which points lie inside a closed convex mesh: behind every face's plane (faces wound outwards)."""
+    a, b, c = (vertices[triangles[:, k]] for k in range(3))
+    normals = np.cross(b - a, c - a)
+    return (np.einsum("pk,tk->pt", points, normals) - np.einsum("tk,tk->t", a, normals) < 0.0).all(axis=1)
+
+
+def test_a_subdivision_or_solidify_on_the_cloth_that_would_sink_it_into_a_collider_is_said_with_the_thickness_to_set(
+    blender,
+):
+    """The usual set-up: a coarse cloth with a Subdivision Surface added after Make Cloth. Catmull-Clark rounds the
+    cloth inward where it bends, so a 16² 1.4 m cloth (9.3 cm edges) on a 0.4 m ball, 5 mm off it, showed hundreds
+    of vertices inside the ball (Blender's Cloth, 15 mm away: none), and nothing said so: the Make Cloth note on
+    geometry modifiers appears only for those already there. The panel now says to raise Thickness to a fifth of
+    an edge (checks.surface_modifiers_note), and at that the drape keeps its subdivided surface outside. A Solidify
+    (1 cm, offset -1, its defaults) reaches 1 cm behind the cloth: its depth and a tenth of an edge."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    scene = setup_scene(blender, 25)
+    blender.ops.mesh.primitive_uv_sphere_add(radius=0.4, location=(0.0, 0.0, 0.4), segments=32, ring_count=16)
+    ball = blender.context.active_object
+    assert blender.ops.verlet_cloth.make_collider(kind="MESH") == {"FINISHED"}
+    cloth = _grid(blender, n=16, size=1.4, height=0.95, location=(0.02, 0.01, 0.0))
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    assert checks.cloth_notes(cloth) == []
+    subdivision = cloth.modifiers.new("Subdivision", "SUBSURF")
+    subdivision.levels = 2
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Subdivision' rounds the simulated cloth" in notes[0], notes
+    assert "raise Thickness to about 19 mm (in Settings; a fifth of an edge for it)" in notes[0]
+
+    def worst_inside() -> int:
+        scene.frame_set(1)
+        vertices, triangles = evaluated_mesh(blender, ball)
+        most = 0
+        for frame in range(2, 26):
+            scene.frame_set(frame)
+            if frame % 4 == 1:
+                most = max(most, int(_inside_convex(evaluated_mesh(blender, cloth)[0], vertices, triangles).sum()))
+        return most
+
+    # (at 5 mm: 300-620 of the 3,721 subdivided vertices inside the ball, up to 5 mm deep)
+    assert worst_inside() > 100
+    cloth.verlet_cloth.thickness = 0.019
+    assert checks.cloth_notes(cloth) == []
+    assert worst_inside() == 0
+    subdivision.show_viewport = subdivision.show_render = False  # turned off in the stack: nothing to say
+    cloth.verlet_cloth.thickness = 0.005
+    assert checks.cloth_notes(cloth) == []
+    cloth.modifiers.new("Solidify", "SOLIDIFY")  # 1 cm, offset -1: the shell 1 cm behind the cloth
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "'Solidify' thickens the simulated cloth" in notes[0], notes
+    assert "about 20 mm (in Settings; the shell's depth and a tenth of an edge)" in notes[0]
+    cloth.verlet_cloth.thickness = 0.02
+    assert checks.cloth_notes(cloth) == []
 
 
 def test_cloths_in_an_excluded_collection_are_not_simulated_until_included_again(blender):
