@@ -534,16 +534,15 @@ class PatchPairs:
         slots = np.repeat(begin[who] - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
         rows = np.unique(order[slots])
         if vertex_triangle:
-            a, b = self.vt_p[rows], self.vt_t[rows]
-            first, second = a[:, None], self.triangles[b]
+            a, b = self.vt_p.take(rows), self.vt_t.take(rows)
             kinds = ("vertex", "triangle")
         else:
-            a, b = self.ee_e[rows], self.ee_f[rows]
-            first, second = self.edges[a], self.edges[b]
+            a, b = self.ee_e.take(rows), self.ee_f.take(rows)
             kinds = ("edge", "edge")
-        overlap = np.flatnonzero(_rows_all(self._separations(kinds[0], a, kinds[1], b) <= 0.0))
-        a, b = a[overlap], b[overlap]
-        distance, limit = measure(first[overlap], second[overlap])
+        # (the boxes a coordinate at a time, the rows gathered only for those that overlap)
+        overlap = np.flatnonzero(_boxes_meet(self.boxes[kinds[0]], a, self.boxes[kinds[1]], b))
+        a, b = a.take(overlap), b.take(overlap)
+        distance, limit = measure(self._rows(kinds[0], a), self._rows(kinds[1], b))
         hit = distance < limit
         return a[hit], b[hit], distance[hit]
 
