@@ -90,6 +90,20 @@ def _block_product(group, A: np.ndarray, B: np.ndarray) -> tuple[np.ndarray, np.
     return P, Q
 
 
+def _slots(ka: np.ndarray, kb: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (i, j) with ka[i] == kb[j] (ka and kb grouped by k, k < count), as (slots i, slots j) grouped by
+    i in order: each i repeated, the j of its k counted up from its k's first (no division: a third of the
+    expansion's time)."""
+    n2 = np.bincount(kb, minlength=count)
+    width = n2.take(ka)
+    total = int(width.sum())
+    if total == 0:
+        return _EMPTY, _EMPTY
+    slot_a = np.repeat(np.arange(len(ka)), width)
+    slot_b = np.arange(total) - np.repeat(np.cumsum(width) - width - (np.cumsum(n2) - n2).take(ka), width)
+    return slot_a, slot_b
+
+
 def _members(group, P: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(members of patch P[k], k, each member's place in its patch) for every k, grouped by k
     ((order, start, size) group)."""
@@ -520,16 +534,15 @@ class PatchPairs:
         slots = np.repeat(begin[who] - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
         rows = np.unique(order[slots])
         if vertex_triangle:
-            a, b = self.vt_p[rows], self.vt_t[rows]
-            first, second = a[:, None], self.triangles[b]
+            a, b = self.vt_p.take(rows), self.vt_t.take(rows)
             kinds = ("vertex", "triangle")
         else:
-            a, b = self.ee_e[rows], self.ee_f[rows]
-            first, second = self.edges[a], self.edges[b]
+            a, b = self.ee_e.take(rows), self.ee_f.take(rows)
             kinds = ("edge", "edge")
-        overlap = np.flatnonzero(_rows_all(self._separations(kinds[0], a, kinds[1], b) <= 0.0))
-        a, b = a[overlap], b[overlap]
-        distance, limit = measure(first[overlap], second[overlap])
+        # (the boxes a coordinate at a time, the rows gathered only for those that overlap)
+        overlap = np.flatnonzero(_boxes_meet(self.boxes[kinds[0]], a, self.boxes[kinds[1]], b))
+        a, b = a.take(overlap), b.take(overlap)
+        distance, limit = measure(self._rows(kinds[0], a), self._rows(kinds[1], b))
         hit = distance < limit
         return a[hit], b[hit], distance[hit]
 
@@ -600,12 +613,15 @@ class PatchPairs:
             self.kind_spans = spans  # (kept for `_partial_boxes`)
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
         phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
-        flagged = None
+        flagged = touched = None
         if moved is not None:
+            # The primitives with a moved corner, per kind, and the patches holding them.
+            touched = {"vertex": moved}
+            touched["triangle"], touched["edge"] = _rows_any(moved[self.triangles]), _rows_any(moved[self.edges])
             flagged = np.zeros(count, dtype=bool)
             flagged[self.home[moved]] = True
-            flagged[self.triangle_home[_rows_any(moved[self.triangles])]] = True
-            flagged[self.edge_home[_rows_any(moved[self.edges])]] = True
+            flagged[self.triangle_home[touched["triangle"]]] = True
+            flagged[self.edge_home[touched["edge"]]] = True
         if self.block_cells > 1:
             P, Q = self._far_blocks(plow, phigh, flagged)
         else:
@@ -631,8 +647,9 @@ class PatchPairs:
         self.far_pairs += int(one.sum() + other.sum() + both.sum())
         vertices, triangles = (self.vertex_group, spans["vertex"]), (self.triangle_group, spans["triangle"])
         P1, Q1, P2, Q2 = P[one], Q[one], Q[other], P[other]
-        p1, t1, kept1, k1, stay1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt")
-        p2, t2, kept2, k2, stay2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt")
+        vt_moved = None if touched is None else (touched["vertex"], touched["triangle"])
+        p1, t1, kept1, k1, stay1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt", vt_moved)
+        p2, t2, kept2, k2, stay2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt", vt_moved)
         p, t, vt_kept = np.concatenate([p1, p2]), np.concatenate([t1, t2]), np.concatenate([kept1, kept2])
         vt_stay = None
         if stay1 is not None or stay2 is not None:
@@ -640,7 +657,8 @@ class PatchPairs:
             vt_stay = np.concatenate([ones[0] if stay1 is None else stay1, ones[1] if stay2 is None else stay2])
         edges = (self.edge_group, spans["edge"])
         P, Q = np.minimum(P[both], Q[both]), np.maximum(P[both], Q[both])  # the masks' order
-        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee")
+        ee_moved = None if touched is None else (touched["edge"], touched["edge"])
+        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee", ee_moved)
         e, f = np.minimum(e, f), np.maximum(e, f)
         vt_reach = ee_reach = None
         # Each pair's reach, for `_test`: the limit of every pair of its patches (see `_may_list`).
@@ -648,13 +666,6 @@ class PatchPairs:
             vt_reach = np.concatenate([self._reach(beyond[one]).take(k1), self._reach(beyond[other]).take(k2)])
         if full and self._middles_pay("ee"):
             ee_reach = self._reach(beyond[both]).take(k)
-        if moved is not None:
-            touched = np.flatnonzero(moved[p] | _rows_any(moved[self.triangles[t]]))
-            p, t, vt_kept = p[touched], t[touched], vt_kept[touched]
-            vt_stay = None if vt_stay is None else vt_stay[touched]
-            touched = np.flatnonzero(_rows_any(moved[self.edges[e]]) | _rows_any(moved[self.edges[f]]))
-            e, f, ee_kept = e[touched], f[touched], ee_kept[touched]
-            ee_stay = None if ee_stay is None else ee_stay[touched]
         vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt", vt_stay)
         ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee", ee_stay)
         return vt, ee
@@ -754,7 +765,7 @@ class PatchPairs:
             P, Q = P.take(apart), Q.take(apart)
         return P, Q
 
-    def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str):
+    def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str, moved=None):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
         overlap: (a, b, known, k, stay), known: kept at rest already, by the masks; stay (None: all): the pairs
         such a mask keeps (the others dropped with `_test`'s box test: no gather of the whole product here).
@@ -762,7 +773,9 @@ class PatchPairs:
         each side is tested against the other patch before the product, as a far pair of patches overlaps at a
         corner, where most of its (edge, edge) product does not (128² impact: a third of the product left,
         against a fifth overlapping). Pairs of patches near at rest drop the pairs their mask (`kinds`) does
-        not keep."""
+        not keep. moved (a partial query: each kind's primitives with a moved corner, (kind1's, kind2's)):
+        only the pairs with a moved primitive, the moved a's with every b, then the others with the moved
+        b's (the same pairs as the whole product less those with neither moved, grouped by k in each run)."""
         a, ka, ia = _members(first[0], P)
         b, kb, ib = _members(second[0], Q)
         lo1, hi1 = self.boxes[kind1]
@@ -773,17 +786,21 @@ class PatchPairs:
         low, high = first[1]
         keep = np.flatnonzero(_boxes_meet((lo2, hi2), b, (low, high), P.take(kb)))
         b, kb, ib = b.take(keep), kb.take(keep), ib.take(keep)
-        n2 = np.bincount(kb, minlength=len(P))
-        # Each kept a (grouped by k) paired with every kept b of its k, in order: a's slot repeated, and b's
-        # slots counted up from its k's first (no division: a third of the expansion's time).
-        width = n2.take(ka)
-        total = int(width.sum())
+        if moved is None:
+            slot_a, slot_b = _slots(ka, kb, len(P))
+        else:
+            # (128² impact, the failsafe's partial queries: 56-61 % of the whole product has no moved corner.)
+            ma, mb = moved[0].take(a), moved[1].take(b)
+            some_a, rest_a, some_b = np.flatnonzero(ma), np.flatnonzero(~ma), np.flatnonzero(mb)
+            slot_a, slot_b = _slots(ka.take(some_a), kb, len(P))
+            other_a, other_b = _slots(ka.take(rest_a), kb.take(some_b), len(P))
+            slot_a = np.concatenate([some_a.take(slot_a), rest_a.take(other_a)])
+            slot_b = np.concatenate([slot_b, some_b.take(other_b)])
+        k = ka.take(slot_a)
+        a, b = a.take(slot_a), b.take(slot_b)
+        total = len(a)
         if total == 0:
             return _EMPTY, _EMPTY, np.zeros(0, dtype=bool), _EMPTY, None
-        slot_a = np.repeat(np.arange(len(a)), width)
-        k = ka.take(slot_a)
-        slot_b = np.arange(total) - np.repeat(np.cumsum(width) - width - (np.cumsum(n2) - n2).take(ka), width)
-        a, b = a.take(slot_a), b.take(slot_b)
         if self.masks is None:
             return a, b, np.zeros(total, dtype=bool), k, None
         keys, begin, kept = self.masks[kinds]
