@@ -22,6 +22,7 @@ import bpy
 import numpy as np
 
 from .. import solver
+from ..solver import remeshed
 from ..solver import settings as table
 from . import geometry, surfaces
 from .attributes import stored_ints
@@ -334,6 +335,12 @@ def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
             return solver.MeshCollider(
                 shape, mesh_start=_world_vertices(shape0, matrix0), friction=friction, offset=offset
             )
+        if len(shape0.vertices) != len(shape.vertices) and matrix is None and len(shape0):
+            # Its topology changed (a keyed Decimate, Remesh or Array count, Build, Geometry Nodes): the new
+            # shape grows out of the old one over the frame, from its vertices' closest points on it, and
+            # sweeps the cloth ahead (taken as still, a part appearing round the cloth kept it inside).
+            grown = remeshed.matched_start(shape0, matrix0, shape.vertices)
+            return solver.MeshCollider(shape, mesh_start=grown, friction=friction, offset=offset)
     if matrix is None:
         return solver.MeshCollider(shape, friction=friction, offset=offset)
     return solver.MeshCollider(shape, pose=matrix, friction=friction, offset=offset)
