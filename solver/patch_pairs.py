@@ -454,18 +454,14 @@ class PatchPairs:
             lo, hi = self.boxes[kind]
             lo[ids], hi[ids] = _spans(low, high, rows.take(ids, axis=0))
             homes[kind] = (self.triangle_home if kind == "triangle" else self.edge_home).take(ids)
-        groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
-        for kind, group in groups:
-            patches = np.unique(homes[kind])
-            if len(patches) == 0:
-                continue
-            members, _, _ = _members(group, patches)
-            first = np.cumsum(group[2].take(patches)) - group[2].take(patches)
-            lo, hi = self.boxes[kind]
-            klow, khigh = spans[kind]
-            klow[patches] = np.minimum.reduceat(lo.take(members, axis=0), first, axis=0)
-            khigh[patches] = np.maximum.reduceat(hi.take(members, axis=0), first, axis=0)
+        for kind, group in self._kind_groups():
+            patches, lo, hi = _group_spans(*self.boxes[kind], group, np.unique(homes[kind]))
+            spans[kind][0][patches], spans[kind][1][patches] = lo, hi
         return spans
+
+    def _kind_groups(self) -> tuple:
+        """(kind, its primitives grouped by patch) for the vertices, triangles and edges."""
+        return ("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group)
 
     def _set_paths(self, start: np.ndarray, end: np.ndarray) -> None:
         """Each patch's span of its members' motion in the substep, and per kind the span of its primitives'
@@ -588,14 +584,10 @@ class PatchPairs:
         count = self.count
         if spans is None:
             spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
-            groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
-            for kind, (order, begin, size) in groups:
+            for kind, group in self._kind_groups():
                 klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-                some = np.flatnonzero(size)
-                if len(order):
-                    lo, hi = self.boxes[kind]
-                    klow[some] = np.minimum.reduceat(lo.take(order, axis=0), begin[some], axis=0)
-                    khigh[some] = np.maximum.reduceat(hi.take(order, axis=0), begin[some], axis=0)
+                some, lo, hi = _group_spans(*self.boxes[kind], group)
+                klow[some], khigh[some] = lo, hi
                 spans[kind] = klow, khigh
             self.kind_spans = spans  # (kept for `_partial_boxes`)
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
@@ -720,8 +712,7 @@ class PatchPairs:
         they are not neighbours and their boxes overlap. The patches of one block are all neighbours (a
         block is at most around + 1 cells a side), so a pair of blocks is two distinct blocks."""
         order, begin, _ = self.block_group
-        blow = np.minimum.reduceat(plow.take(order, axis=0), begin, axis=0)
-        bhigh = np.maximum.reduceat(phigh.take(order, axis=0), begin, axis=0)
+        _, blow, bhigh = _group_spans(plow, phigh, self.block_group)  # (every block holds a patch)
         kept = self.far_kept
         if kept is None or len(kept[0]) != len(blow) or not ((kept[0] <= blow).all() and (bhigh <= kept[1]).all()):
             motion = np.maximum.reduceat(self.patch_motion.take(order), begin)
@@ -946,17 +937,28 @@ def _member(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
 def _patch_spans(x: np.ndarray, patches: PatchPairs, count: int) -> tuple[np.ndarray, np.ndarray]:
     """Each patch's box over the corners of all its primitives at positions x."""
     low, high = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-    for (order, begin, size), rows in (
-        (patches.vertex_group, None),
-        (patches.triangle_group, patches.triangles),
-        (patches.edge_group, patches.edges),
-    ):
-        some = np.flatnonzero(size)
-        if len(order):
-            lo, hi = (x, x) if rows is None else _spans(x, x, rows)
-            low[some] = np.minimum(low[some], np.minimum.reduceat(lo[order], begin[some], axis=0))
-            high[some] = np.maximum(high[some], np.maximum.reduceat(hi[order], begin[some], axis=0))
+    for (_, group), rows in zip(patches._kind_groups(), (None, patches.triangles, patches.edges)):
+        some, lo, hi = _group_spans(*((x, x) if rows is None else _spans(x, x, rows)), group)
+        low[some] = np.minimum(low[some], lo)
+        high[some] = np.maximum(high[some], hi)
     return low, high
+
+
+def _group_spans(low: np.ndarray, high: np.ndarray, group, patches: np.ndarray | None = None):
+    """Each patch's span of its members' boxes low..high (rows of min / max over them), the members grouped
+    by patch ((order, start, size) group): (patches, their lows, their highs) for `patches` (sorted, each
+    holding a member; default: every patch that holds one)."""
+    order, start, size = group
+    if patches is None:
+        patches = np.flatnonzero(size)
+        members, first = order, start.take(patches)
+    else:
+        members = _members(group, patches)[0]
+        first = np.cumsum(size.take(patches)) - size.take(patches)
+    if len(members) == 0:
+        return patches, np.zeros((0, 3)), np.zeros((0, 3))
+    lows = np.minimum.reduceat(low.take(members, axis=0), first, axis=0)
+    return patches, lows, np.maximum.reduceat(high.take(members, axis=0), first, axis=0)
 
 
 def _matrices(q: np.ndarray) -> np.ndarray:
