@@ -238,6 +238,7 @@ class SharpEdges:
                 self.rim |= two & behind
                 if start is None:
                     self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+        self.any_braked = bool(self.braked.any())  # (asked on every `collide_edges` call)
         self.a0, self.b0, self.c0 = self.a, self.b, self.c
         if start is not None and len(self.tri):
             rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
@@ -305,6 +306,7 @@ class SharpEdges:
         for name in (*columns, "out_face", "out_other", "rim_face", "rim_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
+        part.any_braked = bool(part.braked.any())
         part._faces, part._support = None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
@@ -1303,7 +1305,7 @@ def collide_edges(
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
             supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
-        if BRAKED_EDGES and (not collider.mesh.outward or sharp.braked.any()):
+        if BRAKED_EDGES and (not collider.mesh.outward or sharp.any_braked):
             braked = sharp.braked.take(s.take(hit))
             supported = braked if supported is None else supported | braked
             if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)
