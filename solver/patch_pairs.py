@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .triangle_grid import TriangleGrid
+from .vectors import spans_of_rows
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -419,8 +420,8 @@ class PatchPairs:
     def _set_boxes(self, low: np.ndarray, high: np.ndarray) -> None:
         self.boxes = {
             "vertex": (low, high),
-            "triangle": _spans(low, high, self.triangles),
-            "edge": _spans(low, high, self.edges),
+            "triangle": spans_of_rows(low, high, self.triangles),
+            "edge": spans_of_rows(low, high, self.edges),
         }
         self.boxes_of = low.copy(), high.copy()  # the vertices' boxes these came from (see `_partial_boxes`)
 
@@ -452,7 +453,7 @@ class PatchPairs:
         ):
             ids = _incident((order, begin), changed)
             lo, hi = self.boxes[kind]
-            lo[ids], hi[ids] = _spans(low, high, rows.take(ids, axis=0))
+            lo[ids], hi[ids] = spans_of_rows(low, high, rows.take(ids, axis=0))
             homes[kind] = (self.triangle_home if kind == "triangle" else self.edge_home).take(ids)
         for kind, group in self._kind_groups():
             patches, lo, hi = _group_spans(*self.boxes[kind], group, np.unique(homes[kind]))
@@ -676,7 +677,9 @@ class PatchPairs:
         found = self.middle_boxes.get(kind)
         if found is None:
             x = self.middle
-            found = self.middle_boxes[kind] = (x, x) if kind == "vertex" else _spans(x, x, self._rows(kind, None))
+            found = self.middle_boxes[kind] = (
+                (x, x) if kind == "vertex" else spans_of_rows(x, x, self._rows(kind, None))
+            )
         return found
 
     def _far_patches(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
@@ -938,7 +941,7 @@ def _patch_spans(x: np.ndarray, patches: PatchPairs, count: int) -> tuple[np.nda
     """Each patch's box over the corners of all its primitives at positions x."""
     low, high = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
     for (_, group), rows in zip(patches._kind_groups(), (None, patches.triangles, patches.edges)):
-        some, lo, hi = _group_spans(*((x, x) if rows is None else _spans(x, x, rows)), group)
+        some, lo, hi = _group_spans(*((x, x) if rows is None else spans_of_rows(x, x, rows)), group)
         low[some] = np.minimum(low[some], lo)
         high[some] = np.maximum(high[some], hi)
     return low, high
@@ -1031,14 +1034,6 @@ def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
         first = np.flatnonzero(np.diff(seg, prepend=-1))
         out[seg[first]] = np.minimum.reduceat(values, first)
     return out
-
-
-def _spans(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = low.take(rows[:, 0], axis=0), high.take(rows[:, 0], axis=0)  # (take: ~4x quicker than [])
-    for k in range(1, rows.shape[1]):
-        np.minimum(lo, low.take(rows[:, k], axis=0), out=lo)
-        np.maximum(hi, high.take(rows[:, k], axis=0), out=hi)
-    return lo, hi
 
 
 def _incident(incidence: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:
