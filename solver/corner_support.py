@@ -87,7 +87,8 @@ def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.nd
     if entry is None or entry[0]() is not graph.neighbours:
         _RINGS.pop(id(graph.neighbours), None)  # (a dead cloth's: its id taken again)
         entry = kept(_RINGS, id(graph.neighbours), _CLOTHS, lambda: (weakref.ref(graph.neighbours), {}, {}))
-    by_set, by_asked = entry[1], entry[2]
+    by_set: dict[tuple[bytes, int], _Rings] = entry[1]
+    by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings]] = entry[2]
 
     def walked() -> tuple[np.ndarray, np.ndarray, _Rings]:
         seeds, first = np.unique(asked, return_index=True)
