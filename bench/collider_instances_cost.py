@@ -120,14 +120,7 @@ def time_preview(scene, frames: int, rounds: int) -> float:
     bpy.context.view_layer.objects.active = cloth
     cloth.select_set(True)
     bpy.ops.verlet_cloth.convert()
-    best = float("inf")
-    for _ in range(rounds):
-        scene.frame_set(1)
-        start = time.process_time()
-        for frame in range(2, frames + 2):
-            scene.frame_set(frame)
-        best = min(best, (time.process_time() - start) / frames)
-    return 1000 * best
+    return scenes.preview_ms(scene, frames, rounds)
 
 
 def main() -> None:

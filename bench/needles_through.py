@@ -25,27 +25,11 @@ root = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 and Path(sys.argv[1]).is
 filters = sys.argv[2:] if len(sys.argv) > 1 and Path(sys.argv[1]).is_dir() else sys.argv[1:]
 sys.path.insert(0, str(root))
 sys.path.insert(0, str(root / "tests"))
-from test_mesh_collider_corners import cube_on_corner, pyramid  # noqa: E402
+from test_mesh_collider_corners import cube_on_corner, needle, pyramid  # noqa: E402
 from thin_features import cone  # noqa: E402
 
 import solver  # noqa: E402
 from solver.triangles import segment_crossings  # noqa: E402
-
-
-def pointed_rod(radius, segments, height=0.4, tip=0.03):
-    """A rod ending in a cone `tip` tall (tip 0: a flat fan cap, a post)."""
-    angle = np.arange(segments) * 2 * np.pi / segments
-    c, s = radius * np.cos(angle), radius * np.sin(angle)
-    bottom = np.stack([c, s, np.zeros(segments)], -1)
-    top = np.stack([c, s, np.full(segments, height - tip)], -1)
-    v = np.vstack([bottom, top, [[0, 0, height]], [[0, 0, 0]]])
-    k = np.arange(segments)
-    k1 = (k + 1) % segments
-    apex, centre = 2 * segments, 2 * segments + 1
-    sides = np.concatenate([np.stack([k, k1, k1 + segments], -1), np.stack([k, k1 + segments, k + segments], -1)])
-    cap = np.stack([k + segments, k1 + segments, np.full(segments, apex)], -1)
-    return v, np.concatenate([sides, cap, np.stack([k1, k, np.full(segments, centre)], -1)])
-
 
 SHAPES = {
     "cone r2 h40 s16": lambda: cone(0.02, 16, 0.4, base=0.0),
@@ -53,13 +37,13 @@ SHAPES = {
     "cone r2 h50 s32": lambda: cone(0.02, 32, 0.5, base=0.0),
     "cone r5 h40 s32": lambda: cone(0.05, 32, 0.4, base=0.0),
     "pyramid r2 h40": lambda: cone(0.02, 4, 0.4, base=0.0),
-    "rod r1 tip3": lambda: pointed_rod(0.01, 16, 0.5, 0.03),
-    "rod r1 tip1": lambda: pointed_rod(0.01, 8, 0.5, 0.01),
-    "rod r1 tip1 s16": lambda: pointed_rod(0.01, 16, 0.5, 0.01),
+    "rod r1 tip3": lambda: needle(0.01, 16, 0.5, 0.03),
+    "rod r1 tip1": lambda: needle(0.01, 8, 0.5, 0.01),
+    "rod r1 tip1 s16": lambda: needle(0.01, 16, 0.5, 0.01),
     "cone45 r10 h10 s16": lambda: cone(0.1, 16, 0.1, 0.3),
-    "post r1 s8 flat": lambda: pointed_rod(0.01, 8, 0.5, 0.0),
-    "post r1 s16 flat": lambda: pointed_rod(0.01, 16, 0.5, 0.0),
-    "post r2 s16 flat": lambda: pointed_rod(0.02, 16, 0.5, 0.0),
+    "post r1 s8 flat": lambda: needle(0.01, 8, 0.5, 0.0),
+    "post r1 s16 flat": lambda: needle(0.01, 16, 0.5, 0.0),
+    "post r2 s16 flat": lambda: needle(0.02, 16, 0.5, 0.0),
     "TF cube corner": cube_on_corner,
     "TF pyramid": pyramid,
     "TF cone r10 s16": lambda: cone(0.1, 16, 0.4, 0.1),

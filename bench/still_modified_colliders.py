@@ -55,18 +55,6 @@ def add_cloth():
     return cloth
 
 
-def time_preview(scene, frames: int, rounds: int) -> float:
-    """Best of `rounds`: CPU ms per preview frame (frame_set with the preview stepping the cloth)."""
-    best = float("inf")
-    for _ in range(rounds):
-        scene.frame_set(1)
-        start = time.process_time()
-        for frame in range(2, frames + 2):
-            scene.frame_set(frame)
-        best = min(best, (time.process_time() - start) / frames)
-    return 1000 * best
-
-
 def time_bake(scene, cloth, frames: int, rounds: int) -> float:
     """Best of `rounds`: CPU ms per frame of the Bake operator (then freed)."""
     scene.frame_start, scene.frame_end = 1, frames + 1
@@ -95,7 +83,7 @@ def main() -> None:
         mesh_colliders = importlib.import_module(module + ".services.mesh_colliders")
         triangles = len(mesh_colliders.mesh_pose(top)[1].triangles)
         cloth = add_cloth()
-        preview = time_preview(scene, args.frames, args.rounds)
+        preview = scenes.preview_ms(scene, args.frames, args.rounds)
         bake = time_bake(scene, cloth, args.frames, args.rounds)
         name = "keyed to move and turn" if moving else "still"
         print(f"| {name} | {triangles} | {reads:.2f} | {preview:.1f} | {bake:.1f} |", flush=True)

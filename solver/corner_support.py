@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .caches import kept
 from .contact_support import STRETCH_TOLERANCE, StructuralGraph
 
 CORNER_RINGS = 4  # rings of structural edges (3 left a 48² tablecloth's corners 27 % stretched, 4: 11 %)
@@ -79,28 +80,21 @@ _ASKED = 4 * _CACHED  # seed arrays as asked (unsorted, repeated) kept per cloth
 
 def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, _Rings]:
     """The seeds `asked` sorted and unique, where each is first among them, and the first `count` rings of
-    structural edges breadth first from them."""
+    structural edges breadth first from them. Kept per seed set (the walk) and per seed array as asked (a drape
+    asks 55-80 arrays of 17-49 sets: kept by the array alone, 32 entries thrashed; docs/design.md, round 16
+    (ringbatch19))."""
     entry = _RINGS.get(id(graph.neighbours))
     if entry is None or entry[0]() is not graph.neighbours:
-        if len(_RINGS) >= _CLOTHS:
-            _RINGS.pop(next(iter(_RINGS)))
-        entry = _RINGS[id(graph.neighbours)] = (weakref.ref(graph.neighbours), {}, {})
-    known: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings]] = entry[2]
-    asked_key = (asked.tobytes(), count)
-    found = known.get(asked_key)
-    if found is None:
+        _RINGS.pop(id(graph.neighbours), None)  # (a dead cloth's: its id taken again)
+        entry = kept(_RINGS, id(graph.neighbours), _CLOTHS, lambda: (weakref.ref(graph.neighbours), {}, {}))
+    by_set: dict[tuple[bytes, int], _Rings] = entry[1]
+    by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings]] = entry[2]
+
+    def walked() -> tuple[np.ndarray, np.ndarray, _Rings]:
         seeds, first = np.unique(asked, return_index=True)
-        kept: dict[tuple[bytes, int], _Rings] = entry[1]
-        key = (seeds.tobytes(), count)
-        rings = kept.get(key)
-        if rings is None:
-            if len(kept) >= _CACHED:
-                kept.pop(next(iter(kept)))
-            rings = kept[key] = _walk(graph, seeds, count)
-        if len(known) >= _ASKED:
-            known.pop(next(iter(known)))
-        found = known[asked_key] = (seeds, first, rings)
-    return found
+        return seeds, first, kept(by_set, (seeds.tobytes(), count), _CACHED, lambda: _walk(graph, seeds, count))
+
+    return kept(by_asked, (asked.tobytes(), count), _ASKED, walked)
 
 
 def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:

@@ -140,25 +140,30 @@ ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards t
 # cloth's whole smooth ball sharp, and the cloth slid off it (docs/design.md, round 13 (rounded16), round 15 (bump18)).
 OPEN_ROUNDED = True
 OPEN_ROUNDED_MOST = 4.0
-# On an open mesh, contacts with the edges the rounded rule alone made sharp (`SharpEdges.gentle`) brake the cloth's
-# own slide, as the faces under it would (the closest points' slide leaves free a cloth edge that slides along
-# itself across the edge, and the pass lifts its ends off the faces whose friction held them: a coarse cloth slid off
-# a smooth open dome made sharp all over; docs/design.md, round 15 (bump18)). Not the rod rule's or a cone's sides.
-OPEN_ROUNDED_BRAKE = True
-# On an open mesh, edges between two faces bending under SHARP_ANGLE are sharp too where a cloth edge across them,
-# its ends the gap off their faces, dips through the ridge ((L / 2) tan(θ / 2) over the gap, L the rod rule's radius,
-# the lever at most the narrower face's width): a 12-segment open dome's 22.5-29° ridges are such for a 24² 2 m
-# cloth's 8.7-12.3 cm edges, though round its r 0.5 such a cloth edge dips 2-4 mm (under the gap: not the rounded
-# rule's). They count as `SharpEdges.gentle` (braked as those). Docs: design.md, round 16 (dome19).
-OPEN_RIDGES = True
-# ... and so are the bent edges (over 1°) at an open mesh's apex, a vertex whose faces turn from their mean by more
-# than such a cloth edge across it allows ((L / 2) tan(turn) over the gap, the lever at most its faces' heights from
-# it): the open dome's pole, its 12 faces turning 11° (6° between neighbours), poked through the 24² cloth's middle.
-OPEN_APEXES = True
+# Contacts with the braked edges (`SharpEdges.braked`: an open mesh's edges sharp by the rounded rule or the shallow
+# ridges' alone, a closed mesh's by its convex shallow ridges' alone) brake the cloth's own slide, as the faces under
+# it would (the closest points' slide leaves free a cloth edge that slides along itself across the edge, and the pass
+# lifts its ends off the faces whose friction held them: a coarse cloth slid off a smooth open dome made sharp all
+# over; docs/design.md, round 15 (bump18); off a low-poly ball, round 16 (lowpoly19)). Not the rod rule's or a cone's
+# sides. (Named OPEN_ROUNDED_BRAKE until round 17.)
+BRAKED_EDGES = True
+# Shallow ridges: on an open mesh, edges between two faces bending under SHARP_ANGLE are sharp too where a cloth edge
+# across them, its ends the gap off their faces, dips through the ridge ((L / 2) tan(θ / 2) over the gap, L the rod
+# rule's radius, the lever at most the narrower face's width): a 12-segment open dome's 22.5-29° ridges are such for
+# a 24² 2 m cloth's 8.7-12.3 cm edges, though round its r 0.5 such a cloth edge dips 2-4 mm (under the gap: not the
+# rounded rule's). They are braked edges. A closed mesh's convex ones too with CLOSED_RIDGES. Docs: design.md,
+# round 16 (dome19). (Named OPEN_RIDGES until round 17.)
+SHALLOW_RIDGES = True
+# ... and so are the bent edges (over 1°) at an apex, a vertex whose faces turn from their mean by more than such a
+# cloth edge across it allows ((L / 2) tan(turn) over the gap, the lever at most its faces' heights from it): the open
+# dome's pole, its 12 faces turning 11° (6° between neighbours), poked through the 24² cloth's middle (a closed
+# mesh's with CLOSED_RIDGES, at CLOSED_APEX_DIP). (Named OPEN_APEXES until round 17.)
+SHALLOW_APEXES = True
 # An open mesh's edges on two faces go on the mesh colliders' windows with the hold between, as a closed mesh's; its
 # rims (one face: nothing solid below) keep the pass every substep (docs/design.md, round 16 (dome19)).
 OPEN_WINDOWS = True
-# ... and a closed mesh's convex ridges and apexes by the same rule, with its own gap (`rounded_radius`: half the gap,
+# A closed mesh's convex shallow ridges and apexes are sharp (and braked) too (with SHALLOW_RIDGES, SHALLOW_APEXES),
+# with its own gap (`rounded_radius`: half the gap,
 # at least L / 12): a low-poly ball (an icosphere, a decimated or 8-12-segment UV sphere) meets at 20-28°, under
 # SHARP_ANGLE, and is too wide for the rounded rule, so a 20² cloth pushed 6-89 edges up to 11 mm through it
 # (Blender's Cloth: 0; docs/design.md, probed scenes (sixteenth round), `bench/lowpoly_spheres.py`).
@@ -191,7 +196,7 @@ class SharpEdges:
         self.still = start is None
         self.radius = radius
         table = None if start is None else kept_edge_table(mesh)
-        self.tri, self.k, other, other_k, thin, rounded_only = _sharp_edges(
+        self.tri, self.k, other, other_k, thin, braked = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
@@ -199,7 +204,9 @@ class SharpEdges:
         self.a = self.b = self.c = self.c_other = self.into = self.into_other = np.zeros((3, 0))
         self.width = self.width_other = np.zeros(0)
         self.rim = np.zeros(0, dtype=bool)
-        self.gentle = np.zeros(0, dtype=bool)  # sharp by the rounded rule alone (open) or the ridges alone (closed)
+        # Sharp by a rule of BRAKED_EDGES' alone: an open mesh's by the rounded rule or the shallow ridges (and
+        # apexes), a closed mesh's by its convex shallow ridges (and apexes; not by its rounded rule's).
+        self.braked = np.zeros(0, dtype=bool)
         self.open_rims = np.zeros(0, dtype=bool)  # the edges on one face (or more than two)
         self.open = False
         if len(self.tri):
@@ -223,7 +230,7 @@ class SharpEdges:
                 far = _opposite(_corners_of(mesh, other.take(two.nonzero()[0])), other_k.take(two.nonzero()[0]))
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
                 self.c_other[:, two] = far
-            self.gentle = rounded_only
+            self.braked = braked
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -231,6 +238,7 @@ class SharpEdges:
                 self.rim |= two & behind
                 if start is None:
                     self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
+        self.any_braked = bool(self.braked.any())  # (asked on every `collide_edges` call)
         self.a0, self.b0, self.c0 = self.a, self.b, self.c
         if start is not None and len(self.tri):
             rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
@@ -264,8 +272,8 @@ class SharpEdges:
     def _drop(self, which: np.ndarray) -> None:
         if which.any():
             keep = (~which).nonzero()[0]
-            kept = (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle, self.open_rims)
-            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.gentle, self.open_rims = (
+            kept = (self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.braked, self.open_rims)
+            self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.braked, self.open_rims = (
                 m.take(keep) for m in kept
             )
             self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
@@ -291,13 +299,14 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "gentle", "open_rims"):
+        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "braked", "open_rims"):
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
         for name in (*columns, "out_face", "out_other", "rim_face", "rim_other"):
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
+        part.any_braked = bool(part.braked.any())
         part._faces, part._support = None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
@@ -532,7 +541,8 @@ def _sharp_edges(
     face; either way on an open one, 0), `rounded` (never thin: see `rounded_radius`). Vertices at the same
     place count as one (split normals or UV seams are no boundary). heights (3, T): each corner's height
     above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
-    there), else -1. Last, which are sharp by the `rounded` bend alone (a closed mesh: by its convex ridges alone).
+    there), else -1. Last, which are braked (`SharpEdges.braked`): sharp by the `rounded` bend or the shallow ridges
+    alone (a closed mesh: by its convex shallow ridges alone).
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
@@ -549,7 +559,7 @@ def _sharp_edges(
         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
         bent |= _tapered(normals, table, pair, angles) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
-    rounded_only = np.zeros(len(sharp), dtype=bool)
+    braked = np.zeros(len(sharp), dtype=bool)
     if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
@@ -574,15 +584,15 @@ def _sharp_edges(
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
                 tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
-            if OPEN_RIDGES and radius > 0.0 and (not outward or CLOSED_RIDGES):
+            if SHALLOW_RIDGES and radius > 0.0 and (not outward or CLOSED_RIDGES):
                 # A ridge between two faces wide enough for a cloth edge's ends (the radius's half each side):
                 # a cloth edge across it with both ends the gap off their faces dips (L / 2) tan(θ / 2) under
-                # it, whatever the surface's curvature round it (see OPEN_RIDGES; a closed mesh's convex ones:
+                # it, whatever the surface's curvature round it (see SHALLOW_RIDGES; a closed mesh's convex ones:
                 # CLOSED_RIDGES).
                 lever = np.minimum(0.5 * radius, narrow)
                 dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
                 ridge = lever * half_sine > dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
-                if OPEN_APEXES:
+                if SHALLOW_APEXES:
                     if angles is None:
                         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
                     apex = _at_apexes(
@@ -591,22 +601,22 @@ def _sharp_edges(
                     ridge |= apex & (cos < _COS_TAPER_BEND)
                 if convex is not None:
                     ridge &= convex
-                    rounded_only[pair] = ridge & ~bent & ~tight  # (a closed mesh's: the ridges alone)
+                    braked[pair] = ridge & ~bent & ~tight  # (a closed mesh's: the ridges alone)
                 tight |= ridge & ~bent
             bent |= tight
             if not outward:
-                rounded_only[pair] = tight
+                braked[pair] = tight
         # Thin: the same with the wider face's width, both faces narrow across the edge (a rod's or a
         # bar's side, where a cloth hangs on one ridge; not a table's rim, a 4 cm side face by its top).
         thin[pair] = wide < bend
     sharp[pair] = bent
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
-            table.second_k.take(which), thin.take(which), rounded_only.take(which))  # fmt: skip
+            table.second_k.take(which), thin.take(which), braked.take(which))  # fmt: skip
 
 
 def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, dip: float) -> np.ndarray:
-    """Which edges `pair` (of `table`, two faces each) end at an open mesh's apex (see OPEN_APEXES): a vertex whose
+    """Which edges `pair` (of `table`, two faces each) end at an apex (see SHALLOW_APEXES): a vertex whose
     faces' normals turn from their mean (weighted by their corner angles) by more than a cloth edge across it, its
     ends `lever` (at most the faces' heights from the vertex) out and the gap off the faces, lets it dip (`dip`)."""
     corners = _corners_in_order(table)
@@ -1114,8 +1124,8 @@ def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
         if not collider.deforming and (apexes.any() or (ROD_ENDS_TIPPED and corners.ends.any())):
             tips = corners.points.T[apexes]
             at_tip = rows_among(sharp.a.T, tips) | rows_among(sharp.b.T, tips)
-            gentle = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
-            mask = sharp.thin & (~at_tip | gentle)
+            curved = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
+            mask = sharp.thin & (~at_tip | curved)
         found = _BELOW_A_TIP[sharp] = (corners, mask if mask is not None and mask.any() else None)
     return found[1]
 
@@ -1295,11 +1305,11 @@ def collide_edges(
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
             supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
-        if OPEN_ROUNDED_BRAKE and (not collider.mesh.outward or sharp.gentle.any()):
-            gentle = sharp.gentle.take(s.take(hit))
-            supported = gentle if supported is None else supported | gentle
+        if BRAKED_EDGES and (not collider.mesh.outward or sharp.any_braked):
+            braked = sharp.braked.take(s.take(hit))
+            supported = braked if supported is None else supported | braked
             if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)
-                draped = gentle if draped is None else draped | gentle
+                draped = braked if draped is None else draped | braked
         if supported is not None and supported.any():
             own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)

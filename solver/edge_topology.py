@@ -7,11 +7,12 @@ the angles between faces are measured again each frame.
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from typing import NamedTuple
 
 import numpy as np
+
+from .caches import kept, triangles_key
 
 
 class EdgeTable(NamedTuple):
@@ -85,12 +86,7 @@ def _kept_edge_table(mesh) -> EdgeTable:
     place = np.empty(count, dtype=np.int64)
     place[mesh.given] = np.arange(count)  # each given triangle's place in the mesh
     given = mesh.triangles.take(place, axis=0)
-    key = (len(mesh.vertices), count, hashlib.blake2b(np.ascontiguousarray(given).data, digest_size=16).digest())
-    found = _KEPT.get(key)
-    if found is None:
-        if len(_KEPT) >= 8:
-            _KEPT.pop(next(iter(_KEPT)))
-        found = _KEPT[key] = edge_table(given, mesh.vertices)
+    found = kept(_KEPT, triangles_key(given, len(mesh.vertices)), 8, lambda: edge_table(given, mesh.vertices))
     second = found.second_t
     return found._replace(
         first_t=place.take(found.first_t),

@@ -60,29 +60,12 @@ from .seams import SewnPolygons, seam_groups
 from .topology import has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
-from .vectors import column_mean, columns_of, squared_distances, translated
+from .vectors import column_mean, columns_of, largest_of_rows, spans_of_rows, squared_distances, translated
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """x[rows] as a C-contiguous (3, k) array."""
     return columns_of(x, rows)
-
-
-def _spans(low: np.ndarray, high: np.ndarray, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) (K, 3) boxes holding the vertex boxes low..high of each of `cells` (K, m) vertex rows."""
-    lower, upper = low.take(cells[:, 0], axis=0), high.take(cells[:, 0], axis=0)  # (take: ~4x quicker than [])
-    for k in range(1, cells.shape[1]):
-        np.minimum(lower, low.take(cells[:, k], axis=0), out=lower)
-        np.maximum(upper, high.take(cells[:, k], axis=0), out=upper)
-    return lower, upper
-
-
-def _largest(values: np.ndarray, cells: np.ndarray) -> np.ndarray:
-    """max over each row of `cells` (K, m) of values[cell]."""
-    out = values[cells[:, 0]].copy()
-    for k in range(1, cells.shape[1]):
-        np.maximum(out, values[cells[:, k]], out=out)
-    return out
 
 
 def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -354,7 +337,7 @@ class FaceCollision:
             if len(sample) == 0:
                 self.flat = np.inf
                 return self.flat
-            low, high = _spans(rest - 1.5 * self.gap, rest + 1.5 * self.gap, edges)
+            low, high = spans_of_rows(rest - 1.5 * self.gap, rest + 1.5 * self.gap, edges)
             e, f = TriangleGrid().build_boxes(low, high).query_boxes(low[sample], high[sample])
             e = sample[e]
             keep = self._may_touch_ee(e, f)
@@ -383,10 +366,10 @@ class FaceCollision:
                 np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
             )
         reach = 1.25 * self.gap
-        near = self.vt_apart - stray[self.p] - _largest(stray, self.triangles[self.t]) < reach
+        near = self.vt_apart - stray[self.p] - largest_of_rows(stray, self.triangles[self.t]) < reach
         self.live_vt = np.flatnonzero(near)
         edges = self.edges
-        near = self.ee_apart - _largest(stray, edges[self.e]) - _largest(stray, edges[self.f]) < reach
+        near = self.ee_apart - largest_of_rows(stray, edges[self.e]) - largest_of_rows(stray, edges[self.f]) < reach
         self.live_ee = np.flatnonzero(near)
 
     def _query(self, x, previous, mean, mean0, moved: np.ndarray | None = None) -> None:
@@ -559,10 +542,10 @@ class FaceCollision:
     def _rebin(self) -> None:
         """Bin every (alive) triangle's and edge's current box in the kept grids: none is stale now."""
         alive = self.grid_alive
-        low, high = _spans(self.low, self.high, self.triangles[alive])
+        low, high = spans_of_rows(self.low, self.high, self.triangles[alive])
         self.triangle_grid.build_boxes(low, high)
         if len(self.edges) >= 2:
-            self.edge_grid.build_boxes(*_spans(self.low, self.high, self.edges))
+            self.edge_grid.build_boxes(*spans_of_rows(self.low, self.high, self.edges))
         self.changed[:] = False
         self.stale_work = 0
 
@@ -573,7 +556,7 @@ class FaceCollision:
         anchors the middle of the paths): gap + half their vertices' largest relative motion."""
         if self.skin == 0.0:
             return self.gap + 0.5 * _largest_difference(self.motion, first, second)
-        return self.gap + self.skin + _largest(self.pad, first) + _largest(self.pad, second)
+        return self.gap + self.skin + largest_of_rows(self.pad, first) + largest_of_rows(self.pad, second)
 
     def _vertex_triangle_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(vertex, triangle) pairs within `_limits` at the anchors, not excluded, and their distances
@@ -583,7 +566,7 @@ class FaceCollision:
         assert anchor is not None
         if len(tri) == 0:
             return _EMPTY, _EMPTY, np.zeros(0)
-        low, high = _spans(self.low, self.high, tri)
+        low, high = spans_of_rows(self.low, self.high, tri)
         if moved is None:
             alive = self.grid_alive = np.arange(len(tri)) if self.active is None else np.flatnonzero(self.active)
             p, t = self.triangle_grid.build_boxes(low[alive], high[alive]).query_boxes(self.low, self.high)
@@ -629,7 +612,7 @@ class FaceCollision:
         assert anchor is not None
         if len(edges) < 2:
             return _EMPTY, _EMPTY, np.zeros(0)
-        low, high = _spans(self.low, self.high, edges)
+        low, high = spans_of_rows(self.low, self.high, edges)
         if moved is None:
             e, f = self.edge_grid.build_boxes(low, high).query_boxes(low, high, below=True)  # each pair once, e < f
         else:
@@ -721,7 +704,7 @@ class FaceCollision:
         if len(tri) == 0 or self.reach < 1e-6:  # below a micrometre nothing is near but coincident points
             return np.zeros((0, 4), dtype=np.int64), _EMPTY, np.zeros((0, 4), dtype=np.int64)
         low, high = rest - 0.5 * self.reach, rest + 0.5 * self.reach
-        p, t = TriangleGrid().build_boxes(*_spans(low, high, tri)).query_boxes(low, high)
+        p, t = TriangleGrid().build_boxes(*spans_of_rows(low, high, tri)).query_boxes(low, high)
         keep = (tri[t] != p[:, None]).all(axis=1)
         p, t = p[keep], t[keep]
         # Pairs touching at rest (an unmerged seam's twin vertices, an n-gon's corner on its fan's
@@ -736,7 +719,7 @@ class FaceCollision:
         # Blender then draws them no more (the corner turned reflex). Only contacts keep those apart.
         fan = (t < self.ngon_from) & ~self.own.vertex_triangle(p, t)
         vt, t = vt[fan], t[fan]
-        edge_low, edge_high = _spans(low, high, edges)
+        edge_low, edge_high = spans_of_rows(low, high, edges)
         e, f = TriangleGrid().build_boxes(edge_low, edge_high).query_boxes(edge_low, edge_high, below=True)
         keep = (edges[e][:, :, None] != edges[f][:, None, :]).all(axis=(1, 2))
         keep &= ~np.isin(np.minimum(e, f) * len(edges) + np.maximum(e, f), self.diagonal_pairs)
@@ -1079,7 +1062,7 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
     and back around its edge), and at a moment it was in the plane it was on the face (boundary included)."""
     height1 = _heights(x, ends)
     out = _slid_onto(previous, x, ends, height0, height1, flat)
-    reach = motion[ends[:, 0]] + _largest(motion, ends[:, 1:])
+    reach = motion[ends[:, 0]] + largest_of_rows(motion, ends[:, 1:])
     flipped = _flipped(height0, height1, flat)
     returned = np.flatnonzero(
         (_returned(height0, height1, flat, reach) | _left(height0, height1, flat, reach)) & ~flipped
@@ -1178,7 +1161,7 @@ def _edges_crossed(
     edges met, inside both."""
     separation1 = _separations(x, ends)
     out = _slid_across(previous, x, ends, separation0, separation1, flat)
-    reach = _largest(motion, ends[:, :2]) + _largest(motion, ends[:, 2:])
+    reach = largest_of_rows(motion, ends[:, :2]) + largest_of_rows(motion, ends[:, 2:])
     rows = np.flatnonzero(
         _flipped(separation0, separation1, flat)
         | _returned(separation0, separation1, flat, reach)

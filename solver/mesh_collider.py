@@ -21,12 +21,12 @@ creases settle, then Coulomb friction on the motion relative to the surface.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import NamedTuple
 
 import numpy as np
 
+from .caches import kept, triangles_key
 from .clearance import Clearance
 from .contact import combined_friction, coulomb_friction, settled_pushes, window_settled_pushes
 from .inside_recovery import recover_inside
@@ -391,18 +391,17 @@ def _closed(triangles: np.ndarray, vertex_count: int) -> bool:
     """Closed and consistently wound: every directed edge appears once and its reverse once."""
     if len(triangles) < 4:
         return False
-    key = (vertex_count, len(triangles), hashlib.blake2b(np.ascontiguousarray(triangles).data, digest_size=16).digest())
-    if key not in _CLOSED:
-        heads = triangles.ravel()
-        tails = triangles[:, [1, 2, 0]].ravel()
-        edges = np.sort(heads * vertex_count + tails)
-        reverse = tails * vertex_count + heads
-        at = np.minimum(np.searchsorted(edges, reverse), len(edges) - 1)
-        unique = len(edges) < 2 or not (np.diff(edges) == 0).any()
-        if len(_CLOSED) >= 8:
-            _CLOSED.pop(next(iter(_CLOSED)))
-        _CLOSED[key] = bool(unique and (edges[at] == reverse).all())
-    return _CLOSED[key]
+    return kept(_CLOSED, triangles_key(triangles, vertex_count), 8, lambda: _each_edge_twice(triangles, vertex_count))
+
+
+def _each_edge_twice(triangles: np.ndarray, vertex_count: int) -> bool:
+    heads = triangles.ravel()
+    tails = triangles[:, [1, 2, 0]].ravel()
+    edges = np.sort(heads * vertex_count + tails)
+    reverse = tails * vertex_count + heads
+    at = np.minimum(np.searchsorted(edges, reverse), len(edges) - 1)
+    unique = len(edges) < 2 or not (np.diff(edges) == 0).any()
+    return bool(unique and (edges[at] == reverse).all())
 
 
 def _rotation_between(r0: np.ndarray, r1: np.ndarray, t: float) -> np.ndarray:

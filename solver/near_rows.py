@@ -31,18 +31,11 @@ import numpy as np
 
 from .topology import adjacency
 from .triangles import closest_points, dot, segment_closest
-from .vectors import column_mean, columns_of
+from .vectors import column_mean, columns_of, largest_of_rows
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _EVERY = 8  # substeps to check every row, with no bookkeeping, after an origin that did not last a substep
 _LONGEST = 64  # ... doubled each time that happens again, up to this
-
-
-def _largest(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    out = values[rows[:, 0]].copy()
-    for k in range(1, rows.shape[1]):
-        np.maximum(out, values[rows[:, k]], out=out)
-    return out
 
 
 def vertex_triangle_distances(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -235,7 +228,7 @@ class NearRows:
         """How far the vertex of vt rows `which` can have moved relative to their triangles' corners since
         the origin: the mean's bound, or the smaller local one (paths from the vertex to each corner)."""
         rows = self.vt[which]
-        bound = 2.0 * _largest(self.peak, rows)
+        bound = 2.0 * largest_of_rows(self.peak, rows)
         if len(self.edges):
             one, two, three = self._local(self.vt_paths[:, which])
             local = np.maximum(np.maximum(one, two), three)
@@ -245,7 +238,7 @@ class NearRows:
     def _ee_bound(self, which) -> np.ndarray:
         """Likewise for ee rows (a, b, c, d): a's paths to b, c, d; b to c or d is at most b's plus theirs."""
         rows = self.ee[which]
-        bound = 2.0 * _largest(self.peak, rows)
+        bound = 2.0 * largest_of_rows(self.peak, rows)
         if len(self.edges):
             to_b, to_c, to_d = self._local(self.ee_paths[:, which])
             local = to_b + np.maximum(to_c, to_d)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .triangle_grid import TriangleGrid
+from .vectors import spans_of_rows
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -433,8 +434,8 @@ class PatchPairs:
     def _set_boxes(self, low: np.ndarray, high: np.ndarray) -> None:
         self.boxes = {
             "vertex": (low, high),
-            "triangle": _spans(low, high, self.triangles),
-            "edge": _spans(low, high, self.edges),
+            "triangle": spans_of_rows(low, high, self.triangles),
+            "edge": spans_of_rows(low, high, self.edges),
         }
         self.boxes_of = low.copy(), high.copy()  # the vertices' boxes these came from (see `_partial_boxes`)
 
@@ -466,20 +467,16 @@ class PatchPairs:
         ):
             ids = _incident((order, begin), changed)
             lo, hi = self.boxes[kind]
-            lo[ids], hi[ids] = _spans(low, high, rows.take(ids, axis=0))
+            lo[ids], hi[ids] = spans_of_rows(low, high, rows.take(ids, axis=0))
             homes[kind] = (self.triangle_home if kind == "triangle" else self.edge_home).take(ids)
-        groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
-        for kind, group in groups:
-            patches = np.unique(homes[kind])
-            if len(patches) == 0:
-                continue
-            members, _, _ = _members(group, patches)
-            first = np.cumsum(group[2].take(patches)) - group[2].take(patches)
-            lo, hi = self.boxes[kind]
-            klow, khigh = spans[kind]
-            klow[patches] = np.minimum.reduceat(lo.take(members, axis=0), first, axis=0)
-            khigh[patches] = np.maximum.reduceat(hi.take(members, axis=0), first, axis=0)
+        for kind, group in self._kind_groups():
+            patches, lo, hi = _group_spans(*self.boxes[kind], group, np.unique(homes[kind]))
+            spans[kind][0][patches], spans[kind][1][patches] = lo, hi
         return spans
+
+    def _kind_groups(self) -> tuple:
+        """(kind, its primitives grouped by patch) for the vertices, triangles and edges."""
+        return ("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group)
 
     def _set_paths(self, start: np.ndarray, end: np.ndarray) -> None:
         """Each patch's span of its members' motion in the substep, and per kind the span of its primitives'
@@ -601,14 +598,10 @@ class PatchPairs:
         count = self.count
         if spans is None:
             spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
-            groups = (("vertex", self.vertex_group), ("triangle", self.triangle_group), ("edge", self.edge_group))
-            for kind, (order, begin, size) in groups:
+            for kind, group in self._kind_groups():
                 klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-                some = np.flatnonzero(size)
-                if len(order):
-                    lo, hi = self.boxes[kind]
-                    klow[some] = np.minimum.reduceat(lo.take(order, axis=0), begin[some], axis=0)
-                    khigh[some] = np.maximum.reduceat(hi.take(order, axis=0), begin[some], axis=0)
+                some, lo, hi = _group_spans(*self.boxes[kind], group)
+                klow[some], khigh[some] = lo, hi
                 spans[kind] = klow, khigh
             self.kind_spans = spans  # (kept for `_partial_boxes`)
         plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
@@ -695,7 +688,9 @@ class PatchPairs:
         found = self.middle_boxes.get(kind)
         if found is None:
             x = self.middle
-            found = self.middle_boxes[kind] = (x, x) if kind == "vertex" else _spans(x, x, self._rows(kind, None))
+            found = self.middle_boxes[kind] = (
+                (x, x) if kind == "vertex" else spans_of_rows(x, x, self._rows(kind, None))
+            )
         return found
 
     def _far_patches(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
@@ -731,8 +726,7 @@ class PatchPairs:
         they are not neighbours and their boxes overlap. The patches of one block are all neighbours (a
         block is at most around + 1 cells a side), so a pair of blocks is two distinct blocks."""
         order, begin, _ = self.block_group
-        blow = np.minimum.reduceat(plow.take(order, axis=0), begin, axis=0)
-        bhigh = np.maximum.reduceat(phigh.take(order, axis=0), begin, axis=0)
+        _, blow, bhigh = _group_spans(plow, phigh, self.block_group)  # (every block holds a patch)
         kept = self.far_kept
         if kept is None or len(kept[0]) != len(blow) or not ((kept[0] <= blow).all() and (bhigh <= kept[1]).all()):
             motion = np.maximum.reduceat(self.patch_motion.take(order), begin)
@@ -963,17 +957,28 @@ def _member(sorted_keys: np.ndarray, keys: np.ndarray) -> np.ndarray:
 def _patch_spans(x: np.ndarray, patches: PatchPairs, count: int) -> tuple[np.ndarray, np.ndarray]:
     """Each patch's box over the corners of all its primitives at positions x."""
     low, high = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
-    for (order, begin, size), rows in (
-        (patches.vertex_group, None),
-        (patches.triangle_group, patches.triangles),
-        (patches.edge_group, patches.edges),
-    ):
-        some = np.flatnonzero(size)
-        if len(order):
-            lo, hi = (x, x) if rows is None else _spans(x, x, rows)
-            low[some] = np.minimum(low[some], np.minimum.reduceat(lo[order], begin[some], axis=0))
-            high[some] = np.maximum(high[some], np.maximum.reduceat(hi[order], begin[some], axis=0))
+    for (_, group), rows in zip(patches._kind_groups(), (None, patches.triangles, patches.edges)):
+        some, lo, hi = _group_spans(*((x, x) if rows is None else spans_of_rows(x, x, rows)), group)
+        low[some] = np.minimum(low[some], lo)
+        high[some] = np.maximum(high[some], hi)
     return low, high
+
+
+def _group_spans(low: np.ndarray, high: np.ndarray, group, patches: np.ndarray | None = None):
+    """Each patch's span of its members' boxes low..high (rows of min / max over them), the members grouped
+    by patch ((order, start, size) group): (patches, their lows, their highs) for `patches` (sorted, each
+    holding a member; default: every patch that holds one)."""
+    order, start, size = group
+    if patches is None:
+        patches = np.flatnonzero(size)
+        members, first = order, start.take(patches)
+    else:
+        members = _members(group, patches)[0]
+        first = np.cumsum(size.take(patches)) - size.take(patches)
+    if len(members) == 0:
+        return patches, np.zeros((0, 3)), np.zeros((0, 3))
+    lows = np.minimum.reduceat(low.take(members, axis=0), first, axis=0)
+    return patches, lows, np.maximum.reduceat(high.take(members, axis=0), first, axis=0)
 
 
 def _matrices(q: np.ndarray) -> np.ndarray:
@@ -1046,14 +1051,6 @@ def _segment_min(values: np.ndarray, seg: np.ndarray, count: int) -> np.ndarray:
         first = np.flatnonzero(np.diff(seg, prepend=-1))
         out[seg[first]] = np.minimum.reduceat(values, first)
     return out
-
-
-def _spans(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = low.take(rows[:, 0], axis=0), high.take(rows[:, 0], axis=0)  # (take: ~4x quicker than [])
-    for k in range(1, rows.shape[1]):
-        np.minimum(lo, low.take(rows[:, k], axis=0), out=lo)
-        np.maximum(hi, high.take(rows[:, k], axis=0), out=hi)
-    return lo, hi
 
 
 def _incident(incidence: tuple[np.ndarray, np.ndarray], vertices: np.ndarray) -> np.ndarray:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .facemap import fan_triangles
-from .topology import Faces
+from .topology import Faces, components
 
 _FADE = 0.02  # negative pressure fades out (and reverses) within this fraction of the rest volume of 0
 _MAX_PUSH = 0.1  # most a vertex moves under pressure in a substep, in mean rest edge lengths
@@ -40,23 +40,6 @@ _EPS = 1e-30
 
 OPEN = "open"
 INCONSISTENT = "inconsistent"
-
-
-def _components(n: int, pairs: np.ndarray) -> np.ndarray:
-    """(n,) label of each vertex's connected component over `pairs` (the smallest vertex index in it)."""
-    label = np.arange(n)
-    if len(pairs) == 0:
-        return label
-    a, b = pairs[:, 0], pairs[:, 1]
-    while True:
-        low = np.minimum(label[a], label[b])
-        new = label.copy()
-        np.minimum.at(new, a, low)  # build time only
-        np.minimum.at(new, b, low)
-        new = new[new]  # pointer jumping
-        if np.array_equal(new, label):
-            return label
-        label = new
 
 
 def _orientation(n: int, faces: Faces, seams) -> tuple[str | None, np.ndarray]:
@@ -68,7 +51,7 @@ def _orientation(n: int, faces: Faces, seams) -> tuple[str | None, np.ndarray]:
     make one closed surface; only a one-sided surface (no inside) is `INCONSISTENT`.
     """
     seams = np.zeros((0, 2), dtype=np.int64) if seams is None else np.asarray(seams, dtype=np.int64)
-    label = _components(n, seams)
+    label = components(n, seams)
     count = len(faces)
     if count == 0:
         return OPEN, np.zeros(0, dtype=np.int8)
@@ -140,7 +123,7 @@ class PressureFamily:
         problem, sign = _orientation(n, faces, seams)
         if problem is not None:
             return None
-        label = _components(n, np.zeros((0, 2), dtype=np.int64) if seams is None else np.asarray(seams))
+        label = components(n, np.zeros((0, 2), dtype=np.int64) if seams is None else np.asarray(seams))
         triangles, face = fan_triangles(faces)
         triangles = np.where(sign[face][:, None] < 0, triangles[:, [0, 2, 1]], triangles)
         welded = label[triangles]
@@ -148,7 +131,7 @@ class PressureFamily:
         triangles, welded = triangles[keep], welded[keep]
         # Pieces: components of the welded vertices over the triangles' edges.
         ring = np.concatenate([welded[:, [0, 1]], welded[:, [1, 2]]])
-        vertex_piece = _components(n, ring)
+        vertex_piece = components(n, ring)
         _, piece = np.unique(vertex_piece[welded[:, 0]], return_inverse=True)
         pieces = int(piece.max()) + 1 if len(piece) else 0
         corners = [triangles[:, k] for k in range(3)]

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .coloring import color_constraints
+from .topology import components
 
 _EPS = 1e-12
 _EASE = 0.1  # near closing, a seam's gap shrinks by this fraction per substep (slower than the speed)...
@@ -160,17 +161,7 @@ class PreparedSeams:
 def seam_groups(pairs: np.ndarray, n: int) -> np.ndarray:
     """(n,) a label per vertex, equal for vertices joined through seams (the twins of a seam, three panels
     sewn at one corner) and each vertex's own index for the others."""
-    label = np.arange(n)
-    if len(pairs) == 0:
-        return label
-    a, b = pairs[:, 0], pairs[:, 1]
-    while True:  # the smallest label of a group spreads along its seams (groups are a few vertices)
-        low = np.minimum(label[a], label[b])
-        before = label.copy()
-        label[a] = np.minimum(label[a], low)
-        label[b] = np.minimum(label[b], low)
-        if np.array_equal(before, label):
-            return label
+    return components(n, pairs)  # (each group's label its smallest vertex index)
 
 
 class SewnPolygons:

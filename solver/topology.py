@@ -109,6 +109,23 @@ def adjacency(n: int, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return indptr, neighbours
 
 
+def components(n: int, pairs: np.ndarray) -> np.ndarray:
+    """(n,) label of each vertex's connected component over `pairs` (the smallest vertex index in it)."""
+    label = np.arange(n)
+    if len(pairs) == 0:
+        return label
+    a, b = pairs[:, 0], pairs[:, 1]
+    while True:
+        low = np.minimum(label[a], label[b])
+        new = label.copy()
+        np.minimum.at(new, a, low)  # build time only
+        np.minimum.at(new, b, low)
+        new = new[new]  # pointer jumping
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
 def _without(pairs: np.ndarray, existing: np.ndarray, n: int) -> np.ndarray:
     if len(pairs) == 0 or len(existing) == 0:
         return pairs

@@ -85,6 +85,24 @@ def columns_of(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def largest_of_rows(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """max over each of `rows` (K, m) of values[row's ids], a column at a time."""
+    out = values[rows[:, 0]].copy()
+    for k in range(1, rows.shape[1]):
+        np.maximum(out, values[rows[:, k]], out=out)
+    return out
+
+
+def spans_of_rows(low: np.ndarray, high: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) (K, 3) boxes holding the vertex boxes low..high (N, 3) of each of `rows` (K, m): a
+    triangle's or an edge's box from its corners'."""
+    lower, upper = low.take(rows[:, 0], axis=0), high.take(rows[:, 0], axis=0)  # (take: ~4x quicker than [])
+    for k in range(1, rows.shape[1]):
+        np.minimum(lower, low.take(rows[:, k], axis=0), out=lower)
+        np.maximum(upper, high.take(rows[:, k], axis=0), out=upper)
+    return lower, upper
+
+
 def rows_among(rows: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Which (N, 3) rows equal a row of the (M, 3) table, compared as whole rows (sorted, not N × M: a spiky
     collider has thousands of tips and a dense one a million vertices); -0.0 counts as 0.0."""

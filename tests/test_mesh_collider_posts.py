@@ -2,24 +2,14 @@
 
 import numpy as np
 import pytest
-from test_mesh_collider_corners import through_each_frame
+from test_mesh_collider_corners import needle, through_each_frame
 
 import solver
 
 
 def post(radius: float, segments: int, height: float = 0.5):
-    """A closed rod standing on the floor with a flat fan cap (bench/needles_through.py's `pointed_rod`, tip 0)."""
-    angle = np.arange(segments) * 2 * np.pi / segments
-    c, s = radius * np.cos(angle), radius * np.sin(angle)
-    bottom = np.stack([c, s, np.zeros(segments)], -1)
-    top = np.stack([c, s, np.full(segments, height)], -1)
-    v = np.vstack([bottom, top, [[0, 0, height]], [[0, 0, 0]]])
-    k = np.arange(segments)
-    k1 = (k + 1) % segments
-    apex, centre = 2 * segments, 2 * segments + 1
-    sides = np.concatenate([np.stack([k, k1, k1 + segments], -1), np.stack([k, k1 + segments, k + segments], -1)])
-    cap = np.stack([k + segments, k1 + segments, np.full(segments, apex)], -1)
-    return v, np.concatenate([sides, cap, np.stack([k1, k, np.full(segments, centre)], -1)])
+    """A closed rod standing on the floor with a flat fan cap (bench/needles_through.py's posts: a needle, tip 0)."""
+    return needle(radius, segments, height, tip=0.0)
 
 
 @pytest.mark.parametrize(

@@ -101,14 +101,14 @@ def _open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
 def test_a_coarse_cloth_on_a_smooth_open_dome_stays_on_it_with_few_edges_through(kind):
     """A 1.2 m 12² cloth dropped 10 cm off centre onto an open 12 x 4 dome of r 0.5 (its faces meet at 22.5-30°):
     its 11-15 cm edges dip 3-6 mm round the dome, kept 5 mm off it. The open rounded rule makes the whole dome
-    sharp, and its contacts brake the cloth's own slide (edge_contacts.OPEN_ROUNDED_BRAKE) as the faces would."""
+    sharp, and its contacts brake the cloth's own slide (edge_contacts.BRAKED_EDGES) as the faces would."""
     vertices, triangles = _open_dome()
     cloth, faces = meshes.grid(12, 12, size=1.2, height=0.55)
     cloth[:, 0] += 0.1
     if kind == "triangulated":
         faces = meshes.triangulated(faces)
     _, state, through = _drop(vertices, triangles, cloth, faces, 29)
-    # With OPEN_ROUNDED False: 740-906 edges through over the run (50-57 at a frame); with OPEN_ROUNDED_BRAKE False
+    # With OPEN_ROUNDED False: 740-906 edges through over the run (50-57 at a frame); with BRAKED_EDGES False
     # the cloth slid off the dome (its middle 0.34-0.93 m from where it landed).
     assert sum(through) < 200, through
     middle = np.argmin(np.linalg.norm(cloth[:, :2] - (0.1, 0.0), axis=1))
@@ -121,13 +121,13 @@ def test_a_cloth_on_an_open_domes_ridges_and_pole_never_has_an_edge_through_it(k
     """A 2 m 24² cloth (a 36-spoke fan disc) dropped centred onto the open 12 x 4 dome of r 0.5. Its 8.7-12.3 cm
     edges dip only 2-4 mm round the dome's r 0.5 (under the gap: no rounded bend), but across a 22.5-29° ridge
     between two wide faces, both ends 5 mm off their faces, a cloth edge dips (L / 2) tan(θ / 2) = 9-16 mm under
-    it (edge_contacts.OPEN_RIDGES), and the pole's 12 faces turn 11° from it, 6° between neighbours: the cloth's
-    middle cell lay across it and it came through (OPEN_APEXES; docs/design.md, round 16 (dome19))."""
+    it (edge_contacts.SHALLOW_RIDGES), and the pole's 12 faces turn 11° from it, 6° between neighbours: the cloth's
+    middle cell lay across it and it came through (SHALLOW_APEXES; docs/design.md, round 16 (dome19))."""
     vertices, triangles = _open_dome()
     cloth, faces = _cloth(kind, 24, 0.55)
     _, state, through = _drop(vertices, triangles, cloth, faces, 29)
-    # With OPEN_RIDGES and OPEN_APEXES False: 91-9,611 edges through over the run (6-449 at a frame, from the
-    # landing to the end); with OPEN_APEXES False: quad, triangulated, holed 1 at a frame (the pole), irregular 3-4.
+    # With SHALLOW_RIDGES and SHALLOW_APEXES False: 91-9,611 edges through over the run (6-449 at a frame, from the
+    # landing to the end); with SHALLOW_APEXES False: quad, triangulated, holed 1 at a frame (the pole), irregular 3-4.
     assert max(through) == 0, through
     middle = np.argmin(np.linalg.norm(cloth[:, :2], axis=1))
     assert np.linalg.norm(state.positions[middle, :2] - cloth[middle, :2]) < 0.1
@@ -139,13 +139,13 @@ def test_a_cloth_on_a_low_poly_ball_rests_on_it_with_no_edge_through_it(kind):
     """A 1.4 m 20² cloth (a 36-spoke fan disc) dropped 1-2 cm off centre onto a closed icosphere of 80 triangles
     (r 0.4): its faces meet at 20-28°, under SHARP_ANGLE, and the ball is too wide for the rounded rule, but a
     7 cm cloth edge across such a ridge, its ends the gap off their faces, dips 7 mm under it: the closed mesh's
-    convex ridges are sharp by the open meshes' rule (edge_contacts.CLOSED_RIDGES), braked as those."""
+    convex ridges are sharp by the shallow ridges' rule (edge_contacts.SHALLOW_RIDGES, CLOSED_RIDGES) and braked."""
     vertices, triangles = meshes.icosphere(1, 0.4, (0.0, 0.0, 0.4))
     cloth, faces = _cloth(kind, 20, 0.9, size=1.4)
     cloth = cloth + (0.013, 0.021, 0.0)
     _, state, through = _drop(vertices, triangles, cloth, faces, 36)
     # With CLOSED_RIDGES False: 31-278 edges through at every frame from the landing on (up to 11 mm deep,
-    # bench/lowpoly_spheres.py); with its ridges unbraked (SharpEdges.gentle empty) the irregular, holed and fan
+    # bench/lowpoly_spheres.py); with its ridges unbraked (SharpEdges.braked empty) the irregular, holed and fan
     # cloths slid off the top (their middles 0.3-0.35 m away).
     assert max(through) <= 2 and max(through[24:]) == 0, through
     middle = np.argmin(np.linalg.norm(cloth[:, :2] - (0.013, 0.021), axis=1))
