@@ -58,6 +58,7 @@ _SKIN_PASSES = 4.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
+_BOUND_SHORT = 1.0 - 1e-9  # (the drift bound is a sum of roundings: short of the reach by more than them)
 # A still mesh's list gives a vertex anchored far from every sharp edge a half skin as wide as keeps its box clear
 # of them all (`Clearance`, cells of _ROOM_CELL half skins): the hanging cloth swinging a few cm between the legs
 # queried the list ~2 times a frame, each time for a handful of vertices ~10-40 cm from any sharp edge.
@@ -355,6 +356,7 @@ class _EdgeList:
         self.apart = np.zeros(0)  # each pair's lower bound of its box separation at the last pass
         self.queries = 0
         self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
+        self.drift = np.full(n, np.inf)  # each vertex's bound of its distance from its anchor at `last`
         self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
@@ -365,15 +367,20 @@ class _EdgeList:
         """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
         box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
         and end), in a fixed order; None: none."""
-        stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
-        np.sqrt(stray, out=stray)
-        if (stray > self.reach).any():
-            self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
         moved = squared_stray(p0, p1, self.last, self._moved, self._step)
+        np.sqrt(moved, out=moved)
+        # A vertex's stray from its anchor is at most its bound at the last pass plus its motion since: only when
+        # that passes its reach somewhere is the stray measured (the same queries; resting cloth measures none).
+        drift = np.add(self.drift, moved, out=self.drift)
+        if (drift > _BOUND_SHORT * self.reach).any():
+            stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
+            np.sqrt(stray, out=stray)
+            if (stray > self.reach).any():
+                self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
+            np.copyto(drift, stray)  # (>= each vertex's distance at p1 from its anchor; 0 where anchored afresh)
         self.last[...] = p1
         if len(self.e) == 0:
             return None
-        np.sqrt(moved, out=moved)
         reach = np.maximum(moved.take(self.i), moved.take(self.j))
         live = (self.apart <= reach).nonzero()[0]
         self.apart -= reach  # (a bound at this pass for the pairs not handed out; exact for the others below)
@@ -407,6 +414,7 @@ class _EdgeList:
         which = strayed.nonzero()[0]
         anchored = p1.take(which, axis=1)
         self.anchor[:, which] = anchored
+        self._stray[which] = 0.0  # (their bound from the new anchor: `pairs`' drift)
         if self.least < self.half:  # a half skin of _SKIN_PASSES passes' motion, within least..half
             motion = anchored - p0.take(which, axis=1)
             motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
