@@ -969,7 +969,7 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
 
 def collide_cloth_edges(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    gravity=None, tipped_only: bool = False,
+    gravity=None, tipped_only: bool = False, hold_near: float | None = None,
 ) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
@@ -1022,7 +1022,7 @@ def collide_cloth_edges(
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
                 collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True,
-                sharp=rest, up=up,
+                sharp=rest, up=up, hold_near=hold_near,
             )  # fmt: skip
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
@@ -1169,7 +1169,7 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
 
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
-    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None,
+    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None, hold_near: float | None = None,
 ):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
@@ -1178,7 +1178,9 @@ def collide_edges(
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
-    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
+    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION). hold_near:
+    with keep_contacts, a substep's length (frame fraction): the contacts kept take the cloth edges that can reach a
+    sharp edge in a substep too (HOLD_REACH); None: the contacts alone."""
     if sharp is None:
         sharp = _sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
@@ -1278,11 +1280,18 @@ def collide_edges(
         normal = np.where(through, out, normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
-    contact &= ~sharp.in_wedge(normal, s)
+    in_wedge = sharp.in_wedge(normal, s)
+    contact &= ~in_wedge
     if any_through:
         contact |= through
     hit = contact.nonzero()[0]
-    if len(hit) == 0:
+    near = _EMPTY
+    if keep_contacts and hold_near is not None and HOLD_REACH > 0.0:  # for the hold only (the pass pushes none)
+        # (travel: the edge's motion over the window + gap; its share of a substep, + gap)
+        reach = (travel - gap) * min(1.0, hold_near / max(t1 - t0, _EPS)) + gap
+        np.minimum(reach, gap * (1.0 + HOLD_REACH), out=reach)
+        near = ((dist1 < reach) & ~contact & ~in_wedge & ~sharp.thin.take(s)).nonzero()[0]
+    if len(hit) == 0 and len(near) == 0:
         return None
     ends = np.stack([i.take(hit), j.take(hit)], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
@@ -1337,6 +1346,23 @@ def collide_edges(
         return None
     if on_edge is None:
         on_edge = _point([sharp_a, sharp_b], v, 0)
+    pushed = None
+    if len(near):  # the pass pushes its contacts (the first len(hit)); the hold has the near edges too
+        pushed = (ends, wi, wj, delta, n * amount, sharp_a, sharp_b, n)
+        at_near, v_near = s.take(near), v1.take(near)
+        ends_near = np.stack([i.take(near), j.take(near)], axis=1)
+        u_near, n_near = u1.take(near), normal.take(near, axis=1)
+        wi_near, wj_near = inv_mass.take(ends_near[:, 0]) * (1.0 - u_near), inv_mass.take(ends_near[:, 1]) * u_near
+        weight_near = (1.0 - u_near) * wi_near + u_near * wj_near
+        ok_near = weight_near > 0.0
+        ends, at, v = np.concatenate([ends, ends_near]), np.concatenate([at, at_near]), np.concatenate([v, v_near])
+        u, n = np.concatenate([u, u_near]), np.concatenate([n, n_near], axis=1)
+        wi, wj = np.concatenate([wi, wi_near]), np.concatenate([wj, wj_near])
+        per_weight = np.concatenate([per_weight, np.where(ok_near, 1.0 / np.where(ok_near, weight_near, 1.0), 0.0)])
+        sharp_a, sharp_b = a1.take(at, axis=1), b1.take(at, axis=1)
+        on_edge = _point([sharp_a, sharp_b], v, 0)
+        if draped is not None:
+            draped = np.concatenate([draped, np.zeros(len(near), dtype=bool)])
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     length = dot(sharp_b - sharp_a, held.along)
     # (the hold's per-contact constants, once: where along the line the nearest point may lie, the ends' inverse
@@ -1352,6 +1378,13 @@ def collide_edges(
     )
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
+    if pushed is not None:
+        ends, wi, wj, delta, settled, sharp_a, sharp_b, n = pushed
+        if len(ends):
+            rows, local = vertex_places(ends, len(inv_mass))
+            _scatter(x, settle_into, rows, local, wi, wj, delta, settled, pose1)
+            iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, rows, local)
+        return held
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)
@@ -1402,6 +1435,12 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
 # longest cloth edge (`_Held.long`): on a rod's short tip edges they pushed a hanging cloth through the rod's
 # sides (docs/design.md, round 13 (creep16)).
 NEAREST_HOLD_POINT = True
+# With edge windows longer than the vertex pass's (step.EDGE_PASS_WINDOWS), the pass leaves the hold, besides its
+# contacts, the cloth edges that end within their travel in a substep (their motion over the window, its share of a
+# substep) + the gap of a sharp edge, at most HOLD_REACH gaps beyond the gap, not on thin sides (`SharpEdges.thin`):
+# not pushed by the pass, the hold pushes them once they press. Cloth sliding over a rim meets new sharp edges
+# between passes (docs/design.md, round 16 (tablewin19), round 17 (tablewin20)). 0: the contacts alone.
+HOLD_REACH = 3.0
 STEP_SEARCH = True
 STEP_MOST = 2.0  # the step search's largest step, in means
 

@@ -44,8 +44,10 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). The sides of a rod
 # or bar thinner than a cloth edge that a cloth can hang on get it every substep (with the hold a cloth
 # hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
-# 0: every substep for all.
-EDGE_PASS_WINDOWS = 1
+# 0: every substep for all. Over 1 only where every mesh collider is still (`_still`: a 12 m/s box no longer carried
+# a hanging cloth with windows of 6), the hold then taking the cloth edges near the sharp edges too
+# (edge_contacts.HOLD_REACH; docs/design.md, round 17 (tablewin20)).
+EDGE_PASS_WINDOWS = 2
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
 # (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
@@ -190,6 +192,9 @@ def step(
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
+    if edge_interval > mesh_interval and not all(_still(c) for c in inputs.colliders if isinstance(c, MeshCollider)):
+        edge_interval = mesh_interval
+    hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
     # travels in a substep (solver/contact_support.py; not with tearing: a torn edge's ends are no longer held).
@@ -255,7 +260,7 @@ def step(
             collide_cloth_edges(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
-                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
+                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, hold_near=hold_near,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
@@ -310,6 +315,16 @@ def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tu
         elif first == substeps - 1:
             first -= interval
     return first, last
+
+
+def _still(collider: MeshCollider) -> bool:
+    """Whether a mesh collider stays put over the frame (no deformation, the same pose at both ends)."""
+    if collider.deforming:
+        return False
+    pose, start = collider.pose, collider.pose_start
+    if pose is None or start is pose:
+        return True
+    return start is not None and bool(np.array_equal(pose[0], start[0]) and np.array_equal(pose[1], start[1]))
 
 
 def _mesh_interval(colliders, substeps: int, self_collision) -> int:
