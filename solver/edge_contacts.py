@@ -1167,6 +1167,12 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     return sharp_edges_of(collider.mesh, radius, rounded)
 
 
+def has_gentle_edges(collider, longest: float, thickness: float) -> bool:
+    """Whether the collider has sharp edges for a cloth whose longest edge is `longest` that only the rounded rule or the
+    closed ridges' made sharp (`SharpEdges.gentle`: a low-poly ball's ridges)."""
+    return bool(_sharp_of(collider, 0.5 * longest, thickness).gentle.any())
+
+
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
     keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None, hold_near: float | None = None,
