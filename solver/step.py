@@ -6,7 +6,7 @@ import numpy as np
 
 from .colliders import collide
 from .contact_support import support_reach
-from .corner_contacts import collide_cloth_corners
+from .corner_contacts import collide_cloth_corners, has_rod_ends
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
 from .edge_contacts import collide_cloth_edges, has_gentle_edges
 from .face_collision import FaceCollision
@@ -193,10 +193,13 @@ def step(
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     if edge_interval > mesh_interval and not all(
-        _still(c) and not has_gentle_edges(c, model.cloth_edges[1], params.thickness)
+        _still(c)
+        and not has_gentle_edges(c, model.cloth_edges[1], params.thickness)
+        and not has_rod_ends(c, model.cloth_edges[1], params.thickness, params.gravity)
         for c in inputs.colliders
         if isinstance(c, MeshCollider)
-    ):  # (a low-poly ball's ridges kept an irregular cloth's edge through them with windows of 6)
+    ):  # (a low-poly ball's ridges kept an irregular cloth's edge through them with windows of 6, a fan disc on a
+        # thin post was flung 8-29 cm off it)
         edge_interval = mesh_interval
     hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
