@@ -1168,8 +1168,8 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
 
 
 def has_gentle_edges(collider, longest: float, thickness: float) -> bool:
-    """Whether the collider has sharp edges for a cloth whose longest edge is `longest` that only the rounded rule or the
-    closed ridges' made sharp (`SharpEdges.gentle`: a low-poly ball's ridges)."""
+    """Whether the collider has sharp edges for a cloth whose longest edge is `longest` that only the rounded rule or
+    the closed ridges' made sharp (`SharpEdges.gentle`: a low-poly ball's ridges)."""
     return bool(_sharp_of(collider, 0.5 * longest, thickness).gentle.any())
 
 
