@@ -530,6 +530,14 @@ def collide_cloth_corners(
             support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals, mu)
 
 
+def has_rod_ends(collider, longest: float, thickness, gravity) -> bool:
+    """Whether the still or rigid collider has thin rods' upper ends for a cloth whose longest edge is `longest`
+    (ROD_ENDS: a flat-topped post's cap, a pointed rod's tip)."""
+    if not isinstance(collider, MeshCollider) or collider.deforming:
+        return False
+    return bool(_corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, 1.0)).ends.any())
+
+
 def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
     """(the still or rigid collider's sharp edges for a cloth whose longest edge is `longest` (the edge pass's), up in
     its frame at t1), whose thin rods' upper ends are corners too (ROD_ENDS); None: none asked (no gravity)."""

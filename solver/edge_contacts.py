@@ -58,6 +58,7 @@ _SKIN_PASSES = 4.0
 # When some vertex strays half a skin, every vertex that strayed this fraction of it is queried too:
 # a swinging cloth's vertices stray one after another, and each query costs fixed calls.
 _REFRESH = 0.5
+_BOUND_SHORT = 1.0 - 1e-9  # (the drift bound is a sum of roundings: short of the reach by more than them)
 # A still mesh's list gives a vertex anchored far from every sharp edge a half skin as wide as keeps its box clear
 # of them all (`Clearance`, cells of _ROOM_CELL half skins): the hanging cloth swinging a few cm between the legs
 # queried the list ~2 times a frame, each time for a handful of vertices ~10-40 cm from any sharp edge.
@@ -364,6 +365,7 @@ class _EdgeList:
         self.apart = np.zeros(0)  # each pair's lower bound of its box separation at the last pass
         self.queries = 0
         self._stray = np.empty(n)  # reused: each vertex's squared stray from its anchor this substep
+        self.drift = np.full(n, np.inf)  # each vertex's bound of its distance from its anchor at `last`
         self._moved = np.empty(n)  # reused: each vertex's squared motion since the last pass
         self._movable: tuple = (None, None)
         self._step = np.empty((3, n))
@@ -374,15 +376,20 @@ class _EdgeList:
         """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
         box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
         and end), in a fixed order; None: none."""
-        stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
-        np.sqrt(stray, out=stray)
-        if (stray > self.reach).any():
-            self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
         moved = squared_stray(p0, p1, self.last, self._moved, self._step)
+        np.sqrt(moved, out=moved)
+        # A vertex's stray from its anchor is at most its bound at the last pass plus its motion since: only when
+        # that passes its reach somewhere is the stray measured (the same queries; resting cloth measures none).
+        drift = np.add(self.drift, moved, out=self.drift)
+        if (drift > _BOUND_SHORT * self.reach).any():
+            stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
+            np.sqrt(stray, out=stray)
+            if (stray > self.reach).any():
+                self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
+            np.copyto(drift, stray)  # (>= each vertex's distance at p1 from its anchor; 0 where anchored afresh)
         self.last[...] = p1
         if len(self.e) == 0:
             return None
-        np.sqrt(moved, out=moved)
         reach = np.maximum(moved.take(self.i), moved.take(self.j))
         live = (self.apart <= reach).nonzero()[0]
         self.apart -= reach  # (a bound at this pass for the pairs not handed out; exact for the others below)
@@ -416,6 +423,7 @@ class _EdgeList:
         which = strayed.nonzero()[0]
         anchored = p1.take(which, axis=1)
         self.anchor[:, which] = anchored
+        self._stray[which] = 0.0  # (their bound from the new anchor: `pairs`' drift)
         if self.least < self.half:  # a half skin of _SKIN_PASSES passes' motion, within least..half
             motion = anchored - p0.take(which, axis=1)
             motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
@@ -971,7 +979,7 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
 
 def collide_cloth_edges(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    gravity=None, tipped_only: bool = False,
+    gravity=None, tipped_only: bool = False, hold_near: float | None = None,
 ) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
@@ -1024,7 +1032,7 @@ def collide_cloth_edges(
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
                 collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True,
-                sharp=rest, up=up,
+                sharp=rest, up=up, hold_near=hold_near,
             )  # fmt: skip
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
@@ -1169,9 +1177,15 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     return sharp_edges_of(collider.mesh, radius, rounded)
 
 
+def has_gentle_edges(collider, longest: float, thickness: float) -> bool:
+    """Whether the collider has sharp edges for a cloth whose longest edge is `longest` that only the rounded rule or
+    the closed ridges' made sharp (`SharpEdges.gentle`: a low-poly ball's ridges)."""
+    return bool(_sharp_of(collider, 0.5 * longest, thickness).gentle.any())
+
+
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
-    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None,
+    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None, hold_near: float | None = None,
 ):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
@@ -1180,7 +1194,9 @@ def collide_edges(
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
-    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
+    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION). hold_near:
+    with keep_contacts, a substep's length (frame fraction): the contacts kept take the cloth edges that can reach a
+    sharp edge in a substep too (HOLD_REACH); None: the contacts alone."""
     if sharp is None:
         sharp = _sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
@@ -1280,11 +1296,18 @@ def collide_edges(
         normal = np.where(through, out, normal)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
-    contact &= ~sharp.in_wedge(normal, s)
+    in_wedge = sharp.in_wedge(normal, s)
+    contact &= ~in_wedge
     if any_through:
         contact |= through
     hit = contact.nonzero()[0]
-    if len(hit) == 0:
+    near = _EMPTY
+    if keep_contacts and hold_near is not None and HOLD_REACH > 0.0:  # for the hold only (the pass pushes none)
+        # (travel: the edge's motion over the window + gap; its share of a substep, + gap)
+        reach = (travel - gap) * min(1.0, hold_near / max(t1 - t0, _EPS)) + gap
+        np.minimum(reach, gap * (1.0 + HOLD_REACH), out=reach)
+        near = ((dist1 < reach) & ~contact & ~in_wedge & ~sharp.thin.take(s)).nonzero()[0]
+    if len(hit) == 0 and len(near) == 0:
         return None
     ends = np.stack([i.take(hit), j.take(hit)], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
@@ -1339,6 +1362,23 @@ def collide_edges(
         return None
     if on_edge is None:
         on_edge = _point([sharp_a, sharp_b], v, 0)
+    pushed = None
+    if len(near):  # the pass pushes its contacts (the first len(hit)); the hold has the near edges too
+        pushed = (ends, wi, wj, delta, n * amount, sharp_a, sharp_b, n)
+        at_near, v_near = s.take(near), v1.take(near)
+        ends_near = np.stack([i.take(near), j.take(near)], axis=1)
+        u_near, n_near = u1.take(near), normal.take(near, axis=1)
+        wi_near, wj_near = inv_mass.take(ends_near[:, 0]) * (1.0 - u_near), inv_mass.take(ends_near[:, 1]) * u_near
+        weight_near = (1.0 - u_near) * wi_near + u_near * wj_near
+        ok_near = weight_near > 0.0
+        ends, at, v = np.concatenate([ends, ends_near]), np.concatenate([at, at_near]), np.concatenate([v, v_near])
+        u, n = np.concatenate([u, u_near]), np.concatenate([n, n_near], axis=1)
+        wi, wj = np.concatenate([wi, wi_near]), np.concatenate([wj, wj_near])
+        per_weight = np.concatenate([per_weight, np.where(ok_near, 1.0 / np.where(ok_near, weight_near, 1.0), 0.0)])
+        sharp_a, sharp_b = a1.take(at, axis=1), b1.take(at, axis=1)
+        on_edge = _point([sharp_a, sharp_b], v, 0)
+        if draped is not None:
+            draped = np.concatenate([draped, np.zeros(len(near), dtype=bool)])
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     length = dot(sharp_b - sharp_a, held.along)
     # (the hold's per-contact constants, once: where along the line the nearest point may lie, the ends' inverse
@@ -1354,6 +1394,13 @@ def collide_edges(
     )
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
+    if pushed is not None:
+        ends, wi, wj, delta, settled, sharp_a, sharp_b, n = pushed
+        if len(ends):
+            rows, local = vertex_places(ends, len(inv_mass))
+            _scatter(x, settle_into, rows, local, wi, wj, delta, settled, pose1)
+            iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, rows, local)
+        return held
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)
@@ -1404,6 +1451,12 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
 # longest cloth edge (`_Held.long`): on a rod's short tip edges they pushed a hanging cloth through the rod's
 # sides (docs/design.md, round 13 (creep16)).
 NEAREST_HOLD_POINT = True
+# With edge windows longer than the vertex pass's (step.EDGE_PASS_WINDOWS), the pass leaves the hold, besides its
+# contacts, the cloth edges that end within their travel in a substep (their motion over the window, its share of a
+# substep) + the gap of a sharp edge, at most HOLD_REACH gaps beyond the gap, not on thin sides (`SharpEdges.thin`):
+# not pushed by the pass, the hold pushes them once they press. Cloth sliding over a rim meets new sharp edges
+# between passes (docs/design.md, round 16 (tablewin19), round 17 (tablewin20)). 0: the contacts alone.
+HOLD_REACH = 3.0
 STEP_SEARCH = True
 STEP_MOST = 2.0  # the step search's largest step, in means
 

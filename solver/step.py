@@ -6,9 +6,9 @@ import numpy as np
 
 from .colliders import collide
 from .contact_support import support_reach
-from .corner_contacts import collide_cloth_corners
+from .corner_contacts import collide_cloth_corners, has_rod_ends
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
-from .edge_contacts import collide_cloth_edges
+from .edge_contacts import collide_cloth_edges, has_gentle_edges
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -44,7 +44,12 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). The sides of a rod
 # or bar thinner than a cloth edge that a cloth can hang on get it every substep (with the hold a cloth
 # hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
-# 0: every substep for all.
+# 0: every substep for all. Over 1 only where every mesh collider is still (`_still`: a 12 m/s box no longer carried
+# a hanging cloth with windows of 6) and has neither gentle sharp edges nor thin rods' upper ends, the hold then taking
+# the cloth edges near the sharp edges too (edge_contacts.HOLD_REACH). At 2 the tables cost ~0.14-0.34x of the plain
+# step less with their strain no worse, but a box rising under a drape no longer acts as the still box in its frame
+# (test_mesh_collider_moving_rigid.py) and a cone on a pillar kept 236 edges through a triangulated cloth: 1 until
+# those are understood (docs/design.md, round 17 (tablewin20)).
 EDGE_PASS_WINDOWS = 1
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
@@ -190,6 +195,16 @@ def step(
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
+    if edge_interval > mesh_interval and not all(
+        _still(c)
+        and not has_gentle_edges(c, model.cloth_edges[1], params.thickness)
+        and not has_rod_ends(c, model.cloth_edges[1], params.thickness, params.gravity)
+        for c in inputs.colliders
+        if isinstance(c, MeshCollider)
+    ):  # (a low-poly ball's ridges kept an irregular cloth's edge through them with windows of 6, a fan disc on a
+        # thin post was flung 8-29 cm off it)
+        edge_interval = mesh_interval
+    hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
     # travels in a substep (solver/contact_support.py; not with tearing: a torn edge's ends are no longer held).
@@ -255,7 +270,7 @@ def step(
             collide_cloth_edges(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
-                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
+                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, hold_near=hold_near,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
@@ -310,6 +325,16 @@ def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tu
         elif first == substeps - 1:
             first -= interval
     return first, last
+
+
+def _still(collider: MeshCollider) -> bool:
+    """Whether a mesh collider stays put over the frame (no deformation, the same pose at both ends)."""
+    if collider.deforming:
+        return False
+    pose, start = collider.pose, collider.pose_start
+    if pose is None or start is pose:
+        return True
+    return start is not None and bool(np.array_equal(pose[0], start[0]) and np.array_equal(pose[1], start[1]))
 
 
 def _mesh_interval(colliders, substeps: int, self_collision) -> int:
