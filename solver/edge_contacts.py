@@ -1177,10 +1177,10 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     return sharp_edges_of(collider.mesh, radius, rounded)
 
 
-def has_gentle_edges(collider, longest: float, thickness: float) -> bool:
+def has_braked_edges(collider, longest: float, thickness: float) -> bool:
     """Whether the collider has sharp edges for a cloth whose longest edge is `longest` that only the rounded rule or
-    the closed ridges' made sharp (`SharpEdges.gentle`: a low-poly ball's ridges)."""
-    return bool(_sharp_of(collider, 0.5 * longest, thickness).gentle.any())
+    the shallow ridges made sharp (`SharpEdges.braked`: a low-poly ball's ridges)."""
+    return _sharp_of(collider, 0.5 * longest, thickness).any_braked
 
 
 def collide_edges(

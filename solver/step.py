@@ -8,7 +8,7 @@ from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
-from .edge_contacts import collide_cloth_edges, has_gentle_edges
+from .edge_contacts import collide_cloth_edges, has_braked_edges
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -45,7 +45,7 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # or bar thinner than a cloth edge that a cloth can hang on get it every substep (with the hold a cloth
 # hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
 # 0: every substep for all. Over 1 only where every mesh collider is still (`_still`: a 12 m/s box no longer carried
-# a hanging cloth with windows of 6) and has neither gentle sharp edges nor thin rods' upper ends, the hold then taking
+# a hanging cloth with windows of 6) and has neither braked sharp edges nor thin rods' upper ends, the hold then taking
 # the cloth edges near the sharp edges too (edge_contacts.HOLD_REACH). At 2 the tables cost ~0.14-0.34x of the plain
 # step less with their strain no worse, but a box rising under a drape no longer acts as the still box in its frame
 # (test_mesh_collider_moving_rigid.py) and a cone on a pillar kept 236 edges through a triangulated cloth: 1 until
@@ -197,7 +197,7 @@ def step(
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     if edge_interval > mesh_interval and not all(
         _still(c)
-        and not has_gentle_edges(c, model.cloth_edges[1], params.thickness)
+        and not has_braked_edges(c, model.cloth_edges[1], params.thickness)
         and not has_rod_ends(c, model.cloth_edges[1], params.thickness, params.gravity)
         for c in inputs.colliders
         if isinstance(c, MeshCollider)
