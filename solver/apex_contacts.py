@@ -114,7 +114,8 @@ def _collide(x, x_start, inv_mass, triangles, p, q, out, gap: float, longest: fl
     # Broad phase: cloth triangles whose swept boxes meet a ridge's box grown by the gap.
     low_r = np.minimum(p, q) - gap  # (3, R)
     high_r = np.maximum(p, q) + gap
-    # (a triangle whose box meets one has a vertex within its longest edge of their box, twice for stretch)
+    # (a triangle whose box meets one has a vertex within its longest edge of their box; `longest` is twice the
+    # longest at rest (model.cloth_edges), doubled again for stretch)
     lo_all, hi_all = low_r.min(axis=1) - 2.0 * longest, high_r.max(axis=1) + 2.0 * longest
     near_v = ((x >= lo_all) & (x <= hi_all)).all(axis=1)
     near_v |= ((x_start >= lo_all) & (x_start <= hi_all)).all(axis=1)
