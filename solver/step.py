@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .apex_contacts import collide_cloth_ridges
 from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
@@ -253,6 +254,7 @@ def step(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support,
                     gravity=params.gravity,
                 )  # fmt: skip
+                collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness)
                 collide_cloth_edges(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                     tipped_only=True,
@@ -278,6 +280,7 @@ def step(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
                 contacts=run.mesh_contacts, closes=s == corner_last, support=support, gravity=params.gravity,
             )  # fmt: skip
+            collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness)
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                 tipped_only=True,
