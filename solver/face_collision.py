@@ -41,7 +41,11 @@ each substep finds the pairs within gap + half their vertices' largest relative 
 middle of the substep's paths, from boxes around each vertex's path; neighbours moving together
 are then no candidates, however fast they move. Those pairs come from `patch_pairs.PatchPairs`
 (the same pairs as a box query over every primitive, without enumerating the cloth's own
-neighbourhood every substep: see that module). The adaptive skin ranges from a quarter gap to a
+neighbourhood every substep: see that module). Once that motion is predictable (after an impact:
+the cloth sliding into place; few vertices off their last substep's motion run on), the same query
+is made for a glide of a few substeps: each vertex's path predicted (its motion run on, relative to
+the mean), pairs listed within gap + slack on those paths, a vertex more than half the slack off
+its prediction queried again (partially). The adaptive skin ranges from a quarter gap to a
 gap, or from half a gap to twice the gap while nothing is listed (a flag, a swinging skirt), and
 never so wide that it lists the flat cloth's own nearest pairs (fine meshes: `_widest`).
 Each substep the narrow phase and the failsafe go through the live candidates only: those whose
@@ -165,6 +169,12 @@ class FaceCollision:
     # A partial query from the patches makes only the moved vertices' boxes (balls) again and keeps the others'
     # from the last query (with no skin: their paths' boxes; docs/self-collision.md, round 16 (selfsafe19)).
     partial_boxes_kept = True
+    # After an impact, lists that last: once the cloth's motion is predictable (few vertices off their last
+    # substep's motion run on), the every-substep query is made for `glide` substeps of each vertex's predicted
+    # path (its motion, relative to the mean, run on), listing within gap + `glide_slack` x gap; a vertex more
+    # than half the slack off its prediction is queried again (partially), on the window's clock. 0: off.
+    glide = 4
+    glide_slack = 0.5
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -217,6 +227,13 @@ class FaceCollision:
         # Every-substep candidates from patches of the rest mesh (patch_pairs.py), built at the first need.
         self.patches: PatchPairs | None = None
         self.flat: float | None = None  # see _flat_distance
+        # The glide (see `glide`): its length in substeps (0: not gliding), the substep's place in it (the
+        # substep from clock to clock + 1), each vertex's predicted motion a substep (anchors: the predicted
+        # positions at the window's middle), the slack added to the gap, the last substep's middles and pads.
+        self.window = self.clock = 0
+        self.slack = 0.0
+        self.step_motion = np.zeros((n, 3))
+        self.seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @staticmethod
     def install(state, model, params) -> FaceCollision:
@@ -251,19 +268,37 @@ class FaceCollision:
         motion = squared_distances(x, previous, mean - mean0)
         self.moves = np.sqrt(motion)
         if self.anchor is None or len(self.anchor) != n:
+            self.window, self.slack = 0, 0.0
             self._query(x, previous, mean, mean0)
             self._live(x, previous)
             return
-        stray = np.maximum(squared_distances(x, self.anchor, mean), squared_distances(previous, self.anchor, mean0))
+        anchor, pad, last_path = self.anchor, self.pad, (self.anchor, self.motion)
+        if self.window:
+            if self._glide(x, previous, mean, mean0):
+                return
+            assert self.seen is not None
+            # The last substep's middles, pads and motions, as after a substep without a skin.
+            anchor, pad, motion = self.seen
+            last_path = (anchor, motion)
+        stray = np.maximum(squared_distances(x, anchor, mean), squared_distances(previous, anchor, mean0))
         if self.skin == 0.0:
             # Violent motion, no skin: the candidates of this substep only, every substep, until a
             # quarter-gap skin would have lasted this one (a quarter of the cloth or less strayed), and
             # no sooner than `violent_left` substeps (1, doubled up to `violent_most` while returns fail).
-            allowed = 0.125 * self.gap + self.pad
+            allowed = 0.125 * self.gap + pad
             self.violent_left -= 1
             if self.violent_left <= 0 and self.calm_share * np.count_nonzero(stray > allowed * allowed) <= n:
                 self.skin = 0.25 * self.gap
                 self.age_skin = 0
+                self.window = 0
+                self.slack = 0.0
+            elif self._glides() and self._predictable(x, previous, mean, mean0, *last_path):
+                self.window, self.clock = self.glide, 0
+                self.slack = self.glide_slack * self.gap
+                self.age_skin = 0
+            else:
+                self.window = 0
+                self.slack = 0.0
             self._query(x, previous, mean, mean0)
             self._live(x, previous)
             return
@@ -306,6 +341,144 @@ class FaceCollision:
         else:
             self._query(x, previous, mean, mean0, moved)
         self._live(x, previous)
+
+    def _glides(self) -> bool:
+        """Whether glides are made: on, with patches, and the slack not so wide that a glide lists the flat cloth's
+        own nearest pairs (gap + slack + the pairs' relative motion beyond `_flat_distance`: a 128² 2 m sheet's
+        1.56 cm edges against a 1 cm gap listed 0.7 M pairs, twice the time a frame; so at most half the margin)."""
+        if not self.glide or not self._patches_queried():
+            return False
+        return self.glide_slack * self.gap <= 0.5 * (self._flat_distance() - self.gap)
+
+    def _predictable(self, x, previous, mean, mean0, middle: np.ndarray, motion: np.ndarray) -> bool:
+        """Whether at most 1 / calm_share of the vertices strayed more than a quarter of the glide's slack
+        from their last substep's path (middle, motion; less the mean) run on by its motion at this substep's
+        ends: the prediction a glide lists by."""
+        limit = 0.25 * self.glide_slack * self.gap
+        ahead = middle + 0.5 * motion  # the last substep's end: this one's predicted start
+        off = squared_distances(previous, ahead, mean0)
+        ahead += motion
+        np.maximum(off, squared_distances(x, ahead, mean), out=off)
+        return self.calm_share * np.count_nonzero(off > limit * limit) <= len(x)
+
+    def _predicted(self, tau: float) -> np.ndarray:
+        """Each vertex's predicted position (less the mean) at `tau` substeps into the glide."""
+        assert self.anchor is not None
+        return self.anchor + (tau - 0.5 * self.window) * self.step_motion
+
+    def _off(self, x, previous, mean, mean0) -> np.ndarray:
+        """Each vertex's largest distance from its predicted path at this substep's ends (less the means)."""
+        off = squared_distances(previous, self._predicted(self.clock), mean0)
+        np.maximum(off, squared_distances(x, self._predicted(self.clock + 1), mean), out=off)
+        return np.sqrt(off)
+
+    def _glide(self, x, previous, mean, mean0) -> bool:
+        """A substep of the glide: True when done (the candidates kept, or found again for the vertices off
+        their predictions), False when it ends (over, or a quarter of the cloth off: `refresh` chooses the
+        mode again)."""
+        self.clock += 1
+        if self.clock >= self.window:
+            self.window = 0
+            return False
+        off = self._off(x, previous, mean, mean0)
+        moved = off > 0.5 * self.slack
+        count = int(np.count_nonzero(moved))
+        if 4 * count > len(x):
+            self.window = 0
+            if self.clock < 4:  # cut short: stay without a glide or a skin for longer next time
+                self.violent_wait = min(max(2 * self.violent_wait, 1), self.violent_most)
+                self.violent_left = self.violent_wait
+            return False
+        end, start = translated(x, mean), translated(previous, mean0)
+        end -= start
+        start += 0.5 * end
+        self.seen = start, 0.5 * self.moves, end
+        if count == 0:
+            self._live(x, previous, off)
+            return True
+        self._query(x, previous, mean, mean0, moved)
+        self._live(x, previous)
+        return True
+
+    def _glide_query(self, start: np.ndarray, end: np.ndarray, moved: np.ndarray | None) -> None:
+        """The every-substep query over the glide's predicted paths (this substep's motion run on to the
+        window's ends, on its clock): pairs that come within gap + slack on them. A vertex that stays within
+        slack / 2 of its prediction (checked at each substep's ends; the difference is linear in between)
+        keeps every pair that comes within the gap on the true paths a candidate. From the patches (without:
+        the box query, as `_query`'s)."""
+        step = end - start
+        ends = start - self.clock * step, start + (self.window - self.clock) * step
+        middle = 0.5 * (ends[0] + ends[1])
+        half = 0.5 * (self.gap + self.slack)
+        if moved is None:
+            self.age = 0
+            self.seen = start + 0.5 * step, 0.5 * np.sqrt(squared_distances(step, _ZERO)), step
+            self.step_motion, self.anchor = step, middle
+            self.motion = self.window * step
+            self.pad = 0.5 * np.sqrt(squared_distances(self.motion, _ZERO))
+            self.low, self.high = np.minimum(*ends), np.maximum(*ends)
+            self.low -= half
+            self.high += half
+            if self.use_patches and self.patches is not None:
+                (self.p, self.t, self.vt_apart), (self.e, self.f, self.ee_apart) = self.patches.find(
+                    ends[0],
+                    ends[1],
+                    self.low,
+                    self.high,
+                    self.gap + self.slack,
+                    self._measure,
+                    self._measure,
+                    self.active,
+                )
+                self.grid_alive = np.arange(len(self.triangles)) if self.active is None else np.flatnonzero(self.active)
+                self.changed[:] = True
+                return
+            self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
+            self.e, self.f, self.ee_apart = self._edge_edge_candidates()
+            self.changed[:] = False
+            self.stale_work = 0
+            return
+        assert self.anchor is not None
+        index = np.flatnonzero(moved)
+        self.step_motion[index] = step[index]
+        self.anchor[index] = middle[index]
+        self.motion[index] = self.window * step[index]
+        self.pad[index] = 0.5 * np.sqrt(squared_distances(self.motion[index], _ZERO))
+        self.low[index] = np.minimum(ends[0][index], ends[1][index]) - half
+        self.high[index] = np.maximum(ends[0][index], ends[1][index]) + half
+        if self.use_patches and self._patches_queried():
+            assert self.patches is not None
+            (p, t, apart), (e, f, apart_ee) = self.patches.find(
+                start, end, self.low, self.high, self.gap + self.slack, self._measure, self._measure, self.active, moved
+            )
+        else:
+            self.changed |= moved
+            stale = int(np.count_nonzero(self.changed))
+            self.stale_work += stale
+            if 2 * stale > len(moved) or self.stale_work > len(moved):
+                self._rebin()
+            p, t, apart = self._vertex_triangle_candidates(moved)
+            e, f, apart_ee = self._edge_edge_candidates(moved)
+        self._merge(moved, p, t, apart, e, f, apart_ee)
+
+    def _glide_live(self, x: np.ndarray, previous: np.ndarray, off: np.ndarray | None = None) -> None:
+        """`_live` for a glide: a pair's distance on the predicted paths this substep is at least its distance at
+        their middles less half its corners' largest relative predicted motion a substep; the true one at least
+        that less how far each side is off its prediction (`off`)."""
+        if off is None:
+            off = self._off(x, previous, column_mean(x), column_mean(previous))
+        reach = 1.25 * self.gap
+        middle = self._predicted(self.clock + 0.5)
+        tri, edges, step = self.triangles[self.t], self.edges, self.step_motion
+        near = np.sqrt(self._distance2(middle, self.p, self.t))
+        near -= 0.5 * _largest_difference(step, self.p[:, None], tri)
+        near -= off[self.p] + largest_of_rows(off, tri)
+        self.live_vt = np.flatnonzero(near < reach)
+        first, second = edges[self.e], edges[self.f]
+        near = np.sqrt(self._edge_distance2(middle, self.e, self.f))
+        near -= 0.5 * _largest_difference(step, first, second)
+        near -= largest_of_rows(off, first) + largest_of_rows(off, second)
+        self.live_ee = np.flatnonzero(near < reach)
 
     def _narrowest(self) -> float:
         """The narrowest adaptive skin: a quarter gap, or half a gap while nothing is listed (a skirt
@@ -359,6 +532,9 @@ class FaceCollision:
         failsafe go through these only: the others stay farther apart than the gap on the straight
         paths, and the passes and the failsafe move no vertex more than half a gap from where this
         was found (farther, `undo_crossings` queries it again), so none of them can cross."""
+        if self.window:
+            self._glide_live(x, previous, stray)
+            return
         if stray is None:
             assert self.anchor is not None
             mean, mean0 = column_mean(x), column_mean(previous)
@@ -377,6 +553,9 @@ class FaceCollision:
         anchor is the middle of its substep's path and its pad half that path."""
         self.rebuilds += 1
         end, start = translated(x, mean), translated(previous, mean0)
+        if self.window:
+            self._glide_query(start, end, None if moved is None or self.anchor is None else moved)
+            return
         middle = 0.5 * (end + start)
         self.motion = end - start
         pad = 0.5 * np.sqrt(squared_distances(self.motion, _ZERO))
@@ -555,7 +734,7 @@ class FaceCollision:
         skin / 2 + its pad of its anchor). With none (this substep only: positions linear in time,
         anchors the middle of the paths): gap + half their vertices' largest relative motion."""
         if self.skin == 0.0:
-            return self.gap + 0.5 * _largest_difference(self.motion, first, second)
+            return self.gap + self.slack + 0.5 * _largest_difference(self.motion, first, second)
         return self.gap + self.skin + largest_of_rows(self.pad, first) + largest_of_rows(self.pad, second)
 
     def _vertex_triangle_candidates(self, moved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

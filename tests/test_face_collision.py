@@ -345,7 +345,7 @@ def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance)
     vertices, faces = solver.grid(10, 10, size=0.6)
     params = solver.Params(self_collision=True, bend_stiffness=0.2, friction=0.5, self_collision_distance=distance)
     state, collision, whip = _whipped_crumple(vertices, faces, params)
-    checked = [0, 0]
+    checked = [0, 0, 0]
     refresh = collision.refresh
 
     def checking_refresh(x, previous=None):
@@ -359,10 +359,13 @@ def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance)
         assert ee <= set(zip(np.minimum(e, f).tolist(), np.maximum(e, f).tolist()))
         checked[0] += len(vt)
         checked[1] += len(ee)
+        checked[2] += collision.window > 0 and len(vt) + len(ee) > 0
 
     collision.refresh = checking_refresh
     whip(14)
     assert checked[0] > 100 and checked[1] > 100  # the scene did bring faces together
+    # ... also on substeps of a glide (lists made for several substeps of predicted paths)
+    assert checked[2] > 0 if distance == 0.0 else True
 
 
 @pytest.mark.parametrize("faces", [False, True])
