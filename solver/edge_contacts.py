@@ -172,6 +172,14 @@ CLOSED_RIDGES = True
 # (a closed mesh's apexes only where such a cloth edge dips the whole gap, not half: a spherified cube of r 0.2,
 # its vertices turning ~10°, was all sharp at half, and a curtain it appeared round swung 31 cm out, not 23)
 CLOSED_APEX_DIP = 2.0
+# ... or where such a cloth edge (its lever the longest cloth edge's half) dips CLOSED_APEX_GAP gaps, whichever is
+# less: the dip above is max(gap, L / 6) (L the longest cloth edge), so for a coarse cloth it asked a turn over
+# atan(1 / 3) (18°) whatever the gap, and the 320-triangle icosphere's vertices (10°) were not sharp for a 20² 1.4 m
+# cloth (10.4 cm diagonals: 9.0-9.7 mm of lever × tan(turn) against a 5 mm gap): 2-28 of its edges through (quad,
+# triangulated, irregular). The spherified cube's under the curtain's 5.9 cm diagonals: 2.9-6.8 mm. Never under
+# the ridges' own dip (max(gap / 2, L / 12), the rounded rule's cap): at a 2 mm gap 1.5 gaps made the whole torus
+# (3,072 triangles) sharp for 6 cm cloth edges. 0: off.
+CLOSED_APEX_GAP = 1.5
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -189,16 +197,18 @@ class SharpEdges:
     """A mesh's sharp edges as (triangle, edge k opposite corner k), their ends (3, S) (a deforming mesh's at
     the frame's end, and at its start) and broad phase grown by the gap (built on first use)."""
 
-    def __init__(self, mesh, radius: float = 0.0, start: np.ndarray | None = None, rounded: float = 0.0):
+    def __init__(
+        self, mesh, radius: float = 0.0, start: np.ndarray | None = None, rounded: float = 0.0, gap: float = 0.0
+    ):
         """start: for a deforming mesh (the frame's end shape), its corner rows at the frame's start
         (`MeshCollider._corner_rows`): its sharp edges are the end shape's, with their ends at the start
         too (`a0`, `b0`, `c0`); no edges are culled as hidden, and none are thin (the pass runs every
-        substep for deforming meshes anyway)."""
+        substep for deforming meshes anyway). gap: the distance kept from it (`_sharp_edges`)."""
         self.still = start is None
         self.radius = radius
         table = None if start is None else kept_edge_table(mesh)
         self.tri, self.k, other, other_k, thin, braked = _sharp_edges(
-            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward
+            mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward, gap
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
         self.thin = thin & (start is None)
@@ -509,38 +519,38 @@ def _box_apart(low, high, box_low, box_high) -> np.ndarray:
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}
 
 
-def sharp_edges_of(mesh, radius: float = 0.0, rounded: float = 0.0) -> SharpEdges:
+def sharp_edges_of(mesh, radius: float = 0.0, rounded: float = 0.0, gap: float = 0.0) -> SharpEdges:
     """The mesh's sharp edges for curvature radii below `radius` or `rounded` (see `_sharp_edges`), found once
-    per TriangleMesh and radii."""
+    per TriangleMesh, radii and gap."""
     kept = _SHARP.get(mesh)
     if kept is None:
         kept = _SHARP[mesh] = {}
-    found = kept.get((radius, rounded))
+    found = kept.get((radius, rounded, gap))
     if found is None:
-        found = kept[(radius, rounded)] = SharpEdges(mesh, radius, rounded=rounded)
+        found = kept[(radius, rounded, gap)] = SharpEdges(mesh, radius, rounded=rounded, gap=gap)
     return found
 
 
 _FRAME_SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # deforming MeshCollider -> {radius: SharpEdges}
 
 
-def frame_sharp_edges(collider, radius: float = 0.0, rounded: float = 0.0) -> SharpEdges:
+def frame_sharp_edges(collider, radius: float = 0.0, rounded: float = 0.0, gap: float = 0.0) -> SharpEdges:
     """A deforming collider's sharp edges for this frame (its end shape's, with their places at the frame's
-    start), found once per collider (one a frame) and radius; its edge table is kept across frames."""
+    start), found once per collider (one a frame), radii and gap; its edge table is kept across frames."""
     kept = _FRAME_SHARP.get(collider)
     if kept is None:
         kept = _FRAME_SHARP[collider] = {}
-    found = kept.get((radius, rounded))
+    found = kept.get((radius, rounded, gap))
     if found is None:
-        found = kept[(radius, rounded)] = SharpEdges(
-            collider.mesh, radius, start=collider._corner_rows, rounded=rounded
+        found = kept[(radius, rounded, gap)] = SharpEdges(
+            collider.mesh, radius, start=collider._corner_rows, rounded=rounded, gap=gap
         )
     return found
 
 
 def _sharp_edges(
     triangles, vertices, normals, heights, radius: float = 0.0, table: EdgeTable | None = None,
-    rounded: float = 0.0, outward: int = 0,
+    rounded: float = 0.0, outward: int = 0, gap: float = 0.0,
 ):  # fmt: skip
     """(triangle, k) of each sharp edge once: on one face, on more than two, or between two faces
     whose unit normals (3, T) differ by more than SHARP_ANGLE, or that bend round a curvature radius
@@ -551,7 +561,8 @@ def _sharp_edges(
     above the opposite edge. Also the other face of an edge between two (its triangle and the edge's k
     there), else -1. Last, which are braked (`SharpEdges.braked`): sharp by the `rounded` bend or the shallow ridges
     alone (a closed mesh: by its convex shallow ridges alone).
-    table: the triangles' `EdgeTable` when known (a deforming mesh keeps it)."""
+    table: the triangles' `EdgeTable` when known (a deforming mesh keeps it). gap: the distance kept from the
+    mesh (0: unknown; a closed mesh's apexes then by CLOSED_APEX_DIP alone)."""
     if len(triangles) == 0:
         return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
     still = table is None
@@ -603,9 +614,12 @@ def _sharp_edges(
                 if SHALLOW_APEXES:
                     if angles is None:
                         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
-                    apex = _at_apexes(
-                        normals, heights, table, pair, angles, 0.5 * radius, dip * (CLOSED_APEX_DIP if outward else 1.0)
-                    )
+                    apex_dip = dip
+                    if outward:
+                        apex_dip *= CLOSED_APEX_DIP
+                        if CLOSED_APEX_GAP > 0.0 and gap > 0.0:  # (never under the ridges' dip: see CLOSED_APEX_GAP)
+                            apex_dip = max(min(apex_dip, CLOSED_APEX_GAP * gap), dip)
+                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, apex_dip)
                     ridge |= apex & (cos < _COS_TAPER_BEND)
                 if convex is not None:
                     ridge &= convex
@@ -1173,8 +1187,8 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     else:
         rounded = open_rounded_radius(radius, gap) if ROUNDED_AROUND else 0.0
     if collider.deforming:
-        return frame_sharp_edges(collider, radius, rounded)
-    return sharp_edges_of(collider.mesh, radius, rounded)
+        return frame_sharp_edges(collider, radius, rounded, gap)
+    return sharp_edges_of(collider.mesh, radius, rounded, gap)
 
 
 def has_braked_edges(collider, longest: float, thickness: float) -> bool:
