@@ -451,15 +451,9 @@ class FaceCollision:
             (p, t, apart), (e, f, apart_ee) = self.patches.find(
                 start, end, self.low, self.high, self.gap + self.slack, self._measure, self._measure, self.active, moved
             )
+            self._merge(moved, p, t, apart, e, f, apart_ee)
         else:
-            self.changed |= moved
-            stale = int(np.count_nonzero(self.changed))
-            self.stale_work += stale
-            if 2 * stale > len(moved) or self.stale_work > len(moved):
-                self._rebin()
-            p, t, apart = self._vertex_triangle_candidates(moved)
-            e, f, apart_ee = self._edge_edge_candidates(moved)
-        self._merge(moved, p, t, apart, e, f, apart_ee)
+            self._query_kept_grids(moved)
 
     def _glide_live(self, x: np.ndarray, previous: np.ndarray, off: np.ndarray | None = None) -> None:
         """`_live` for a glide: a pair's distance on the predicted paths this substep is at least its distance at
@@ -596,6 +590,10 @@ class FaceCollision:
         self.anchor[index] = middle[index]
         self.pad[index] = pad[index]
         self._ball_boxes()
+        self._query_kept_grids(moved)
+
+    def _query_kept_grids(self, moved: np.ndarray) -> None:
+        """A partial query of the `moved` vertices in the kept grids (meshes the patches do not suit), merged."""
         self.changed |= moved
         # Bin afresh when the kept grids are mostly stale, or when the stale boxes binned by the partial
         # queries since add up to more than binning every box once costs (a few vertices straying every
