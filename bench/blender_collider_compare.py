@@ -67,27 +67,11 @@ def _boxes(name: str, boxes) -> bpy.types.Object:
     return obj
 
 
-def _open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
-    """The upper half of a UV sphere (segments x rings), open at its equator on the floor."""
-    theta = np.arange(1, rings + 1) * (0.5 * np.pi / rings)
-    phi = np.arange(segments) * (2 * np.pi / segments)
-    t, p = np.meshgrid(theta, phi, indexing="ij")
-    ring = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3)
-    vertices = radius * np.concatenate([[(0.0, 0.0, 1.0)], ring])
-    j = np.arange(segments)
-    cap = np.stack([np.zeros(segments, dtype=np.int64), 1 + j, 1 + (j + 1) % segments], -1)
-    bands = []
-    for i in range(rings - 1):
-        a, b = 1 + i * segments + j, 1 + i * segments + (j + 1) % segments
-        bands += [np.stack([a, a + segments, b + segments], -1), np.stack([a, b + segments, b], -1)]
-    return vertices, np.concatenate([cap, *bands])
-
-
 SHAPES = {
     "ico80": lambda: meshes.icosphere(1, lowpoly_spheres.RADIUS, lowpoly_spheres.CENTRE),
     "ico320": lambda: meshes.icosphere(2, lowpoly_spheres.RADIUS, lowpoly_spheres.CENTRE),
     "uv8x6": lambda: lowpoly_spheres.uv_sphere(8, 6),
-    "dome": _open_dome,
+    "dome": meshes.open_dome,
 }
 # cloth resolution, size (m), height (m), offset from the centre (m) per scene; the tables and the box: `--dx`
 CLOTHS = {"ico80": (20, 1.4, 0.9, (0.013, 0.021)), "dome": (24, 2.0, 0.55, (0.0, 0.0))}

@@ -157,6 +157,23 @@ def box(cuts: int, size: float = 1.0, center=(0.0, 0.0, 0.0)):
     return vertices[first] + np.asarray(center, dtype=np.float64), faces
 
 
+def open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
+    """The upper half of a UV sphere (`segments` round, `rings` rings from its pole), open at its equator, its
+    pole on +z. Returns (vertices, triangles)."""
+    theta = np.arange(1, rings + 1) * (0.5 * np.pi / rings)
+    phi = np.arange(segments) * (2 * np.pi / segments)
+    t, p = np.meshgrid(theta, phi, indexing="ij")
+    ring = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3)
+    vertices = radius * np.concatenate([[(0.0, 0.0, 1.0)], ring])
+    j = np.arange(segments)
+    cap = np.stack([np.zeros(segments, dtype=np.int64), 1 + j, 1 + (j + 1) % segments], -1)
+    bands = []
+    for i in range(rings - 1):
+        a, b = 1 + i * segments + j, 1 + i * segments + (j + 1) % segments
+        bands += [np.stack([a, a + segments, b + segments], -1), np.stack([a, b + segments, b], -1)]
+    return vertices, np.concatenate([cap, *bands])
+
+
 def icosphere(subdivisions: int, radius: float = 1.0, centre=(0.0, 0.0, 0.0)):
     """A closed icosphere of 20 · 4^subdivisions triangles wound outwards (5: Blender's 'Subdivisions 6'), the
     icosahedron's edges halved `subdivisions` times onto the sphere. Returns (vertices, triangles)."""

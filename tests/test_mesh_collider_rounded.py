@@ -81,28 +81,12 @@ def test_a_jittered_cloth_on_a_rising_bump_of_an_open_ground_never_has_an_edge_t
     assert state.positions[middle, 2] > 0.34  # lifted with the bump (0.35 m at its peak)
 
 
-def _open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
-    """The upper half of a UV sphere (segments x 2 rings), open at its equator on the floor."""
-    theta = np.arange(1, rings + 1) * (0.5 * np.pi / rings)
-    phi = np.arange(segments) * (2 * np.pi / segments)
-    t, p = np.meshgrid(theta, phi, indexing="ij")
-    ring = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3)
-    vertices = radius * np.concatenate([[(0.0, 0.0, 1.0)], ring])
-    j = np.arange(segments)
-    cap = np.stack([np.zeros(segments, dtype=np.int64), 1 + j, 1 + (j + 1) % segments], -1)
-    bands = []
-    for i in range(rings - 1):
-        a, b = 1 + i * segments + j, 1 + i * segments + (j + 1) % segments
-        bands += [np.stack([a, a + segments, b + segments], -1), np.stack([a, b + segments, b], -1)]
-    return vertices, np.concatenate([cap, *bands])
-
-
 @pytest.mark.parametrize("kind", ["quad", "triangulated"])
 def test_a_coarse_cloth_on_a_smooth_open_dome_stays_on_it_with_few_edges_through(kind):
     """A 1.2 m 12² cloth dropped 10 cm off centre onto an open 12 x 4 dome of r 0.5 (its faces meet at 22.5-30°):
     its 11-15 cm edges dip 3-6 mm round the dome, kept 5 mm off it. The open rounded rule makes the whole dome
     sharp, and its contacts brake the cloth's own slide (edge_contacts.BRAKED_EDGES) as the faces would."""
-    vertices, triangles = _open_dome()
+    vertices, triangles = meshes.open_dome()
     cloth, faces = meshes.grid(12, 12, size=1.2, height=0.55)
     cloth[:, 0] += 0.1
     if kind == "triangulated":
@@ -123,7 +107,7 @@ def test_a_cloth_on_an_open_domes_ridges_and_pole_never_has_an_edge_through_it(k
     between two wide faces, both ends 5 mm off their faces, a cloth edge dips (L / 2) tan(θ / 2) = 9-16 mm under
     it (edge_contacts.SHALLOW_RIDGES), and the pole's 12 faces turn 11° from it, 6° between neighbours: the cloth's
     middle cell lay across it and it came through (SHALLOW_APEXES; docs/design.md, round 16 (dome19))."""
-    vertices, triangles = _open_dome()
+    vertices, triangles = meshes.open_dome()
     cloth, faces = _cloth(kind, 24, 0.55)
     _, state, through = _drop(vertices, triangles, cloth, faces, 29)
     # With SHALLOW_RIDGES and SHALLOW_APEXES False: 91-9,611 edges through over the run (6-449 at a frame, from the
