@@ -7,7 +7,8 @@ shape key per frame, keyed 0 / 1 / 0 with LINEAR interpolation, so the evaluated
 is the simulated state at f, and between two frames (the subframes motion blur renders) the straight
 blend of the two states, as Blender's Cloth reads its point cache there. A Basis key, an action and
 animation data are created only if missing, and what was created is recorded in `obj.verlet_cloth`
-so free_bake removes only that.
+so free_bake removes only that. Bake Again keeps the earlier bake until the new keys are written
+(under temporary names) and checked, then removes it and renames them: a failure leaves it exactly.
 """
 
 from __future__ import annotations
