@@ -7,7 +7,8 @@ shape key per frame, keyed 0 / 1 / 0 with LINEAR interpolation, so the evaluated
 is the simulated state at f, and between two frames (the subframes motion blur renders) the straight
 blend of the two states, as Blender's Cloth reads its point cache there. A Basis key, an action and
 animation data are created only if missing, and what was created is recorded in `obj.verlet_cloth`
-so free_bake removes only that.
+so free_bake removes only that. Bake Again keeps the earlier bake until the new keys are written
+(under temporary names) and checked, then removes it and renames them: a failure leaves it exactly.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from . import checks, display, geometry, pin_group, preview, runs, scene_reading
 from .steady import SteadyReads
 
 KEY_PREFIX = "VerletCloth"
+NEW_SUFFIX = " (new)"  # a re-bake's keys, beside the earlier bake's until they are complete
 
 
 class BakeError(ValueError):
@@ -193,34 +195,37 @@ class Baker:
         finally:
             self._suspend.__exit__(None, None, None)
 
-    def _write_keys(self, key, basis: np.ndarray, had_anim: bool, had_action: bool) -> list[str]:
+    def _key_name(self, frame: int, temporary: bool) -> str:
+        return f"{KEY_PREFIX} {frame:04d}{NEW_SUFFIX if temporary else ''}"
+
+    def _key_data(self, index: int, basis: np.ndarray) -> np.ndarray:
+        """(N*3,) float32 the key of the index-th frame holds (the user's keys' mix compensated)."""
+        mix = self.mixes[index]
+        local = self.positions[index]
+        data = local if mix is None else geometry.compensated_key(basis, local, mix)
+        return np.ascontiguousarray(data, dtype=np.float32).reshape(-1)
+
+    def _write_keys(self, key, basis: np.ndarray, names: list[str], temporary: bool) -> None:
         """One relative key per simulated frame, keyed 0 / 1 / 0 with LINEAR interpolation (exact at whole frames,
         the blend of neighbouring frames between them: with CONSTANT a motion-blurred render showed the cloth
-        jump from the previous frame's state to this one's halfway through the shutter, two sharp images)."""
-        obj, settings = self.obj, self.obj.verlet_cloth
-        own_action(key)
+        jump from the previous frame's state to this one's halfway through the shutter, two sharp images).
+        Each key's name goes into `names` as soon as it exists (what to remove if writing fails); temporary:
+        under names beside an earlier bake's, renamed once that is removed. The bake settings are not touched."""
+        obj = self.obj
         reference = key.reference_key
         stretch = solver_params.time_stretch(self.scene)
-        names = []
-        for index, local in enumerate(self.positions):
+        for index in range(len(self.positions)):
             frame = self.frame_start + index
-            block = obj.shape_key_add(name=f"{KEY_PREFIX} {frame:04d}", from_mix=False)
+            block = obj.shape_key_add(name=self._key_name(frame, temporary), from_mix=False)
             names.append(block.name)
-            settings.bake_keys.add().name = block.name
             block.relative_key = reference
             block.slider_min, block.slider_max = 0.0, 1.0
-            mix = self.mixes[index]
-            data = local if mix is None else geometry.compensated_key(basis, local, mix)
-            points = scene_reading.key_points(block)
-            points.foreach_set("co", np.ascontiguousarray(data, dtype=np.float32).reshape(-1))
+            scene_reading.key_points(block).foreach_set("co", self._key_data(index, basis))
             for key_frame, value in geometry.bake_key_frames(frame, self.frame_start, self.frame_end):
                 block.value = value
                 # F-curves are read at the stretched time too (frame × Old / New): keyed there, the key
                 # shows at its own scene frame, as the preview does.
                 block.keyframe_insert("value", frame=key_frame * stretch)
-                if not settings.bake_created_action and not had_action:  # the first keyframe made them
-                    settings.bake_created_animation_data = not had_anim
-                    settings.bake_created_action = key.animation_data.action.name
             block.value = 0.0
         paths = {_data_path(n) for n in names}
         for curve in _fcurves(key.animation_data) or ():
@@ -228,10 +233,36 @@ class Baker:
                 for point in curve.keyframe_points:
                     point.interpolation = "LINEAR"
                 curve.update()
-        return names
+
+    def _check_keys(self, key, basis: np.ndarray, names: list[str]) -> None:
+        """Raise BakeError unless every frame has its key, holding what was simulated (finite), and its
+        F-curve with every keyframe: an earlier bake is removed only for a complete new one."""
+        if len(names) != self.total:
+            raise BakeError(f"Bake wrote {len(names)} of {self.total} shape keys.")
+        curves = {c.data_path: c for c in _fcurves(key.animation_data) or ()}
+        reference = key.reference_key
+        for index, name in enumerate(names):
+            frame = self.frame_start + index
+            block = key.key_blocks.get(name)
+            if block is None or block.relative_key != reference:
+                raise BakeError(f"Bake's shape key for frame {frame} is missing.")
+            wanted = self._key_data(index, basis)
+            written = np.empty_like(wanted)
+            scene_reading.key_points(block).foreach_get("co", written)
+            if not np.isfinite(written).all() or not np.array_equal(written, wanted):
+                raise BakeError(f"Bake's shape key for frame {frame} does not hold the simulated frame.")
+            curve = curves.get(_data_path(name))
+            count = len(geometry.bake_key_frames(frame, self.frame_start, self.frame_end))
+            if curve is None or len(curve.keyframe_points) < count:
+                raise BakeError(f"Bake's shape key for frame {frame} is not keyed.")
 
     def finish(self) -> int:
-        """Write the shape keys and their animation; returns the number of keys made."""
+        """Write the shape keys and their animation; returns the number of keys made.
+
+        An earlier bake stays exactly as it was until the new keys are written (under temporary names) and
+        checked; only then are its keys removed and the new ones renamed. On any failure before that, what
+        the new bake added goes (keys, F-curves, and the Basis, action, animation data it created) and the
+        object, its earlier bake and its bake settings are as they were."""
         try:
             while self.step():
                 pass
@@ -239,32 +270,54 @@ class Baker:
             settings = obj.verlet_cloth
             active = _active_key(obj)
             had_bake = bool(settings.baked)
-            if had_bake:
-                free_bake(obj)
-            display.remove(obj)  # the keys show the bake; the live preview's data goes
             created_basis = obj.data.shape_keys is None or not len(obj.data.shape_keys.key_blocks)
-            if created_basis:
-                obj.shape_key_add(name="Basis", from_mix=False)
             key = obj.data.shape_keys
-            basis = scene_reading.read_vectors(scene_reading.key_points(key.reference_key))
-            had_anim = key.animation_data is not None
+            had_anim = key is not None and key.animation_data is not None
             had_action = had_anim and key.animation_data.action is not None
-            # Bookkeeping first, so that free_bake removes exactly what was added if writing fails.
+            shared = _action_and_slot(key) if had_action else None
+            names: list[str] = []
+            try:
+                if created_basis:
+                    obj.shape_key_add(name="Basis", from_mix=False)
+                key = obj.data.shape_keys
+                own_action(key)
+                basis = scene_reading.read_vectors(scene_reading.key_points(key.reference_key))
+                self._write_keys(key, basis, names, temporary=had_bake)
+                self._check_keys(key, basis, names)
+                torn = runs.torn_frames(self.run)
+            except BaseException:
+                _discard(obj, names, created_basis, had_anim, had_action, shared)
+                _restore_active_key(obj, active)
+                raise
+            # Complete: the earlier bake goes, the new keys take its names, the settings say so.
+            if had_bake:
+                _remove_keys(obj, [k.name for k in settings.bake_keys])
+                for index, name in enumerate(names):
+                    block = key.key_blocks[name]
+                    block.name = self._key_name(self.frame_start + index, temporary=False)  # F-curves follow
+                    names[index] = block.name
+            action = key.animation_data.action
+            if not had_action:
+                settings.bake_created_action = action.name
+                settings.bake_created_animation_data = not had_anim or (
+                    had_bake and settings.bake_created_animation_data
+                )
+            elif had_bake and shared is not None and action != shared[0]:  # own_action made our copy
+                if settings.bake_created_action == shared[0].name:
+                    settings.bake_created_action = action.name
+            elif not had_bake:
+                settings.bake_created_action = ""
+                settings.bake_created_animation_data = False
+            settings.bake_created_basis = created_basis or (had_bake and settings.bake_created_basis)
             settings.bake_keys.clear()
+            for name in names:
+                settings.bake_keys.add().name = name
             settings.baked = True
             settings.bake_start, settings.bake_end = self.frame_start, self.frame_end
-            settings.bake_created_basis = created_basis
-            try:
-                names = self._write_keys(key, basis, had_anim, had_action)
-                tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
-                tears.write(obj, runs.torn_frames(self.run))
-                tears.sync_modifier(obj)
-            except BaseException as error:
-                free_bake(obj)
-                _restore_active_key(obj, active)
-                if had_bake and isinstance(error, Exception):  # (not "the object is as it was": its bake went)
-                    raise BakeError(rebake_failed(error)) from error
-                raise
+            display.remove(obj)  # the keys show the bake; the live preview's data goes
+            tears.clear(obj)  # torn faces: one foreach_set of the whole bake's tear frames
+            tears.write(obj, torn)
+            tears.sync_modifier(obj)
             runs.forget(obj)
             _restore_active_key(obj, active)
             self._open = False
@@ -277,12 +330,52 @@ class Baker:
                 self._suspend.__exit__(None, None, None)
 
 
-def rebake_failed(error: Exception) -> str:
-    """The report for an error while a bake replacing an earlier one wrote its keys (the earlier one is freed)."""
-    return (
-        f"Bake failed while writing its shape keys ({type(error).__name__}: {error}); the previous bake was freed, "
-        "so the cloth shows its live preview again: bake again. Please report this."
-    )
+def _action_and_slot(key):
+    """(action, slot or None) the Key plays, to put back if a failed bake's own_action copied it."""
+    anim = key.animation_data
+    return anim.action, getattr(anim, "action_slot", None)
+
+
+def _remove_keys(obj, names: list[str]) -> None:
+    """Remove the shape keys `names` and their F-curves (nothing else)."""
+    key = obj.data.shape_keys
+    if key is None:
+        return
+    fcurves = _fcurves(key.animation_data)
+    if fcurves is not None:
+        paths = {_data_path(n) for n in names}
+        for curve in [c for c in fcurves if c.data_path in paths]:
+            fcurves.remove(curve)
+    for name in names:
+        block = key.key_blocks.get(name)
+        if block is not None:
+            obj.shape_key_remove(block)
+
+
+def _discard(obj, names: list[str], created_basis: bool, had_anim: bool, had_action: bool, shared) -> None:  # noqa: PLR0917
+    """Remove what a failed bake added before its keys were complete: its keys and their F-curves, the
+    action, animation data and Basis it created, the copy of a shared action it made; nothing else."""
+    _remove_keys(obj, names)
+    key = obj.data.shape_keys
+    if key is None:
+        return
+    anim = key.animation_data
+    if anim is not None:
+        action = anim.action
+        if not had_action and action is not None:
+            anim.action = None
+            if action.users == 0:
+                bpy.data.actions.remove(action)
+        elif shared is not None and action is not None and action != shared[0]:
+            anim.action = shared[0]
+            if shared[1] is not None and getattr(anim, "action_slot", None) != shared[1]:
+                anim.action_slot = shared[1]
+            if action.users == 0:
+                bpy.data.actions.remove(action)
+        if not had_anim and anim.action is None and not len(anim.drivers) and not len(anim.nla_tracks):
+            key.animation_data_clear()
+    if created_basis and len(key.key_blocks) == 1:
+        obj.shape_key_remove(key.reference_key)
 
 
 def _active_key(obj) -> tuple[str, int]:
@@ -347,16 +440,7 @@ def free_bake(obj) -> None:
     active = _active_key(obj) if key is not None else ("", 0)
     if key is not None:
         own_action(key)
-        anim = key.animation_data
-        fcurves = _fcurves(anim)
-        if fcurves is not None:
-            paths = {_data_path(n) for n in names}
-            for curve in [c for c in fcurves if c.data_path in paths]:
-                fcurves.remove(curve)
-        for name in names:
-            block = key.key_blocks.get(name)
-            if block is not None:
-                obj.shape_key_remove(block)
+        _remove_keys(obj, names)
         key = obj.data.shape_keys
         if key is not None:
             anim = key.animation_data

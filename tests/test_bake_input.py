@@ -272,32 +272,166 @@ def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monke
     assert not [a for a in blender.data.actions if a.users == 0]
 
 
-def test_a_rebake_failing_while_writing_keys_says_that_the_previous_bake_was_freed(blender, monkeypatch):
-    """Baking again frees the earlier bake before writing the new keys; when writing fails, what the new bake added
-    goes, and so has the earlier bake. The report said "the object is as it was": it was not."""
-    scene = setup_scene(blender, 5)
-    obj = _cloth(blender)
-    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
-    assert obj.verlet_cloth.baked and len(obj.verlet_cloth.bake_keys) == 5
-    geometry = _module("services.geometry")
-    frames = geometry.bake_key_frames
+def _fcurve_state(anim) -> list:
+    baking = _module("services.baking")
+    return sorted(
+        (
+            c.data_path,
+            c.array_index,
+            c.mute,
+            c.extrapolation,
+            tuple(
+                (tuple(p.co), p.interpolation, tuple(p.handle_left), tuple(p.handle_right)) for p in c.keyframe_points
+            ),
+        )
+        for c in baking._fcurves(anim) or ()
+    )
 
-    def failing(frame, start, end):
-        if frame == 3:
-            raise OSError("out of memory, say")
-        return frames(frame, start, end)
 
-    monkeypatch.setattr(geometry, "bake_key_frames", failing)
-    result, error = _run(blender, blender.ops.verlet_cloth.bake)
-    assert result == {"CANCELLED"} and "OSError" in error
-    assert "the previous bake was freed" in error and "as it was" not in error
-    assert not obj.verlet_cloth.baked and not len(obj.verlet_cloth.bake_keys)
-    assert obj.data.shape_keys is None  # the first bake made the Basis: gone with it
-    scene.frame_set(1)
-    rest = evaluated_positions(blender, obj)
-    for frame in (2, 3):  # the live preview again, as said
+def _bake_state(bpy, obj) -> dict:
+    """Everything a bake and its undoing touch, exactly (key data as bytes)."""
+    key = obj.data.shape_keys
+    state: dict = {"active": obj.active_shape_key_index, "keys": None, "anim": None}
+    if key is not None:
+        state["keys"] = [
+            (
+                b.name,
+                b.relative_key.name,
+                b.value,
+                b.mute,
+                b.slider_min,
+                b.slider_max,
+                b.vertex_group,
+                b.interpolation,
+                np.array([p.co[:] for p in b.data], dtype=np.float32).tobytes(),
+            )
+            for b in key.key_blocks
+        ]
+        state["use_relative"] = key.use_relative
+        anim = key.animation_data
+        if anim is not None:
+            slot = getattr(anim, "action_slot", None)
+            state["anim"] = (
+                None if anim.action is None else anim.action.name,
+                None if slot is None else slot.identifier,
+                _fcurve_state(anim),
+                len(anim.drivers),
+            )
+    settings = obj.verlet_cloth
+    state["settings"] = (
+        settings.baked,
+        settings.bake_start,
+        settings.bake_end,
+        [k.name for k in settings.bake_keys],
+        settings.bake_created_basis,
+        settings.bake_created_action,
+        settings.bake_created_animation_data,
+        settings.tear_modifier,
+    )
+    state["modifiers"] = [m.name for m in obj.modifiers]
+    state["attributes"] = sorted(a.name for a in obj.data.attributes)
+    state["actions"] = sorted((a.name, a.users) for a in bpy.data.actions)
+    return state
+
+
+def _shown(bpy, scene, obj, frames) -> list[bytes]:
+    out = []
+    for frame in frames:
         scene.frame_set(frame)
-    assert np.abs(evaluated_positions(blender, obj) - rest).max() > 1e-3
+        out.append(evaluated_positions(bpy, obj).astype(np.float32).tobytes())
+    scene.frame_set(1)
+    return out
+
+
+def _baked_cloth(bpy, kind):
+    """A cloth baked over frames 1-5: plain, with a user key (a value and a vertex group) from before the
+    bake, or with a copy (Shift+D, Duplicate Data ▸ Action off) that plays the same action."""
+    scene = setup_scene(bpy, 5)
+    obj = _cloth(bpy)
+    others = []
+    if kind == "user_keys":
+        group = obj.vertex_groups.new(name="Half")
+        group.add(list(range(0, len(obj.data.vertices), 2)), 0.7, "REPLACE")
+        _user_key(obj, "Lift", 0.05, group="Half", value=0.3)
+        obj.active_shape_key_index = 1
+    assert bpy.ops.verlet_cloth.bake() == {"FINISHED"}
+    if kind == "shared_action":
+        copy = obj.copy()
+        copy.data = obj.data.copy()
+        scene.collection.objects.link(copy)
+        assert copy.data.shape_keys.animation_data.action == obj.data.shape_keys.animation_data.action
+        others.append(copy)
+        activate(bpy, obj)
+    scene.frame_end = 7  # the re-bake: another range, so other keys
+    return scene, obj, others
+
+
+@pytest.mark.parametrize("kind", ["plain", "user_keys", "shared_action"])
+@pytest.mark.parametrize("failure", ["keyframe", "interrupt", "nan"])
+def test_a_rebake_failing_while_writing_keys_leaves_the_earlier_bake_exactly(blender, monkeypatch, kind, failure):
+    """A re-bake writes its keys beside the earlier bake's, checks them, and only then removes the earlier bake.
+    Before, it freed the earlier bake first, so a failure while writing left neither (22 keys -> the user's 2)."""
+    scene, obj, others = _baked_cloth(blender, kind)
+    frames = [1, 2, 3, 4, 5, 6, 7]
+    before = _bake_state(blender, obj), [_bake_state(blender, o) for o in others]
+    shown = _shown(blender, scene, obj, frames), [_shown(blender, scene, o, frames) for o in others]
+    assert len(obj.verlet_cloth.bake_keys) == 5
+    geometry, baking = _module("services.geometry"), _module("services.baking")
+    if failure == "nan":
+        baker = baking.Baker(scene, obj, 1, 7, steady=True)
+        while baker.step():
+            pass
+        baker.positions[3][2, 1] = np.nan  # a key that would not hold the simulated frame
+        with pytest.raises(baking.BakeError, match="does not hold"):
+            baker.finish()
+    else:
+        key_frames = geometry.bake_key_frames
+        raised = OSError if failure == "keyframe" else KeyboardInterrupt
+
+        def failing(frame, start, end):
+            if frame == 4:
+                raise raised("out of memory, say")
+            return key_frames(frame, start, end)
+
+        monkeypatch.setattr(geometry, "bake_key_frames", failing)
+        if failure == "keyframe":
+            result, error = _run(blender, blender.ops.verlet_cloth.bake)
+            assert result == {"CANCELLED"} and "OSError" in error and "as it was" in error
+        else:
+            with pytest.raises(KeyboardInterrupt):
+                baking.bake_object(scene, obj, 1, 7)
+    assert scene.frame_current == 1
+    after = _bake_state(blender, obj), [_bake_state(blender, o) for o in others]
+    assert after == before
+    assert (_shown(blender, scene, obj, frames), [_shown(blender, scene, o, frames) for o in others]) == shown
+    monkeypatch.undo()
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}  # and the next re-bake replaces it
+    assert len(obj.verlet_cloth.bake_keys) == 7 and obj.verlet_cloth.bake_end == 7
+    names = [b.name for b in obj.data.shape_keys.key_blocks]
+    assert [k.name for k in obj.verlet_cloth.bake_keys] == [f"VerletCloth {f:04d}" for f in range(1, 8)]
+    assert not [n for n in names if n.endswith(baking.NEW_SUFFIX)] and len(names) == len(set(names))
+    rebaked = _shown(blender, scene, obj, frames)
+    assert rebaked[0] == shown[0][0] and rebaked[6] != rebaked[5]  # the renamed keys' F-curves play them
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    assert _shown(blender, scene, obj, frames) == rebaked  # the same as a first bake of the range
+
+
+def test_undo_after_a_rebake_brings_back_the_earlier_bake(blender):
+    """Ctrl+Z after Bake Again: the earlier bake's keys, F-curves, settings and shape, exactly."""
+    scene, obj, _ = _baked_cloth(blender, "user_keys")
+    before, shown = _bake_state(blender, obj), _shown(blender, scene, obj, range(1, 8))
+    blender.ops.ed.undo_push(message="baked")
+    assert blender.ops.verlet_cloth.bake("EXEC_DEFAULT", True) == {"FINISHED"}  # (True: with its undo step)
+    obj = blender.data.objects["Cloth"]
+    assert len(obj.verlet_cloth.bake_keys) == 7 and _bake_state(blender, obj) != before
+    blender.ops.ed.undo()
+    scene, obj = blender.context.scene, blender.data.objects["Cloth"]  # (new Python objects after an undo)
+    assert _bake_state(blender, obj) == before
+    assert _shown(blender, scene, obj, range(1, 8)) == shown
+    blender.ops.ed.redo()
+    obj = blender.data.objects["Cloth"]
+    assert len(obj.verlet_cloth.bake_keys) == 7 and obj.verlet_cloth.bake_end == 7
 
 
 # ---------------------------------------------------------------- linked from a library

@@ -162,6 +162,35 @@ def test_a_cloth_that_cannot_bake_is_refused_before_any_is_baked(cli, blender, t
     assert not output.exists()
 
 
+def test_a_rebake_of_a_baked_file_failing_while_writing_keys_leaves_the_file_and_its_bake(
+    cli, blender, tmp_path, monkeypatch, capsys
+):
+    """The farm bake of a file baked before, failing while writing the new keys: exit 1, the file on disk byte for
+    byte as it was, nothing beside it, and the opened file still holds the earlier bake (the re-bake writes its
+    keys beside the earlier ones and removes those only once the new ones are complete)."""
+    shot = _shot(blender, tmp_path / "shot.blend")
+    assert cli.main(["bake", str(shot), "--frames", "1:6"]) == 0
+    before = shot.read_bytes()
+    geometry = sys.modules[ADDON_MODULE + ".services.geometry"]
+    key_frames = geometry.bake_key_frames
+
+    def failing(frame, start, end):
+        if frame == 5:
+            raise MemoryError("out of memory, say")
+        return key_frames(frame, start, end)
+
+    monkeypatch.setattr(geometry, "bake_key_frames", failing)
+    capsys.readouterr()
+    assert cli.main(["bake", str(shot)]) == 1
+    assert shot.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.blend", "shot.blend1"]  # (the first bake's backup)
+    cloth = blender.data.objects["Cloth"]
+    assert [k.name for k in cloth.verlet_cloth.bake_keys] == [f"VerletCloth {f:04d}" for f in range(1, 7)]
+    assert [b.name for b in cloth.data.shape_keys.key_blocks][1:] == [f"VerletCloth {f:04d}" for f in range(1, 7)]
+    err = capsys.readouterr().err
+    assert "baking Cloth failed: out of memory" in err, err
+
+
 def test_a_read_only_output_file_is_refused_before_baking_and_left_as_it_was(cli, blender, tmp_path, capsys):
     """Blender will not save over a read-only file; a temporary file renamed over it replaced it anyway."""
     shot = _shot(blender, tmp_path / "shot.blend")
