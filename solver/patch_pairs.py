@@ -126,7 +126,6 @@ class PatchPairs:
     far_middles = True  # far pairs dropped by their boxes at the middles before measuring (see _test)
     far_middles_share = 0.3  # ... while that dropped at least this share of them (`_middles_pay`)
     far_middles_retry = 8  # ... and every this many full queries anyway
-    far_member_middles = True  # ... and each side's members dropped by the other patch's span there (`_expand`)
     far_block = 2  # the far join over blocks of this many cells a side (1: over patches; see _far_blocks)
 
     @staticmethod
@@ -257,7 +256,6 @@ class PatchPairs:
         self.middle_boxes: dict = {}  # each kind's boxes at the middle of the paths (`_middle_boxes`)
         self.middle_share: dict[str, float] = {}  # by kind: the share of far pairs they dropped, last time
         self.middle_skipped: dict[str, int] = {}  # by kind: full queries since the middles were last tried
-        self.member_dropped: dict[str, int] = {}  # by kind: pairs `_expand` dropped by the middles, this query
 
     def _set_blocks(self) -> None:
         """Blocks of patches for the far join (`_far_blocks`): `far_block` cells a side, at most around + 1
@@ -642,20 +640,9 @@ class PatchPairs:
         self.far_pairs += int(one.sum() + other.sum() + both.sum())
         vertices, triangles = (self.vertex_group, spans["vertex"]), (self.triangle_group, spans["triangle"])
         P1, Q1, P2, Q2 = P[one], Q[one], Q[other], P[other]
-        # Each pair's reach, for `_test` and `_expand`: the limit of every pair of its patches (see `_may_list`).
-        reach1 = reach2 = reach_ee = None
-        if full and self._middles_pay("vt"):
-            reach1, reach2 = self._reach(beyond[one]), self._reach(beyond[other])
-        if full and self._middles_pay("ee"):
-            reach_ee = self._reach(beyond[both])
-        self.member_dropped = {"vt": 0, "ee": 0}
         vt_moved = None if touched is None else (touched["vertex"], touched["triangle"])
-        p1, t1, kept1, k1, stay1 = self._expand(
-            "vertex", vertices, "triangle", triangles, P1, Q1, "vt", vt_moved, reach1
-        )
-        p2, t2, kept2, k2, stay2 = self._expand(
-            "vertex", vertices, "triangle", triangles, P2, Q2, "vt", vt_moved, reach2
-        )
+        p1, t1, kept1, k1, stay1 = self._expand("vertex", vertices, "triangle", triangles, P1, Q1, "vt", vt_moved)
+        p2, t2, kept2, k2, stay2 = self._expand("vertex", vertices, "triangle", triangles, P2, Q2, "vt", vt_moved)
         p, t, vt_kept = np.concatenate([p1, p2]), np.concatenate([t1, t2]), np.concatenate([kept1, kept2])
         vt_stay = None
         if stay1 is not None or stay2 is not None:
@@ -664,10 +651,14 @@ class PatchPairs:
         edges = (self.edge_group, spans["edge"])
         P, Q = np.minimum(P[both], Q[both]), np.maximum(P[both], Q[both])  # the masks' order
         ee_moved = None if touched is None else (touched["edge"], touched["edge"])
-        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee", ee_moved, reach_ee)
+        e, f, ee_kept, k, ee_stay = self._expand("edge", edges, "edge", edges, P, Q, "ee", ee_moved)
         e, f = np.minimum(e, f), np.maximum(e, f)
-        vt_reach = None if reach1 is None or reach2 is None else np.concatenate([reach1.take(k1), reach2.take(k2)])
-        ee_reach = None if reach_ee is None else reach_ee.take(k)
+        vt_reach = ee_reach = None
+        # Each pair's reach, for `_test`: the limit of every pair of its patches (see `_may_list`).
+        if full and self._middles_pay("vt"):
+            vt_reach = np.concatenate([self._reach(beyond[one]).take(k1), self._reach(beyond[other]).take(k2)])
+        if full and self._middles_pay("ee"):
+            ee_reach = self._reach(beyond[both]).take(k)
         vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt", vt_stay)
         ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee", ee_stay)
         return vt, ee
@@ -768,9 +759,7 @@ class PatchPairs:
             P, Q = P.take(apart), Q.take(apart)
         return P, Q
 
-    def _expand(
-        self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str, moved=None, reach=None
-    ):
+    def _expand(self, kind1: str, first, kind2: str, second, P: np.ndarray, Q: np.ndarray, kinds: str, moved=None):
         """The (a, b) pairs, a a kind1 primitive of patch P[k] and b a kind2 one of Q[k], whose boxes can
         overlap: (a, b, known, k, stay), known: kept at rest already, by the masks; stay (None: all): the pairs
         such a mask keeps (the others dropped with `_test`'s box test: no gather of the whole product here).
@@ -780,13 +769,7 @@ class PatchPairs:
         against a fifth overlapping). Pairs of patches near at rest drop the pairs their mask (`kinds`) does
         not keep. moved (a partial query: each kind's primitives with a moved corner, (kind1's, kind2's)):
         only the pairs with a moved primitive, the moved a's with every b, then the others with the moved
-        b's (the same pairs as the whole product less those with neither moved, grouped by k in each run).
-        reach (full queries, when `_test` drops pairs by their boxes at the middles: each pair of patches' reach,
-        see `_reach`): each side's members also dropped where their box at the middles is that far from the other
-        patch's span at the middles (`far_member_middles`): every pair they are in would be dropped there (a
-        primitive's box at the middles lies in its patch's span, and the separations only grow), so the same
-        candidates from a smaller product (128² impact frame 12: the (edge, edge) product 10.5 M -> 5.6 M pairs a
-        frame, the (vertex, triangle) one 1.08 M -> 0.55 M; yet the frame ~2 % dearer: not kept, see the docs)."""
+        b's (the same pairs as the whole product less those with neither moved, grouped by k in each run)."""
         a, ka, ia = _members(first[0], P)
         b, kb, ib = _members(second[0], Q)
         lo1, hi1 = self.boxes[kind1]
@@ -797,15 +780,6 @@ class PatchPairs:
         low, high = first[1]
         keep = np.flatnonzero(_boxes_meet((lo2, hi2), b, (low, high), P.take(kb)))
         b, kb, ib = b.take(keep), kb.take(keep), ib.take(keep)
-        if reach is not None and self.far_member_middles:
-            before = _product_size(ka, kb, len(P))
-            middles, (low, high) = self._middle_boxes(kind1), self.middle_spans[kind2]
-            keep = np.flatnonzero(_within(middles, a, (low, high), Q.take(ka), reach.take(ka)))
-            a, ka, ia = a.take(keep), ka.take(keep), ia.take(keep)
-            middles, (low, high) = self._middle_boxes(kind2), self.middle_spans[kind1]
-            keep = np.flatnonzero(_within(middles, b, (low, high), P.take(kb), reach.take(kb)))
-            b, kb, ib = b.take(keep), kb.take(keep), ib.take(keep)
-            self.member_dropped[kinds] += before - _product_size(ka, kb, len(P))
         if moved is None:
             slot_a, slot_b = _slots(ka, kb, len(P))
         else:
@@ -913,10 +887,8 @@ class PatchPairs:
                 np.maximum(side, 0.0, out=side)
                 apart += side * side
             near = np.flatnonzero(apart < reach * reach)
-            # (the pairs `_expand` dropped by their members' boxes at the middles count as dropped here)
-            seen = len(a) + self.member_dropped.get(kinds, 0)
-            if seen:
-                self.middle_share[kinds] = 1.0 - len(near) / seen
+            if len(a):
+                self.middle_share[kinds] = 1.0 - len(near) / len(a)
             a, b, known = a.take(near), b.take(near), known.take(near)
         first, second = self._rows(kind1, a), self._rows(kind2, b)
         if self.masks is None:
@@ -945,23 +917,6 @@ def _boxes_meet(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
         meet &= lo1[:, k].take(a) <= hi2[:, k].take(b)
         meet &= lo2[:, k].take(b) <= hi1[:, k].take(a)
     return meet
-
-
-def _within(first, a: np.ndarray, second, b: np.ndarray, reach: np.ndarray) -> np.ndarray:
-    """Whether box a[k] of first and box b[k] of second ((low, high) (N, 3) pairs) are less than reach[k] apart
-    (the same sums, in the same order, as `PatchPairs._test`'s boxes at the middles)."""
-    (lo1, hi1), (lo2, hi2) = first, second
-    apart = np.zeros(len(a))
-    for k in range(3):
-        side = np.maximum(lo2[:, k].take(b) - hi1[:, k].take(a), lo1[:, k].take(a) - hi2[:, k].take(b))
-        np.maximum(side, 0.0, out=side)
-        apart += side * side
-    return apart < reach * reach
-
-
-def _product_size(ka: np.ndarray, kb: np.ndarray, count: int) -> int:
-    """How many (i, j) have ka[i] == kb[j] (k < count)."""
-    return int(np.dot(np.bincount(ka, minlength=count), np.bincount(kb, minlength=count)))
 
 
 def _widest_squared(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
