@@ -6,6 +6,7 @@ mesh with BVHTree: inside (2-of-3 ray parity), cloth edges through collider tria
 loop-triangle pairs sharing no vertex (CLASSIFY=1: split into same polygon / polygons sharing a vertex / apart),
 stretch from edge lengths. Usage (from a checkout):
   VC_ROOT=$PWD KIND=tri|jit|ngon|quad SELF=1|0 N=20 FRAMES=40 .venv/bin/python bench/acceptance_probes.py <case>
+SIZES=1 with CLASSIFY=1 prints the corner counts of the polygons of each apart pair.
 cases: self_crumple self_rod self_sphere self_fastfold self_torn two_cloths suzanne chair (BAKE=1: tools/bake.py vs
 preview) arm_cylinder negscale (NEG=0|1, ONLY=ball|box) bool_bevel gn_collider blender_crumple blender_sphere.
 """
@@ -21,9 +22,6 @@ import bpy  # noqa
 import addon_utils  # noqa
 from mathutils import Vector  # noqa
 from mathutils.bvhtree import BVHTree  # noqa
-import bmesh  # noqa
-import math
-import subprocess
 
 repo = Path(_scratch) / "repo"
 repo.mkdir()
@@ -295,6 +293,10 @@ def crossing_dip(P, E, V, T, samples=15):
     return c, deepest
 
 
+import bmesh  # noqa
+import math
+import subprocess
+
 VER = bpy.app.version_string
 KIND = os.environ.get("KIND", "tri")
 N = int(os.environ.get("N", "20"))
@@ -340,6 +342,7 @@ def floor(size=6.0, kind="PLANE"):
 
 def cloth_setup(o, bend=0.2, selfc=SELF, **kw):
     r = make_cloth(o)
+    CLASS["obj"] = o
     s = o.verlet_cloth
     s.bend_stiffness = bend
     s.self_collision = selfc
@@ -380,6 +383,16 @@ def tri_pairs(P, T):
             adj += 1
         else:
             apart += 1
+            if os.environ.get("SIZES") == "1":
+                print(
+                    "APART",
+                    bpy.context.scene.frame_current,
+                    len(polys[pol[i]]),
+                    len(polys[pol[j]]),
+                    int(pol[i]),
+                    int(pol[j]),
+                    flush=True,
+                )
     CLASS.setdefault("log", []).append((same, adj, apart))
     print("CLS", bpy.context.scene.frame_current, same, adj, apart, flush=True)
     return apart
@@ -600,6 +613,7 @@ def chair(bake_cmp=os.environ.get("BAKE") == "1"):
 def bake_compare(s, c):
     """Save, run tools/bake.py on the file, compare its shape keys' evaluated mesh with this preview's."""
     prev = {}
+    name = c.name
     s.frame_set(1)
     for f in range(1, s.frame_end + 1):
         s.frame_set(f)
@@ -610,13 +624,13 @@ def bake_compare(s, c):
     out = path.replace(".blend", "_out.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path)
     py = sys.executable
-    cmd = [py, str(ROOT / "tools" / "bake.py"), "bake", path, "--objects", c.name, "--output", out]
+    cmd = [py, str(ROOT / "tools" / "bake.py"), "bake", path, "--objects", name, "--output", out]
     t = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)
     print("bake.py rc", r.returncode, round(time.time() - t, 1), "s", r.stdout[-400:], r.stderr[-600:])
     bpy.ops.wm.open_mainfile(filepath=out)
     s = bpy.context.scene
-    c = bpy.data.objects[c.name]
+    c = bpy.data.objects[name]
     print("baked", c.verlet_cloth.baked, "keys", len(c.data.shape_keys.key_blocks) if c.data.shape_keys else 0)
     d = 0.0
     for f, P in prev.items():
