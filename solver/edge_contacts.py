@@ -357,7 +357,8 @@ class SharpEdges:
             skin = (_SKIN if self.still else _FRAME_SKIN) * longest
             found = _EdgeList(edges, n, gap, skin, _LEAST_SKIN * longest if self.still else skin)
             self._lists = [found, *self._lists[:7]]
-        return found.pairs(inv_mass, p0, p1, grid)
+        planes = _planes_of(self) if CULL_APART and self.still else None
+        return found.pairs(inv_mass, p0, p1, grid, planes)
 
 
 class _EdgeList:
@@ -389,7 +390,7 @@ class _EdgeList:
         self._clearance: tuple = (None, None)  # (the grid, a Clearance of its boxes: `_room`)
         self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
-    def pairs(self, inv_mass, p0, p1, grid):
+    def pairs(self, inv_mass, p0, p1, grid, planes=None):
         """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
         box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
         and end), in a fixed order; None: none."""
@@ -428,6 +429,15 @@ class _EdgeList:
         meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
         if len(meets) == 0:
             return None
+        if planes is not None and planes[2]:  # (`_cull_apart`: those that cannot touch, their bound kept)
+            ends = (m.take(meets, axis=1) for m in (*start, *end))
+            culled, bound, kept = _cull_apart(planes, s.take(meets), *ends, self.gap)
+            if len(culled):
+                place = live.take(meets.take(culled))
+                self.apart[place] = np.maximum(self.apart.take(place), bound)
+                meets = meets.take(kept)
+                if len(meets) == 0:
+                    return None
         # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
         # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
         meets = meets.take(np.argsort(s.take(meets) * len(self.edges) + e.take(meets)))
@@ -1243,13 +1253,6 @@ def collide_edges(
         c1 = sharp.c
     # (the pairs whose swept boxes meet the sharp edges' boxes, their ends at the path's start and end)
     _, s, i, j, start, end = found
-    if CULL_APART and not collider.deforming:
-        keep = _cull_apart(sharp, s, start, end, gap)
-        if keep is not None:
-            if len(keep) == 0:
-                return None
-            s, i, j = s.take(keep), i.take(keep), j.take(keep)
-            start, end = [m.take(keep, axis=1) for m in start], [m.take(keep, axis=1) for m in end]
     # Closest points at the substep's end (how close) and start (which side), in one call: columns
     # [0, P) the start, [P, 2P) the end.
     count = len(s)
@@ -1445,32 +1448,30 @@ def _planes_of(sharp: SharpEdges):
     return sharp._planes
 
 
-def _cull_apart(sharp: SharpEdges, s, start, end, gap: float):
-    """Of a still mesh's candidate pairs (sharp edges s, the cloth edges' ends at the path's start and end, (3, P)),
-    the places of those that may touch (None: all): a pair drops out where both of its cloth edge's ends lie, at
-    the path's end, on one side of a plane through the sharp edge (its faces', or across them) further from it
-    than the cloth edge's travel + the gap (so further from the sharp edge, and never `close`, nor near for the
-    hold, whose reach is within that), and the cloth edge crosses neither face's plane (never `through`)."""
-    directions, offsets, two = _planes_of(sharp)
-    if not two:
-        return None
-    moved = [end[k] - start[k] for k in (0, 1)]
-    travel = np.maximum(dot(moved[0], moved[0]), dot(moved[1], moved[1]))
+def _cull_apart(planes, s, start_i, start_j, end_i, end_j, gap: float):
+    """Of a still mesh's candidate pairs (sharp edges s, their cloth edges' ends (3, P) at the path's start and end),
+    (the places of those that cannot touch, a bound for each of them as `_EdgeList.apart`'s, the places of the
+    others). One cannot where both of its cloth edge's ends lie, at the path's end, on one side of a plane through
+    the sharp edge (its faces', or across it in them) further from it than the cloth edge's travel + the gap (so
+    further from the sharp edge: never `close`, nor near for the hold, whose reach is within that), and the cloth
+    edge crosses neither face (both ends off its plane on one side, or behind its edge's line in that plane): never
+    `through`. The bound: how far its ends may move (each pass's larger motion, summed) and still be such, the
+    travel being at most twice a pass's motion: (margin beyond the plane - the gap) / 3, and the sides' margins."""
+    directions, offsets, _ = planes
+    moved_i, moved_j = end_i - start_i, end_j - start_j
+    travel = np.maximum(dot(moved_i, moved_i), dot(moved_j, moved_j))
     np.sqrt(travel, out=travel)
-    travel += gap + _CULL_ROUNDING  # (the pass's `travel`, and the roundings of the two reckonings)
     picked, at = directions.take(s, axis=2), offsets.take(s, axis=1)
-    first = np.einsum("kjp,jp->kp", picked, end[0]) - at
-    second = np.einsum("kjp,jp->kp", picked, end[1]) - at
-    low, high = np.minimum(first, second), np.maximum(first, second)
-    apart = ((low > travel) | (high < -travel)).any(axis=0)
-    # Through neither face: both ends off its plane on one side (by more than the roundings), or both on one side of
-    # its edge's line in that plane (the plane crossed off the face; a one-face edge's other face: never culled).
-    off = (low[:2] > _CULL_ROUNDING) | (high[:2] < -_CULL_ROUNDING)
-    off |= high[2:] < -_CULL_ROUNDING
-    apart &= off.all(axis=0)
-    if not apart.any():
-        return None
-    return (~apart).nonzero()[0]
+    first = np.einsum("kjp,jp->kp", picked, end_i) - at
+    second = np.einsum("kjp,jp->kp", picked, end_j) - at
+    # (each direction's margin: how far both ends lie beyond the sharp edge on one side of it)
+    margin = np.maximum(np.minimum(first, second), -np.maximum(first, second))
+    beyond = margin.max(axis=0) - gap - _CULL_ROUNDING
+    # each face: both ends off its plane on one side, or behind the edge in it (a one-face edge's other: zeros, never)
+    sides = np.maximum(margin[:2], -np.maximum(first[2:], second[2:])).min(axis=0) - _CULL_ROUNDING
+    apart = (beyond > travel) & (sides > 0.0)
+    culled = apart.nonzero()[0]
+    return culled, np.minimum(beyond.take(culled) * (1.0 / 3.0), sides.take(culled)), (~apart).nonzero()[0]
 
 
 class _Held(NamedTuple):
