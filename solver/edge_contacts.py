@@ -430,8 +430,8 @@ class _EdgeList:
         if len(meets) == 0:
             return None
         if planes is not None and planes[2]:  # (`_cull_apart`: those that cannot touch, their bound kept)
-            ends = (m.take(meets, axis=1) for m in (*start, *end))
-            culled, bound, kept = _cull_apart(planes, s.take(meets), *ends, self.gap)
+            first, second = [[m.take(meets, axis=1) for m in ends] for ends in (start, end)]
+            culled, bound, kept = _cull_apart(planes, s.take(meets), first, second, self.gap)
             if len(culled):
                 place = live.take(meets.take(culled))
                 self.apart[place] = np.maximum(self.apart.take(place), bound)
@@ -1448,16 +1448,17 @@ def _planes_of(sharp: SharpEdges):
     return sharp._planes
 
 
-def _cull_apart(planes, s, start_i, start_j, end_i, end_j, gap: float):
-    """Of a still mesh's candidate pairs (sharp edges s, their cloth edges' ends (3, P) at the path's start and end),
-    (the places of those that cannot touch, a bound for each of them as `_EdgeList.apart`'s, the places of the
-    others). One cannot where both of its cloth edge's ends lie, at the path's end, on one side of a plane through
+def _cull_apart(planes, s, start, end, gap: float):
+    """Of a still mesh's candidate pairs (sharp edges s, their cloth edges' two ends (3, P) at the path's start and
+    end): the places of those that cannot touch, a bound for each of them as `_EdgeList.apart`'s, the places of the
+    others. One cannot where both of its cloth edge's ends lie, at the path's end, on one side of a plane through
     the sharp edge (its faces', or across it in them) further from it than the cloth edge's travel + the gap (so
     further from the sharp edge: never `close`, nor near for the hold, whose reach is within that), and the cloth
     edge crosses neither face (both ends off its plane on one side, or behind its edge's line in that plane): never
     `through`. The bound: how far its ends may move (each pass's larger motion, summed) and still be such, the
     travel being at most twice a pass's motion: (margin beyond the plane - the gap) / 3, and the sides' margins."""
     directions, offsets, _ = planes
+    (start_i, start_j), (end_i, end_j) = start, end
     moved_i, moved_j = end_i - start_i, end_j - start_j
     travel = np.maximum(dot(moved_i, moved_i), dot(moved_j, moved_j))
     np.sqrt(travel, out=travel)
