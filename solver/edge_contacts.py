@@ -192,8 +192,10 @@ _COS_TAPER_BEND = math.cos(math.radians(1.0))
 TURN_TRAVEL = 0.5
 # A still mesh's candidate pairs whose cloth edge lies, at the path's end, on one side of a plane through the sharp
 # edge further than its travel + the gap, and through neither face, leave the pass before its closest points
-# (`_cull_apart`): they push nothing and the hold gets none of them, so the drapes are the same to the last bit. On a
-# low-poly ball every edge is sharp and its boxes are wide: 920 pairs a pass met the boxes, 75 were contacts.
+# (`_cull_apart`, in `_EdgeList.pairs`, which keeps them out until their ends move far enough): they push nothing and
+# the hold gets none of them, so the drapes are the same to the last bit. On a low-poly ball every edge is sharp and
+# its boxes are wide: 920 pairs a pass met the boxes, 75 were contacts; 319 are handed out now (docs/design.md, round
+# 18 (coarse21)).
 CULL_APART = True
 _CULL_ROUNDING = 1e-9  # m
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
