@@ -431,7 +431,7 @@ class _EdgeList:
         meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
         if len(meets) == 0:
             return None
-        if planes is not None and planes[2]:  # (`_cull_apart`: those that cannot touch, their bound kept)
+        if planes is not None:  # (`_cull_apart`: those that cannot touch, their bound kept)
             first, second = [[m.take(meets, axis=1) for m in ends] for ends in (start, end)]
             culled, bound, kept = _cull_apart(planes, s.take(meets), first, second, self.gap)
             if len(culled):
@@ -1442,11 +1442,13 @@ def collide_edges(
 
 def _planes_of(sharp: SharpEdges):
     """`_cull_apart`'s constants per sharp edge: four unit directions at right angles to it (3 each: its faces'
-    normals and the directions into them) and each one's offset at the edge (u · a), kept on `sharp`."""
+    normals and the directions into them; an edge on one face: its other two zero), each one's offset at the edge
+    (u · a), and its other face's least side margin (inf on one face: nothing to go through, else 0), kept on
+    `sharp`."""
     if sharp._planes is None:
         directions = np.stack([sharp.out_face, sharp.out_other, sharp.into, sharp.into_other])
-        two = bool((dot(sharp.into_other, sharp.into_other) > 0.5).any())  # (rims alone: none culled)
-        sharp._planes = (directions, np.einsum("kjs,js->ks", directions, sharp.a), two)
+        one = dot(sharp.into_other, sharp.into_other) < 0.5  # (an edge on one face: no other face to go through)
+        sharp._planes = (directions, np.einsum("kjs,js->ks", directions, sharp.a), np.where(one, np.inf, 0.0))
     return sharp._planes
 
 
@@ -1459,7 +1461,7 @@ def _cull_apart(planes, s, start, end, gap: float):
     edge crosses neither face (both ends off its plane on one side, or behind its edge's line in that plane): never
     `through`. The bound: how far its ends may move (each pass's larger motion, summed) and still be such, the
     travel being at most twice a pass's motion: (margin beyond the plane - the gap) / 3, and the sides' margins."""
-    directions, offsets, _ = planes
+    directions, offsets, one_face = planes
     (start_i, start_j), (end_i, end_j) = start, end
     moved_i, moved_j = end_i - start_i, end_j - start_j
     travel = np.maximum(dot(moved_i, moved_i), dot(moved_j, moved_j))
@@ -1470,8 +1472,10 @@ def _cull_apart(planes, s, start, end, gap: float):
     # (each direction's margin: how far both ends lie beyond the sharp edge on one side of it)
     margin = np.maximum(np.minimum(first, second), -np.maximum(first, second))
     beyond = margin.max(axis=0) - gap - _CULL_ROUNDING
-    # each face: both ends off its plane on one side, or behind the edge in it (a one-face edge's other: zeros, never)
-    sides = np.maximum(margin[:2], -np.maximum(first[2:], second[2:])).min(axis=0) - _CULL_ROUNDING
+    # each face: both ends off its plane on one side, or behind the edge in it (a one-face edge's other: none)
+    sides = np.maximum(margin[:2], -np.maximum(first[2:], second[2:]))
+    np.maximum(sides[1], one_face.take(s), out=sides[1])
+    sides = sides.min(axis=0) - _CULL_ROUNDING
     apart = (beyond > travel) & (sides > 0.0)
     culled = apart.nonzero()[0]
     return culled, np.minimum(beyond.take(culled) * (1.0 / 3.0), sides.take(culled)), (~apart).nonzero()[0]
