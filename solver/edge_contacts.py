@@ -190,6 +190,14 @@ _COS_TAPER_BEND = math.cos(math.radians(1.0))
 # substep (`_turning`): with windows a box tumbling at 6 m/s hooked a curtain; turning about a still centre (a
 # turntable, a box spinning in place) it keeps the windows, which hold there (docs/design.md, round 13 (turn16)).
 TURN_TRAVEL = 0.5
+# A still mesh's candidate pairs whose cloth edge lies, at the path's end, on one side of a plane through the sharp
+# edge further than its travel + the gap, and through neither face, leave the pass before its closest points
+# (`_cull_apart`, in `_EdgeList.pairs`, which keeps them out until their ends move far enough): they push nothing and
+# the hold gets none of them, so the drapes are the same to the last bit. On a low-poly ball every edge is sharp and
+# its boxes are wide: 920 pairs a pass met the boxes, 75 were contacts; 319 are handed out now (docs/design.md, round
+# 18 (coarse21)).
+CULL_APART = True
+_CULL_ROUNDING = 1e-9  # m
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
 
@@ -276,6 +284,7 @@ class SharpEdges:
         self._split: tuple | None = None  # (pose, gravity, parts) last asked for (`_split`)
         self._faces: tuple | None = None  # per sharp edge, `_through_faces`'s constants (still meshes: `_face_table`)
         self._support: tuple | None = None  # (up, per sharp edge `_supported`'s constants for that up)
+        self._planes: tuple | None = None  # (`_cull_apart`'s directions (4, 3, S) and offsets (4, S), kept)
 
     def __len__(self) -> int:
         return len(self.tri)
@@ -318,7 +327,7 @@ class SharpEdges:
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
         part.any_braked = bool(part.braked.any())
-        part._faces, part._support = None, None
+        part._faces, part._support, part._planes = None, None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
 
@@ -350,7 +359,8 @@ class SharpEdges:
             skin = (_SKIN if self.still else _FRAME_SKIN) * longest
             found = _EdgeList(edges, n, gap, skin, _LEAST_SKIN * longest if self.still else skin)
             self._lists = [found, *self._lists[:7]]
-        return found.pairs(inv_mass, p0, p1, grid)
+        planes = _planes_of(self) if CULL_APART and self.still else None
+        return found.pairs(inv_mass, p0, p1, grid, planes)
 
 
 class _EdgeList:
@@ -382,7 +392,7 @@ class _EdgeList:
         self._clearance: tuple = (None, None)  # (the grid, a Clearance of its boxes: `_room`)
         self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
-    def pairs(self, inv_mass, p0, p1, grid):
+    def pairs(self, inv_mass, p0, p1, grid, planes=None):
         """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
         box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
         and end), in a fixed order; None: none."""
@@ -421,6 +431,15 @@ class _EdgeList:
         meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
         if len(meets) == 0:
             return None
+        if planes is not None:  # (`_cull_apart`: those that cannot touch, their bound kept)
+            first, second = [[m.take(meets, axis=1) for m in ends] for ends in (start, end)]
+            culled, bound, kept = _cull_apart(planes, s.take(meets), first, second, self.gap)
+            if len(culled):
+                place = live.take(meets.take(culled))
+                self.apart[place] = np.maximum(self.apart.take(place), bound)
+                meets = meets.take(kept)
+                if len(meets) == 0:
+                    return None
         # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
         # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
         meets = meets.take(np.argsort(s.take(meets) * len(self.edges) + e.take(meets)))
@@ -1419,6 +1438,47 @@ def collide_edges(
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)
     return held
+
+
+def _planes_of(sharp: SharpEdges):
+    """`_cull_apart`'s constants per sharp edge: four unit directions at right angles to it (3 each: its faces'
+    normals and the directions into them; an edge on one face: its other two zero), each one's offset at the edge
+    (u · a), and its other face's least side margin (inf on one face: nothing to go through, else 0), kept on
+    `sharp`."""
+    if sharp._planes is None:
+        directions = np.stack([sharp.out_face, sharp.out_other, sharp.into, sharp.into_other])
+        one = dot(sharp.into_other, sharp.into_other) < 0.5  # (an edge on one face: no other face to go through)
+        sharp._planes = (directions, np.einsum("kjs,js->ks", directions, sharp.a), np.where(one, np.inf, 0.0))
+    return sharp._planes
+
+
+def _cull_apart(planes, s, start, end, gap: float):
+    """Of a still mesh's candidate pairs (sharp edges s, their cloth edges' two ends (3, P) at the path's start and
+    end): the places of those that cannot touch, a bound for each of them as `_EdgeList.apart`'s, the places of the
+    others. One cannot where both of its cloth edge's ends lie, at the path's end, on one side of a plane through
+    the sharp edge (its faces', or across it in them) further from it than the cloth edge's travel + the gap (so
+    further from the sharp edge: never `close`, nor near for the hold, whose reach is within that), and the cloth
+    edge crosses neither face (both ends off its plane on one side, or behind its edge's line in that plane): never
+    `through`. The bound: how far its ends may move (each pass's larger motion, summed) and still be such, the
+    travel being at most twice a pass's motion: (margin beyond the plane - the gap) / 3, and the sides' margins."""
+    directions, offsets, one_face = planes
+    (start_i, start_j), (end_i, end_j) = start, end
+    moved_i, moved_j = end_i - start_i, end_j - start_j
+    travel = np.maximum(dot(moved_i, moved_i), dot(moved_j, moved_j))
+    np.sqrt(travel, out=travel)
+    picked, at = directions.take(s, axis=2), offsets.take(s, axis=1)
+    first = np.einsum("kjp,jp->kp", picked, end_i) - at
+    second = np.einsum("kjp,jp->kp", picked, end_j) - at
+    # (each direction's margin: how far both ends lie beyond the sharp edge on one side of it)
+    margin = np.maximum(np.minimum(first, second), -np.maximum(first, second))
+    beyond = margin.max(axis=0) - gap - _CULL_ROUNDING
+    # each face: both ends off its plane on one side, or behind the edge in it (a one-face edge's other: none)
+    sides = np.maximum(margin[:2], -np.maximum(first[2:], second[2:]))
+    np.maximum(sides[1], one_face.take(s), out=sides[1])
+    sides = sides.min(axis=0) - _CULL_ROUNDING
+    apart = (beyond > travel) & (sides > 0.0)
+    culled = apart.nonzero()[0]
+    return culled, np.minimum(beyond.take(culled) * (1.0 / 3.0), sides.take(culled)), (~apart).nonzero()[0]
 
 
 class _Held(NamedTuple):

@@ -1,0 +1,55 @@
+"""The edge pass's cull of candidate pairs that cannot touch (solver/edge_contacts.py `CULL_APART`, round 18
+(coarse21)): it only skips work, so a drape is the same to the last bit with it or without it, on a low-poly ball
+(every edge a braked ridge), an open dome (its rims on one face), a box and a rising box (a rigid collider's own
+frame), while on the ball and the dome fewer pairs reach the pass's closest points."""
+
+import numpy as np
+import pytest
+
+import solver
+from solver import edge_contacts, meshes
+
+
+def _drape(scene: str, kind: str, cull: bool, monkeypatch) -> tuple[np.ndarray, int]:
+    """A 16² cloth's positions after 14 frames, and how many pairs the edge lists handed out."""
+    monkeypatch.setattr(edge_contacts, "CULL_APART", cull)
+    handed = [0]
+    pairs = edge_contacts._EdgeList.pairs
+
+    def counted(self, *args):
+        found = pairs(self, *args)
+        handed[0] += 0 if found is None else len(found[0])
+        return found
+
+    monkeypatch.setattr(edge_contacts._EdgeList, "pairs", counted)
+    vertices, faces = meshes.grid(16, 16, size=1.4, height=0.9)
+    if kind == "triangulated":
+        faces = meshes.triangulated(faces)
+    model = solver.build_model(vertices + (0.013, 0.021, 0.0), faces)
+    state, params = model.initial_state(), solver.Params()
+    box, quads = meshes.box(1)
+    for frame in range(14):
+        if scene == "ball":
+            collider = solver.MeshCollider(*meshes.icosphere(1, 0.4, (0.0, 0.0, 0.4)))
+        elif scene == "dome":  # (open: its rims are on one face)
+            collider = solver.MeshCollider(*meshes.open_dome())
+        elif scene == "box":
+            collider = solver.MeshCollider(box * 0.5 + (0.0, 0.0, 0.4), meshes.triangulated(quads))
+        else:  # rising 0.25 m a second under the cloth
+            pose, start = np.eye(4), np.eye(4)
+            pose[2, 3], start[2, 3] = 0.3 + 0.01 * (frame + 1), 0.3 + 0.01 * frame
+            collider = solver.MeshCollider(box * 0.5, meshes.triangulated(quads), pose=pose, pose_start=start)
+        solver.step(model, state, params, 1 / 24, [collider, solver.Plane(point=(0, 0, 0))])
+    return state.positions.copy(), handed[0]
+
+
+@pytest.mark.parametrize(
+    ("scene", "kind"),
+    [("ball", "quad"), ("ball", "triangulated"), ("dome", "quad"), ("box", "quad"), ("rising", "quad")],
+)
+def test_the_edge_lists_cull_changes_no_drape_and_hands_out_fewer_pairs(scene, kind, monkeypatch):
+    culled, handed_culled = _drape(scene, kind, True, monkeypatch)
+    plain, handed_plain = _drape(scene, kind, False, monkeypatch)
+    assert np.array_equal(culled, plain)
+    # (a ball's ridges' boxes are wide: many pairs beyond a ridge's planes; the box's rims are met near them)
+    assert handed_culled < handed_plain if scene in ("ball", "dome") else handed_culled <= handed_plain
