@@ -331,14 +331,17 @@ def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
                 friction=friction,
                 offset=offset,
             )
-        if len(shape0.vertices) == len(shape.vertices) and matrix is None:  # deformed since the last frame
+        same_count = len(shape0.vertices) == len(shape.vertices)
+        if same_count and matrix is None and remeshed.same_faces(shape0, shape):  # deformed since the last frame
             return solver.MeshCollider(
                 shape, mesh_start=_world_vertices(shape0, matrix0), friction=friction, offset=offset
             )
-        if len(shape0.vertices) != len(shape.vertices) and matrix is None and len(shape0):
-            # Its topology changed (a keyed Decimate, Remesh or Array count, Build, Geometry Nodes): the new
-            # shape grows out of the old one over the frame, from its vertices' closest points on it, and
-            # sweeps the cloth ahead (taken as still, a part appearing round the cloth kept it inside).
+        if matrix is None and len(shape0):
+            # Its topology changed (a keyed Decimate, Remesh or Array count, Build, Geometry Nodes; or its
+            # vertex count kept but not its faces: its vertices are others): the new shape grows out of the old
+            # one over the frame, from its vertices' closest points on it, and sweeps the cloth ahead (taken as
+            # still, a part appearing round the cloth kept it inside; taken vertex by vertex as a deformation,
+            # its vertices crossed the shape and its faces swept the cloth through it).
             grown = remeshed.matched_start(shape0, matrix0, shape.vertices)
             return solver.MeshCollider(shape, mesh_start=grown, friction=friction, offset=offset)
     if matrix is None:

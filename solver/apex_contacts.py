@@ -37,6 +37,9 @@ _ITERATIONS = 3
 # Only ridges less than this many gaps deeper than the triangle moved in the substep (a cloth lying on the floor
 # round a pyramid's foot had its whole 40 cm ridge in its prism: pushed to the top, it flew).
 DEEPEST = 2.0
+# Rigidly moving meshes too (a keyed pyramid sliding under a drape): the ridges where they start the substep give
+# the side, where they end the depth (docs/design.md, round 18 (topo21)).
+RIGID = True
 _EPS = 1e-12
 
 _RIDGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> (P (3, R), Q (3, R), out (3, R))
@@ -92,28 +95,40 @@ def ridges_of(mesh):
     return found
 
 
-def collide_cloth_ridges(x, x_start, inv_mass, model, colliders, thickness) -> None:
-    """Keep every still closed mesh collider's ridges at sharp tips out of the cloth triangles' insides (step's
-    hook, after the corner pass)."""
+def collide_cloth_ridges(x, x_start, inv_mass, model, colliders, thickness, t0=0.0, t1=1.0) -> None:
+    """Keep every still or rigidly moving closed mesh collider's ridges at sharp tips out of the cloth triangles'
+    insides (step's hook, after the corner pass; t0, t1: the substep's start and end as frame fractions, where a
+    moving mesh's ridges are at the substep's start and end)."""
     if not RIDGES:
         return
     for collider in colliders:
-        if not isinstance(collider, MeshCollider) or _moving(collider):
+        if not isinstance(collider, MeshCollider) or collider.deforming:
             continue
         p, q, out = ridges_of(collider.mesh)
         if p.shape[1] == 0:
             continue
-        if collider.pose is not None:  # (a still posed mesh: its ridges to the world)
+        start = None
+        if _moving(collider):
+            if not RIGID:
+                continue
+            (r, o), (r0, o0) = collider._pose_at(t1), collider._pose_at(t0)
+            start = (r0 @ p + o0[:, None], r0 @ q + o0[:, None], r0 @ out)
+            p, q, out = r @ p + o[:, None], r @ q + o[:, None], r @ out
+        elif collider.pose is not None:  # (a still posed mesh: its ridges to the world)
             r, o = collider.pose
             p, q, out = r @ p + o[:, None], r @ q + o[:, None], r @ out
         gap = max(float(thickness) + collider.offset, _MIN_GAP)
-        _collide(x, x_start, inv_mass, model.triangles[0], p, q, out, gap, model.cloth_edges[1])
+        _collide(x, x_start, inv_mass, model.triangles[0], p, q, out, gap, model.cloth_edges[1], start)
 
 
-def _collide(x, x_start, inv_mass, triangles, p, q, out, gap: float, longest: float) -> None:
-    # Broad phase: cloth triangles whose swept boxes meet a ridge's box grown by the gap.
+def _collide(x, x_start, inv_mass, triangles, p, q, out, gap: float, longest: float, start=None) -> None:
+    # start: a moving mesh's ridges (p, q, out) at the substep's start (None: still, where they end).
+    # Broad phase: cloth triangles whose swept boxes meet a ridge's box grown by the gap (swept too).
     low_r = np.minimum(p, q) - gap  # (3, R)
     high_r = np.maximum(p, q) + gap
+    if start is not None:
+        low_r = np.minimum(low_r, np.minimum(start[0], start[1]) - gap)
+        high_r = np.maximum(high_r, np.maximum(start[0], start[1]) + gap)
     # (a triangle whose box meets one has a vertex within its longest edge of their box; `longest` is twice the
     # longest at rest (model.cloth_edges), doubled again for stretch)
     lo_all, hi_all = low_r.min(axis=1) - 2.0 * longest, high_r.max(axis=1) + 2.0 * longest
@@ -135,17 +150,20 @@ def _collide(x, x_start, inv_mass, triangles, p, q, out, gap: float, longest: fl
         return
     tri = tri.take(ti, axis=0)
     P, Q, M = p.take(ri, axis=1), q.take(ri, axis=1), out.take(ri, axis=1)
+    P0, Q0, M0 = (P, Q, M) if start is None else (m.take(ri, axis=1) for m in start)
     flat = tri.T.ravel()
     w_inv = inv_mass.take(flat).reshape(3, -1)
-    # The side each ridge must keep, from the substep's start.
+    # The side each ridge must keep, from the substep's start (the ridge where it was then, the triangle too).
     s0 = [x_start.take(tri[:, k], axis=0).T for k in range(3)]
-    sign = _start_side(s0, P, Q, M)
+    sign = _start_side(s0, P0, Q0, M0)
     limit = None
     for _ in range(_ITERATIONS):
         e = [x.take(tri[:, k], axis=0).T for k in range(3)]
         if limit is None:  # (a ridge deeper than the triangle moved this substep: through it far, not a contact)
             moved = np.sqrt(np.max([dot(e[k] - s0[k], e[k] - s0[k]) for k in range(3)], axis=0))
             limit = moved + DEEPEST * gap
+            if start is not None:  # (and the ridge moved)
+                limit += np.sqrt(np.maximum(dot(P - P0, P - P0), dot(Q - Q0, Q - Q0)))
         depth, beta, normal, live = _deepest(e, P, Q, sign, gap)
         live = live.take((depth.take(live) <= limit.take(live)).nonzero()[0])
         if len(live) == 0:
@@ -161,8 +179,8 @@ def _collide(x, x_start, inv_mass, triangles, p, q, out, gap: float, longest: fl
         n = normal.take(live, axis=1)
         # The part of the push the triangle's own motion this substep made (toward the ridge): to x only
         # (the motion stopped); the rest (it was within the gap or through already at the start) settled too.
-        start_depth, _, _, _ = _deepest([s.take(live, axis=1) for s in s0], P.take(live, axis=1),
-                                        Q.take(live, axis=1), sign.take(live), gap, all_pairs=True)  # fmt: skip
+        start_depth, _, _, _ = _deepest([s.take(live, axis=1) for s in s0], P0.take(live, axis=1),
+                                        Q0.take(live, axis=1), sign.take(live), gap, all_pairs=True)  # fmt: skip
         settled = np.clip(np.minimum(d, start_depth), 0.0, None)
         scale = b * w / denom  # (3, L)
         rows3 = tri.take(live, axis=0).T  # (3, L)

@@ -81,6 +81,25 @@ def closest_on(mesh, points: np.ndarray, reach: float | None = None) -> tuple[np
     return closest, found
 
 
+def same_faces(old, new) -> bool:
+    """Whether `new` (a TriangleMesh with as many vertices as `old`) is `old` deformed, vertex by vertex: most of
+    the triangles given in both lists (by their place in it, `TriangleMesh.given`; the degenerate ones dropped
+    either side not compared) join the same three vertices. A deformation keeps them all but a quad whose
+    diagonal the triangulation flipped (Blender splits a concave quad the other way); a shape remeshed to the same
+    vertex count, or its vertices sorted anew (Geometry Nodes' Sort Elements), keeps next to none."""
+    if len(old.given) == 0 or len(new.given) == 0:
+        return len(old.given) == len(new.given)
+    if np.array_equal(old.given, new.given) and np.array_equal(old.triangles, new.triangles):
+        return True  # (their spatial order kept too: the common case, one comparison)
+    size = int(max(old.given.max(), new.given.max())) + 1
+    rows = np.full((2, size, 3), -1, dtype=np.int64)
+    rows[0, old.given] = old.triangles
+    rows[1, new.given] = new.triangles
+    both = (rows[0, :, 0] >= 0) & (rows[1, :, 0] >= 0)
+    kept = int((rows[0, both] == rows[1, both]).all(axis=1).sum())
+    return 2 * kept >= int(both.sum()) and kept > 0
+
+
 def matched_start(old, old_pose: np.ndarray | None, new_vertices: np.ndarray) -> np.ndarray:
     """Where a collider's new vertices ((N, 3), world space at the frame's end) start the frame: their
     closest points on its old shape `old` (a TriangleMesh, placed in the world by the 4x4 rigid `old_pose`,

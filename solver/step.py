@@ -254,7 +254,7 @@ def step(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support,
                     gravity=params.gravity,
                 )  # fmt: skip
-                collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness)
+                collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness, t0, t1)
                 collide_cloth_edges(
                     x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                     tipped_only=True,
@@ -280,7 +280,7 @@ def step(
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
                 contacts=run.mesh_contacts, closes=s == corner_last, support=support, gravity=params.gravity,
             )  # fmt: skip
-            collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness)
+            collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness, t0, t1)
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
                 x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                 tipped_only=True,

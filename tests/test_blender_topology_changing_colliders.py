@@ -111,3 +111,67 @@ def test_cloth_on_the_floor_stays_outside_parts_a_modifier_adds_under_it(blender
     # (5, 29), (4, 53), (15, 48), …; the Mirror (13, 28), (20, 24), (18, 24), (18, 24), … (docs/design.md, issue 11,
     # round 17 (topo20)).
     assert found == [(0, 0)] * len(found), found
+
+
+def _sorted_slab(bpy):
+    """A 1.8 × 1.8 × 0.3 m slab (Subdivision, simple, level 2: 98 vertices) whose Geometry Nodes sort its
+    vertices anew every frame (Sort Elements by a random weight seeded with the frame), switched on at CHANGE + 1:
+    its shape and vertex count stay, its faces join other vertices (a shape remeshed to the same count)."""
+    slab = _box(bpy, "Slab", (1.8, 1.8, 0.3), (0.0, 0.0, 0.15))
+    subdivision = slab.modifiers.new("Subdivision", "SUBSURF")
+    subdivision.subdivision_type, subdivision.levels = "SIMPLE", 2
+    group = bpy.data.node_groups.new("Sort", "GeometryNodeTree")
+    group.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    group.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    nodes, links = group.nodes, group.links
+    given, out = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    sort, weight = nodes.new("GeometryNodeSortElements"), nodes.new("FunctionNodeRandomValue")
+    time = nodes.new("GeometryNodeInputSceneTime")
+    links.new(given.outputs[0], sort.inputs["Geometry"])
+    links.new(time.outputs["Frame"], weight.inputs["Seed"])
+    links.new(weight.outputs[1], sort.inputs["Sort Weight"])  # (its float output)
+    links.new(sort.outputs[0], out.inputs[0])
+    nodes_modifier = slab.modifiers.new("Sort", "NODES")
+    nodes_modifier.node_group = group
+    nodes_modifier.show_viewport = False
+    nodes_modifier.keyframe_insert("show_viewport", frame=CHANGE)
+    nodes_modifier.show_viewport = True
+    nodes_modifier.keyframe_insert("show_viewport", frame=CHANGE + 1)
+    return slab
+
+
+@pytest.mark.parametrize("triangulated", [False, True], ids=["quad", "triangulated"])
+def test_cloth_lying_on_a_slab_whose_vertices_are_sorted_anew_stays_still(blender, triangulated):
+    """A collider keeping its shape and vertex count but not its faces was read as a deformation vertex by vertex:
+    each vertex flew to another's place over the frame and the slab's faces swept through the cloth lying on it
+    (flung 0.5-0.9 m a frame, up to 1.2 m high and down to the floor; docs/design.md, issue 11, round 18 (topo21)).
+    Its faces are compared now (`solver.remeshed.same_faces`): it is read as remeshed, and the cloth stays still."""
+    scene = setup_scene(blender, FRAMES)
+    corners = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0.0]])
+    floor = faces_object(blender, "Floor", corners, np.array([[0, 1, 2, 3]]))
+    slab = _sorted_slab(blender)
+    activate(blender, slab, floor)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    floor.verlet_cloth_collider.kind = "PLANE"
+    n = 12
+    vertices = grid_vertices(n, 1.3, 0.33)
+    index = np.arange(n * n).reshape(n, n)
+    a, b, c, d = (k.ravel() for k in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]))
+    faces = np.stack([a, b, c, d], 1)
+    if triangulated:
+        faces = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+    cloth = faces_object(blender, "Cloth", vertices, faces)
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    moved, orders = [], set()
+    for frame in range(2, CHANGE + 6):
+        before = evaluated_positions(blender, cloth)
+        scene.frame_set(frame)
+        if frame >= CHANGE:
+            moved.append(float(np.abs(evaluated_positions(blender, cloth) - before).max()))
+            orders.add(evaluated_mesh(blender, slab)[0].tobytes())
+    assert len(orders) > 2  # its vertices were sorted anew
+    assert _counts(blender, cloth, slab, edges) == (0, 0)
+    # Before: 0 mm before the change, then 0.5-0.9 m a frame (/tmp/topo21/sortmove.py, a 20² cloth).
+    assert max(moved) < 1e-3, moved

@@ -287,10 +287,13 @@ def cone(radius: float, segments: int, height: float = 0.4, base: float = 0.0):
     return v + (0, 0, base), tris
 
 
-def through_each_frame(kind: str, n: int, shape, rising: bool = False, frames: int = 40, shift: float = 0.0):
+def through_each_frame(
+    kind: str, n: int, shape, rising: bool = False, frames: int = 40, shift: float = 0.0, placed=None
+):
     """A 2 m n² cloth of a kind dropped from 1 m onto the collider, or lying on the floor while it rises 0.5 m
     into it over 36 frames (moved `shift` along x and y): the crossings (`through_count`) after each frame, and
-    the end positions."""
+    the end positions. placed: the collider's 4x4 pose at the end of a frame given (frame + 1), in place of the
+    rise (the frame's start: placed(frame))."""
     v, tris = shape
     if kind == "irregular":
         vertices, faces = solver.meshes.jittered_grid(n, size=2.0, height=0.005 if rising else 1.0)
@@ -305,13 +308,18 @@ def through_each_frame(kind: str, n: int, shape, rising: bool = False, frames: i
     def lift(frame):
         return -0.5 + min(frame, 36) / 36 * 0.5 if rising else 0.0
 
+    def lifted(frame):
+        pose = np.eye(4)
+        pose[2, 3] = lift(frame)
+        return pose
+
+    placed = lifted if placed is None else placed
     counts = []
     for frame in range(frames):
-        pose, pose_start = np.eye(4), np.eye(4)
-        pose[2, 3], pose_start[2, 3] = lift(frame + 1), lift(frame)
+        pose, pose_start = placed(frame + 1), placed(frame)
         collider = solver.MeshCollider(mesh, pose=pose, pose_start=pose_start)
         solver.step(model, state, solver.Params(), 1 / 24, colliders=[collider, solver.Plane(point=(0, 0, 0))])
-        counts.append(through_count(model, state.positions, v + (0, 0, lift(frame + 1)), tris))
+        counts.append(through_count(model, state.positions, v @ pose[:3, :3].T + pose[:3, 3], tris))
     return counts, state.positions
 
 

@@ -102,3 +102,23 @@ def test_a_triangulated_cloth_on_a_thin_pyramid_is_not_pierced_by_its_corner_edg
     counts, x = through_each_frame("triangulated", 64, shape, frames=48, shift=shift)
     assert max(counts[24:]) == 0, counts
     assert v[:, 2].max() < x[:, 2].max() < v[:, 2].max() + 0.03  # hanging from the apex
+
+
+def sliding(frame: int):
+    """The pyramid's pose at a frame: still until frame 24, then slid 15 cm along x over 24 frames (keyed)."""
+    pose = np.eye(4)
+    pose[0, 3] = 0.15 * min(max(frame - 24, 0), 24) / 24
+    return pose
+
+
+@pytest.mark.parametrize("kind", ["triangulated", "irregular"])
+def test_a_cloth_draped_on_a_thin_pyramid_sliding_under_it_is_not_pierced(kind):
+    """The 64² cloth hanging from the 2 cm pyramid, which then slides 15 cm along x over 24 frames (a rigid keyed
+    motion): no pyramid edge through the cloth nor cloth edge through the pyramid at any frame. The ridge contacts
+    were run on still meshes alone (round 17, edgetri20): triangulated 14 crossings at most (11 frames), irregular 32
+    (20 to the end) (docs/design.md, round 18 (topo21); `apex_contacts.RIGID = False` fails both)."""
+    shape = square_pyramid()
+    counts, x = through_each_frame(kind, 64, shape, frames=48, placed=sliding)
+    assert max(counts) == 0, counts
+    top = shape[0][:, 2].max()
+    assert top < x[:, 2].max() < top + 0.03  # still hanging from the apex

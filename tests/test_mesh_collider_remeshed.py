@@ -129,3 +129,21 @@ def test_matched_start_follows_the_old_shapes_pose():
     world = solver.TriangleMesh(vertices @ pose[:3, :3].T + pose[:3, 3], meshes.triangulated(quads))
     points = np.random.default_rng(1).uniform(-0.5, 0.5, (50, 3)) + pose[:3, 3]
     assert np.allclose(remeshed.matched_start(old, pose, points), remeshed.matched_start(world, None, points))
+
+
+def test_same_faces_tells_a_deformation_from_a_shape_whose_vertices_are_others():
+    vertices, quads = meshes.box(4, size=0.5)
+    tris = meshes.triangulated(quads)
+    old = solver.TriangleMesh(vertices, tris)
+    bent = vertices + 0.05 * np.sin(9.0 * vertices[:, [1, 2, 0]])  # deformed: its spatial order changes too
+    assert remeshed.same_faces(old, solver.TriangleMesh(bent, tris))
+    flipped = tris.copy()  # the first quad (a, b, c, d) split along its other diagonal (Blender's concave quads)
+    a, b, c, d = quads[0]
+    assert (tris[0] == (a, b, c)).all() and (tris[len(quads)] == (a, c, d)).all()
+    flipped[0], flipped[len(quads)] = (a, b, d), (b, c, d)
+    assert remeshed.same_faces(old, solver.TriangleMesh(bent, flipped))
+    squashed = bent.copy()
+    squashed[tris[0]] = squashed[tris[0][0]]  # a triangle collapsed (dropped as degenerate)
+    assert remeshed.same_faces(old, solver.TriangleMesh(squashed, tris))
+    order = np.random.default_rng(2).permutation(len(vertices))  # the same shape, its vertices sorted anew
+    assert not remeshed.same_faces(old, solver.TriangleMesh(vertices[order], np.argsort(order)[tris]))
