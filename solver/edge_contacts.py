@@ -37,7 +37,7 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
-from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
+from .mesh_collider import MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
 from .vectors import rows_among
@@ -1109,7 +1109,7 @@ def _turning(collider, thickness: float, substep: float) -> bool:
         return False
     centre = _centre(collider.mesh)
     travel = (last[0] @ centre + last[1]) - (first[0] @ centre + first[1])
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     return float(np.sqrt(travel @ travel)) * substep > TURN_TRAVEL * gap
 
 
@@ -1167,7 +1167,7 @@ def rounded_radius(edge: float, gap: float) -> float:
     edges (at thickness 0 every bend would be sharp, and a coarse cloth made a whole torus sharp)."""
     if not ROUNDED_EDGES or edge <= 0.0:
         return 0.0
-    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
+    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, MIN_GAP)), ROUNDED_MOST * edge)
 
 
 def open_rounded_radius(edge: float, gap: float) -> float:
@@ -1175,13 +1175,13 @@ def open_rounded_radius(edge: float, gap: float) -> float:
     edge² / (8 gap), at most OPEN_ROUNDED_MOST edges (see OPEN_ROUNDED)."""
     if not (ROUNDED_EDGES and OPEN_ROUNDED) or edge <= 0.0:
         return 0.0
-    return min(edge * edge / (8.0 * max(gap, _MIN_GAP)), OPEN_ROUNDED_MOST * edge)
+    return min(edge * edge / (8.0 * max(gap, MIN_GAP)), OPEN_ROUNDED_MOST * edge)
 
 
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     # Without ROUNDED_AROUND the rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball
     # its width-based radius made sliver faces' bends sharp and a centred 12² cloth slid off (integrator, round 12).
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     if collider.mesh.outward:
         rounded = rounded_radius(radius, gap) if collider.deforming or ROUNDED_AROUND else 0.0
     else:
@@ -1216,7 +1216,7 @@ def collide_edges(
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     grid = sharp.grid(gap)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
