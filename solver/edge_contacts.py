@@ -179,6 +179,9 @@ CLOSED_APEX_DIP = 2.0
 # triangulated, irregular). The spherified cube's under the curtain's 5.9 cm diagonals: 2.9-6.8 mm. Never under
 # the ridges' own dip (max(gap / 2, L / 12), the rounded rule's cap): at a 2 mm gap 1.5 gaps made the whole torus
 # (3,072 triangles) sharp for 6 cm cloth edges. 0: off.
+# One threshold, two bounds: clip(CLOSED_APEX_GAP × gap, dip, CLOSED_APEX_DIP × dip), dip the ridges' (the gap unknown:
+# CLOSED_APEX_DIP × dip). Both constants bind: without the cap the 80-triangle icosphere's sharp edges go 120 -> 60
+# for 6 cm cloth edges at a 5 mm gap, the 8 × 6 UV ball's 88 -> 72 (docs/design.md, round 18 (tidy21)).
 CLOSED_APEX_GAP = 1.5
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
