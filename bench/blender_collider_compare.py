@@ -39,7 +39,7 @@ import scenes  # noqa: E402 - next to this script
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from vc_helpers import evaluated_mesh  # noqa: E402 - the tests' reader of evaluated meshes
+from vc_helpers import evaluated_mesh, faces_object  # noqa: E402 - the tests' helpers
 
 from solver import meshes  # noqa: E402 - lowpoly_spheres put the checkout on the path
 
@@ -59,12 +59,7 @@ def _boxes(name: str, boxes) -> bpy.types.Object:
                 for x in (-1, 1):
                     vertices.append(tuple(np.asarray(centre) + half * (x, y, z)))
         faces += [tuple(start + i for i in face) for face in _FACES]
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata([list(map(float, v)) for v in vertices], [], faces)
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
+    return faces_object(bpy, name, np.asarray(vertices, dtype=np.float64), np.asarray(faces))
 
 
 SHAPES = {
@@ -76,15 +71,6 @@ SHAPES = {
 # cloth resolution, size (m), height (m), offset from the centre (m) per scene; the tables and the box: `--dx`
 CLOTHS = {"ico80": (20, 1.4, 0.9, (0.013, 0.021)), "dome": (24, 2.0, 0.55, (0.0, 0.0))}
 CLOTHS["ico320"] = CLOTHS["uv8x6"] = CLOTHS["ico80"]
-
-
-def _shape(name: str, vertices: np.ndarray, triangles: np.ndarray) -> bpy.types.Object:
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(vertices.tolist(), [], triangles.tolist())
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
 
 
 def _cloth(mesh: str, n: int, size: float, height: float) -> bpy.types.Object:
@@ -100,7 +86,7 @@ def build(kind: str, n: int | None, frames: int, dx: float, mesh: str = "quad"):
     scene.frame_start, scene.frame_end = 1, frames + 1
     scene.render.fps, scene.render.fps_base = FPS, 1.0
     if kind in SHAPES:
-        collider = _shape(kind, *SHAPES[kind]())
+        collider = faces_object(bpy, kind, *SHAPES[kind]())
         resolution, size, height, offset = CLOTHS[kind]
         cloth = _cloth(mesh, n or resolution, size, height)
         cloth.location = (*offset, 0.0)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 import solver  # noqa: E402 - the checkout's pure solver
 
 sys.path.insert(0, str(ROOT / "tests"))
-from vc_helpers import evaluated_mesh  # noqa: E402 - the tests' reader of evaluated meshes
+from vc_helpers import depth_inside, evaluated_mesh, triangles_tree  # noqa: E402 - the tests' readers of evaluated meshes
 
 FPS = 24
 N = 64
@@ -58,16 +58,6 @@ def _world(obj) -> tuple[np.ndarray, np.ndarray]:
     return evaluated_mesh(bpy, obj)
 
 
-def _depth_inside(points: np.ndarray, tree) -> float:
-    """The deepest point's depth inside the closed mesh of `tree` (0: none inside)."""
-    deepest = 0.0
-    for p in points:
-        co, normal, _, distance = tree.find_nearest(p.tolist(), 10.0)
-        if co is not None and np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
-            deepest = max(deepest, distance)
-    return deepest
-
-
 def _stretch(rest: np.ndarray, positions: np.ndarray, edges: np.ndarray) -> float:
     l0 = np.linalg.norm(rest[edges[:, 0]] - rest[edges[:, 1]], axis=1)
     length = np.linalg.norm(positions[edges[:, 0]] - positions[edges[:, 1]], axis=1)
@@ -82,16 +72,14 @@ def _edges(obj) -> np.ndarray:
 
 def _frames_measured(cloth, torus, frames: int, timed) -> dict:
     """Step through the frames (timing each with `timed`), measuring depth inside the torus at each."""
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - after bpy
-
     scene = bpy.context.scene
     vertices, tris = _world(torus)
-    tree = BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
+    tree = triangles_tree(vertices, tris)
     rest = scenes_positions(cloth)
     samples, deepest = [], 0.0
     for frame in range(2, frames + 2):
         samples.append(timed(lambda f=frame: scene.frame_set(f)))
-        deepest = max(deepest, _depth_inside(scenes_positions(cloth), tree))
+        deepest = max(deepest, depth_inside(scenes_positions(cloth), tree))
     return {
         "samples": samples,
         "deepest": deepest,

@@ -6,6 +6,7 @@ Drape: an N×N grid, 2 m square, 1.5 m up, falls onto a 0.5 m sphere resting on 
 from __future__ import annotations
 
 import math
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -14,6 +15,9 @@ import bpy
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from vc_helpers import grid_vertices, mesh_object  # noqa: E402 - the tests' mesh object makers
+
 _SCRATCH = tempfile.TemporaryDirectory(prefix="vc_scenes_")  # extension repositories; removed at exit
 
 
@@ -54,25 +58,9 @@ def _raise(exc: BaseException) -> None:
     raise exc
 
 
-def _quad_faces(index: np.ndarray) -> np.ndarray:
-    """(F, 4) quads of a row-major (rows, columns) array of vertex indices."""
-    corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
-    return np.stack([c.ravel() for c in corners], 1)
-
-
 def grid_mesh(name: str, n: int, size: float = 2.0, height: float = 1.5) -> bpy.types.Object:
     """An n×n quad grid object built from explicit vertex and face lists (stable ordering)."""
-    xs = np.linspace(-size / 2, size / 2, n)
-    gx, gy = np.meshgrid(xs, xs)
-    vertices = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, height)], 1)
-    index = np.arange(n * n).reshape(n, n)
-    faces = _quad_faces(index)
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
+    return mesh_object(bpy, name, grid_vertices(n, size, height), n)
 
 
 def sphere(name: str = "Sphere", radius: float = 0.5, location=(0.0, 0.0, 0.5)) -> bpy.types.Object:
@@ -193,12 +181,7 @@ def hang_scene(n: int = 32, frames: int = 48, fps: int = 24, size: float = 1.0, 
     gx, gz = np.meshgrid(xs, zs)
     vertices = np.stack([gx.ravel(), np.zeros(gx.size), gz.ravel()], 1)
     index = np.arange(n * n).reshape(n, n)
-    faces = _quad_faces(index)
-    mesh = bpy.data.meshes.new("Cloth")
-    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    mesh.update()
-    cloth = bpy.data.objects.new("Cloth", mesh)
-    scene.collection.objects.link(cloth)
+    cloth = mesh_object(bpy, "Cloth", vertices, n)
     pins = cloth.vertex_groups.new(name="Pins")
     pins.add([int(index[-1, 0]), int(index[-1, -1])], 1.0, "REPLACE")
     return cloth, floor()

@@ -23,8 +23,9 @@ import weakref
 import numpy as np
 
 from .contact import add_averaged
-from .corner_contacts import _moving, corners_of
-from .mesh_collider import _MIN_GAP, MeshCollider
+from .corner_contacts import corners_of
+from .edge_topology import edge_table
+from .mesh_collider import MIN_GAP, MeshCollider
 from .triangles import cross, dot
 from .vectors import rows_among
 
@@ -56,23 +57,22 @@ def ridges_of(mesh):
         _RIDGES[mesh] = none
         return none
     vertices = np.asarray(mesh.vertices, dtype=np.float64).reshape(-1, 3)
-    places, weld = np.unique(vertices, axis=0, return_inverse=True)
-    tri = weld.reshape(-1).take(mesh.triangles)  # (T, 3) welded
-    t = len(tri)
-    ends = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])  # (3T, 2)
-    face = np.tile(np.arange(t), 3)
-    key = np.minimum(ends[:, 0], ends[:, 1]) * len(places) + np.maximum(ends[:, 0], ends[:, 1])
-    order = np.argsort(key, kind="stable")
-    key, face, ends = key.take(order), face.take(order), ends.take(order, axis=0)
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    counts = np.diff(np.r_[starts, len(key)])
-    two = starts.take((counts == 2).nonzero()[0])  # manifold edges
+    table = edge_table(mesh.triangles, vertices)
+    tri = table.ids  # (T, 3) welded
+    places = np.zeros((table.places, 3))
+    places[tri.ravel()] = vertices.take(mesh.triangles.ravel(), axis=0)  # each welded id's place
+    two = (table.counts == 2).nonzero()[0]  # manifold edges
     if len(two) == 0:
         _RIDGES[mesh] = none
         return none
-    f0, f1 = face.take(two), face.take(two + 1)
+    # Each ridge runs as its first face winds, the first in the order of the sides (0 1, 1 2, 2 0) then the
+    # triangles (edge k: corner k + 1 to k + 2, its side (k + 1) % 3).
+    t = len(tri)
+    t0, k0, t1, k1 = (c.take(two) for c in (table.first_t, table.first_k, table.second_t, table.second_k))
+    swap = (k1 + 1) % 3 * t + t1 < (k0 + 1) % 3 * t + t0
+    f0, f1, k = np.where(swap, t1, t0), np.where(swap, t0, t1), np.where(swap, k1, k0)
     n0, n1 = mesh.normals.take(f0, axis=1), mesh.normals.take(f1, axis=1)
-    a, b = ends.take(two, axis=0).T
+    a, b = tri[f0, (k + 1) % 3], tri[f0, (k + 2) % 3]
     at_tip = rows_among(places, corners.points.T[corners.tips])
     keep = (dot(n0, n1) < _COS_RIDGE) & (at_tip.take(a) | at_tip.take(b))
     # Convex: each face's far corner lies behind the other face (closed meshes' outward normals).
@@ -108,7 +108,7 @@ def collide_cloth_ridges(x, x_start, inv_mass, model, colliders, thickness, t0=0
         if p.shape[1] == 0:
             continue
         start = None
-        if _moving(collider):
+        if not collider.still:
             if not RIGID:
                 continue
             (r, o), (r0, o0) = collider._pose_at(t1), collider._pose_at(t0)
@@ -117,7 +117,7 @@ def collide_cloth_ridges(x, x_start, inv_mass, model, colliders, thickness, t0=0
         elif collider.pose is not None:  # (a still posed mesh: its ridges to the world)
             r, o = collider.pose
             p, q, out = r @ p + o[:, None], r @ q + o[:, None], r @ out
-        gap = max(float(thickness) + collider.offset, _MIN_GAP)
+        gap = max(float(thickness) + collider.offset, MIN_GAP)
         _collide(x, x_start, inv_mass, model.triangles[0], p, q, out, gap, model.cloth_edges[1], start)
 
 

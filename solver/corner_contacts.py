@@ -28,7 +28,7 @@ from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
 from .corner_support import support_hanging
 from .edge_contacts import ROOMY_SKINS, _sharp_of, _up, clamp, squared_stray
-from .mesh_collider import _MIN_GAP, MeshCollider, _from_frame, _to_frame
+from .mesh_collider import MIN_GAP, MeshCollider, _from_frame, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
 
@@ -477,7 +477,7 @@ def collide_cloth_corners(
     for index, collider in meshes:
         key = ("corners", index)
         found = None
-        if contacts is None or not collider.mesh.outward or _moving(collider):
+        if contacts is None or not collider.mesh.outward or not collider.still:
             if contacts is not None:
                 contacts.pop(key, None)  # (no stale contacts held once it stops)
             found = collide_corners(collider, x, x_start, *args, keep=support is not None, gravity=gravity)
@@ -512,7 +512,7 @@ def collide_cloth_corners(
             ends = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1)).ends
             hanging = up if ends.any() else None
             propagate_support(x, x_start, seeds, model.structural_graph, inv_mass, slack, reach, up=hanging)
-        if len(found.carries) and up is not None and not _moving(collider):  # (a table, not a box flung through)
+        if len(found.carries) and up is not None and collider.still:  # (a table, not a box flung through)
             points, normals = found.corner.take(found.carries, axis=1), found.carried
             pose1 = collider._pose_at(t1)
             if pose1 is not None:  # (to the world, where x is)
@@ -564,7 +564,7 @@ def collide_corners(
     corners = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1))
     if len(corners) == 0 or len(triangles) == 0:
         return
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
         p1, p0 = x.T, x_start.T
@@ -682,16 +682,6 @@ def _smooth_tips(found, tips, triangles, p1):
     direction[:, which] = np.where(use, smooth, flat)
     depth[which] = depth.take(which) / np.where(use, cos, 1.0)
     return verts, beta, direction, pair, depth, start_gap
-
-
-def _moving(collider) -> bool:
-    """Whether the collider moves in this frame (a still one may still have a pose; a deforming one does)."""
-    if collider.deforming:  # (held between windows, a spinning box's corner pushed a curtain vertex into it)
-        return True
-    if collider.pose is collider.pose_start:
-        return False
-    (r0, o0), (r1, o1) = collider.pose_start, collider.pose
-    return not (np.array_equal(r0, r1) and np.array_equal(o0, o1))
 
 
 class _Held(NamedTuple):

@@ -103,7 +103,7 @@ def _still(collider) -> bool:
     if isinstance(collider, Plane):
         return collider.point_start is None and collider.normal_start is None and collider.extent_start is None
     if isinstance(collider, MeshCollider):
-        return not collider.deforming and (collider.pose is None or collider.pose_start is collider.pose)
+        return collider.still  # (equal poses at both ends: `_rigid_motion` would give 0 too)
     return True
 
 

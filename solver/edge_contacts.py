@@ -37,7 +37,7 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
-from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
+from .mesh_collider import MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
 from .vectors import rows_among
@@ -179,6 +179,9 @@ CLOSED_APEX_DIP = 2.0
 # triangulated, irregular). The spherified cube's under the curtain's 5.9 cm diagonals: 2.9-6.8 mm. Never under
 # the ridges' own dip (max(gap / 2, L / 12), the rounded rule's cap): at a 2 mm gap 1.5 gaps made the whole torus
 # (3,072 triangles) sharp for 6 cm cloth edges. 0: off.
+# One threshold, two bounds: clip(CLOSED_APEX_GAP × gap, dip, CLOSED_APEX_DIP × dip), dip the ridges' (the gap unknown:
+# CLOSED_APEX_DIP × dip). Both constants bind: without the cap the 80-triangle icosphere's sharp edges go 120 -> 60
+# for 6 cm cloth edges at a 5 mm gap, the 8 × 6 UV ball's 88 -> 72 (docs/design.md, round 18 (tidy21)).
 CLOSED_APEX_GAP = 1.5
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
@@ -1128,7 +1131,7 @@ def _turning(collider, thickness: float, substep: float) -> bool:
         return False
     centre = _centre(collider.mesh)
     travel = (last[0] @ centre + last[1]) - (first[0] @ centre + first[1])
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     return float(np.sqrt(travel @ travel)) * substep > TURN_TRAVEL * gap
 
 
@@ -1186,7 +1189,7 @@ def rounded_radius(edge: float, gap: float) -> float:
     edges (at thickness 0 every bend would be sharp, and a coarse cloth made a whole torus sharp)."""
     if not ROUNDED_EDGES or edge <= 0.0:
         return 0.0
-    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, _MIN_GAP)), ROUNDED_MOST * edge)
+    return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, MIN_GAP)), ROUNDED_MOST * edge)
 
 
 def open_rounded_radius(edge: float, gap: float) -> float:
@@ -1194,13 +1197,13 @@ def open_rounded_radius(edge: float, gap: float) -> float:
     edge² / (8 gap), at most OPEN_ROUNDED_MOST edges (see OPEN_ROUNDED)."""
     if not (ROUNDED_EDGES and OPEN_ROUNDED) or edge <= 0.0:
         return 0.0
-    return min(edge * edge / (8.0 * max(gap, _MIN_GAP)), OPEN_ROUNDED_MOST * edge)
+    return min(edge * edge / (8.0 * max(gap, MIN_GAP)), OPEN_ROUNDED_MOST * edge)
 
 
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     # Without ROUNDED_AROUND the rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball
     # its width-based radius made sliver faces' bends sharp and a centred 12² cloth slid off (integrator, round 12).
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     if collider.mesh.outward:
         rounded = rounded_radius(radius, gap) if collider.deforming or ROUNDED_AROUND else 0.0
     else:
@@ -1235,7 +1238,7 @@ def collide_edges(
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
-    gap = max(float(thickness) + collider.offset, _MIN_GAP)
+    gap = max(float(thickness) + collider.offset, MIN_GAP)
     grid = sharp.grid(gap)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)

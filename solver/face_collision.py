@@ -404,8 +404,8 @@ class FaceCollision:
         """The every-substep query over the glide's predicted paths (this substep's motion run on to the
         window's ends, on its clock): pairs that come within gap + slack on them. A vertex that stays within
         slack / 2 of its prediction (checked at each substep's ends; the difference is linear in between)
-        keeps every pair that comes within the gap on the true paths a candidate. From the patches (without:
-        the box query, as `_query`'s)."""
+        keeps every pair that comes within the gap on the true paths a candidate. From the patches (glides are made
+        only with them: `_glides`)."""
         step = end - start
         ends = start - self.clock * step, start + (self.window - self.clock) * step
         middle = 0.5 * (ends[0] + ends[1])
@@ -419,26 +419,14 @@ class FaceCollision:
             self.low, self.high = np.minimum(*ends), np.maximum(*ends)
             self.low -= half
             self.high += half
-            if self.use_patches and self.patches is not None:
-                (self.p, self.t, self.vt_apart), (self.e, self.f, self.ee_apart) = self.patches.find(
-                    ends[0],
-                    ends[1],
-                    self.low,
-                    self.high,
-                    self.gap + self.slack,
-                    self._measure,
-                    self._measure,
-                    self.active,
-                )
-                self.grid_alive = np.arange(len(self.triangles)) if self.active is None else np.flatnonzero(self.active)
-                self.changed[:] = True
-                return
-            self.p, self.t, self.vt_apart = self._vertex_triangle_candidates()
-            self.e, self.f, self.ee_apart = self._edge_edge_candidates()
-            self.changed[:] = False
-            self.stale_work = 0
+            assert self.patches is not None
+            (self.p, self.t, self.vt_apart), (self.e, self.f, self.ee_apart) = self.patches.find(
+                ends[0], ends[1], self.low, self.high, self.gap + self.slack, self._measure, self._measure, self.active
+            )
+            self.grid_alive = np.arange(len(self.triangles)) if self.active is None else np.flatnonzero(self.active)
+            self.changed[:] = True
             return
-        assert self.anchor is not None
+        assert self.anchor is not None and self.patches is not None
         index = np.flatnonzero(moved)
         self.step_motion[index] = step[index]
         self.anchor[index] = middle[index]
@@ -446,14 +434,10 @@ class FaceCollision:
         self.pad[index] = 0.5 * np.sqrt(squared_distances(self.motion[index], _ZERO))
         self.low[index] = np.minimum(ends[0][index], ends[1][index]) - half
         self.high[index] = np.maximum(ends[0][index], ends[1][index]) + half
-        if self.use_patches and self._patches_queried():
-            assert self.patches is not None
-            (p, t, apart), (e, f, apart_ee) = self.patches.find(
-                start, end, self.low, self.high, self.gap + self.slack, self._measure, self._measure, self.active, moved
-            )
-            self._merge(moved, p, t, apart, e, f, apart_ee)
-        else:
-            self._query_kept_grids(moved)
+        (p, t, apart), (e, f, apart_ee) = self.patches.find(
+            start, end, self.low, self.high, self.gap + self.slack, self._measure, self._measure, self.active, moved
+        )
+        self._merge(moved, p, t, apart, e, f, apart_ee)
 
     def _glide_live(self, x: np.ndarray, previous: np.ndarray, off: np.ndarray | None = None) -> None:
         """`_live` for a glide: a pair's distance on the predicted paths this substep is at least its distance at

@@ -53,7 +53,7 @@ _DEFORMING_SKIN = 0.1
 _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to their box's side
 # The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
 # keep, and the next substep's path from there is not a crossing (it fell through every mesh).
-_MIN_GAP = 1e-6
+MIN_GAP = 1e-6
 # A deforming triangle's crossings tested against its own motion, exactly (docs/design.md, issue 11,
 # round 9 (fastdeform11)); False: the shifted-path test alone (first order for rotation).
 EXACT_MOVING_CROSSINGS = True
@@ -501,6 +501,18 @@ class MeshCollider:
 
     # ------------------------------------------------------------------ frames and triangles
 
+    @property
+    def still(self) -> bool:
+        """Whether the collider stays put over the frame: not deforming, the same pose at both ends (a still one
+        may have a pose)."""
+        if self.deforming:
+            return False
+        if self.pose is self.pose_start:
+            return True
+        assert self.pose is not None and self.pose_start is not None  # (a pose_start needs a pose)
+        (r0, o0), (r1, o1) = self.pose_start, self.pose
+        return bool(np.array_equal(r0, r1) and np.array_equal(o0, o1))
+
     def _start_corners(self, mesh_start) -> list[np.ndarray]:
         """The corners (three (3, T)) of the end shape's triangles at the frame's start: from a
         TriangleMesh made on `self.mesh.triangles`, or from the start's vertices (no mesh built)."""
@@ -597,7 +609,7 @@ class MeshCollider:
         rows = active.nonzero()[0] if active.dtype == bool else active
         pose = self._pose_at(1.0)
         p1 = _columns(x.take(rows, axis=0)) if pose is None else _to_frame(x.take(rows, axis=0), *pose)
-        which, target, moved = recover_inside(p1, self.mesh, max(float(thickness) + self.offset, _MIN_GAP))
+        which, target, moved = recover_inside(p1, self.mesh, max(float(thickness) + self.offset, MIN_GAP))
         if len(which):
             rows = rows.take(which)
             _write_back(x, rows, target, starts, rows, moved, pose)
@@ -643,7 +655,7 @@ class MeshCollider:
         """`collide` for the rows of x where `active` (a mask), or the rows `active` lists (indices)."""
         if len(self.mesh) == 0:
             return
-        gap = max(float(thickness) + self.offset, _MIN_GAP)
+        gap = max(float(thickness) + self.offset, MIN_GAP)
         grid = self._grid(gap)
         pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
         lower, upper = self._world_box(grid.lower - gap, grid.upper + gap, pose0, pose1)

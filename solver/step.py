@@ -45,7 +45,7 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). The sides of a rod
 # or bar thinner than a cloth edge that a cloth can hang on get it every substep (with the hold a cloth
 # hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
-# 0: every substep for all. Over 1 only where every mesh collider is still (`_still`: a 12 m/s box no longer carried
+# 0: every substep for all. Over 1 only where every mesh collider is still (`.still`: a 12 m/s box no longer carried
 # a hanging cloth with windows of 6) and has neither braked sharp edges nor thin rods' upper ends, the hold then taking
 # the cloth edges near the sharp edges too (edge_contacts.HOLD_REACH). At 2 the tables cost ~0.14-0.34x of the plain
 # step less with their strain no worse, but a box rising under a drape no longer acts as the still box in its frame
@@ -197,7 +197,7 @@ def step(
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
     if edge_interval > mesh_interval and not all(
-        _still(c)
+        c.still
         and not has_braked_edges(c, model.cloth_edges[1], params.thickness)
         and not has_rod_ends(c, model.cloth_edges[1], params.thickness, params.gravity)
         for c in inputs.colliders
@@ -328,16 +328,6 @@ def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tu
         elif first == substeps - 1:
             first -= interval
     return first, last
-
-
-def _still(collider: MeshCollider) -> bool:
-    """Whether a mesh collider stays put over the frame (no deformation, the same pose at both ends)."""
-    if collider.deforming:
-        return False
-    pose, start = collider.pose, collider.pose_start
-    if pose is None or start is pose:
-        return True
-    return start is not None and bool(np.array_equal(pose[0], start[0]) and np.array_equal(pose[1], start[1]))
 
 
 def _mesh_interval(colliders, substeps: int, self_collision) -> int:

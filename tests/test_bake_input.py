@@ -246,14 +246,8 @@ def test_the_modal_bake_cleans_up_after_any_error(blender, monkeypatch, error):
     np.testing.assert_allclose(evaluated_positions(blender, obj), shown, atol=1e-6)
 
 
-@pytest.mark.parametrize("user_keys", [False, True])
-def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monkeypatch, user_keys):
-    setup_scene(blender, 5)
-    obj = _cloth(blender)
-    if user_keys:
-        _user_key(obj, "Smile", 0.1)
-        obj.data.shape_keys.animation_data_create()
-    before = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
+def _bake_failing_at_frame_3(blender, monkeypatch) -> str:
+    """Bake with the writing of frame 3's keys failing (an OSError): the bake is cancelled; its error message."""
     geometry = _module("services.geometry")
     frames = geometry.bake_key_frames
 
@@ -265,6 +259,18 @@ def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monke
     monkeypatch.setattr(geometry, "bake_key_frames", failing)
     result, error = _run(blender, blender.ops.verlet_cloth.bake)
     assert result == {"CANCELLED"} and "OSError" in error
+    return error
+
+
+@pytest.mark.parametrize("user_keys", [False, True])
+def test_a_failure_while_writing_keys_removes_what_the_bake_added(blender, monkeypatch, user_keys):
+    setup_scene(blender, 5)
+    obj = _cloth(blender)
+    if user_keys:
+        _user_key(obj, "Smile", 0.1)
+        obj.data.shape_keys.animation_data_create()
+    before = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
+    _bake_failing_at_frame_3(blender, monkeypatch)
     after = [k.name for k in obj.data.shape_keys.key_blocks] if obj.data.shape_keys else []
     assert after == before and not obj.verlet_cloth.baked and not len(obj.verlet_cloth.bake_keys)
     anim = obj.data.shape_keys.animation_data if obj.data.shape_keys else None

@@ -8,7 +8,15 @@ import importlib
 
 import numpy as np
 import pytest
-from vc_helpers import activate, evaluated_positions, grid_vertices, mesh_object, setup_scene
+from vc_helpers import (
+    activate,
+    depth_inside,
+    evaluated_positions,
+    grid_vertices,
+    mesh_object,
+    setup_scene,
+    triangles_tree,
+)
 
 N = 12
 THICKNESS = 0.005
@@ -78,16 +86,7 @@ def _instance_boxes(bpy, obj) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def _deepest_inside(bpy, points: np.ndarray, obj) -> float:
     """How deep the deepest point is inside any of the closed instanced posts (0 if none)."""
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
-
-    deepest = 0.0
-    for vertices, tris in _instance_boxes(bpy, obj):
-        tree = BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
-        for p in points:
-            co, normal, _, distance = tree.find_nearest(p.tolist(), 10.0)
-            if co is not None and np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
-                deepest = max(deepest, distance)
-    return deepest
+    return max((depth_inside(points, triangles_tree(*box)) for box in _instance_boxes(bpy, obj)), default=0.0)
 
 
 def _cloth(bpy, height: float):

@@ -10,7 +10,16 @@ import re
 
 import numpy as np
 import pytest
-from vc_helpers import activate, evaluated_mesh, evaluated_positions, grid_vertices, mesh_object, setup_scene
+from vc_helpers import (
+    activate,
+    depth_inside,
+    evaluated_mesh,
+    evaluated_positions,
+    evaluated_tree,
+    grid_vertices,
+    mesh_object,
+    setup_scene,
+)
 
 N = 12
 THICKNESS = 0.005
@@ -106,27 +115,9 @@ SHAPES = {
 
 def _surface_below(bpy, point: np.ndarray, obj) -> float:
     """The height of the highest shown face of `obj` straight below (or above) `point`."""
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
-
-    vertices, triangles = evaluated_mesh(bpy, obj)
-    tree = BVHTree.FromPolygons(vertices.tolist(), triangles.tolist(), all_triangles=True)
-    hit = tree.ray_cast((float(point[0]), float(point[1]), 10.0), (0.0, 0.0, -1.0))[0]
+    hit = evaluated_tree(bpy, obj).ray_cast((float(point[0]), float(point[1]), 10.0), (0.0, 0.0, -1.0))[0]
     assert hit is not None, "nothing below the point"
     return float(hit[2])
-
-
-def _deepest_inside(bpy, points: np.ndarray, obj) -> float:
-    """How deep the deepest point is inside the closed surface `obj` shows (0 if none)."""
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
-
-    vertices, triangles = evaluated_mesh(bpy, obj)
-    tree = BVHTree.FromPolygons(vertices.tolist(), triangles.tolist(), all_triangles=True)
-    deepest = 0.0
-    for p in points:
-        co, normal, _, distance = tree.find_nearest(p.tolist(), 10.0)
-        if co is not None and np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
-            deepest = max(deepest, distance)
-    return deepest
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -150,7 +141,8 @@ def test_cloth_drapes_on_a_curve_or_a_text_collider(blender, shape):
     for frame in range(2, frames + 1):
         scene.frame_set(frame)
         co = evaluated_positions(blender, cloth)
-        assert _deepest_inside(blender, co, collider) < 1e-4, f"frame {frame}: a vertex is inside the {shape}"
+        deepest = depth_inside(co, evaluated_tree(blender, collider))
+        assert deepest < 1e-4, f"frame {frame}: a vertex is inside the {shape}"
     # on the shape: at least on the face below it (a vertex over a rounded top, off its crest), at most on the
     # top (a vertex beside a tube's crest, the cloth's edge resting on the crest)
     below = _surface_below(blender, co[middle], collider)

@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 import pytest
-from vc_helpers import activate, evaluated_mesh, mesh_object, setup_scene
+from vc_helpers import activate, evaluated_mesh, faces_object, mesh_object, setup_scene, triangles_tree
 
 N = 7
 
@@ -242,11 +242,7 @@ def _two_layers(bpy, n=6, size=0.5, gap=0.3):
     corners = (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1])
     faces = np.stack([c.ravel() for c in corners], 1)
     faces = np.concatenate([faces, faces + n * n])
-    mesh = bpy.data.meshes.new("Layers")
-    mesh.from_pydata(vertices.tolist(), [], faces.tolist())
-    mesh.update()
-    obj = bpy.data.objects.new("Layers", mesh)
-    bpy.context.scene.collection.objects.link(obj)
+    obj = faces_object(bpy, "Layers", vertices, faces)
     activate(bpy, obj)
     return obj
 
@@ -293,10 +289,8 @@ def test_automatic_self_collision_distance(blender):
 
 def _intersecting_face_pairs(bpy, obj) -> int:
     """Pairs of the evaluated cloth's triangles that pass through each other and share no vertex."""
-    from mathutils.bvhtree import BVHTree
-
     vertices, tris = evaluated_mesh(bpy, obj)
-    tree = BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
+    tree = triangles_tree(vertices, tris)
     return sum(1 for a, b in tree.overlap(tree) if a < b and not set(tris[a]) & set(tris[b]))
 
 

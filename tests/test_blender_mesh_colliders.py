@@ -10,28 +10,24 @@ import pytest
 from solver_scenes import HIP, PERIOD, SWING, legs, skirt
 from vc_helpers import (
     activate,
+    depth_inside,
     evaluated_mesh,
     evaluated_positions,
+    evaluated_tree,
     faces_object,
     grid_vertices,
     mesh_object,
     setup_scene,
+    triangles_tree,
 )
 
 N = 12
 THICKNESS = 0.005
 
 
-def _tree(bpy, obj):
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
-
-    vertices, tris = evaluated_mesh(bpy, obj)
-    return BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
-
-
 def _assert_in_front(bpy, upper, lower, message: str) -> None:
     """Every vertex of `upper` is on the front of the nearest face of `lower` (as shown, 0.1 mm slack)."""
-    tree = _tree(bpy, lower)
+    tree = evaluated_tree(bpy, lower)
     for p in evaluated_positions(bpy, upper):
         near, normal, _, _ = tree.find_nearest(p.tolist(), 10.0)
         assert np.dot(p - np.array(near), np.array(normal)) > -1e-4, message
@@ -39,17 +35,7 @@ def _assert_in_front(bpy, upper, lower, message: str) -> None:
 
 def _depth_inside(bpy, points, obj) -> float:
     """How deep the deepest point is inside the closed (outward-facing) mesh `obj` (0 if none)."""
-    tree = _tree(bpy, obj)
-    deepest = 0.0
-    for p in points:
-        found = tree.find_nearest(p.tolist(), 10.0)
-        if found[0] is None:
-            continue
-        co, normal, _, distance = found
-        # Inside: behind the nearest face, along its normal (outside near an edge or corner is not).
-        if np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
-            deepest = max(deepest, distance)
-    return deepest
+    return depth_inside(points, evaluated_tree(bpy, obj))
 
 
 def _cloth(bpy, name="Cloth", n=N, size=1.6, height=1.3):
@@ -312,7 +298,7 @@ def test_a_rising_shape_key_bump_lifts_resting_cloth(blender):
     for frame in range(2, frames + 1):
         scene.frame_set(frame)
         co = evaluated_positions(blender, cloth)
-        tree = _tree(blender, floor)
+        tree = evaluated_tree(blender, floor)
         for p in co:
             hit = tree.ray_cast((p + (0, 0, 2.0)).tolist(), (0, 0, -1))
             if hit[0] is not None:
@@ -351,9 +337,7 @@ def test_a_deforming_collider_keeps_one_triangulation_so_resting_cloth_never_end
         blender_splits.add(tuple(np.sort(tris, axis=1).ravel()))
         simulated = mesh_colliders.mesh_pose(ground)[1]  # the surface the cloth collides with
         assert np.allclose(simulated.vertices, vertices, atol=1e-5)
-        from mathutils.bvhtree import BVHTree  # noqa: PLC0415
-
-        tree = BVHTree.FromPolygons(vertices.tolist(), simulated.triangles.tolist(), all_triangles=True)
+        tree = triangles_tree(vertices, simulated.triangles)
         for p in evaluated_positions(blender, cloth):
             hit = tree.ray_cast((p + (0, 0, 2.0)).tolist(), (0, 0, -1))
             if hit[0] is not None:
@@ -374,7 +358,7 @@ def test_an_upper_cloth_rests_on_a_baked_lower_cloth_and_never_passes_through(bl
     _bake(blender, upper)
     for frame in range(2, frames + 1):
         scene.frame_set(frame)
-        tree = _tree(blender, lower)
+        tree = evaluated_tree(blender, lower)
         for p in evaluated_positions(blender, upper):
             if np.hypot(p[0], p[1]) > 0.35:
                 # Beside the sphere the lower cloth hangs in folds whose faces stand on edge: the side of
@@ -680,7 +664,7 @@ def test_a_cloth_draped_over_a_ball_on_a_cloth_collider_never_cuts_through_its_f
     for frame in range(2, frames + 1):
         scene.frame_set(frame)
         if frame >= 15 and frame % 5 == 0:
-            crossing = _tree(blender, upper).overlap(_tree(blender, lower))
+            crossing = evaluated_tree(blender, upper).overlap(evaluated_tree(blender, lower))
             assert len(crossing) <= 3, f"frame {frame}: {len(crossing)} crossing triangle pairs"
 
 
@@ -724,7 +708,7 @@ def test_a_skirts_hem_never_cuts_into_armature_legs_swinging_fast(blender):
     through, hem_moved = [], 0.0
     for frame in range(2, frames + 1):
         scene.frame_set(frame)
-        tree = _tree(blender, body)
+        tree = evaluated_tree(blender, body)
         co = evaluated_positions(blender, cloth)
         span = co[edges[:, 1]] - co[edges[:, 0]]
         length = np.linalg.norm(span, axis=1)

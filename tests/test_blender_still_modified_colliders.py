@@ -11,7 +11,15 @@ import math
 import numpy as np
 import pytest
 from test_blender_curve_colliders import _counted_reads, _module, _shown_as_collided
-from vc_helpers import activate, evaluated_mesh, faces_object, grid_vertices, mesh_object, setup_scene
+from vc_helpers import (
+    activate,
+    evaluated_mesh,
+    faces_object,
+    grid_vertices,
+    mesh_object,
+    setup_scene,
+    triangles_tree,
+)
 
 FRAMES = 6
 N = 9
@@ -342,10 +350,9 @@ def _cloth_below(bpy, cloth, ground) -> float:
     """How far (m) the cloth's lowest vertex lies below the ground's shown surface straight under it (a
     heightfield: the ground's evaluated triangles, ray cast down from above)."""
     from mathutils import Vector  # noqa: PLC0415 - Blender's
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415
 
     vertices, triangles = evaluated_mesh(bpy, ground)
-    tree = BVHTree.FromPolygons(vertices.tolist(), triangles.tolist(), all_triangles=True)
+    tree = triangles_tree(vertices, triangles)
     worst = 0.0
     for x, y, z in evaluated_mesh(bpy, cloth, triangles=False)[0]:
         hit = tree.ray_cast(Vector((x, y, 5.0)), Vector((0.0, 0.0, -1.0)))[0]

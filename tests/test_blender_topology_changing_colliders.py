@@ -14,6 +14,7 @@ from vc_helpers import (
     grid_vertices,
     mesh_object,
     setup_scene,
+    triangles_tree,
 )
 
 FRAMES = 22
@@ -55,10 +56,9 @@ def _mirror(bpy):
 def _counts(bpy, cloth, collider, edges) -> tuple[int, int]:
     """(cloth vertices inside the collider's evaluated surface (2 of 3 rays' parity), cloth edges through it)."""
     from mathutils import Vector  # noqa: PLC0415 - needs bpy loaded
-    from mathutils.bvhtree import BVHTree  # noqa: PLC0415
 
     vertices, tris = evaluated_mesh(bpy, collider)
-    tree = BVHTree.FromPolygons(vertices.tolist(), tris.tolist(), all_triangles=True)
+    tree = triangles_tree(vertices, tris)
     co = evaluated_positions(bpy, cloth)
     inside = 0
     for p in co:

@@ -124,17 +124,11 @@ def test_a_cloth_on_a_low_poly_ball_rests_on_it_with_no_edge_through_it(kind):
     (r 0.4): its faces meet at 20-28°, under SHARP_ANGLE, and the ball is too wide for the rounded rule, but a
     7 cm cloth edge across such a ridge, its ends the gap off their faces, dips 7 mm under it: the closed mesh's
     convex ridges are sharp by the shallow ridges' rule (edge_contacts.SHALLOW_RIDGES, CLOSED_RIDGES) and braked."""
-    vertices, triangles = meshes.icosphere(1, 0.4, (0.0, 0.0, 0.4))
-    cloth, faces = _cloth(kind, 20, 0.9, size=1.4)
-    cloth = cloth + (0.013, 0.021, 0.0)
-    _, state, through = _drop(vertices, triangles, cloth, faces, 36)
+    through = _on_a_low_poly_ball(kind, 1)
     # With CLOSED_RIDGES False: 31-278 edges through at every frame from the landing on (up to 11 mm deep,
     # bench/lowpoly_spheres.py); with its ridges unbraked (SharpEdges.braked empty) the irregular, holed and fan
     # cloths slid off the top (their middles 0.3-0.35 m away).
     assert max(through) <= 2 and max(through[24:]) == 0, through
-    middle = np.argmin(np.linalg.norm(cloth[:, :2] - (0.013, 0.021), axis=1))
-    assert np.linalg.norm(state.positions[middle, :2] - cloth[middle, :2]) < 0.1
-    assert state.positions[middle, 2] > 0.78  # on the ball's top (0.8)
 
 
 @pytest.mark.parametrize("kind", ["quad", "triangulated", "irregular", "holed"])
@@ -145,12 +139,19 @@ def test_a_cloth_on_a_320_triangle_ball_has_no_edge_through_its_vertices(kind):
     apexes' own max(gap, L / 6) (17 mm for such a cloth). Not the fan disc: its longest edge is 7.1 cm, so 6.3 mm,
     within the spherified cube's 2.9-6.8 mm under test_mesh_collider_inside.py's curtain (which 5 mm flings: see
     edge_contacts.CLOSED_APEX_DIP); it keeps 12-31 edges through from frame 6 either way."""
-    vertices, triangles = meshes.icosphere(2, 0.4, (0.0, 0.0, 0.4))
+    through = _on_a_low_poly_ball(kind, 2)
+    # With CLOSED_APEX_GAP 0: 3-46 edges through at every frame from frame 4 (8-25 from frame 12), all four kinds.
+    assert max(through) <= 2 and max(through[12:]) == 0, through
+
+
+def _on_a_low_poly_ball(kind: str, subdivisions: int) -> list[int]:
+    """A 1.4 m 20² cloth of `kind` dropped 1-2 cm off centre onto an icosphere (r 0.4, `subdivisions`) for 36
+    frames: the cloth edges through it at each frame, once the cloth's middle is checked to rest on its top."""
+    vertices, triangles = meshes.icosphere(subdivisions, 0.4, (0.0, 0.0, 0.4))
     cloth, faces = _cloth(kind, 20, 0.9, size=1.4)
     cloth = cloth + (0.013, 0.021, 0.0)
     _, state, through = _drop(vertices, triangles, cloth, faces, 36)
-    # With CLOSED_APEX_GAP 0: 3-46 edges through at every frame from frame 4 (8-25 from frame 12), all four kinds.
-    assert max(through) <= 2 and max(through[12:]) == 0, through
     middle = np.argmin(np.linalg.norm(cloth[:, :2] - (0.013, 0.021), axis=1))
     assert np.linalg.norm(state.positions[middle, :2] - cloth[middle, :2]) < 0.1
     assert state.positions[middle, 2] > 0.78  # on the ball's top (0.8)
+    return through

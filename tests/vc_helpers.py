@@ -82,3 +82,26 @@ def evaluated_mesh(bpy, obj, triangles: bool = True) -> tuple[np.ndarray, np.nda
         return co @ matrix[:3, :3].T + matrix[:3, 3], tris.reshape(-1, 3)
     finally:
         evaluated.to_mesh_clear()
+
+
+def evaluated_tree(bpy, obj):
+    """A BVH tree (mathutils) of the evaluated object's world-space triangles at the current frame."""
+    return triangles_tree(*evaluated_mesh(bpy, obj))
+
+
+def triangles_tree(vertices: np.ndarray, triangles: np.ndarray):
+    """A BVH tree (mathutils) of triangles (T, 3) over vertices (N, 3)."""
+    from mathutils.bvhtree import BVHTree  # noqa: PLC0415 - needs bpy loaded
+
+    return BVHTree.FromPolygons(vertices.tolist(), triangles.tolist(), all_triangles=True)
+
+
+def depth_inside(points: np.ndarray, tree) -> float:
+    """How deep the deepest of `points` (K, 3) lies inside the closed, outward-facing mesh of the BVH `tree` (0 if
+    none): behind its nearest face, along that face's normal (outside near an edge or a corner is not)."""
+    deepest = 0.0
+    for p in points:
+        co, normal, _, distance = tree.find_nearest(p.tolist(), 10.0)
+        if co is not None and np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
+            deepest = max(deepest, distance)
+    return deepest
