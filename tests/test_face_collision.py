@@ -372,8 +372,10 @@ def test_candidates_hold_every_pair_that_can_meet_in_a_violent_crumple(distance,
     whip(14)
     assert checked[0] > 100 and checked[1] > 100  # the scene did bring faces together
     # ... also on substeps of a glide (lists made for several substeps of predicted paths)
-    assert checked[2] > 0 if distance == 0.0 else True
-    assert checked[3] > 0 if mesh == "jittered" else True  # (with slacks per vertex)
+    assert checked[2] > 0 if distance == 0.0 and mesh == "grid" else True
+    # ... on the jittered sheet, glide substeps with slacks per vertex (~20 of 224; measured: no pair came within the
+    # gap on them, so they check that nothing was missed rather than that something was found)
+    assert checked[3] > 0 if mesh == "jittered" else True
 
 
 @pytest.mark.parametrize("faces", [False, True])
