@@ -175,6 +175,10 @@ class FaceCollision:
     # than half the slack off its prediction is queried again (partially), on the window's clock. 0: off.
     glide = 4
     glide_slack = 0.5
+    # Each vertex's own glide slack from its room at rest (`_glide_slacks`), so that fine meshes (128², jittered,
+    # fan) glide too; off: one slack for all, and no glides where it exceeds half the flat cloth's room (measured
+    # in docs/self-collision.md, round 18 (selfglide21): no gain shown at 128² yet, so off by default).
+    glide_rooms = False
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -232,6 +236,10 @@ class FaceCollision:
         # positions at the window's middle), the slack added to the gap, the last substep's middles and pads.
         self.window = self.clock = 0
         self.slack = 0.0
+        # Each vertex's slack in a glide (None: `slack` for all): a vertex near at rest to primitives it may collide
+        # with gets less (see `_glide_slacks`); `rooms`: (glide_slack × gap, `_glide_slacks`), made at the first glide.
+        self.lane: np.ndarray | None = None
+        self.rooms: tuple[float, float, np.ndarray | None] | None = None
         self.step_motion = np.zeros((n, 3))
         self.seen: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
@@ -268,7 +276,7 @@ class FaceCollision:
         motion = squared_distances(x, previous, mean - mean0)
         self.moves = np.sqrt(motion)
         if self.anchor is None or len(self.anchor) != n:
-            self.window, self.slack = 0, 0.0
+            self.window, self.slack, self.lane = 0, 0.0, None
             self._query(x, previous, mean, mean0)
             self._live(x, previous)
             return
@@ -291,14 +299,14 @@ class FaceCollision:
                 self.skin = 0.25 * self.gap
                 self.age_skin = 0
                 self.window = 0
-                self.slack = 0.0
+                self.slack, self.lane = 0.0, None
             elif self._glides() and self._predictable(x, previous, mean, mean0, *last_path):
                 self.window, self.clock = self.glide, 0
-                self.slack = self.glide_slack * self.gap
+                self.slack, self.lane = self._glide_slacks()
                 self.age_skin = 0
             else:
                 self.window = 0
-                self.slack = 0.0
+                self.slack, self.lane = 0.0, None
             self._query(x, previous, mean, mean0)
             self._live(x, previous)
             return
@@ -343,18 +351,66 @@ class FaceCollision:
         self._live(x, previous)
 
     def _glides(self) -> bool:
-        """Whether glides are made: on, with patches, and the slack not so wide that a glide lists the flat cloth's
-        own nearest pairs (gap + slack + the pairs' relative motion beyond `_flat_distance`: a 128² 2 m sheet's
-        1.56 cm edges against a 1 cm gap listed 0.7 M pairs, twice the time a frame; so at most half the margin)."""
+        """Whether glides are made: on, with patches, and (without `glide_rooms`) the slack not so wide that a
+        glide lists the flat cloth's own nearest pairs (gap + slack + the pairs' relative motion beyond
+        `_flat_distance`: a 128² 2 m sheet's 1.56 cm edges against a 1 cm gap listed 0.7 M pairs, twice the time
+        a frame; so at most half the margin)."""
         if not self.glide or not self._patches_queried():
             return False
-        return self.glide_slack * self.gap <= 0.5 * (self._flat_distance() - self.gap)
+        return self.glide_rooms or self.glide_slack * self.gap <= 0.5 * (self._flat_distance() - self.gap)
+
+    def _glide_slacks(self) -> tuple[float, np.ndarray | None]:
+        """(the largest slack, each vertex's slack or None: the same for every vertex) in a glide: `glide_slack`
+        × gap, or half the vertex's room at rest (`_rooms`) if less, so that a glide does not list the flat
+        cloth's own nearest pairs (a 128² 2 m sheet's 1.56 cm edges against a 1 cm gap, half a gap for all: 0.7 M
+        pairs, twice the time a frame). A pair is listed within gap + half the largest slack of each side's
+        corners, and a vertex more than half its slack off its prediction is queried again: the true distance is
+        at least the predicted one less that, whatever the slacks. The query's boxes take the largest."""
+        slack = self.glide_slack * self.gap
+        if not self.glide_rooms:
+            return slack, None
+        if self.rooms is None or self.rooms[0] != slack:
+            slacks = np.minimum(slack, 0.5 * self._rooms(self.gap + 2.0 * slack))
+            most = float(slacks.max()) if len(slacks) else slack
+            self.rooms = slack, most, None if bool((slacks == most).all()) else slacks
+        return self.rooms[1], self.rooms[2]
+
+    def _rooms(self, within: float) -> np.ndarray:
+        """Each vertex's room at rest: the distance less the gap of the nearest primitive pair with it as a
+        corner that may collide, of those nearer than `within` (inf: none), over the patches' static rows
+        (the pairs of neighbouring patches that may collide: the cloth's own neighbourhood; a pair near at rest
+        across patches that are not neighbours is missed, which only lets its vertices' slack be wider)."""
+        rest, n = self.model.rest_positions, self.model.vertex_count
+        rooms = np.full(n, np.inf)
+        patches = self.patches
+        if patches is None:
+            return rooms
+        ids, apart = [], []
+        if len(patches.vt_p):
+            d = np.sqrt(self._distance2(rest, patches.vt_p, patches.vt_t))
+            near = np.flatnonzero(d < within)
+            ids += [patches.vt_p[near], *self.triangles[patches.vt_t[near]].T]
+            apart += [d[near]] * 4
+        if len(patches.ee_e):
+            d = np.sqrt(self._edge_distance2(rest, patches.ee_e, patches.ee_f))
+            near = np.flatnonzero(d < within)
+            ids += [*self.edges[patches.ee_e[near]].T, *self.edges[patches.ee_f[near]].T]
+            apart += [d[near]] * 4
+        if ids:
+            who, d = np.concatenate(ids), np.concatenate(apart)
+            if len(who):
+                order = np.argsort(who, kind="stable")
+                who, d = who[order], d[order]
+                first = np.flatnonzero(np.diff(who, prepend=-1))
+                rooms[who[first]] = np.minimum.reduceat(d, first) - self.gap
+        return rooms
 
     def _predictable(self, x, previous, mean, mean0, middle: np.ndarray, motion: np.ndarray) -> bool:
-        """Whether at most 1 / calm_share of the vertices strayed more than a quarter of the glide's slack
+        """Whether at most 1 / calm_share of the vertices strayed more than a quarter of their glide slack
         from their last substep's path (middle, motion; less the mean) run on by its motion at this substep's
         ends: the prediction a glide lists by."""
-        limit = 0.25 * self.glide_slack * self.gap
+        slack, lane = self._glide_slacks()
+        limit = 0.25 * (slack if lane is None else lane)
         ahead = middle + 0.5 * motion  # the last substep's end: this one's predicted start
         off = squared_distances(previous, ahead, mean0)
         ahead += motion
@@ -381,7 +437,7 @@ class FaceCollision:
             self.window = 0
             return False
         off = self._off(x, previous, mean, mean0)
-        moved = off > 0.5 * self.slack
+        moved = off > 0.5 * (self.slack if self.lane is None else self.lane)
         count = int(np.count_nonzero(moved))
         if 4 * count > len(x):
             self.window = 0
@@ -716,6 +772,9 @@ class FaceCollision:
         skin / 2 + its pad of its anchor). With none (this substep only: positions linear in time,
         anchors the middle of the paths): gap + half their vertices' largest relative motion."""
         if self.skin == 0.0:
+            if self.window and self.lane is not None:  # a glide's slacks per vertex: half the largest of each side
+                slack = 0.5 * (largest_of_rows(self.lane, first) + largest_of_rows(self.lane, second))
+                return self.gap + slack + 0.5 * _largest_difference(self.motion, first, second)
             return self.gap + self.slack + 0.5 * _largest_difference(self.motion, first, second)
         return self.gap + self.skin + largest_of_rows(self.pad, first) + largest_of_rows(self.pad, second)
 
