@@ -37,7 +37,6 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
-from .inside_recovery import _bins_of, inside_closed
 from .mesh_collider import _MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
@@ -177,20 +176,10 @@ CLOSED_APEX_DIP = 2.0
 # less: the dip above is max(gap, L / 6) (L the longest cloth edge), so for a coarse cloth it asked a turn over
 # atan(1 / 3) (18°) whatever the gap, and the 320-triangle icosphere's vertices (10°) were not sharp for a 20² 1.4 m
 # cloth (10.4 cm diagonals: 9.0-9.7 mm of lever × tan(turn) against a 5 mm gap): 2-28 of its edges through (quad,
-# triangulated, irregular). One gap: a cloth edge across the apex, its ends the gap off the faces, that dips more
-# goes through them (the fan disc's 7.1 cm edges dip 6.3 mm there; at 1.5 gaps, round 17, it kept 12-31 edges
-# through). Under 1.5 the spherified cube under test_mesh_collider_inside.py's curtain (2.9-6.8 mm) turned sharp and
-# swung the curtain out, until OUTSIDE_ENDS_ONLY. Never under the ridges' own dip (max(gap / 2, L / 12), the rounded
-# rule's cap): at a 2 mm gap 1.5 gaps made the whole torus (3,072 triangles) sharp for 6 cm cloth edges. 0: off.
-CLOSED_APEX_GAP = 1.0
-# A closed mesh's braked edges (its shallow ridges and apexes) take no cloth edge with an end inside it deeper than
-# the gap (under both the edge's faces' planes by more) at the path's start or end: they keep a cloth edge's middle
-# from dipping a few mm through a gentle ridge; an end deep inside is the vertex pass's (its path's crossing) and the
-# recovery's. Across the ridge such edges were pushed up to 110 mm a substep, and a curtain that a ball sharp all over
-# (CLOSED_APEX_GAP 1) appeared round swung out 0.3-0.5 m at some placements; any depth (0) left 4 of an irregular
-# cloth's edges through the 80-triangle ball as it landed, 2 gaps 1 for good (docs/design.md, round 18 (fanball21)).
-OUTSIDE_ENDS_ONLY = True
-_INSIDE_DEPTH = 1.0  # gaps
+# triangulated, irregular). The spherified cube's under the curtain's 5.9 cm diagonals: 2.9-6.8 mm. Never under
+# the ridges' own dip (max(gap / 2, L / 12), the rounded rule's cap): at a 2 mm gap 1.5 gaps made the whole torus
+# (3,072 triangles) sharp for 6 cm cloth edges. 0: off.
+CLOSED_APEX_GAP = 1.5
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -1325,18 +1314,13 @@ def collide_edges(
     contact &= ~in_wedge
     if any_through:
         contact |= through
-    if OUTSIDE_ENDS_ONLY and sharp.any_braked and collider.mesh.outward:
-        contact &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), contact, gap)
     hit = contact.nonzero()[0]
     near = _EMPTY
     if keep_contacts and hold_near is not None and HOLD_REACH > 0.0:  # for the hold only (the pass pushes none)
         # (travel: the edge's motion over the window + gap; its share of a substep, + gap)
         reach = (travel - gap) * min(1.0, hold_near / max(t1 - t0, _EPS)) + gap
         np.minimum(reach, gap * (1.0 + HOLD_REACH), out=reach)
-        near = (dist1 < reach) & ~contact & ~in_wedge & ~sharp.thin.take(s)
-        if OUTSIDE_ENDS_ONLY and sharp.any_braked and collider.mesh.outward:
-            near &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), near, gap)
-        near = near.nonzero()[0]
+        near = ((dist1 < reach) & ~contact & ~in_wedge & ~sharp.thin.take(s)).nonzero()[0]
     if len(hit) == 0 and len(near) == 0:
         return None
     ends = np.stack([i.take(hit), j.take(hit)], axis=1)
@@ -1435,26 +1419,6 @@ def collide_edges(
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)
     return held
-
-
-def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndarray:
-    """Which pairs (cloth edge, sharp edge s) of those `asked` (a mask) with a braked sharp edge have one of the
-    cloth edge's `ends` (columns (3, P), own frame: its ends at the path's start and end) inside the closed `mesh`,
-    under both of the sharp edge's faces' planes by more than _INSIDE_DEPTH gaps (see OUTSIDE_ENDS_ONLY). Only such
-    ends are tested (ray parity), so a cloth lying on the mesh costs a few products."""
-    found = np.zeros(len(s), dtype=bool)
-    asked = (asked & sharp.braked.take(s)).nonzero()[0]
-    if len(asked) == 0:
-        return found
-    at = s.take(asked)
-    a, face, other = sharp.a.take(at, axis=1), sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)
-    for points in ends:
-        p = points.take(asked, axis=1) - a
-        under = ((dot(p, face) < -_INSIDE_DEPTH * gap) & (dot(p, other) < -_INSIDE_DEPTH * gap)).nonzero()[0]
-        if len(under):
-            tested = points.take(asked.take(under), axis=1)
-            found[asked.take(under)] |= inside_closed(tested, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
-    return found
 
 
 class _Held(NamedTuple):
