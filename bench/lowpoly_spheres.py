@@ -1,13 +1,14 @@
 """A cloth dropped on low-poly spheres: cloth edges through the collider's triangles (issue 11, round 16 probe19).
 
-Pure solver at its defaults, 24 fps, 30 frames: an N² 1.4 m cloth (quad, triangulated or jittered) dropped from
+Pure solver at its defaults, 24 fps, 30 frames: an N² 1.4 m cloth (quad, triangulated, jittered or a fan disc of
+36 spokes × N / 2 rings) dropped from
 0.9 m, 1-2 cm off centre, onto a 0.4 m ball on a floor, the ball an icosphere (1 or 2 subdivisions: 80 / 320
 triangles) or a UV sphere (8×6, 12×8, 32×16 segments × rings). Prints, at every 5th frame, how many cloth edges
 pass through a triangle of the ball and how deep the deepest point of any cloth edge lies inside it (mm; the ball
 is convex, so that is exact). In Blender a Decimate modifier (ratio 0.1 / 0.3) on a 32×16 UV sphere gives such
 balls: Blender's Cloth keeps 0 edges through them, this solver 6-30 (dips 2-6 mm).
 
-    .venv/bin/python bench/lowpoly_spheres.py [--balls ico1,uv12x8] [--kinds quad,tri,jit] [--n 20]
+    .venv/bin/python bench/lowpoly_spheres.py [--balls ico1,uv12x8] [--kinds quad,tri,jit,fan] [--n 20]
         [--sharp-angle 30]
 
 `--sharp-angle` sets `solver.edge_contacts.SHARP_ANGLE` (faces meeting at more than this are sharp edges, which
@@ -88,6 +89,8 @@ def dip(x, edges, vertices, triangles, samples: int = 15) -> float:
 def cloth(kind: str, n: int):
     if kind == "jit":
         return meshes.jittered_grid(n, size=1.4, height=0.9)
+    if kind == "fan":  # (the tests' fan disc: 36 spokes, n / 2 rings, its longest edge 7.1 cm at 20²)
+        return meshes.fan_disc(36, n // 2, radius=0.7, height=0.9)
     vertices, faces = meshes.grid(n, n, size=1.4, height=0.9)
     return vertices, meshes.triangulated(faces) if kind == "tri" else faces
 
@@ -95,7 +98,7 @@ def cloth(kind: str, n: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--balls", default="ico1,ico2,uv8x6,uv12x8")
-    parser.add_argument("--kinds", default="quad,tri,jit")
+    parser.add_argument("--kinds", default="quad,tri,jit,fan")
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--frames", type=int, default=30)
     parser.add_argument("--sharp-angle", type=float, default=edge_contacts.SHARP_ANGLE)
