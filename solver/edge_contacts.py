@@ -163,6 +163,13 @@ SHALLOW_APEXES = True
 # An open mesh's edges on two faces go on the mesh colliders' windows with the hold between, as a closed mesh's; its
 # rims (one face: nothing solid below) keep the pass every substep (docs/design.md, round 16 (dome19)).
 OPEN_WINDOWS = True
+# A cloth edge through an open mesh's face by a rim whose way out across it points down (more than LOW_RIM_ANGLE
+# below the horizontal: a zero-thickness wall's foot, its face above the rim) is left to the vertex pass, not
+# pushed out under the rim: a wall standing on the floor pushed the cloth pooled at its foot 7 cm into the
+# floor in a substep, the floor pushed it back and the drape was flung 1.2 m up (docs/design.md, round 18 (wall21)).
+LOW_RIMS_UNDER = False
+LOW_RIM_ANGLE = 30.0
+_SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
 # A closed mesh's convex shallow ridges and apexes are sharp (and braked) too (with SHALLOW_RIDGES, SHALLOW_APEXES),
 # with its own gap (`rounded_radius`: half the gap,
 # at least L / 12): a low-poly ball (an icosphere, a decimated or 8-12-segment UV sphere) meets at 20-28°, under
@@ -1318,6 +1325,11 @@ def collide_edges(
                 first, second = ends_at[0].take(thin, axis=1), ends_at[1].take(thin, axis=1)
                 through[rim_thin] = segment_crossings(first, second, *corners)[0]
                 out[:, rim_thin] = -_across(*corners)
+            if up is not None and not LOW_RIMS_UNDER and sharp.open:
+                up_own = up if pose1 is None else up @ pose1[0]
+                low = (dot(out.take(rim, axis=1), up_own[:, None]) < -_SIN_LOW_RIM) & sharp.open_rims.take(at)
+                if low.any():
+                    through[rim.take(low.nonzero()[0])] = False
     close = (dist1 < travel) | through
     if not close.any():
         return None
