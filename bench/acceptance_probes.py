@@ -198,23 +198,6 @@ def inside_count(points, V, T):
     return n_in, depth
 
 
-def crossing_edges(P, E, V, T):
-    if len(T) == 0:
-        return 0
-    tree = BVHTree.FromPolygons([tuple(v) for v in V], [tuple(t) for t in T], all_triangles=True)
-    c = 0
-    for a, b in E:
-        pa, pb = Vector(P[a]), Vector(P[b])
-        d = pb - pa
-        L = d.length
-        if L < 1e-12:
-            continue
-        hit = tree.ray_cast(pa, d / L, L)
-        if hit[0] is not None and (hit[0] - pa).length < L * (1 - 1e-6) and (hit[0] - pa).length > L * 1e-6:
-            c += 1
-    return c
-
-
 def self_pairs(P, T):
     tree = BVHTree.FromPolygons([tuple(v) for v in P], [tuple(t) for t in T], all_triangles=True)
     n = 0
