@@ -228,19 +228,27 @@ def play(scene, f0, f1, each=None):
     return 1000 * float(np.median(t[1:] if len(t) > 1 else t))
 
 
-def report(tag, cloth, colliders=(), rest=None, selfc=False):
-    P, T, E = world_mesh(cloth)
-    out = {"finite": bool(np.isfinite(P).all())}
-    ins, dep, cr = 0, 0.0, 0
-    for c in colliders:
-        V, TT = world_collider(c)
+def against_colliders(P, E, colliders):
+    """(vertices inside, deepest inside (m), cloth edges through, deepest of those behind a face (m)) over colliders."""
+    ins = cr = 0
+    dep = dip = 0.0
+    for col in colliders:
+        V, TT = world_collider(col)
         i, d = inside_count(P, V, TT)
         ins += i
         dep = max(dep, d)
         cc, dd = crossing_dip(P, E, V, TT)
         cr += cc
-        out_dip = max(out.get("dip", 0.0), dd)
-        out["dip"] = round(out_dip, 5)
+        dip = max(dip, dd)
+    return ins, dep, cr, dip
+
+
+def report(tag, cloth, colliders=(), rest=None, selfc=False):
+    P, T, E = world_mesh(cloth)
+    out = {"finite": bool(np.isfinite(P).all())}
+    ins, dep, cr, dip = against_colliders(P, E, colliders)
+    if colliders:
+        out["dip"] = round(dip, 5)
     out.update(inside=ins, depth=round(dep, 5), crossing=cr)
     if rest is not None:
         m, x = strain(P, E, rest)
@@ -393,16 +401,7 @@ def run(scene, cloth, colliders, frames, rest, tag, every=1, selfc=True):
         if f % every and f != frames:
             continue
         P, T, E = world_mesh(cloth)
-        ins = cr = 0
-        dep = dip = 0.0
-        for col in colliders:
-            V, TT = world_collider(col)
-            i, d = inside_count(P, V, TT)
-            ins += i
-            dep = max(dep, d)
-            cc, dd = crossing_dip(P, E, V, TT)
-            cr += cc
-            dip = max(dip, dd)
+        ins, dep, cr, dip = against_colliders(P, E, colliders)
         pr = tri_pairs(P, T) if selfc else -1
         for k, v in (("inside", ins), ("crossing", cr), ("pairs", pr), ("depth", dep), ("dip", dip)):
             if v > worst[k]:
