@@ -10,7 +10,7 @@ import types
 import numpy as np
 import pytest
 from conftest import ADDON_MODULE
-from vc_helpers import activate, evaluated_positions, grid_object, setup_scene
+from vc_helpers import activate, evaluated_positions, fail_key_writing, grid_object, setup_scene
 
 
 def _module(name: str):
@@ -248,15 +248,7 @@ def test_the_modal_bake_cleans_up_after_any_error(blender, monkeypatch, error):
 
 def _bake_failing_at_frame_3(blender, monkeypatch) -> str:
     """Bake with the writing of frame 3's keys failing (an OSError): the bake is cancelled; its error message."""
-    geometry = _module("services.geometry")
-    frames = geometry.bake_key_frames
-
-    def failing(frame, start, end):
-        if frame == 3:
-            raise OSError("out of memory, say")
-        return frames(frame, start, end)
-
-    monkeypatch.setattr(geometry, "bake_key_frames", failing)
+    fail_key_writing(monkeypatch, _module("services.geometry"), 3, OSError("out of memory, say"))
     result, error = _run(blender, blender.ops.verlet_cloth.bake)
     assert result == {"CANCELLED"} and "OSError" in error
     return error
@@ -391,15 +383,8 @@ def test_a_rebake_failing_while_writing_keys_leaves_the_earlier_bake_exactly(ble
         with pytest.raises(baking.BakeError, match="does not hold"):
             baker.finish()
     else:
-        key_frames = geometry.bake_key_frames
         raised = OSError if failure == "keyframe" else KeyboardInterrupt
-
-        def failing(frame, start, end):
-            if frame == 4:
-                raise raised("out of memory, say")
-            return key_frames(frame, start, end)
-
-        monkeypatch.setattr(geometry, "bake_key_frames", failing)
+        fail_key_writing(monkeypatch, geometry, 4, raised("out of memory, say"))
         if failure == "keyframe":
             result, error = _run(blender, blender.ops.verlet_cloth.bake)
             assert result == {"CANCELLED"} and "OSError" in error and "as it was" in error

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ADDON_MODULE, ROOT
-from vc_helpers import grid_object
+from vc_helpers import fail_key_writing, grid_object
 
 
 @pytest.fixture
@@ -171,15 +171,9 @@ def test_a_rebake_of_a_baked_file_failing_while_writing_keys_leaves_the_file_and
     shot = _shot(blender, tmp_path / "shot.blend")
     assert cli.main(["bake", str(shot), "--frames", "1:6"]) == 0
     before = shot.read_bytes()
-    geometry = sys.modules[ADDON_MODULE + ".services.geometry"]
-    key_frames = geometry.bake_key_frames
-
-    def failing(frame, start, end):
-        if frame == 5:
-            raise MemoryError("out of memory, say")
-        return key_frames(frame, start, end)
-
-    monkeypatch.setattr(geometry, "bake_key_frames", failing)
+    fail_key_writing(
+        monkeypatch, sys.modules[ADDON_MODULE + ".services.geometry"], 5, MemoryError("out of memory, say")
+    )
     capsys.readouterr()
     assert cli.main(["bake", str(shot)]) == 1
     assert shot.read_bytes() == before

@@ -105,3 +105,16 @@ def depth_inside(points: np.ndarray, tree) -> float:
         if co is not None and np.dot(p - np.array(co), np.array(normal)) < -0.5 * distance:
             deepest = max(deepest, distance)
     return deepest
+
+
+def fail_key_writing(monkeypatch, geometry, frame: int, error: BaseException) -> None:
+    """Make writing the bake's keys raise `error` when it reaches `frame` (`geometry` is the add-on's
+    services.geometry module): a failure in the middle of a bake's last stage."""
+    key_frames = geometry.bake_key_frames
+
+    def failing(at, start, end):
+        if at == frame:
+            raise error
+        return key_frames(at, start, end)
+
+    monkeypatch.setattr(geometry, "bake_key_frames", failing)
