@@ -103,7 +103,7 @@ def dissolved_grid(
     if jitter:
         inner = (np.abs(vertices[:, :2]) < 0.5 * size - 1e-9).all(axis=1)
         vertices[inner, :2] += rng.uniform(-jitter, jitter, (int(inner.sum()), 2)) * size / (n - 1)
-    sides = {}  # undirected edge -> the quads it borders (a mesh builder: once, not per step)
+    sides: dict[tuple[int, int], list[int]] = {}  # edge -> the quads it borders (built once, not per step)
     for q, quad in enumerate(quads.tolist()):
         for a, b in zip(quad, quad[1:] + quad[:1]):
             sides.setdefault((min(a, b), max(a, b)), []).append(q)
