@@ -106,6 +106,18 @@ def count_drawn_intersections(model, positions) -> int:
     return len(intersecting_pairs(positions, drawn_triangles(model, positions)))
 
 
+def drawn_intersecting_faces(model, positions) -> np.ndarray:
+    """(K, 2) pairs (f < g) of a cloth's polygons sharing no vertex two of whose triangles as Blender draws them
+    (`drawn_triangles`) pass through each other, each pair once: one part of the cloth through another, as a
+    user sees it (an n-gon's own triangles through each other, or through a neighbour's, are left out)."""
+    _, face = model.triangles
+    pairs = intersecting_pairs(positions, drawn_triangles(model, positions))
+    f, g = face[pairs[:, 0]], face[pairs[:, 1]]  # drawn_triangles keeps the rows' polygons
+    f, g = np.minimum(f, g), np.maximum(f, g)
+    apart = (f != g) & ~_share_a_vertex(model.faces, f, g, model.vertex_count)
+    return np.unique(np.stack([f[apart], g[apart]], axis=1), axis=0).reshape(-1, 2)
+
+
 def intersecting_faces(model, positions, skip_faces=None) -> np.ndarray:
     """(K, 2) pairs (f < g) of a cloth's polygons that pass through each other, each pair once;
     polygons sharing a vertex are never paired (neighbours meet by construction).

@@ -90,6 +90,55 @@ def octagon_grid(n: int, size: float = 1.0, height: float = 0.0, jitter: float =
     return vertices[used], [renumber[f].tolist() for f in faces]
 
 
+def dissolved_grid(
+    n: int, size: float = 1.0, height: float = 0.0, share: float = 0.25, jitter: float = 0.3, seed: int = 1
+):
+    """An n×n quad grid, inner vertices jittered up to ±jitter × the spacing along x and y, then about
+    `share` of its inner edges dissolved (Blender: Dissolve Edges, or what Limited Dissolve leaves):
+    irregular, often concave polygons of 4 to 20+ corners. An edge is dissolved only where the polygon
+    it makes has one simple boundary (no hole, no pinch); vertices left inside a polygon are removed.
+    Returns (vertices, faces: a list, each polygon's corners counter-clockwise seen from +z)."""
+    vertices, quads = grid(n, n, size=size, height=height)
+    rng = np.random.default_rng(seed)
+    if jitter:
+        inner = (np.abs(vertices[:, :2]) < 0.5 * size - 1e-9).all(axis=1)
+        vertices[inner, :2] += rng.uniform(-jitter, jitter, (int(inner.sum()), 2)) * size / (n - 1)
+    sides: dict[tuple[int, int], list[int]] = {}  # edge -> the quads it borders (built once, not per step)
+    for q, quad in enumerate(quads.tolist()):
+        for a, b in zip(quad, quad[1:] + quad[:1]):
+            sides.setdefault((min(a, b), max(a, b)), []).append(q)
+    inner_edges = sorted(e for e, qs in sides.items() if len(qs) == 2)
+    picked = [e for e in inner_edges if rng.random() < share]
+    region = {q: {q} for q in range(len(quads))}  # each quad's polygon, as a set of quads (shared)
+
+    def boundary(members):
+        directed = {(a, b) for q in members for a, b in zip(quads[q], np.roll(quads[q], -1))}
+        following = {int(a): int(b) for a, b in directed if (b, a) not in directed}
+        if len(following) != len(set(following.values())):
+            return None  # pinched: a corner met twice
+        start = min(following)
+        loop = [start]
+        while following[loop[-1]] != start:
+            loop.append(following[loop[-1]])
+        return loop if len(loop) == len(following) else None  # one loop, no hole
+
+    for a, b in picked:
+        first, second = region[sides[(a, b)][0]], region[sides[(a, b)][1]]
+        if first is second:
+            continue
+        merged = first | second
+        if boundary(merged) is None:
+            continue
+        for q in merged:
+            region[q] = merged
+    polygons = {id(members): members for members in region.values()}.values()
+    faces = [boundary(members) for members in sorted(polygons, key=min)]
+    used = np.unique(np.concatenate(faces))
+    renumber = np.full(len(vertices), -1, dtype=np.int64)
+    renumber[used] = np.arange(len(used))
+    return vertices[used], [renumber[f].tolist() for f in faces]
+
+
 def fan_disc(spokes: int = 64, rings: int = 11, radius: float = 1.0, height: float = 0.0):
     """A filled circle of `spokes` triangles around its centre, each subdivided into rings² triangles
     (Blender: a circle filled as a Triangle Fan, then Subdivide): the centre keeps `spokes` edges.

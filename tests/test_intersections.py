@@ -6,6 +6,7 @@ import solver
 from solver.intersections import (
     count_drawn_intersections,
     count_self_intersections,
+    drawn_intersecting_faces,
     drawn_triangles,
     intersecting_pairs,
     triangles_intersect,
@@ -87,6 +88,7 @@ def test_drawn_intersections_count_triangles_of_quads_that_share_a_corner():
     x = model.rest_positions
     assert count_self_intersections(model, x) == 0
     assert count_drawn_intersections(model, x) == 1
+    assert len(drawn_intersecting_faces(model, x)) == 0  # they share a vertex: not one part through another
 
 
 def _ngon_disc(k: int, inner: float | None = None) -> tuple[np.ndarray, list]:
@@ -109,3 +111,24 @@ def test_ngons_are_drawn_as_blender_ear_clips_them():
     expected = [[0, 1, 15], [1, 2, 3], [3, 4, 5], [5, 6, 7], [7, 8, 9], [9, 10, 11], [11, 12, 13], [13, 14, 15]]
     expected += [[1, 3, 15], [3, 5, 7], [7, 9, 11], [11, 13, 15], [3, 7, 15], [7, 11, 15]]
     assert np.sort(drawn, axis=1).tolist() == expected
+
+
+def test_drawn_intersecting_faces_are_polygons_sharing_no_vertex_whose_drawn_triangles_cross():
+    """A 16-gon ringed by quads, and a loose triangle standing through it at x = 0.6 (through its ear-clipped
+    triangle (3, 7, 15)): one pair, the 16-gon and the triangle."""
+    vertices, faces = _ngon_disc(16)
+    loose = np.array([[0.6, -0.1, -1.0], [0.6, -0.1, 1.0], [0.6, 0.3, 1.0]])
+    model = solver.build_model(np.vstack([vertices, loose]), [*faces, [32, 33, 34]])
+    assert drawn_intersecting_faces(model, model.rest_positions).tolist() == [[0, 17]]
+
+
+def test_a_dissolved_grid_is_a_plane_of_simple_polygons_each_side_shared_once():
+    vertices, faces = solver.meshes.dissolved_grid(16, seed=3)
+    sizes = np.array([len(f) for f in faces])
+    assert sizes.min() == 4 and sizes.max() >= 13  # n-gons of 13+ corners
+    directed = [(f[i], f[(i + 1) % len(f)]) for f in faces for i in range(len(f))]
+    assert len(set(directed)) == len(directed)  # no side twice the same way: consistently wound, no pinch
+    assert all(len(set(f)) == len(f) for f in faces)  # simple loops
+    area = sum(0.5 * np.sum(np.cross(vertices[f][:, :2], np.roll(vertices[f], -1, axis=0)[:, :2])) for f in faces)
+    assert abs(area - 1.0) < 1e-9  # counter-clockwise, covering the 1 m square once
+    assert len(np.unique(np.concatenate(faces))) == len(vertices)  # no vertex left loose
