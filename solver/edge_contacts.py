@@ -1072,9 +1072,8 @@ def collide_cloth_edges(
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
     up = _up(gravity)
-    for index, collider in found:
+    for index, collider, sharp in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        sharp = _sharp_of(collider, radius, thickness)
         if tipped_only:
             below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
             hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
@@ -1204,10 +1203,15 @@ def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
 
 
 def _edge_colliders(colliders, radius: float, thickness: float) -> list:
-    """(place in the list, collider) of the mesh colliders with sharp edges (those rounder than `radius`
-    included)."""
-    found = enumerate(colliders)
-    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius, thickness))]
+    """(place in the list, collider, its SharpEdges) of the mesh colliders with sharp edges (those rounder than
+    `radius` included)."""
+    found = []
+    for index, c in enumerate(colliders):
+        if isinstance(c, MeshCollider):
+            sharp = _sharp_of(c, radius, thickness)
+            if len(sharp):
+                found.append((index, c, sharp))
+    return found
 
 
 def rounded_radius(edge: float, gap: float) -> float:
