@@ -11,7 +11,8 @@ with the floor alone; CPU time (process time), median over the frames, best of t
     .venv/bin/python bench/mesh_collider_cost.py --profile torus/quad   # cProfile of the collider run
     .venv/bin/python bench/mesh_collider_cost.py --against /path/to/other/checkout   # A/B, same process
 
-Scenes: torus, ball, table, roundtable; kinds: quad, triangulated (default: all eight rows).
+Scenes: torus, ball, table, roundtable; kinds: quad, triangulated (default: all eight rows). Coarse shapes on
+request: ico80 (the 80-triangle icosphere, r 0.5), uv12x8 (r 0.4), dome (`meshes.open_dome()`, open).
 """
 
 from __future__ import annotations
@@ -82,7 +83,30 @@ def round_legged_table():
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
-SCENES = {"torus": torus, "ball": ico_ball, "table": table, "roundtable": round_legged_table}
+def ico80():
+    """(vertices, triangles): the 80-triangle icosphere, r 0.5 on the floor (coarse: its ridges are sharp for the
+    cloth's edges, bench/lowpoly_spheres.py)."""
+    return meshes.icosphere(1, 0.5, (0.0, 0.0, 0.5))
+
+
+def uv12x8():
+    """(vertices, triangles): a 12 × 8 UV sphere, r 0.4 on the floor (bench/lowpoly_spheres.py's)."""
+    from lowpoly_spheres import uv_sphere
+
+    return uv_sphere(12, 8)
+
+
+SCENES = {
+    "torus": torus,
+    "ball": ico_ball,
+    "table": table,
+    "roundtable": round_legged_table,
+    # coarse shapes (not in the default rows): their sharp ridges and rims take the edge pass
+    "ico80": ico80,
+    "uv12x8": uv12x8,
+    "dome": meshes.open_dome,
+}
+DEFAULT_ROWS = ("torus", "ball", "table", "roundtable")
 KINDS = ("quad", "triangulated")
 
 
@@ -158,7 +182,7 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout: its solver runs in turn with this one's")
     args = parser.parse_args()
     rows = []
-    for name in args.rows or list(SCENES):
+    for name in args.rows or DEFAULT_ROWS:
         scene, _, kind = name.partition("/")
         rows += [(scene, k) for k in ((kind,) if kind else KINDS)]
     if args.profile:

@@ -39,7 +39,8 @@ from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .mesh_collider import MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
-from .triangles import corner_angles, cross, dot, segment_closest, segment_crossings
+from .triangles import _EPS as _TRI_EPS
+from .triangles import corner_angles, cross, dot, segment_closest_along, segment_crossings
 from .vectors import rows_among
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
@@ -268,6 +269,7 @@ class SharpEdges:
                 if start is None:
                     self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
         self.any_braked = bool(self.braked.any())  # (asked on every `collide_edges` call)
+        self.any_thin = bool(self.thin.any())
         self.a0, self.b0, self.c0 = self.a, self.b, self.c
         if start is not None and len(self.tri):
             rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
@@ -337,6 +339,7 @@ class SharpEdges:
             setattr(part, name, getattr(self, name).take(keep, axis=1))
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
         part.any_braked = bool(part.braked.any())
+        part.any_thin = bool(part.thin.any())
         part._faces, part._support, part._planes = None, None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
@@ -387,6 +390,7 @@ class _EdgeList:
 
     def __init__(self, edges, n: int, gap: float, skin: float, least: float | None = None):
         self.edges, self.gap, self.half = edges, gap, 0.5 * skin
+        self._ends = (edges[:, 0].copy(), edges[:, 1].copy())  # (each cloth edge's ends, contiguous)
         self.least = self.half if least is None else 0.5 * least
         self.anchor = np.full((3, n), np.inf)
         self.reach = np.full(n, self.half)  # each vertex's half skin, by its motion when last anchored
@@ -403,9 +407,10 @@ class _EdgeList:
         self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
 
     def pairs(self, inv_mass, p0, p1, grid, planes=None):
-        """(e, s, i, j, start, end): the listed pairs whose cloth edge's swept box meets the sharp edge's
+        """(e, s, i, j, start, end, travel): the listed pairs whose cloth edge's swept box meets the sharp edge's
         box this substep (cloth edge, sharp edge, its two ends, the ends' places (3, P) at the substep's start
-        and end), in a fixed order; None: none."""
+        and end, and with `planes` each cloth edge's travel (P,), its ends' larger motion, as `_cull_apart` found
+        it, else None), in a fixed order; None: none."""
         moved = squared_stray(p0, p1, self.last, self._moved, self._step)
         np.sqrt(moved, out=moved)
         # A vertex's stray from its anchor is at most its bound at the last pass plus its motion since: only when
@@ -420,7 +425,10 @@ class _EdgeList:
         self.last[...] = p1
         if len(self.e) == 0:
             return None
-        reach = np.maximum(moved.take(self.i), moved.take(self.j))
+        if len(self.e) > len(self.edges):  # (more pairs than cloth edges: each cloth edge's, then its pairs')
+            reach = np.maximum(moved.take(self._ends[0]), moved.take(self._ends[1])).take(self.e)
+        else:
+            reach = np.maximum(moved.take(self.i), moved.take(self.j))
         live = (self.apart <= reach).nonzero()[0]
         self.apart -= reach  # (a bound at this pass for the pairs not handed out; exact for the others below)
         if len(live) == 0:
@@ -438,23 +446,28 @@ class _EdgeList:
         low = np.minimum(np.minimum(start[0], start[1]), end_low)
         high -= box_low
         low -= box_high
-        meets = ((high >= 0.0).all(axis=0) & (low <= 0.0).all(axis=0)).nonzero()[0]
+        high, low = high >= 0.0, low <= 0.0
+        meets = (high[0] & high[1] & high[2] & low[0] & low[1] & low[2]).nonzero()[0]
         if len(meets) == 0:
             return None
+        travel = None
         if planes is not None:  # (`_cull_apart`: those that cannot touch, their bound kept)
             first, second = [[m.take(meets, axis=1) for m in ends] for ends in (start, end)]
-            culled, bound, kept = _cull_apart(planes, s.take(meets), first, second, self.gap)
+            culled, bound, kept, travel = _cull_apart(planes, s.take(meets), first, second, self.gap)
             if len(culled):
                 place = live.take(meets.take(culled))
                 self.apart[place] = np.maximum(self.apart.take(place), bound)
-                meets = meets.take(kept)
+                meets, travel = meets.take(kept), travel.take(kept)
                 if len(meets) == 0:
                     return None
         # By sharp edge, then cloth edge, whatever order the list keeps them in: a vertex's pushes are summed in
         # this order, so how the list is kept (its queries' times) changes no result, not even its last bits.
-        meets = meets.take(np.argsort(s.take(meets) * len(self.edges) + e.take(meets)))
+        order = np.argsort(s.take(meets) * len(self.edges) + e.take(meets))
+        meets = meets.take(order)
+        if travel is not None:
+            travel = travel.take(order)
         e, s, i, j = e.take(meets), s.take(meets), i.take(meets), j.take(meets)
-        return e, s, i, j, [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end]
+        return e, s, i, j, [m.take(meets, axis=1) for m in start], [m.take(meets, axis=1) for m in end], travel
 
     def _query(self, strayed, inv_mass, p0, p1, grid) -> None:
         """Anchor the strayed vertices where they are and find their edges' pairs again."""
@@ -530,12 +543,16 @@ class _EdgeList:
 
 def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     """Each vertex's squared distance from `reference` (3, N), the larger at the substep's start and end."""
+    # (the rows summed in order, as sum(axis=0) adds them, without its wrapper: ~3 us of ~10 at 400 vertices)
     np.subtract(p1, reference, out=step)
     step *= step
-    np.sum(step, axis=0, out=out)
+    np.add(step[0], step[1], out=out)
+    out += step[2]
     np.subtract(p0, reference, out=step)
     step *= step
-    return np.maximum(out, step.sum(axis=0), out=out)
+    other = step[0] + step[1]
+    other += step[2]
+    return np.maximum(out, other, out=out)
 
 
 def _box_apart(low, high, box_low, box_high) -> np.ndarray:
@@ -892,14 +909,17 @@ def _supported(sharp, at, first, second, up, still: bool = True):
     on_rim = np.zeros(len(at), dtype=bool)
     draped = np.zeros(len(at), dtype=bool)
     faces, rim = _support_table(sharp, up) if still else _support_table(sharp, up, at)
+    off = None  # (the ends from the edge's first end, once for both faces)
     for face_facing, face_n, face_into in faces:
         facing = face_facing.take(at) if still else face_facing
         if not facing.any():
             continue
         n, inside = (face_n.take(at, axis=1), face_into.take(at, axis=1)) if still else (face_n, face_into)
-        a = sharp.a.take(at, axis=1)
-        over = [dot(end - a, inside) > 0.0 for end in (first, second)]
-        below = [dot(end - a, n) < 0.0 for end in (first, second)]
+        if off is None:
+            a = sharp.a.take(at, axis=1)
+            off = (first - a, second - a)
+        over = [dot(end, inside) > 0.0 for end in off]
+        below = [dot(end, n) < 0.0 for end in off]
         on_rim |= facing & (over[0] | over[1])
         draped |= facing & ((over[0] & ~over[1] & below[1]) | (over[1] & ~over[0] & below[0]))
     if still:
@@ -961,17 +981,19 @@ def _through_faces(sharp, at, first, second):
     # table top, dipping into it by the rim) is not under the rim (out across the rim from there pushed it
     # off the table), one through the other face (wrapped round the rim, under it) is (round 10 (drift12)).
     face_n, other_n = sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)
+    # (each end's height over each face's plane, once: the depths below and the crossings below use them)
+    heights = ((dot(face_n, p), dot(face_n, q)), (dot(other_n, p), dot(other_n, q)))
     depth_face = np.zeros(len(at))
     depth_other = np.zeros(len(at))
-    for end in (p, q):
-        below_face, below_other = -dot(end, face_n), -dot(end, other_n)
+    for end in (0, 1):
+        below_face, below_other = -heights[0][end], -heights[1][end]
         inside = (below_face > 0.0) & (below_other > 0.0)
         depth_face = np.where(inside, below_face, depth_face)
         depth_other = np.where(inside, below_other, depth_other)
     allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
-    faces = zip((face_n, other_n), (sharp.into, sharp.into_other), sizes, allowed, strict=True)
-    for n, into, (width, corner_along), exits_other in faces:
-        hp, hq = dot(n, p), dot(n, q)
+    faces = zip(heights, (sharp.into, sharp.into_other), sizes, allowed, strict=True)
+    for (height_p, height_q), into, (width, corner_along), exits_other in faces:
+        hp, hq = height_p, height_q
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
         # (the rest only for the cloth edges through the face's plane: a few percent of a pass's)
         k = (crosses & exits_other).nonzero()[0]
@@ -1050,9 +1072,8 @@ def collide_cloth_edges(
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
     up = _up(gravity)
-    for index, collider in found:
+    for index, collider, sharp in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        sharp = _sharp_of(collider, radius, thickness)
         if tipped_only:
             below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
             hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
@@ -1182,10 +1203,15 @@ def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
 
 
 def _edge_colliders(colliders, radius: float, thickness: float) -> list:
-    """(place in the list, collider) of the mesh colliders with sharp edges (those rounder than `radius`
-    included)."""
-    found = enumerate(colliders)
-    return [(index, c) for index, c in found if isinstance(c, MeshCollider) and len(_sharp_of(c, radius, thickness))]
+    """(place in the list, collider, its SharpEdges) of the mesh colliders with sharp edges (those rounder than
+    `radius` included)."""
+    found = []
+    for index, c in enumerate(colliders):
+        if isinstance(c, MeshCollider):
+            sharp = _sharp_of(c, radius, thickness)
+            if len(sharp):
+                found.append((index, c, sharp))
+    return found
 
 
 def rounded_radius(edge: float, gap: float) -> float:
@@ -1264,7 +1290,7 @@ def collide_edges(
         b0 = b1 = sharp.b
         c1 = sharp.c
     # (the pairs whose swept boxes meet the sharp edges' boxes, their ends at the path's start and end)
-    _, s, i, j, start, end = found
+    _, s, i, j, start, end, travel = found
     # Closest points at the substep's end (how close) and start (which side), in one call: columns
     # [0, P) the start, [P, 2P) the end.
     count = len(s)
@@ -1275,18 +1301,23 @@ def collide_edges(
     else:
         sharp_a, sharp_b = a1.take(both, axis=1), b1.take(both, axis=1)
     points = [np.concatenate([start[0], end[0]], axis=1), np.concatenate([start[1], end[1]], axis=1), sharp_a, sharp_b]
-    u, v = segment_closest(*points)
-    d = _offsets(points, u, v)
+    # (segment_closest's, with the spans kept for the offsets)
+    spans = (points[1] - points[0], points[3] - points[2])
+    sharp2 = dot(spans[1], spans[1])
+    line = sharp2 > _TRI_EPS
+    u, v = segment_closest_along(points[0], spans[0], points[2], spans[1], sharp2, line, np.where(line, sharp2, 1.0))
+    d = (points[0] + spans[0] * u) - (points[2] + spans[1] * v)
     dist = np.sqrt(dot(d, d))
     start, end = [m[:, :count] for m in points], [m[:, count:] for m in points]
     u0, v0, d0, dist0 = u[:count], v[:count], d[:, :count], dist[:count]
     u1, v1, d1, dist1 = u[count:], v[count:], d[:, count:], dist[count:]
     # Touching, or crossed (or through a rim's face): then the closest points met in the substep, so they
     # end within the cloth edge's travel of each other.
-    first_moved, second_moved = end[0] - start[0], end[1] - start[1]
-    travel = dot(first_moved, first_moved)
-    np.maximum(travel, dot(second_moved, second_moved), out=travel)
-    np.sqrt(travel, out=travel)
+    if travel is None:  # (else `_cull_apart`'s, the same)
+        first_moved, second_moved = end[0] - start[0], end[1] - start[1]
+        travel = dot(first_moved, first_moved)
+        np.maximum(travel, dot(second_moved, second_moved), out=travel)
+        np.sqrt(travel, out=travel)
     if collider.deforming:  # and the sharp edge's
         moved = np.sqrt(np.maximum(dot(a1 - a0, a1 - a0), dot(b1 - b0, b1 - b0)))
         travel += moved.take(s)
@@ -1318,7 +1349,7 @@ def collide_edges(
             out[:, rim] = out_rim
             # A thin feature's edge (a rod's, a needle's) keeps the first triangle's catch: both faces'
             # pushed a cloth hanging from a pointed rod's tip down round it (32 collider edges through).
-            thin = sharp.thin.take(at).nonzero()[0]
+            thin = sharp.thin.take(at).nonzero()[0] if sharp.any_thin else _EMPTY
             if len(thin):
                 at_thin, rim_thin = at.take(thin), rim.take(thin)
                 corners = (a1.take(at_thin, axis=1), b1.take(at_thin, axis=1), c1.take(at_thin, axis=1))
@@ -1354,10 +1385,13 @@ def collide_edges(
         # (travel: the edge's motion over the window + gap; its share of a substep, + gap)
         reach = (travel - gap) * min(1.0, hold_near / max(t1 - t0, _EPS)) + gap
         np.minimum(reach, gap * (1.0 + HOLD_REACH), out=reach)
-        near = ((dist1 < reach) & ~contact & ~in_wedge & ~sharp.thin.take(s)).nonzero()[0]
+        near = (dist1 < reach) & ~contact & ~in_wedge
+        if sharp.any_thin:
+            near &= ~sharp.thin.take(s)
+        near = near.nonzero()[0]
     if len(hit) == 0 and len(near) == 0:
         return None
-    ends = np.stack([i.take(hit), j.take(hit)], axis=1)
+    ends = np.concatenate([i.take(hit)[:, None], j.take(hit)[:, None]], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
     wi, wj = inv_mass.take(ends[:, 0]) * (1.0 - u), inv_mass.take(ends[:, 1]) * u
     weight = (1.0 - u) * wi + u * wj
@@ -1370,7 +1404,8 @@ def collide_edges(
     if mu > 0.0:
         # The slide of the closest points (the contact's place moves along the cloth edge as it slides
         # along itself: no friction on that); on a supported rim the cloth's own (at the end's parameter).
-        slide = (_point(end, u1, 0) - _point(start, u0, 0)) - (_point(end, v1, 2) - _point(start, v0, 2))
+        end_points = (_point(end, u1, 0), _point(end, v1, 2))  # (the closest points at the end, both uses)
+        slide = (end_points[0] - _point(start, u0, 0)) - (end_points[1] - _point(start, v0, 2))
         slide = slide.take(hit, axis=1)
         if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
@@ -1382,7 +1417,7 @@ def collide_edges(
             if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)
                 draped = braked if draped is None else draped | braked
         if supported is not None and supported.any():
-            own = (_point(end, u1, 0) - _point(start, u1, 0)) - (_point(end, v1, 2) - _point(start, v1, 2))
+            own = (end_points[0] - _point(start, u1, 0)) - (end_points[1] - _point(start, v1, 2))
             slide = np.where(supported, own.take(hit, axis=1), slide)
         slide -= n * dot(slide, n)
         length = np.sqrt(dot(slide, slide))
@@ -1414,7 +1449,7 @@ def collide_edges(
     if len(near):  # the pass pushes its contacts (the first len(hit)); the hold has the near edges too
         pushed = (ends, wi, wj, delta, n * amount, sharp_a, sharp_b, n)
         at_near, v_near = s.take(near), v1.take(near)
-        ends_near = np.stack([i.take(near), j.take(near)], axis=1)
+        ends_near = np.concatenate([i.take(near)[:, None], j.take(near)[:, None]], axis=1)
         u_near, n_near = u1.take(near), normal.take(near, axis=1)
         wi_near, wj_near = inv_mass.take(ends_near[:, 0]) * (1.0 - u_near), inv_mass.take(ends_near[:, 1]) * u_near
         weight_near = (1.0 - u_near) * wi_near + u_near * wj_near
@@ -1431,7 +1466,7 @@ def collide_edges(
     length = dot(sharp_b - sharp_a, held.along)
     # (the hold's per-contact constants, once: where along the line the nearest point may lie, the ends' inverse
     # masses, the contacts' sides not braked along the cloth edge, the ends on short sharp edges)
-    extent = np.stack([-v * length - gap, (1.0 - v) * length + gap])
+    extent = np.concatenate([-v * length - gap, (1.0 - v) * length + gap]).reshape(2, -1)
     long = length > longest
     held = held._replace(
         draped=None if draped is None else ~draped,
@@ -1475,7 +1510,8 @@ def _cull_apart(planes, s, start, end, gap: float):
     further from the sharp edge: never `close`, nor near for the hold, whose reach is within that), and the cloth
     edge crosses neither face (both ends off its plane on one side, or behind its edge's line in that plane): never
     `through`. The bound: how far its ends may move (each pass's larger motion, summed) and still be such, the
-    travel being at most twice a pass's motion: (margin beyond the plane - the gap) / 3, and the sides' margins."""
+    travel being at most twice a pass's motion: (margin beyond the plane - the gap) / 3, and the sides' margins.
+    Last, each pair's travel (the larger of its ends' motions), for `collide_edges`."""
     directions, offsets, one_face = planes
     (start_i, start_j), (end_i, end_j) = start, end
     moved_i, moved_j = end_i - start_i, end_j - start_j
@@ -1485,15 +1521,18 @@ def _cull_apart(planes, s, start, end, gap: float):
     first = np.einsum("kjp,jp->kp", picked, end_i) - at
     second = np.einsum("kjp,jp->kp", picked, end_j) - at
     # (each direction's margin: how far both ends lie beyond the sharp edge on one side of it)
-    margin = np.maximum(np.minimum(first, second), -np.maximum(first, second))
+    larger = np.maximum(first, second)
+    np.negative(larger, out=larger)
+    margin = np.maximum(np.minimum(first, second), larger)
     beyond = margin.max(axis=0) - gap - _CULL_ROUNDING
     # each face: both ends off its plane on one side, or behind the edge in it (a one-face edge's other: none)
-    sides = np.maximum(margin[:2], -np.maximum(first[2:], second[2:]))
+    sides = np.maximum(margin[:2], larger[2:])
     np.maximum(sides[1], one_face.take(s), out=sides[1])
     sides = sides.min(axis=0) - _CULL_ROUNDING
     apart = (beyond > travel) & (sides > 0.0)
     culled = apart.nonzero()[0]
-    return culled, np.minimum(beyond.take(culled) * (1.0 / 3.0), sides.take(culled)), (~apart).nonzero()[0]
+    bound = np.minimum(beyond.take(culled) * (1.0 / 3.0), sides.take(culled))
+    return culled, bound, (~apart).nonzero()[0], travel
 
 
 class _Held(NamedTuple):
@@ -1704,12 +1743,6 @@ def clamp(values: np.ndarray, low, high) -> np.ndarray:
     """np.clip(values, low, high) as np.minimum(np.maximum(...)): the same values (NaN stays NaN), without
     np.clip's Python wrapper (~10 us a call on NumPy 1.26, more than the work on a pass's few hundred contacts)."""
     return np.minimum(np.maximum(values, low), high)
-
-
-def _offsets(points, s, t):
-    """Closest point on the first segment less the one on the second, (3, P)."""
-    p0, p1, q0, q1 = points
-    return (p0 + (p1 - p0) * s) - (q0 + (q1 - q0) * t)
 
 
 def _point(points, s, first: int):

@@ -36,15 +36,15 @@ def iterate_edge_contacts(
     span2 = dot(span, span)
     line = span2 > _EPS
     span2_safe = np.where(line, span2, 1.0)
+    first_ends, second_ends = (ends[:, 0].copy(), ends[:, 1].copy()) if pose1 is None else (None, None)
     for _ in range(EXTRA_ITERATIONS):
-        p = x.take(rows, axis=0)
-        if pose1 is None:
-            p = p.T
+        if pose1 is None:  # (each end's row straight from x: the same values as through `rows`)
+            first, second = x.take(first_ends, axis=0).T, x.take(second_ends, axis=0).T
         else:
             rotation, origin = pose1
-            p = (p - origin) @ rotation  # (k, 3) rows in the collider's frame, as columns below
+            p = (x.take(rows, axis=0) - origin) @ rotation  # (k, 3) rows in the collider's frame, as columns below
             p = p.T
-        first, second = p.take(local[:, 0], axis=1), p.take(local[:, 1], axis=1)
+            first, second = p.take(local[:, 0], axis=1), p.take(local[:, 1], axis=1)
         along = second - first
         u, v = segment_closest_along(first, along, sharp_a, span, span2, line, span2_safe)
         d = (first + along * u) - (sharp_a + span * v)
