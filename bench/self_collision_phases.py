@@ -3,7 +3,7 @@ queries, the calm phase's (skin mode) full and partial queries, the live filter,
 the failsafe, and the rest of the step (plain). CPU time (time.process_time), exclusive of nested
 parts, on bench.py's drape from rest (the n² 2 m sheet over the sphere and floor).
 
-Usage: .venv/bin/python bench/self_collision_phases.py [n] [frames] [--mesh=quad|jittered|triangulated]
+Usage: .venv/bin/python bench/self_collision_phases.py [n] [frames] [--mesh=quad|jittered|triangulated|holed|fan]
   e.g. bench/self_collision_phases.py 64 48
 Prints one line per frame (ms per part) and the totals over frame ranges.
 """

@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 import solver  # noqa: E402
 from solver.face_collision import FaceCollision  # noqa: E402
 from solver.intersections import count_self_intersections  # noqa: E402
-from solver.meshes import jittered_grid, triangulated  # noqa: E402
+from solver.meshes import fan_disc, holed_grid, jittered_grid, triangulated  # noqa: E402
 
 FRAME = 1 / 24
 FLOOR = solver.Plane(point=(0, 0, 0))
@@ -101,10 +101,15 @@ def drape_cost(n: int = 128, warm: int = 10, frames: int = 4) -> dict[str, float
 
 
 def drape_scene(n: int, mesh: str = "quad"):
-    """The bench's drape at rest: (model, colliders, state) of an n² 2 m cloth (quad, triangulated or
-    jittered) 1.5 m over a 0.5 m sphere on the floor."""
+    """The bench's drape at rest: (model, colliders, state) of an n² 2 m cloth (quad, triangulated,
+    jittered, holed: a 0.36 m hole off-centre, or fan: a 2 m disc of 4n/3 spokes and n/4 rings) 1.5 m over
+    a 0.5 m sphere on the floor."""
     if mesh == "jittered":
         vertices, faces = jittered_grid(n, size=2.0, height=1.5)
+    elif mesh == "holed":
+        vertices, faces = holed_grid(n, size=2.0, height=1.5, centre=(0.4, 0.2), radius=0.36)
+    elif mesh == "fan":
+        vertices, faces = fan_disc(spokes=4 * n // 3, rings=max(2, n // 4), radius=1.0, height=1.5)
     else:
         vertices, faces = solver.grid(n, n, size=2.0, height=1.5)
         faces = triangulated(faces) if mesh == "triangulated" else faces

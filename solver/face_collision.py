@@ -179,6 +179,12 @@ class FaceCollision:
     # fan) glide too; off: one slack for all, and no glides where it exceeds half the flat cloth's room (measured
     # in docs/self-collision.md, round 18 (selfglide21): no gain shown at 128² yet, so off by default).
     glide_rooms = False
+    # When a glide starts: at most 1 / glide_share of the vertices (None: calm_share) more than glide_entry x their
+    # slack off their last substep's path run on (`_predictable`). Looser (8, 0.5) lets glides start at an impact,
+    # where most vertices are predictable a substep ahead and a few hundred are not (docs/self-collision.md, round
+    # 19 (selfimpact22)); the others are queried partially every substep of the glide.
+    glide_share: int | None = None
+    glide_entry = 0.25
 
     def __init__(self, model, gap: float, skin: float | None = None):
         self.model = model
@@ -426,12 +432,13 @@ class FaceCollision:
         from their last substep's path (middle, motion; less the mean) run on by its motion at this substep's
         ends: the prediction a glide lists by."""
         slack, lane = self._glide_slacks()
-        limit = 0.25 * (slack if lane is None else lane)
+        limit = self.glide_entry * (slack if lane is None else lane)
         ahead = middle + 0.5 * motion  # the last substep's end: this one's predicted start
         off = squared_distances(previous, ahead, mean0)
         ahead += motion
         np.maximum(off, squared_distances(x, ahead, mean), out=off)
-        return self.calm_share * np.count_nonzero(off > limit * limit) <= len(x)
+        share = self.calm_share if self.glide_share is None else self.glide_share
+        return share * np.count_nonzero(off > limit * limit) <= len(x)
 
     def _predicted(self, tau: float) -> np.ndarray:
         """Each vertex's predicted position (less the mean) at `tau` substeps into the glide."""
