@@ -171,6 +171,19 @@ OPEN_WINDOWS = True
 LOW_RIMS_UNDER = False
 LOW_RIM_ANGLE = 30.0
 _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
+# A cloth edge through an open mesh's face by a side rim (its way out across it within LOW_RIM_ANGLE of the
+# horizontal: a zero-thickness wall's upright ends) that started wholly on one side of the face's plane goes back
+# to its start's side, not out across the rim: a cloth hanging flat on a wall's face dipped a fraction of a
+# millimetre through it by the wall's upright ends and was pushed 5-15 mm along the face out past the end, every
+# substep; the two ends' pushes did not cancel, and a drape centred over the wall glided off along its top at
+# 0.9 m/s (docs/design.md, round 19 (wall22)).
+SIDE_RIMS_FROM_START = True
+# An open mesh's rim (a still one) brakes a cloth sliding along it: the friction's slide was the closest points',
+# and the closest point on the rim moves along with a cloth sliding along the rim, so that slide was not braked at
+# all (an off-centre drape crept off along a wall's top at 5 cm/s, steadily; docs/design.md, round 19 (wall22)).
+RIM_SLIDE_ALONG = True
+_FROM_START_ALL = False  # (scratch: every open rim, the top's too)
+_SIDE_RIM_DEPTH = 2.0
 # A closed mesh's convex shallow ridges and apexes are sharp (and braked) too (with SHALLOW_RIDGES, SHALLOW_APEXES),
 # with its own gap (`rounded_radius`: half the gap,
 # at least L / 12): a low-poly ball (an icosphere, a decimated or 8-12-segment UV sphere) meets at 20-28°, under
@@ -1361,6 +1374,25 @@ def collide_edges(
                 low = (dot(out.take(rim, axis=1), up_own[:, None]) < -_SIN_LOW_RIM) & sharp.open_rims.take(at)
                 if low.any():
                     through[rim.take(low.nonzero()[0])] = False
+            if up is not None and SIDE_RIMS_FROM_START and sharp.open:
+                crossing = through.take(rim) & sharp.open_rims.take(at)
+                if not _FROM_START_ALL:
+                    up_own = up if pose1 is None else up @ pose1[0]
+                    crossing &= np.abs(dot(out.take(rim, axis=1), up_own[:, None])) <= _SIN_LOW_RIM
+                k = crossing.nonzero()[0]
+                if len(k):  # (whether the edge began wholly on one side of the face's plane)
+                    at_k, rim_k, face_k = at.take(k), rim.take(k), sharp.out_face.take(at.take(k), axis=1)
+                    a_k = a1.take(at_k, axis=1)
+                    hp = dot(face_k, start[0].take(rim_k, axis=1) - a_k)
+                    hq = dot(face_k, start[1].take(rim_k, axis=1) - a_k)
+                    one_side = hp * hq > 0.0
+                    if _SIDE_RIM_DEPTH is not None:  # (or pierces the face further from the rim than that)
+                        p_k, q_k = end[0].take(rim_k, axis=1) - a_k, end[1].take(rim_k, axis=1) - a_k
+                        ep, eq = dot(face_k, p_k), dot(face_k, q_k)
+                        f = ep / np.where(ep != eq, ep - eq, 1.0)
+                        depth = dot(p_k + (q_k - p_k) * f, sharp.into.take(at_k, axis=1))
+                        one_side |= depth > _SIDE_RIM_DEPTH * gap
+                    through[rim_k[one_side]] = False
     close = (dist1 < travel) | through
     if not close.any():
         return None
@@ -1407,6 +1439,11 @@ def collide_edges(
         end_points = (_point(end, u1, 0), _point(end, v1, 2))  # (the closest points at the end, both uses)
         slide = (end_points[0] - _point(start, u0, 0)) - (end_points[1] - _point(start, v0, 2))
         slide = slide.take(hit, axis=1)
+        if RIM_SLIDE_ALONG and sharp.open and not collider.deforming:  # (a still rim's point does not move)
+            along_rim = sharp.open_rims.take(s.take(hit))
+            if along_rim.any():
+                cloth_slide = (_point(end, u1, 0) - _point(start, u0, 0)).take(hit, axis=1)
+                slide = np.where(along_rim, cloth_slide, slide)
         if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
