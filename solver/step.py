@@ -65,8 +65,9 @@ EDGE_WINDOWS_STILL_ONLY = True
 LONE_SUBSTEP_JOINS_FROM = 3
 # A grown collider (`MeshCollider.grown`) gets its substeps from the gap and its growth gives no speed only on a
 # frame after one without: a shape remeshed once (Subdivision levels keyed down: its corners pop out). A shape
-# remeshed every frame (Build, a metaball) takes its matched motion as a motion: under a Build growing sideways the
-# treatment kept 9-21 edges through where the base's swept cloth ended with none (round 19 (pop22)).
+# remeshed every frame (a metaball) takes its matched motion as a motion from its second such frame on. (Under a
+# Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's swept cloth
+# ended with none: services mark a shape `grown` only when the one it replaces was kept a frame, round 19 (pop22).)
 GROWN_ONCE = True
 
 
