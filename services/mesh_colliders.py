@@ -315,8 +315,9 @@ def _world_vertices(shape: solver.TriangleMesh, pose: np.ndarray | None) -> np.n
     return shape.vertices @ pose[:3, :3].T + pose[:3, 3]
 
 
-def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
-    """The solver collider for a frame ending at `pose` and starting at `start` (a MESH pose or None)."""
+def collider_between(start: tuple | None, pose: tuple, steady: bool = True) -> solver.MeshCollider:
+    """The solver collider for a frame ending at `pose` and starting at `start` (a MESH pose or None); steady:
+    `start`'s shape was the one of the frame before too (a remeshed shape then pops once: `grown`)."""
     _, shape, matrix, friction, offset = pose
     if start is not None:
         _, shape0, matrix0, *_ = start
@@ -342,8 +343,12 @@ def collider_between(start: tuple | None, pose: tuple) -> solver.MeshCollider:
             # one over the frame, from its vertices' closest points on it, and sweeps the cloth ahead (taken as
             # still, a part appearing round the cloth kept it inside; taken vertex by vertex as a deformation,
             # its vertices crossed the shape and its faces swept the cloth through it).
+            # Remeshed after a frame that kept its shape (Subdivision levels keyed down), its growth is made up:
+            # `grown` (the cloth was flung or cut by the corners popping out). Remeshed frame after frame (Build,
+            # a metaball) it is the shape's animation: taken as a motion (as `grown`, the cloth swept by a Build
+            # growing sideways kept 9-21 edges through it for good, where it ended with none).
             grown = remeshed.matched_start(shape0, matrix0, shape.vertices)
-            return solver.MeshCollider(shape, mesh_start=grown, friction=friction, offset=offset)
+            return solver.MeshCollider(shape, mesh_start=grown, friction=friction, offset=offset, grown=steady)
     if matrix is None:
         return solver.MeshCollider(shape, friction=friction, offset=offset)
     return solver.MeshCollider(shape, pose=matrix, friction=friction, offset=offset)

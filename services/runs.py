@@ -35,6 +35,9 @@ class Run:
     pins_world: np.ndarray
     pins_matrix: np.ndarray  # the world matrix pins_world was made with
     colliders: dict[int, tuple] = field(default_factory=dict)  # by object (identity.session_key)
+    # Mesh colliders (keys of `colliders`) whose shape the last frame kept from the one before (None: all, at a
+    # run's start): a remeshed one of these pops once (`mesh_colliders.collider_between`'s `steady`).
+    steady: set | None = None
     # This run's prepared mesh collider shapes (`mesh_colliders.mesh_pose`): made at its start frame, so
     # what it simulates does not depend on where else in the session a collider was read first.
     collider_shapes: dict = field(default_factory=dict)
@@ -170,13 +173,16 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
         run.state,
         params_of(scene, settings, run.mean_edge, run.model.vertex_count) if params is None else params,
         frame_time(scene),
-        colliders=colliders_between(run.colliders, current),
+        colliders=colliders_between(run.colliders, current, run.steady),
         pin_targets=pins_now,
         pin_targets_start=run.pins_world,
         grab=grab,
     )
     if not np.isfinite(run.state.positions).all():
         raise Unstable(unstable_message(obj, int(scene.frame_current)))
+    run.steady = {
+        key for key, pose in current.items() if pose[0] == "MESH" and _kept_shape(run.colliders.get(key), pose)
+    }
     run.colliders, run.pins_world, run.pins_matrix, run.carry = current, pins_now, matrix, carry
     run.frame = int(scene.frame_current)
     if run.state.wanted_substeps > run.state.last_substeps:
@@ -184,6 +190,11 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     # Steps off the clock (the drag operator's timer) count as earlier frames, so tears they
     # make show at the current frame; playback and bakes step one frame at a time and keep it.
     run.first_frame = run.frame - int(run.state.frame)
+
+
+def _kept_shape(start: tuple | None, pose: tuple) -> bool:
+    """Whether a MESH collider's pose keeps the shape it had at `start` (the same prepared shape)."""
+    return start is not None and start[0] == "MESH" and start[1] is pose[1]
 
 
 def follow_rest(run: Run, obj) -> bool:

@@ -310,13 +310,15 @@ def _same_pose(a: tuple, b: tuple) -> bool:
     return True
 
 
-def colliders_between(previous: dict[int, tuple], current: dict[int, tuple]) -> list:
-    """Solver colliders at `current`, starting the frame at `previous` (same object and kind)."""
+def colliders_between(previous: dict[int, tuple], current: dict[int, tuple], steady: set | None = None) -> list:
+    """Solver colliders at `current`, starting the frame at `previous` (same object and kind); `steady`: the
+    mesh colliders' keys whose shape at `previous` was kept from the frame before (None: all)."""
     out: list = []
     for key, pose in current.items():
         start = previous.get(key)
         if pose[0] == "MESH":
-            out.append(mesh_colliders.collider_between(start if start and start[0] == "MESH" else None, pose))
+            start = start if start and start[0] == "MESH" else None
+            out.append(mesh_colliders.collider_between(start, pose, steady is None or key in steady))
             continue
         if start is not None and (start[0] != pose[0] or _same_pose(start, pose)):
             start = None  # a collider that did not move takes the solver's cheaper still path

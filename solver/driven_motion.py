@@ -23,12 +23,14 @@ import numpy as np
 
 from .colliders import Plane, Sphere
 from .grab import Grab
-from .mesh_collider import MeshCollider
+from .mesh_collider import MIN_GAP, MeshCollider
 
 DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface near the cloth moves per substep
 # Counts go up in steps of MOTION_SUBSTEP_GRAIN, so a motion that speeds up and slows down changes the
 # substep length (which rebuilds the per-run caches, solver/run.py: ~3 ms on a 64² grid) on few frames.
 MOTION_SUBSTEP_GRAIN = 8
+# A grown collider's surface (see `grown_substeps`) moves at most this much of the gap it keeps per substep.
+GROWN_MOVE_PER_GAP = 1 / 3
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
 _HUGE = 2**31 - 1  # substeps asked for by a motion past any count
@@ -48,9 +50,10 @@ def motion_substeps(motion: float, edge_length: float) -> int:
     return int(max(math.ceil(wanted - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
 
 
-def driven_motion(model, state, inputs, params, frame_time: float) -> float:
+def driven_motion(model, state, inputs, params, frame_time: float, skip=()) -> float:
     """The most (m) a pin target, a grab target or a collider's surface that can reach the cloth moves
-    over this frame (straight from its start to its end pose, as the substeps see it)."""
+    over this frame (straight from its start to its end pose, as the substeps see it); `skip`: colliders
+    left out (grown ones, `grown_substeps`)."""
     start, end = inputs.pin_path(model.rest_positions)
     positions = state.positions
     most = 0.0
@@ -61,23 +64,51 @@ def driven_motion(model, state, inputs, params, frame_time: float) -> float:
     if grab is not None:
         _, held_start, held_end = grab.resolved(positions)
         most = max(most, _longest(held_end - held_start))
-    moving = [c for c in inputs.colliders if not _still(c)]
+    moving = [c for c in inputs.colliders if not _still(c) and not any(c is k for k in skip)]
     if not moving:
         return most
-    low, high = _box(positions)
-    if start is not end:
-        end_low, end_high = _box(end)
-        low, high = np.fmin(low, end_low), np.fmax(high, end_high)
-    # Where the cloth can be this frame: its box grown by its own travel at its present speed (bounded
-    # by √3 × its largest move along an axis) and by what the colliders keep from it.
-    substep = state.substep_time if state.substep_time > 0 else frame_time / max(int(params.substeps), 1)
-    step = max(float(np.fmax.reduce(np.abs(positions[:, k] - state.previous[:, k]))) for k in range(3))
-    travel = min(float(params.max_speed) * frame_time, math.sqrt(3.0) * step * frame_time / substep)
-    reach = travel + float(params.thickness) + (params.self_collision_gap if params.self_collision else 0.0)
+    low, high, reach = _cloth_box(model, state, inputs, params, frame_time)
     for collider in moving:
         grow = reach + float(getattr(collider, "offset", 0.0))
         most = max(most, collider_motion(collider, low - grow, high + grow))
     return most
+
+
+def grown_substeps(model, state, inputs, params, frame_time: float, grown) -> int:
+    """Substeps a frame needs so that no grown collider's surface (`MeshCollider.grown`: a remeshed shape
+    growing out of its old one within the frame) near the cloth moves more than GROWN_MOVE_PER_GAP of the
+    gap it keeps in one, in steps of MOTION_SUBSTEP_GRAIN (0: none near). Its made-up motion is no momentum
+    (the step drops the speed it gives), so shorter substeps fling nothing: a Subdivision cube popping to
+    its sharp corners (~0.1 m in the frame) under a resting cloth kept 3-11 edges through it at 16."""
+    if not grown:
+        return 0
+    low, high, reach = _cloth_box(model, state, inputs, params, frame_time)
+    wanted = 0
+    for collider in grown:
+        gap = max(float(params.thickness) + collider.offset, MIN_GAP)
+        grow = reach + collider.offset
+        motion = collider_motion(collider, low - grow, high + grow)
+        # (and no more than a driver's DRIVEN_MOVE_PER_EDGE of an edge, on a cloth whose edges are shorter)
+        length = min(gap * GROWN_MOVE_PER_GAP / DRIVEN_MOVE_PER_EDGE, model.mean_edge_length)
+        wanted = max(wanted, motion_substeps(motion, length))
+    return wanted
+
+
+def _cloth_box(model, state, inputs, params, frame_time: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Where the cloth can be this frame: its box (and its pins' end box) and how far to grow it: by its own
+    travel at its present speed (bounded by √3 × its largest move along an axis) and by what the colliders
+    keep from it."""
+    positions = state.positions
+    start, end = inputs.pin_path(model.rest_positions)
+    low, high = _box(positions)
+    if start is not end:
+        end_low, end_high = _box(end)
+        low, high = np.fmin(low, end_low), np.fmax(high, end_high)
+    substep = state.substep_time if state.substep_time > 0 else frame_time / max(int(params.substeps), 1)
+    step = max(float(np.fmax.reduce(np.abs(positions[:, k] - state.previous[:, k]))) for k in range(3))
+    travel = min(float(params.max_speed) * frame_time, math.sqrt(3.0) * step * frame_time / substep)
+    reach = travel + float(params.thickness) + (params.self_collision_gap if params.self_collision else 0.0)
+    return low, high, reach
 
 
 def collider_motion(collider, low, high) -> float:

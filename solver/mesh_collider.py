@@ -472,11 +472,28 @@ class MeshCollider:
     Deforming: `mesh` is the world-space shape at the frame's end and `mesh_start` (same
     triangles) at its start.
     `offset` (m) is kept in addition to the cloth's thickness; `friction` None means the cloth's alone.
+    `grown`: a deforming collider whose start is made up, not a motion it had (a remeshed shape grown from
+    its old one, `remeshed.matched_start`): what it pushes the cloth by over the frame is not momentum, and
+    Auto Substeps keeps its surface's moves within the gap (solver/step.py, `driven_motion.grown_substeps`).
     """
 
-    def __init__(self, mesh, triangles=None, *, mesh_start=None, pose=None, pose_start=None, friction=None, offset=0.0):
+    def __init__(
+        self,
+        mesh,
+        triangles=None,
+        *,
+        mesh_start=None,
+        pose=None,
+        pose_start=None,
+        friction=None,
+        offset=0.0,
+        grown: bool = False,
+    ):
         self.mesh = mesh if isinstance(mesh, TriangleMesh) else TriangleMesh(mesh, triangles)
         self.deforming = mesh_start is not None
+        if grown and not self.deforming:
+            raise ValueError("a grown collider needs its made-up start (mesh_start)")
+        self.grown = bool(grown)
         if self.deforming and pose is not None:
             raise ValueError("give a deforming collider's shapes in world space, without a pose")
         self.pose: tuple[np.ndarray, np.ndarray] | None = None if pose is None else _rigid(pose)

@@ -8,7 +8,7 @@ from .apex_contacts import collide_cloth_ridges
 from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
-from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, motion_substeps
+from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
 from .edge_contacts import collide_cloth_edges, has_braked_edges
 from .face_collision import FaceCollision
 from .grab import Grab
@@ -63,6 +63,12 @@ EDGE_WINDOWS_STILL_ONLY = True
 # a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
 # Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
+# A grown collider (`MeshCollider.grown`) gets its substeps from the gap and its growth gives no speed only on a
+# frame after one without: a shape remeshed once (Subdivision levels keyed down: its corners pop out). A shape
+# remeshed every frame (a metaball) takes its matched motion as a motion from its second such frame on. (Under a
+# Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's swept cloth
+# ended with none: services mark a shape `grown` only when the one it replaces was kept a frame, round 19 (pop22).)
+GROWN_ONCE = True
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -140,11 +146,21 @@ def step(
     if len(x) != model.vertex_count:
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
     wanted = 0
+    grown = [c for c in inputs.colliders if isinstance(c, MeshCollider) and c.grown]
+    if grown:
+        once = state.grown_frame != state.frame - 1
+        state.grown_frame = state.frame
+        if GROWN_ONCE and not once:
+            grown = []
     if params.substeps_follow_motion:
-        asked = motion_substeps(driven_motion(model, state, inputs, params, frame_time), model.mean_edge_length)
+        motion = driven_motion(model, state, inputs, params, frame_time, skip=grown)
+        asked = motion_substeps(motion, model.mean_edge_length)
         # What the drivers moved keeps their speed into the next frame (a folded flap flies on when its
         # pins stop): their count holds one frame more.
         wanted, state.driven_substeps = max(asked, state.driven_substeps), asked
+        # A grown collider's count is this frame's alone: the speed its growth gives is dropped (below).
+        if grown:
+            wanted = max(wanted, grown_substeps(model, state, inputs, params, frame_time, grown))
         substeps = max(substeps, min(wanted, MAX_MOTION_SUBSTEPS))
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):
@@ -153,6 +169,7 @@ def step(
         # `previous` is one substep ago: a substep of another length keeps the velocity, not the step.
         previous[...] = x - (x - previous) * (dt / state.substep_time)
     state.substep_time, state.last_substeps, state.wanted_substeps = dt, substeps, wanted
+    own = (x - previous) if grown else None  # the cloth's own motion a substep, before a grown collider's push
     target_start, target_end = inputs.pin_path(model.rest_positions)
     pinned = model.pinned
     any_pinned = bool(pinned.any())
@@ -313,11 +330,28 @@ def step(
             tore = True
             families = _overridden(run.families, inv_mass, broken)
 
+    if own is not None:
+        most = float(np.sqrt(np.max(np.einsum("ij,ij->i", np.atleast_2d(accel), np.atleast_2d(accel)))))
+        _cap_growth_speed(x, previous, own, free, most * float(frame_time) * dt)
     state.frame += 1
     state.time += float(frame_time)
     if tore:
         mark_torn_faces(model, broken, face_torn_frame, state.frame)
     return state
+
+
+def _cap_growth_speed(x, previous, own, free, cap: float) -> None:
+    """What a grown collider's made-up growth (`MeshCollider.grown`) gave the cloth is no speed: each free vertex's
+    motion a substep gained over the frame (against `own`, its motion before it) is kept within `cap` (what the
+    cloth's acceleration gives in a frame: a free fall is untouched). The Subdivision cube popping to its corners
+    under a resting cloth flung it to 4.4-4.8 m at 64 substeps; dropping the speed only within 1-3 mean edges of
+    the moving corners still flung it to 1.4-3.4 m (docs/design.md, issue 11, round 19 (pop22))."""
+    gained = (x - previous) - own
+    length = np.sqrt(np.einsum("ij,ij->i", gained, gained))
+    over = (free & (length > cap)).nonzero()[0]
+    if len(over):
+        scale = cap / length.take(over)
+        previous[over] = x[over] - own[over] - gained[over] * scale[:, None]
 
 
 def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tuple[int, int]:

@@ -175,3 +175,44 @@ def test_cloth_lying_on_a_slab_whose_vertices_are_sorted_anew_stays_still(blende
     assert _counts(blender, cloth, slab, edges) == (0, 0)
     # Before: 0 mm before the change, then 0.5-0.9 m a frame (/tmp/topo21/sortmove.py, a 20² cloth).
     assert max(moved) < 1e-3, moved
+
+
+@pytest.mark.parametrize("triangulated", [False, True], ids=["quad", "triangulated"])
+def test_a_cube_whose_subdivision_levels_drop_under_cloth_neither_cuts_nor_flings_it(blender, triangulated):
+    """A 0.6 m cube's Subdivision levels keyed 2 -> 0 under a 20² cloth lying on it: its corners pop out ~0.1 m
+    within a frame. They swept cloth edges through the new cube's ridges (here, before: quad 19-35 through a
+    frame, triangulated 13-30), and more substeps flung the cloth metres up. Remeshed after a frame
+    that kept its shape, the collider is `grown` now: substeps from the gap, and its made-up growth gives the
+    cloth no speed (docs/design.md, issue 11, round 19 (pop22))."""
+    pop = 15
+    scene = setup_scene(blender, pop + 9)
+    corners = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0.0]])
+    floor = faces_object(blender, "Floor", corners, np.array([[0, 1, 2, 3]]))
+    cube = _box(blender, "Cube", (0.6, 0.6, 0.6), (0.0, 0.0, 0.4))
+    subdivision = cube.modifiers.new("Subdivision", "SUBSURF")
+    subdivision.levels = 2
+    subdivision.keyframe_insert("levels", frame=pop - 1)
+    subdivision.levels = 0
+    subdivision.keyframe_insert("levels", frame=pop)
+    activate(blender, cube, floor)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    floor.verlet_cloth_collider.kind = "PLANE"
+    n = 20
+    vertices = grid_vertices(n, 1.4, 1.1)
+    index = np.arange(n * n).reshape(n, n)
+    a, b, c, d = (k.ravel() for k in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]))
+    faces = np.stack([a, b, c, d], 1)
+    if triangulated:
+        faces = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+    cloth = faces_object(blender, "Cloth", vertices, faces)
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    found = []
+    for frame in range(2, pop + 10):
+        scene.frame_set(frame)
+        if frame >= pop:
+            found.append(_counts(blender, cloth, cube, edges))
+    assert len(evaluated_mesh(blender, cube)[1]) == 12  # level 0: the cube's own 12 triangles
+    assert found == [(0, 0)] * len(found), found
+    assert evaluated_positions(blender, cloth)[:, 2].max() < 0.7 + 0.15  # on the corners, not flung
