@@ -37,6 +37,7 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
+from .inside_recovery import _bins_of, inside_closed
 from .mesh_collider import MIN_GAP, MeshCollider, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import _EPS as _TRI_EPS
@@ -204,6 +205,18 @@ CLOSED_APEX_DIP = 2.0
 # CLOSED_APEX_DIP × dip). Both constants bind: without the cap the 80-triangle icosphere's sharp edges go 120 -> 60
 # for 6 cm cloth edges at a 5 mm gap, the 8 × 6 UV ball's 88 -> 72 (docs/design.md, round 18 (tidy21)).
 CLOSED_APEX_GAP = 1.5
+# ... and, for the cloth edges long enough, where a cloth edge across it (its lever its own half) dips
+# CLOSED_APEX_NEAR gaps, i.e. goes through the faces: such an edge is sharp only for the cloth edges at least as long
+# as that asks (`SharpEdges.least`), so a cloth with long edges in one place (a fan disc's rim) makes the mesh sharp
+# for those alone. The 320-triangle icosphere's vertices (10° turns) under a fan disc's 7.1 cm edges (6.3 mm dips
+# at a 5 mm gap; 1.5 gaps left 2-31 of its edges through). 0: off (docs/design.md, round 19 (fan22)).
+CLOSED_APEX_NEAR = 1.0
+# Those edges (sharp for long cloth edges alone) take no cloth edge with an end inside the mesh deeper than the gap
+# (under both the edge's faces' planes by more) at the path's start or end: an end deep inside is the vertex pass's
+# and the recovery's; across the ridge such edges were pushed up to 110 mm a substep, and a curtain that a
+# spherified cube appeared round swung out 0.3-0.5 m (docs/design.md, round 18 (fanball21), round 19 (fan22)).
+OUTSIDE_ENDS_ONLY = True
+_INSIDE_DEPTH = 1.0  # gaps
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -239,7 +252,7 @@ class SharpEdges:
         self.still = start is None
         self.radius = radius
         table = None if start is None else kept_edge_table(mesh)
-        self.tri, self.k, other, other_k, thin, braked = _sharp_edges(
+        self.tri, self.k, other, other_k, thin, braked, least = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward, gap
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
@@ -250,6 +263,8 @@ class SharpEdges:
         # Sharp by a rule of BRAKED_EDGES' alone: an open mesh's by the rounded rule or the shallow ridges (and
         # apexes), a closed mesh's by its convex shallow ridges (and apexes; not by its rounded rule's).
         self.braked = np.zeros(0, dtype=bool)
+        # The least cloth edge length each is sharp for (0: any; CLOSED_APEX_NEAR's apexes).
+        self.least = np.zeros(0)
         self.open_rims = np.zeros(0, dtype=bool)  # the edges on one face (or more than two)
         self.open = False
         if len(self.tri):
@@ -274,6 +289,7 @@ class SharpEdges:
                 self.into_other[:, two] = _across(self.a[:, two], self.b[:, two], far)
                 self.c_other[:, two] = far
             self.braked = braked
+            self.least = least
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -283,6 +299,7 @@ class SharpEdges:
                     self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))
         self.any_braked = bool(self.braked.any())  # (asked on every `collide_edges` call)
         self.any_thin = bool(self.thin.any())
+        self.any_least = bool(self.least.any())
         self.a0, self.b0, self.c0 = self.a, self.b, self.c
         if start is not None and len(self.tri):
             rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
@@ -321,6 +338,7 @@ class SharpEdges:
             self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.braked, self.open_rims = (
                 m.take(keep) for m in kept
             )
+            self.least = self.least.take(keep)
             self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
                 m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
             )
@@ -344,7 +362,7 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "braked", "open_rims"):
+        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "braked", "open_rims", "least"):
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
@@ -353,6 +371,7 @@ class SharpEdges:
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
         part.any_braked = bool(part.braked.any())
         part.any_thin = bool(part.thin.any())
+        part.any_least = bool(part.least.any())
         part._faces, part._support, part._planes = None, None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
@@ -386,7 +405,30 @@ class SharpEdges:
             found = _EdgeList(edges, n, gap, skin, _LEAST_SKIN * longest if self.still else skin)
             self._lists = [found, *self._lists[:7]]
         planes = _planes_of(self) if CULL_APART and self.still else None
-        return found.pairs(inv_mass, p0, p1, grid, planes)
+        pairs = found.pairs(inv_mass, p0, p1, grid, planes)
+        if pairs is None or not self.any_least:
+            return pairs
+        # (CLOSED_APEX_NEAR: the edges sharp for long cloth edges alone take the cloth edges as long, at either end)
+        e, s, i, j, start, end = pairs
+        least = self.least.take(s)
+        asked = (least > 0.0).nonzero()[0]
+        if len(asked) == 0:
+            return pairs
+        least = least.take(asked) ** 2
+        span0, span1 = (
+            start[1].take(asked, axis=1) - start[0].take(asked, axis=1),
+            end[1].take(asked, axis=1) - end[0].take(asked, axis=1),
+        )
+        short = (dot(span0, span0) < least) & (dot(span1, span1) < least)
+        if not short.any():
+            return pairs
+        keep = np.ones(len(s), dtype=bool)
+        keep[asked.take(short.nonzero()[0])] = False
+        if not keep.any():
+            return None
+        keep = keep.nonzero()[0]
+        start, end = [m.take(keep, axis=1) for m in start], [m.take(keep, axis=1) for m in end]
+        return e.take(keep), s.take(keep), i.take(keep), j.take(keep), start, end
 
 
 class _EdgeList:
@@ -623,7 +665,7 @@ def _sharp_edges(
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it). gap: the distance kept from the
     mesh (0: unknown; a closed mesh's apexes then by CLOSED_APEX_DIP alone)."""
     if len(triangles) == 0:
-        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), np.zeros(0)
     still = table is None
     if table is None:
         table = edge_table(triangles, vertices)
@@ -638,6 +680,7 @@ def _sharp_edges(
         bent |= _tapered(normals, table, pair, angles) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
     braked = np.zeros(len(sharp), dtype=bool)
+    least = np.zeros(len(sharp))
     if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
@@ -678,8 +721,19 @@ def _sharp_edges(
                         apex_dip *= CLOSED_APEX_DIP
                         if CLOSED_APEX_GAP > 0.0 and gap > 0.0:  # (never under the ridges' dip: see CLOSED_APEX_GAP)
                             apex_dip = max(min(apex_dip, CLOSED_APEX_GAP * gap), dip)
-                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, apex_dip)
+                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, apex_dip)[0]
+                    near = None
+                    if outward and CLOSED_APEX_NEAR > 0.0 and gap > 0.0:  # (CLOSED_APEX_NEAR)
+                        near_dip = max(min(dip * CLOSED_APEX_DIP, CLOSED_APEX_NEAR * gap), dip)
+                        if near_dip < apex_dip:
+                            near, need = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, near_dip)
+                            near &= ~(apex | ridge | bent | tight) & (cos < _COS_TAPER_BEND)
                     ridge |= apex & (cos < _COS_TAPER_BEND)
+                    if near is not None:
+                        if convex is not None:
+                            near &= convex
+                        least[pair] = np.where(near, 2.0 * need, 0.0)
+                        ridge |= near
                 if convex is not None:
                     ridge &= convex
                     braked[pair] = ridge & ~bent & ~tight  # (a closed mesh's: the ridges alone)
@@ -693,13 +747,14 @@ def _sharp_edges(
     sharp[pair] = bent
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
-            table.second_k.take(which), thin.take(which), braked.take(which))  # fmt: skip
+            table.second_k.take(which), thin.take(which), braked.take(which), least.take(which))  # fmt: skip
 
 
-def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, dip: float) -> np.ndarray:
+def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, dip: float):
     """Which edges `pair` (of `table`, two faces each) end at an apex (see SHALLOW_APEXES): a vertex whose
     faces' normals turn from their mean (weighted by their corner angles) by more than a cloth edge across it, its
-    ends `lever` (at most the faces' heights from the vertex) out and the gap off the faces, lets it dip (`dip`)."""
+    ends `lever` (at most the faces' heights from the vertex) out and the gap off the faces, lets it dip (`dip`).
+    Also each such edge's least lever that dips so at one of its apex ends (inf at none)."""
     corners = _corners_in_order(table)
     ids = corners.ravel()
     corner_normals = normals.take(np.repeat(np.arange(len(ids) // 3), 3), axis=1)
@@ -712,9 +767,12 @@ def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, d
     least[first] = np.minimum.reduceat(cos.take(order), starts)
     reach = np.full(table.places, lever)  # and the least height of its faces from it, up to `lever`
     reach[first] = np.minimum(np.minimum.reduceat(heights.T.ravel().take(order), starts), lever)
-    apex = reach * np.sqrt(np.maximum(1.0 - least * least, 0.0)) > dip * least
+    sine = np.sqrt(np.maximum(1.0 - least * least, 0.0))
+    apex = reach * sine > dip * least
+    need = np.where(apex, dip * least / np.maximum(sine, _EPS), np.inf)
     t1, k1 = table.first_t.take(pair), table.first_k.take(pair)
-    return apex.take(corners[t1, (k1 + 1) % 3]) | apex.take(corners[t1, (k1 + 2) % 3])
+    one, other = corners[t1, (k1 + 1) % 3], corners[t1, (k1 + 2) % 3]
+    return apex.take(one) | apex.take(other), np.minimum(need.take(one), need.take(other))
 
 
 def _corners_in_order(table: EdgeTable) -> np.ndarray:
@@ -1411,6 +1469,8 @@ def collide_edges(
     contact &= ~in_wedge
     if any_through:
         contact |= through
+    if OUTSIDE_ENDS_ONLY and sharp.any_least and collider.mesh.outward:
+        contact &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), contact, gap)
     hit = contact.nonzero()[0]
     near = _EMPTY
     if keep_contacts and hold_near is not None and HOLD_REACH > 0.0:  # for the hold only (the pass pushes none)
@@ -1420,6 +1480,8 @@ def collide_edges(
         near = (dist1 < reach) & ~contact & ~in_wedge
         if sharp.any_thin:
             near &= ~sharp.thin.take(s)
+        if OUTSIDE_ENDS_ONLY and sharp.any_least and collider.mesh.outward:
+            near &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), near, gap)
         near = near.nonzero()[0]
     if len(hit) == 0 and len(near) == 0:
         return None
@@ -1574,6 +1636,26 @@ def _cull_apart(planes, s, start, end, gap: float):
     culled = apart.nonzero()[0]
     bound = np.minimum(beyond.take(culled) * (1.0 / 3.0), sides.take(culled))
     return culled, bound, (~apart).nonzero()[0], travel
+
+
+def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndarray:
+    """Which pairs (cloth edge, sharp edge s) of those `asked` (a mask) whose sharp edge is CLOSED_APEX_NEAR's have
+    one of the cloth edge's `ends` (columns (3, P), own frame: its ends at the path's start and end) inside the closed
+    `mesh`, under both of the sharp edge's faces' planes by more than _INSIDE_DEPTH gaps (see OUTSIDE_ENDS_ONLY). Only
+    such ends are tested (ray parity), so a cloth lying on the mesh costs a few products."""
+    found = np.zeros(len(s), dtype=bool)
+    asked = (asked & (sharp.least.take(s) > 0.0)).nonzero()[0]
+    if len(asked) == 0:
+        return found
+    at = s.take(asked)
+    a, face, other = sharp.a.take(at, axis=1), sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)
+    for points in ends:
+        p = points.take(asked, axis=1) - a
+        under = ((dot(p, face) < -_INSIDE_DEPTH * gap) & (dot(p, other) < -_INSIDE_DEPTH * gap)).nonzero()[0]
+        if len(under):
+            tested = points.take(asked.take(under), axis=1)
+            found[asked.take(under)] |= inside_closed(tested, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
+    return found
 
 
 class _Held(NamedTuple):
