@@ -395,9 +395,9 @@ class SharpEdges:
         return self._grid
 
     def pairs(self, edges, inv_mass, p0, p1, grid, gap: float, longest: float):
-        """Candidate (cloth edge, sharp edge, its two ends) for cloth vertices moving p0 -> p1 ((3, N), own
-        frame), from a Verlet list kept while no vertex strays its half skin from where it was at the last
-        query (a cloth resting on a table queries nothing); None: no pair."""
+        """Candidate (cloth edge, sharp edge, its two ends, travel or None: see `_EdgeList.pairs`) for cloth
+        vertices moving p0 -> p1 ((3, N), own frame), from a Verlet list kept while no vertex strays its half
+        skin from where it was at the last query (a cloth resting on a table queries nothing); None: no pair."""
         n = p1.shape[1]
         found = next((c for c in self._lists if c.edges is edges and c.anchor.shape[1] == n and c.gap == gap), None)
         if found is None:
@@ -409,7 +409,7 @@ class SharpEdges:
         if pairs is None or not self.any_least:
             return pairs
         # (CLOSED_APEX_NEAR: the edges sharp for long cloth edges alone take the cloth edges as long, at either end)
-        e, s, i, j, start, end = pairs
+        e, s, i, j, start, end, travel = pairs
         least = self.least.take(s)
         asked = (least > 0.0).nonzero()[0]
         if len(asked) == 0:
@@ -428,7 +428,8 @@ class SharpEdges:
             return None
         keep = keep.nonzero()[0]
         start, end = [m.take(keep, axis=1) for m in start], [m.take(keep, axis=1) for m in end]
-        return e.take(keep), s.take(keep), i.take(keep), j.take(keep), start, end
+        travel = None if travel is None else travel.take(keep)
+        return e.take(keep), s.take(keep), i.take(keep), j.take(keep), start, end, travel
 
 
 class _EdgeList:
