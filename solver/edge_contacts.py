@@ -190,12 +190,13 @@ CLOSED_APEX_DIP = 2.0
 # CLOSED_APEX_DIP × dip). Both constants bind: without the cap the 80-triangle icosphere's sharp edges go 120 -> 60
 # for 6 cm cloth edges at a 5 mm gap, the 8 × 6 UV ball's 88 -> 72 (docs/design.md, round 18 (tidy21)).
 CLOSED_APEX_GAP = 1.5
-# A closed mesh's convex shallow ridges are sharp where such a cloth edge (lever L / 4, L the longest cloth edge)
-# dips half the gap, i.e. the longest cloth edge across the ridge, its ends the gap off the faces, reaches through
-# them ((L / 2) tan(θ / 2) > gap), without the rounded rule's L / 12 floor on that dip: with it, a 24 × 12 UV ball
-# (r 0.15, its faces meeting at 15°) was not sharp at all for a triangulated 20² 1.2 m cloth (8.9 cm diagonals:
-# 5.9 mm across a ridge against a 5 mm gap, the floor 7.4 mm), which kept 6-18 edges up to 2.6 mm through it; a
-# jittered cloth on a mirrored, squashed one 6-8 (docs/design.md, round 19 (uvball22)). The apexes keep their dip.
+# A closed mesh's convex shallow ridges are sharp where such a cloth edge (lever L / 2, L the longest cloth edge),
+# its ends the gap off the faces, dips half the gap under the ridge ((L / 2) tan(θ / 2) > gap / 2, the rounded
+# rule's ROUNDED_DIP), without the rounded rule's L / 12 floor on that dip: with it, a 24 × 12 UV ball (r 0.15, its
+# faces meeting at 15°) was not sharp at all for a triangulated 20² 1.2 m cloth (8.9 cm diagonals: 5.9 mm across a
+# ridge, past the 5 mm gap, against the floor's 7.4 mm), which kept 6-18 edges up to 2.6 mm through it; a jittered
+# cloth on a mirrored, squashed one 6-8, a 32² cloth on the torus 16-25 (docs/design.md, round 19 (uvball22)). The
+# apexes keep their dip (CLOSED_APEX_GAP).
 CLOSED_RIDGE_GAP = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
