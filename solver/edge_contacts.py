@@ -217,6 +217,14 @@ CLOSED_APEX_NEAR = 1.0
 # spherified cube appeared round swung out 0.3-0.5 m (docs/design.md, round 18 (fanball21), round 19 (fan22)).
 OUTSIDE_ENDS_ONLY = True
 _INSIDE_DEPTH = 1.0  # gaps
+# A closed mesh's convex shallow ridges are sharp where such a cloth edge (lever L / 2, L the longest cloth edge),
+# its ends the gap off the faces, dips half the gap under the ridge ((L / 2) tan(θ / 2) > gap / 2, the rounded
+# rule's ROUNDED_DIP), without the rounded rule's L / 12 floor on that dip: with it, a 24 × 12 UV ball (r 0.15, its
+# faces meeting at 15°) was not sharp at all for a triangulated 20² 1.2 m cloth (8.9 cm diagonals: 5.9 mm across a
+# ridge, past the 5 mm gap, against the floor's 7.4 mm), which kept 6-18 edges up to 2.6 mm through it; a jittered
+# cloth on a mirrored, squashed one 6-8, a 32² cloth on the torus 16-25 (docs/design.md, round 19 (uvball22)). The
+# apexes keep their dip (CLOSED_APEX_GAP).
+CLOSED_RIDGE_GAP = True
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -713,7 +721,10 @@ def _sharp_edges(
                 # CLOSED_RIDGES).
                 lever = np.minimum(0.5 * radius, narrow)
                 dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
-                ridge = lever * half_sine > dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
+                ridge_dip = dip
+                if outward and CLOSED_RIDGE_GAP and gap > 0.0:  # (see CLOSED_RIDGE_GAP: no L / 12 floor)
+                    ridge_dip = min(dip, 0.5 * gap)
+                ridge = lever * half_sine > ridge_dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
                 if SHALLOW_APEXES:
                     if angles is None:
                         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))

@@ -206,6 +206,27 @@ def box(cuts: int, size: float = 1.0, center=(0.0, 0.0, 0.0)):
     return vertices[first] + np.asarray(center, dtype=np.float64), faces
 
 
+def uv_sphere(segments: int = 24, rings: int = 12, radius: float = 1.0, centre=(0.0, 0.0, 0.0)):
+    """A closed UV sphere as Blender's Add > UV Sphere makes it (`segments` round, `rings` from pole to pole, its
+    poles on z), triangles wound outwards (each quad of a band split along one diagonal). Returns (vertices,
+    triangles)."""
+    theta = np.arange(1, rings) * (np.pi / rings)
+    phi = np.arange(segments) * (2 * np.pi / segments)
+    t, p = np.meshgrid(theta, phi, indexing="ij")
+    ring = np.stack([np.sin(t) * np.cos(p), np.sin(t) * np.sin(p), np.cos(t)], -1).reshape(-1, 3)
+    vertices = radius * np.concatenate([[(0.0, 0.0, 1.0)], ring, [(0.0, 0.0, -1.0)]])
+    j = np.arange(segments)
+    last = len(vertices) - 1
+    top = np.stack([np.zeros(segments, dtype=np.int64), 1 + j, 1 + (j + 1) % segments], -1)
+    base = 1 + (rings - 2) * segments
+    bottom = np.stack([base + j, np.full(segments, last), base + (j + 1) % segments], -1)
+    bands = []
+    for i in range(rings - 2):
+        a, b = 1 + i * segments + j, 1 + i * segments + (j + 1) % segments
+        bands += [np.stack([a, a + segments, b + segments], -1), np.stack([a, b + segments, b], -1)]
+    return vertices + np.asarray(centre, dtype=np.float64), np.concatenate([top, *bands, bottom])
+
+
 def open_dome(segments: int = 12, rings: int = 4, radius: float = 0.5):
     """The upper half of a UV sphere (`segments` round, `rings` rings from its pole), open at its equator, its
     pole on +z. Returns (vertices, triangles)."""
