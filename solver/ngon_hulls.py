@@ -12,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 # Polygons with more corners keep their fan only (a 12-gon has 220 triangles of corners, a 32-gon 4 960).
-MOST_CORNERS = 24
-# An n-gon's chord never collides with an edge out of one of its corners (off: only with edges between two of its
-# corners). Off, a 16-gon folded flat across a pinned strip's edge blew up (docs/self-collision.md, round 19).
-CHORD_AT_CORNER = True
+MOST_CORNERS = 12
+# On: an n-gon's chord never collides with an edge out of one of its corners (off: only with edges between two of
+# its corners). At MOST_CORNERS 24 with it off a 16-gon folded flat across a pinned strip's edge blew up; on, it
+# does not, but the 20² seed 1 crumple kept ~200 pairs apart instead of 4-40 (docs/self-collision.md, round 19
+# (ngonpin22)): off by default, both measured, neither landed.
+CHORD_AT_CORNER = False
 
 
 def inside_triangles(faces, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
