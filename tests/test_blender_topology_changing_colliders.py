@@ -53,6 +53,22 @@ def _mirror(bpy):
     return block
 
 
+def _floor(bpy):
+    """A 6 m square floor at z 0 (made a Plane collider by the tests)."""
+    corners = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0.0]])
+    return faces_object(bpy, "Floor", corners, np.array([[0, 1, 2, 3]]))
+
+
+def _grid_cloth(bpy, n: int, size: float, height: float, triangulated: bool):
+    """An n x n grid `size` m wide at `height`, of quads or of the quads' two triangles."""
+    index = np.arange(n * n).reshape(n, n)
+    a, b, c, d = (k.ravel() for k in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]))
+    faces = np.stack([a, b, c, d], 1)
+    if triangulated:
+        faces = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+    return faces_object(bpy, "Cloth", grid_vertices(n, size, height), faces)
+
+
 def _counts(bpy, cloth, collider, edges) -> tuple[int, int]:
     """(cloth vertices inside the collider's evaluated surface (2 of 3 rays' parity), cloth edges through it)."""
     from mathutils import Vector  # noqa: PLC0415 - needs bpy loaded
@@ -89,8 +105,7 @@ def test_cloth_on_the_floor_stays_outside_parts_a_modifier_adds_under_it(blender
     inside). Blender's Cloth does no better (40 through, 10 inside at the end, `/tmp/topo20/scenes.py`). The new
     part now grows out of the old shape over the frame and sweeps the cloth aside."""
     scene = setup_scene(blender, FRAMES)
-    corners = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0.0]])
-    floor = faces_object(blender, "Floor", corners, np.array([[0, 1, 2, 3]]))
+    floor = _floor(blender)
     collider = make(blender)
     activate(blender, collider, floor)
     assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
@@ -147,20 +162,12 @@ def test_cloth_lying_on_a_slab_whose_vertices_are_sorted_anew_stays_still(blende
     (flung 0.5-0.9 m a frame, up to 1.2 m high and down to the floor; docs/design.md, issue 11, round 18 (topo21)).
     Its faces are compared now (`solver.remeshed.same_faces`): it is read as remeshed, and the cloth stays still."""
     scene = setup_scene(blender, FRAMES)
-    corners = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0.0]])
-    floor = faces_object(blender, "Floor", corners, np.array([[0, 1, 2, 3]]))
+    floor = _floor(blender)
     slab = _sorted_slab(blender)
     activate(blender, slab, floor)
     assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
     floor.verlet_cloth_collider.kind = "PLANE"
-    n = 12
-    vertices = grid_vertices(n, 1.3, 0.33)
-    index = np.arange(n * n).reshape(n, n)
-    a, b, c, d = (k.ravel() for k in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]))
-    faces = np.stack([a, b, c, d], 1)
-    if triangulated:
-        faces = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
-    cloth = faces_object(blender, "Cloth", vertices, faces)
+    cloth = _grid_cloth(blender, 12, 1.3, 0.33, triangulated)
     activate(blender, cloth)
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
     edges = np.array([e.vertices[:] for e in cloth.data.edges])
@@ -186,8 +193,7 @@ def test_a_cube_whose_subdivision_levels_drop_under_cloth_neither_cuts_nor_fling
     cloth no speed (docs/design.md, issue 11, round 19 (pop22))."""
     pop = 15
     scene = setup_scene(blender, pop + 9)
-    corners = np.array([[-3, -3, 0], [3, -3, 0], [3, 3, 0], [-3, 3, 0.0]])
-    floor = faces_object(blender, "Floor", corners, np.array([[0, 1, 2, 3]]))
+    floor = _floor(blender)
     cube = _box(blender, "Cube", (0.6, 0.6, 0.6), (0.0, 0.0, 0.4))
     subdivision = cube.modifiers.new("Subdivision", "SUBSURF")
     subdivision.levels = 2
@@ -197,14 +203,7 @@ def test_a_cube_whose_subdivision_levels_drop_under_cloth_neither_cuts_nor_fling
     activate(blender, cube, floor)
     assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
     floor.verlet_cloth_collider.kind = "PLANE"
-    n = 20
-    vertices = grid_vertices(n, 1.4, 1.1)
-    index = np.arange(n * n).reshape(n, n)
-    a, b, c, d = (k.ravel() for k in (index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]))
-    faces = np.stack([a, b, c, d], 1)
-    if triangulated:
-        faces = np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
-    cloth = faces_object(blender, "Cloth", vertices, faces)
+    cloth = _grid_cloth(blender, 20, 1.4, 1.1, triangulated)
     activate(blender, cloth)
     assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
     edges = np.array([e.vertices[:] for e in cloth.data.edges])
