@@ -1516,7 +1516,7 @@ def collide_edges(
         if RIM_SLIDE_ALONG and sharp.open and not collider.deforming:  # (a still rim's point does not move)
             along_rim = sharp.open_rims.take(s.take(hit))
             if along_rim.any():
-                cloth_slide = (_point(end, u1, 0) - _point(start, u0, 0)).take(hit, axis=1)
+                cloth_slide = (end_points[0] - _point(start, u0, 0)).take(hit, axis=1)
                 slide = np.where(along_rim, cloth_slide, slide)
         if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
