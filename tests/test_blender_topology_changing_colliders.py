@@ -59,6 +59,20 @@ def _floor(bpy):
     return faces_object(bpy, "Floor", corners, np.array([[0, 1, 2, 3]]))
 
 
+def _colliders(bpy, collider, floor) -> None:
+    """Make `collider` a Mesh collider and `floor` a Plane one."""
+    activate(bpy, collider, floor)
+    assert bpy.ops.verlet_cloth.make_collider() == {"FINISHED"}
+    floor.verlet_cloth_collider.kind = "PLANE"
+
+
+def _made_cloth(bpy, cloth) -> np.ndarray:
+    """Make `cloth` a Verlet cloth; its edges (E, 2)."""
+    activate(bpy, cloth)
+    assert bpy.ops.verlet_cloth.convert() == {"FINISHED"}
+    return np.array([e.vertices[:] for e in cloth.data.edges])
+
+
 def _grid_cloth(bpy, n: int, size: float, height: float, triangulated: bool):
     """An n x n grid `size` m wide at `height`, of quads or of the quads' two triangles."""
     index = np.arange(n * n).reshape(n, n)
@@ -107,13 +121,9 @@ def test_cloth_on_the_floor_stays_outside_parts_a_modifier_adds_under_it(blender
     scene = setup_scene(blender, FRAMES)
     floor = _floor(blender)
     collider = make(blender)
-    activate(blender, collider, floor)
-    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
-    floor.verlet_cloth_collider.kind = "PLANE"
+    _colliders(blender, collider, floor)
     cloth = mesh_object(blender, "Cloth", grid_vertices(N, 1.3, 0.35), N)
-    activate(blender, cloth)
-    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
-    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    edges = _made_cloth(blender, cloth)
     found, triangles = [], set()
     for frame in range(2, FRAMES + 1):
         scene.frame_set(frame)
@@ -164,13 +174,9 @@ def test_cloth_lying_on_a_slab_whose_vertices_are_sorted_anew_stays_still(blende
     scene = setup_scene(blender, FRAMES)
     floor = _floor(blender)
     slab = _sorted_slab(blender)
-    activate(blender, slab, floor)
-    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
-    floor.verlet_cloth_collider.kind = "PLANE"
+    _colliders(blender, slab, floor)
     cloth = _grid_cloth(blender, 12, 1.3, 0.33, triangulated)
-    activate(blender, cloth)
-    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
-    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    edges = _made_cloth(blender, cloth)
     moved, orders = [], set()
     for frame in range(2, CHANGE + 6):
         before = evaluated_positions(blender, cloth)
@@ -200,13 +206,9 @@ def test_a_cube_whose_subdivision_levels_drop_under_cloth_neither_cuts_nor_fling
     subdivision.keyframe_insert("levels", frame=pop - 1)
     subdivision.levels = 0
     subdivision.keyframe_insert("levels", frame=pop)
-    activate(blender, cube, floor)
-    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}
-    floor.verlet_cloth_collider.kind = "PLANE"
+    _colliders(blender, cube, floor)
     cloth = _grid_cloth(blender, 20, 1.4, 1.1, triangulated)
-    activate(blender, cloth)
-    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
-    edges = np.array([e.vertices[:] for e in cloth.data.edges])
+    edges = _made_cloth(blender, cloth)
     found = []
     for frame in range(2, pop + 10):
         scene.frame_set(frame)
