@@ -47,7 +47,7 @@ def _keys_finite(obj) -> bool:
 
 def test_a_one_frame_range_bakes_and_says_one_frame(blender):
     """A range of one frame (Start = End) bakes its rest frame; the report counted "1 frames"."""
-    scene = setup_scene(blender, 4)
+    setup_scene(blender, 4)
     obj = _cloth(blender)
     obj.verlet_cloth.use_scene_frame_range = False
     obj.verlet_cloth.frame_start = obj.verlet_cloth.frame_end = 3
@@ -61,8 +61,6 @@ def test_a_one_frame_range_bakes_and_says_one_frame(blender):
     assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
     result, error = _run(blender, blender.ops.verlet_cloth.bake)
     assert result == {"CANCELLED"} and "End ≥ Start" in error and not obj.verlet_cloth.baked
-
-
 
 
 def test_make_cloth_refuses_a_zero_scale_with_what_to_do(blender):
