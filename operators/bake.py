@@ -49,7 +49,11 @@ def problem_of(cloths: list) -> str | None:
 
 def baked_message(done) -> str:
     """The report for the (name, frames) of the cloths baked."""
-    return "Baked " + ", ".join(f"{count} frames of '{name}'" for name, count in done) + " to shape keys."
+    return (
+        "Baked "
+        + ", ".join(f"{count} frame{'' if count == 1 else 's'} of '{name}'" for name, count in done)
+        + " to shape keys."
+    )
 
 
 class VERLET_CLOTH_OT_bake(bpy.types.Operator):

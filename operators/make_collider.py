@@ -12,6 +12,15 @@ NOTHING_SELECTED = "Select one or more mesh, curve, text or empty objects (not t
 CLOTH_AS_MESH_ONLY = "A cloth collides with other cloths only as a Mesh: choose Mesh."
 
 
+def no_vertices(names: list[str]) -> str:
+    """Why meshes that show no vertices (an empty mesh; modifiers that make none) were not made colliders."""
+    quoted = ", ".join(f"'{name}'" for name in names)
+    return (
+        f"{quoted} {'has' if len(names) == 1 else 'have'} no vertices, so there is nothing to collide with: "
+        "add geometry to the mesh (or a Geometry Nodes modifier that makes it), then try again."
+    )
+
+
 def _shows_vertices(context, obj) -> bool:
     """Whether the object as shown has vertices: a mesh's own, or ones its modifiers make (a Geometry Nodes
     modifier that builds the whole shape on an empty mesh, or instances it; what shows is what collides);
@@ -75,7 +84,8 @@ class VERLET_CLOTH_OT_make_collider(bpy.types.Operator):
             # with other cloths only as a Mesh). With other objects they are the cloth being draped.
             targets = [o for o in selected if o.type == "MESH" and o.verlet_cloth.enabled]
             if not targets:
-                return checks.cancel(self, NOTHING_SELECTED)
+                empty = [o.name for o in selected if o.type == "MESH"]
+                return checks.cancel(self, no_vertices(empty) if empty else NOTHING_SELECTED)
             if self.kind != "MESH":
                 return checks.cancel(self, CLOTH_AS_MESH_ONLY)
         for obj in targets:

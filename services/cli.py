@@ -179,15 +179,17 @@ def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
     """The cloth objects to bake; raise CliError naming unknown or non-cloth objects."""
     import bpy
 
+    # Coupling is one-way: a cloth that is a mesh collider for the others is baked first, the lowest
+    # first, so each layer collides with the bake of the ones below rather than their rest shape
+    # (the live preview steps Mesh-collider cloths first too, but couples them both ways). Named cloths
+    # too (as the Bake operator orders the selected ones): `--objects Upper,Lower` baked the upper
+    # against the lower's unbaked shape. The others keep their given order (the sort is stable).
+    from .scene_reading import layer_order
+
     if names is None:
         found = [obj for obj in scene.objects if is_cloth(obj)]
         if not found:
             raise CliError(f"no object in scene {scene.name!r} has Verlet Cloth enabled; nothing to bake")
-        # Coupling is one-way: a cloth that is a mesh collider for the others is baked first, the lowest
-        # first, so each layer collides with the bake of the ones below rather than their rest shape
-        # (the live preview steps Mesh-collider cloths first too, but couples them both ways).
-        from .scene_reading import layer_order
-
         return sorted(found, key=lambda obj: layer_order(scene, obj))
     cloths = ", ".join(sorted(obj.name for obj in scene.objects if is_cloth(obj))) or "none"
     unknown = [name for name in names if name not in bpy.data.objects]
@@ -202,7 +204,7 @@ def resolve_objects(scene: Any, names: list[str] | None) -> list[Any]:
         raise CliError(
             f"not a cloth object: {', '.join(not_cloth)} (turn Verlet Cloth on for it first; cloth objects: {cloths})"
         )
-    return list(dict.fromkeys(objects))
+    return sorted(dict.fromkeys(objects), key=lambda obj: layer_order(scene, obj))
 
 
 def _load_baking() -> Any:

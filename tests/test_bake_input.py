@@ -45,6 +45,24 @@ def _keys_finite(obj) -> bool:
 # ---------------------------------------------------------------- zero scale
 
 
+def test_a_one_frame_range_bakes_and_says_one_frame(blender):
+    """A range of one frame (Start = End) bakes its rest frame; the report counted "1 frames"."""
+    setup_scene(blender, 4)
+    obj = _cloth(blender)
+    obj.verlet_cloth.use_scene_frame_range = False
+    obj.verlet_cloth.frame_start = obj.verlet_cloth.frame_end = 3
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"FINISHED"} and error is None and obj.verlet_cloth.baked
+    assert len(obj.data.shape_keys.key_blocks) == 2  # the Basis and frame 3's key
+    message = _module("operators.bake").baked_message
+    assert message([("Cloth", 1)]) == "Baked 1 frame of 'Cloth' to shape keys."
+    assert message([("A", 1), ("B", 12)]) == "Baked 1 frame of 'A', 12 frames of 'B' to shape keys."
+    obj.verlet_cloth.frame_end = 2  # End before Start: refused with what to do, nothing written
+    assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+    result, error = _run(blender, blender.ops.verlet_cloth.bake)
+    assert result == {"CANCELLED"} and "End ≥ Start" in error and not obj.verlet_cloth.baked
+
+
 def test_make_cloth_refuses_a_zero_scale_with_what_to_do(blender):
     setup_scene(blender, 4)
     obj = grid_object(blender)

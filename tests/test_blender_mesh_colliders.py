@@ -793,7 +793,8 @@ def test_make_collider_still_refuses_an_empty_mesh(blender):
     blender.context.scene.collection.objects.link(empty)
     empty.modifiers.new("Bend", "SIMPLE_DEFORM")  # a modifier that makes no geometry
     activate(blender, empty)
-    with pytest.raises(RuntimeError, match="Select one or more mesh"):
+    # It says which mesh and why ("Select one or more mesh ..." read as if no mesh were selected).
+    with pytest.raises(RuntimeError, match="'Nothing' has no vertices, so there is nothing to collide with: add"):
         blender.ops.verlet_cloth.make_collider()
     assert empty.verlet_cloth_collider.kind == "NONE"
 

@@ -177,9 +177,12 @@ def test_bake_uses_each_objects_own_range_and_several_objects(cli, blender, tmp_
     assert out.index("baking Second, frames 3-7") < out.index("baking First, frames 1-4")
 
 
-def test_bake_of_every_cloth_bakes_the_cloths_that_collide_first(cli, blender, tmp_path, capsys):
+@pytest.mark.parametrize("named", [(), ("--objects", "Upper,Lower")], ids=["every_cloth", "named_upper_first"])
+def test_bake_of_every_cloth_bakes_the_cloths_that_collide_first(cli, blender, tmp_path, capsys, named):
     """A cloth that is a mesh collider for the others is baked before them (one-way coupling), so the
-    upper cloth lands on the lower one's bake, not on its rest shape, whatever the scene's order."""
+    upper cloth lands on the lower one's bake, not on its rest shape, whatever the scene's order, and
+    whatever the order `--objects` names them in (that order was kept: the upper landed on the lower's
+    rest shape)."""
     blender.context.scene.frame_start, blender.context.scene.frame_end = 1, 24
     upper = grid_object(blender, "Upper", n=8, size=0.6, height=0.8)  # first in the scene
     lower = grid_object(blender, "Lower", n=10, size=1.0, height=0.5)
@@ -190,7 +193,7 @@ def test_bake_of_every_cloth_bakes_the_cloths_that_collide_first(cli, blender, t
     floor.verlet_cloth_collider.kind = "PLANE"
     assert [o.name for o in blender.context.scene.objects].index("Upper") == 0
     path = _save(blender, tmp_path / "layers.blend")
-    assert cli.main(["bake", path]) == 0, capsys.readouterr().err
+    assert cli.main(["bake", path, *named]) == 0, capsys.readouterr().err
     out = capsys.readouterr().out
     assert out.index("baking Lower") < out.index("baking Upper")
 
