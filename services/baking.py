@@ -295,7 +295,7 @@ class Baker:
         keys = (len(self._writing.names) + self._writing.checked) / (2 * total)
         return 1.0 - WRITE_SHARE + WRITE_SHARE * min(keys, 1.0)
 
-    def _begin_writing(self) -> None:
+    def _begin_writing(self) -> _Writing:
         """Note what the object has (to put it back if the bake stops before it is complete), add the Basis if
         missing, give the Key its own action if it shares one."""
         obj = self.obj
@@ -318,6 +318,7 @@ class Baker:
         writing.basis = scene_reading.read_vectors(scene_reading.key_points(writing.key.reference_key))
         writing.stretch = solver_params.time_stretch(self.scene)
         writing.temporary = writing.had_bake
+        return writing
 
     def write(self, seconds: float | None = None) -> bool:
         """Write the keys, then check them, for about `seconds` (at least one key a call; None: all of it);
@@ -328,9 +329,7 @@ class Baker:
         if self.done < self.total:
             raise RuntimeError("write() before every frame is simulated")
         try:
-            if self._writing is None:
-                self._begin_writing()
-            writing = self._writing
+            writing = self._writing if self._writing is not None else self._begin_writing()
             deadline = None if seconds is None else time.perf_counter() + seconds
             while len(writing.names) < self.total:
                 self._write_key(writing, len(writing.names))
@@ -419,7 +418,7 @@ class _Writing:
         self.active, self.had_bake, self.created_basis = active, had_bake, created_basis
         self.had_anim, self.had_action, self.shared = had_anim, had_action, shared
         self.key = None
-        self.basis: np.ndarray | None = None
+        self.basis = np.empty(0, dtype=np.float64)
         self.stretch = 1.0
         self.temporary = False
         self.names: list[str] = []  # the keys written, in frame order
@@ -430,9 +429,7 @@ class _Writing:
 def _digest(data: np.ndarray) -> bytes:
     """A digest of a key's float32 data (what the check compares the read-back key with). SHA-1: not for security,
     for the odd chance that a wrong key passes (2^-160); half the time of BLAKE2b here (0.12 ms for 16k vertices)."""
-    return hashlib.sha1(
-        memoryview(np.ascontiguousarray(data, dtype=np.float32)).cast("B"), usedforsecurity=False
-    ).digest()
+    return hashlib.sha1(np.ascontiguousarray(data, dtype=np.float32).data, usedforsecurity=False).digest()
 
 
 def _action_and_slot(key):
