@@ -526,7 +526,7 @@ def test_keys_written_over_many_ticks_are_those_of_the_one_call_bake(blender, mo
             assert len(results) < 100
             results.append(operator.modal(stand_in, blender.context, TIMER))
         assert results[-1] == {"FINISHED"} and len(results) == 5 + 5 + 6  # frames, keys (1st: 5th frame's), checks
-        assert stand_in.reports[-1][0] == {"INFO"}
+        assert stand_in.reports[-1][0] == {"INFO"} and stand_in._baker.progress == 1.0
         assert (_bake_state(blender, obj), _shown(blender, scene, obj, frames)) == one_call
         assert not [b for b in obj.data.shape_keys.key_blocks if b.mute]
 
