@@ -328,8 +328,8 @@ class Baker:
         settings written, the scene back at its frame. Until then an earlier bake stays exactly as it was, and
         abort() (or an error, which aborts) removes what this bake added (keys, F-curves, and the Basis,
         action, animation data it created): the object, its earlier bake and its settings are as they were."""
-        if self.done < self.total:
-            raise RuntimeError("write() before every frame is simulated")
+        if self.done < self.total or not self._open:
+            raise RuntimeError("write() before every frame is simulated, or after the bake completed or stopped")
         try:
             writing = self._writing if self._writing is not None else self._begin_writing()
             deadline = None if seconds is None else time.perf_counter() + seconds
