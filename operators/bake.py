@@ -3,8 +3,9 @@
 Bakes the active cloth and every other selected cloth, one after another: cloths that are Mesh
 colliders for the others first, the lowest first, so each layer lands on the bakes below it (the
 coupling is one-way, as in the command-line bake). From the UI (invoke) it bakes one frame per timer
-tick with a progress bar and Esc cancels, leaving the cloth being baked as it was; from a script
-(execute) it bakes synchronously.
+tick, then writes the keys for about `baking.WRITE_SECONDS` a tick, with a progress bar; Esc cancels at
+any tick, leaving the cloth being baked as it was (its earlier bake, if any); from a script (execute) it
+bakes synchronously.
 """
 
 from __future__ import annotations
@@ -152,10 +153,15 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         # Any error, not only bad input: the object goes back as it was, and the timer, the
         # progress bar and the suspended preview never stay behind.
         try:
-            more = baker.step()
+            # A frame a tick; once every frame is simulated (in the same tick), the keys for a bounded time a tick.
+            more = (
+                baker.write(baking.WRITE_SECONDS)
+                if baker.writing
+                else baker.step() or baker.write(baking.WRITE_SECONDS)
+            )
             if not more:
                 self._capped += tuple(baker.run.capped_frames)
-                self._done += ((baker.obj.name, baker.finish()),)
+                self._done += ((baker.obj.name, baker.count),)
                 if self._queue:
                     self._next_baker(context)
                     more = True
@@ -169,7 +175,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
             self.report({"ERROR"}, _with_done(message, failing, self._done, total))
             return {"CANCELLED"}
         baker = self._baker
-        share = (len(self._done) + baker.done / max(baker.total, 1)) / total
+        share = (len(self._done) + baker.progress) / total
         context.window_manager.progress_update(int(100 * share))
         self._last_percent, line = geometry.percent_lines(baker.done, baker.total, self._last_percent)
         if line:

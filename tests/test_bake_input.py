@@ -10,7 +10,7 @@ import types
 import numpy as np
 import pytest
 from conftest import ADDON_MODULE
-from vc_helpers import activate, evaluated_positions, fail_key_writing, grid_object, setup_scene
+from vc_helpers import activate, evaluated_positions, faces_object, fail_key_writing, grid_object, setup_scene
 
 
 def _module(name: str):
@@ -230,7 +230,7 @@ def _stand_in(baker):
 
     calls: list = []
     stand_in = types.SimpleNamespace(
-        _baker=baker, _queue=(), _done=(), _current=None, _timer=object(), _last_percent=-1, reports=[]
+        _baker=baker, _queue=(), _done=(), _capped=(), _current=None, _timer=object(), _last_percent=-1, reports=[]
     )
     stand_in.report = lambda kind, text: stand_in.reports.append((kind, text))
     stand_in._stop = lambda context: calls.append("stop")
@@ -441,6 +441,112 @@ def test_undo_after_a_rebake_brings_back_the_earlier_bake(blender):
     blender.ops.ed.redo()
     obj = blender.data.objects["Cloth"]
     assert len(obj.verlet_cloth.bake_keys) == 7 and obj.verlet_cloth.bake_end == 7
+
+
+# ---------------------------------------------------------------- the modal bake writing its keys over ticks
+
+TIMER, ESC = types.SimpleNamespace(type="TIMER"), types.SimpleNamespace(type="ESC")
+
+
+def _tick_until(operator, stand_in, context, done, limit=100) -> list[float]:
+    """Timer ticks until done() (each RUNNING_MODAL); the baker's progress after each."""
+    progress = []
+    while not done():
+        assert len(progress) < limit
+        assert operator.modal(stand_in, context, TIMER) == {"RUNNING_MODAL"}
+        progress.append(stand_in._baker.progress)
+    return progress
+
+
+@pytest.mark.parametrize("kind", ["first", "plain", "user_keys", "shared_action"])
+@pytest.mark.parametrize("stage", ["writing", "checking"])
+def test_esc_while_the_modal_bake_writes_its_keys_leaves_the_object_as_before(blender, monkeypatch, kind, stage):
+    """The modal bake writes (then checks) the keys for WRITE_SECONDS a timer tick (here 0: a key a tick), so an Esc
+    there stops it: the object as before the bake (no bake, or the earlier bake exactly), shown the same, the frame
+    back. Before, one tick wrote and checked every key: nothing could stop it, and an Esc after found a new bake."""
+    if kind == "first":
+        scene, obj, others = setup_scene(blender, 7), _cloth(blender), []
+    else:
+        scene, obj, others = _baked_cloth(blender, kind)
+    frames = range(1, 8)
+    before = _bake_state(blender, obj), [_bake_state(blender, o) for o in others]
+    shown = _shown(blender, scene, obj, frames), [_shown(blender, scene, o, frames) for o in others]
+    scene.frame_set(2)
+    baking, preview = _module("services.baking"), _module("services.preview")
+    monkeypatch.setattr(baking, "WRITE_SECONDS", 0.0)
+    baker = baking.Baker(scene, obj, 1, 7)
+    stand_in, calls, operator = _stand_in(baker)
+    if stage == "writing":
+        progress = _tick_until(
+            operator, stand_in, blender.context, lambda: baker.writing and len(baker._writing.names) >= 4
+        )
+        assert baker._writing.checked == 0
+    else:
+        progress = _tick_until(
+            operator, stand_in, blender.context, lambda: baker.writing and baker._writing.checked >= 2
+        )
+        assert len(baker._writing.names) == 7
+    assert len(progress) == (9 if stage == "writing" else 14)  # 6 frames, then a key a tick (1st: 6th frame's)
+    assert progress == sorted(progress) and 0 < progress[0] and progress[-1] < 1
+    written = [b for b in obj.data.shape_keys.key_blocks if b.name.startswith(baking.KEY_PREFIX)]
+    if kind != "first":  # the re-bake's keys beside the earlier bake's, muted until the swap
+        new = len(baker._writing.names)
+        assert [b.name for b in written if b.mute] == [f"VerletCloth {f:04d} (new)" for f in range(1, new + 1)]
+    assert operator.modal(stand_in, blender.context, ESC) == {"CANCELLED"}
+    assert calls == ["stop"] and not preview._suspended
+    assert stand_in.reports[-1] == ({"WARNING"}, "Bake cancelled: the object is as it was.")
+    assert scene.frame_current == 2
+    scene.frame_set(1)
+    assert (_bake_state(blender, obj), [_bake_state(blender, o) for o in others]) == before
+    assert (_shown(blender, scene, obj, frames), [_shown(blender, scene, o, frames) for o in others]) == shown
+
+
+def _cloth_of_kind(bpy, kind: str):
+    """A cloth of one of five mesh kinds, 1.2 m above the floor, with a user key (value 0.3, a vertex group)."""
+    from solver import meshes
+
+    if kind in ("quad", "triangulated"):
+        vertices, faces = meshes.grid(9, 9, 1.0)
+        faces = meshes.triangulated(faces) if kind == "triangulated" else faces
+    elif kind == "jittered":
+        vertices, faces = meshes.jittered_grid(9, 1.0)
+    elif kind == "holed":
+        vertices, faces = meshes.holed_grid(11, 1.0)
+    else:
+        vertices, faces = meshes.fan_disc(spokes=16, rings=4, radius=0.5)
+    obj = faces_object(bpy, "Cloth", np.asarray(vertices, dtype=float) + [0.0, 0.0, 1.2], np.asarray(faces))
+    group = obj.vertex_groups.new(name="Half")
+    group.add(list(range(0, len(obj.data.vertices), 2)), 0.7, "REPLACE")
+    _user_key(obj, "Lift", 0.05, group="Half", value=0.3)
+    activate(bpy, obj)
+    assert bpy.ops.verlet_cloth.convert() == {"FINISHED"}
+    return obj
+
+
+@pytest.mark.parametrize("kind", ["quad", "triangulated", "jittered", "holed", "fan"])
+def test_keys_written_over_many_ticks_are_those_of_the_one_call_bake(blender, monkeypatch, kind):
+    """A bake whose keys are written a key a tick (WRITE_SECONDS = 0), first bake and re-bake, leaves exactly what
+    the one-call bake (Baker.finish, as the modal bake did in one tick before) leaves: key data bytes, names, values,
+    F-curves, settings, the shown mesh at every frame."""
+    scene = setup_scene(blender, 6)
+    obj = _cloth_of_kind(blender, kind)
+    baking = _module("services.baking")
+    frames = range(1, 7)
+    assert baking.Baker(scene, obj, 1, 6).finish() == 6
+    one_call = _bake_state(blender, obj), _shown(blender, scene, obj, frames)
+    monkeypatch.setattr(baking, "WRITE_SECONDS", 0.0)
+    for rebake in (True, False):
+        if not rebake:
+            assert blender.ops.verlet_cloth.free_bake() == {"FINISHED"}
+        stand_in, _, operator = _stand_in(baking.Baker(scene, obj, 1, 6))
+        results: list = []
+        while not results or results[-1] == {"RUNNING_MODAL"}:
+            assert len(results) < 100
+            results.append(operator.modal(stand_in, blender.context, TIMER))
+        assert results[-1] == {"FINISHED"} and len(results) == 5 + 5 + 6  # frames, keys (1st: 5th frame's), checks
+        assert stand_in.reports[-1][0] == {"INFO"} and stand_in._baker.progress == 1.0
+        assert (_bake_state(blender, obj), _shown(blender, scene, obj, frames)) == one_call
+        assert not [b for b in obj.data.shape_keys.key_blocks if b.mute]
 
 
 # ---------------------------------------------------------------- linked from a library
