@@ -611,9 +611,6 @@ class PatchPairs:
         primitives). spans: each patch's per kind, if made (`_partial_boxes`: made again at `patched` only;
         so are the patches' and blocks' boxes here, O(moved))."""
         count = self.count
-        index = None
-        if moved is not None:
-            moved, index = moved
         if spans is None:
             patched = None
             spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
@@ -624,11 +621,13 @@ class PatchPairs:
                 spans[kind] = klow, khigh
             self.kind_spans = spans  # (kept for `_partial_boxes`)
         plow, phigh = self._patch_boxes(spans, patched)
-        flagged = touched = None
+        flagged = None
+        touched: dict[str, np.ndarray] | None = None
         if moved is not None:
             # The primitives with a moved corner, per kind, and the patches holding them (from the moved vertices'
             # rows: O(moved)).
-            touched = {"vertex": moved}
+            touched = {"vertex": moved[0]}
+            index = moved[1]
             flagged = np.zeros(count, dtype=bool)
             flagged[self.home.take(index)] = True
             for kind, incidence, home in (
@@ -966,11 +965,10 @@ def _inside(kept: tuple, low: np.ndarray, high: np.ndarray, at: np.ndarray | Non
     return bool((kept[0][at] <= low[at]).all() and (high[at] <= kept[1][at]).all())
 
 
-def _columns(*arrays: np.ndarray):
-    """The (N, 3) arrays held a coordinate to a column (Fortran order: `a[:, k]` contiguous, so `take` on it
-    gathers only what it is asked; the same numbers). One array: it; several: a tuple."""
-    out = tuple(np.asfortranarray(array) for array in arrays)
-    return out[0] if len(out) == 1 else out
+def _columns(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 3) boxes low..high held a coordinate to a column (Fortran order: `low[:, k]` contiguous, so `take` on
+    it gathers only what it is asked; the same numbers)."""
+    return np.asfortranarray(low), np.asfortranarray(high)
 
 
 def _boxes_meet(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
