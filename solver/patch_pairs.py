@@ -248,6 +248,7 @@ class PatchPairs:
         self.resets = 0
         self.far_pairs = 0
         self.far_kept: tuple | None = None  # (grown low, high, P, Q) of `_far_patches` (of blocks: `_far_blocks`)
+        self.patch_box: tuple | None = None  # each patch's box over all its primitives, kept (`_patch_boxes`)
         self._set_blocks()
         self.far_joins = 0
         self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
@@ -267,6 +268,8 @@ class PatchPairs:
         self.block_group = _groups(self.block_of, int(self.block_of.max(initial=-1)) + 1)
         self.cell_columns = [np.ascontiguousarray(self.cells[:, k]) for k in range(3)]
         self.far_kept = None
+        self.far_by_block: tuple | None = None  # the kept join's pairs at each block (`_incidence`; partial queries)
+        self.block_box: tuple | None = None  # each block's box, kept (`_far_blocks`)
 
     def _rest_masks(self, rest: np.ndarray, within: float) -> dict:
         """For each pair of patches that are not neighbours but whose corners' boxes come within `within`
@@ -387,10 +390,11 @@ class PatchPairs:
         middle grown by at least gap / 2 on every side."""
         self.gap = gap
         if moved is not None and self.origin is not None and len(self.origin) == len(start):
-            spans = self._partial_boxes(low, high)
-            near_vt = self._touching(self.vt_by_vertex, moved, True, measure_vt)
-            near_ee = self._touching(self.ee_by_vertex, moved, False, measure_ee)
-            far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, moved, spans)
+            index = np.flatnonzero(moved)
+            spans, patched = self._partial_boxes(low, high)
+            near_vt = self._touching(self.vt_by_vertex, index, True, measure_vt)
+            near_ee = self._touching(self.ee_by_vertex, index, False, measure_ee)
+            far_vt, far_ee = self._far(low, high, measure_vt, measure_ee, (moved, index), spans, patched)
             return self._merged(near_vt, near_ee, far_vt, far_ee, active)
         middle = 0.5 * (start + end)
         if self.origin is None or len(self.origin) != len(start):
@@ -432,47 +436,57 @@ class PatchPairs:
         return self._merged(near_vt, near_ee, far_vt, far_ee, active)
 
     def _set_boxes(self, low: np.ndarray, high: np.ndarray) -> None:
+        """Each kind's primitive boxes, held a coordinate to a column (`_columns`): the box tests gather a
+        coordinate at a time, and `take` on a column of a row-major (N, 3) array copies the whole column
+        first (128² partial queries: ~30 µs a gather, half of a query re-asking a few vertices)."""
+        # (the vertices' boxes these came from, kept and updated by `_partial_boxes`)
+        self.boxes_of = np.array(low, order="F"), np.array(high, order="F")  # (copies)
         self.boxes = {
-            "vertex": (low, high),
-            "triangle": spans_of_rows(low, high, self.triangles),
-            "edge": spans_of_rows(low, high, self.edges),
+            "vertex": self.boxes_of,
+            "triangle": _columns(*spans_of_rows(low, high, self.triangles)),
+            "edge": _columns(*spans_of_rows(low, high, self.edges)),
         }
-        self.boxes_of = low.copy(), high.copy()  # the vertices' boxes these came from (see `_partial_boxes`)
 
-    def _partial_boxes(self, low: np.ndarray, high: np.ndarray) -> dict | None:
+    def _partial_boxes(self, low: np.ndarray, high: np.ndarray) -> tuple[dict | None, np.ndarray]:
         """A partial query's primitive boxes (`boxes`) and each patch's span of them per kind (for `_far`), made
         again only where a vertex's box differs from the last query's (a partial query keeps the others' boxes:
-        O(moved), not O(cloth)); None (`_far` makes the spans) when there is no last query's to start from. The
-        same numbers as made afresh: a span is a min / max, exact in any order."""
+        O(moved), not O(cloth)): (the spans, the patches whose spans were made again, sorted); (None, all) (`_far`
+        makes the spans) when there is no last query's to start from. The same numbers as made afresh: a span is
+        a min / max, exact in any order."""
         last, spans = self.boxes_of, self.kind_spans
         if last is None or spans is None or len(last[0]) != len(low):
             self._set_boxes(low, high)
-            return None
+            return None, _EMPTY
         changed = np.flatnonzero(_rows_any(low != last[0]) | _rows_any(high != last[1]))
         if 8 * len(changed) > len(low):  # (most boxes changed: made afresh is quicker)
             self._set_boxes(low, high)
-            return None
+            return None, _EMPTY
         last[0][changed] = low[changed]
         last[1][changed] = high[changed]
-        self.boxes["vertex"] = (low, high)
         if len(changed) == 0:
-            return spans
-        if self.touching_rows is None:
-            n = len(low)
-            self.touching_rows = _incidence(self.triangles, n), _incidence(self.edges, n)
+            return spans, _EMPTY
         homes = {"vertex": self.home.take(changed)}
         for kind, rows, (order, begin) in (
-            ("triangle", self.triangles, self.touching_rows[0]),
-            ("edge", self.edges, self.touching_rows[1]),
+            ("triangle", self.triangles, self._touching_rows()[0]),
+            ("edge", self.edges, self._touching_rows()[1]),
         ):
             ids = _incident((order, begin), changed)
             lo, hi = self.boxes[kind]
             lo[ids], hi[ids] = spans_of_rows(low, high, rows.take(ids, axis=0))
             homes[kind] = (self.triangle_home if kind == "triangle" else self.edge_home).take(ids)
+        patched = []
         for kind, group in self._kind_groups():
             patches, lo, hi = _group_spans(*self.boxes[kind], group, np.unique(homes[kind]))
             spans[kind][0][patches], spans[kind][1][patches] = lo, hi
-        return spans
+            patched.append(patches)
+        return spans, np.unique(np.concatenate(patched))
+
+    def _touching_rows(self) -> tuple:
+        """(triangles, edges) at each vertex, as `_incidence`s (made once)."""
+        if self.touching_rows is None:
+            n = len(self.home)
+            self.touching_rows = _incidence(self.triangles, n), _incidence(self.edges, n)
+        return self.touching_rows
 
     def _kind_groups(self) -> tuple:
         """(kind, its primitives grouped by patch) for the vertices, triangles and edges."""
@@ -523,10 +537,9 @@ class PatchPairs:
         reach = gap + (self._beyond_gap(P, Q) if beyond is None else beyond)
         return apart < reach * reach
 
-    def _touching(self, incidence, moved: np.ndarray, vertex_triangle: bool, measure):
-        """The static rows with a moved corner that are candidates (all of them measured)."""
+    def _touching(self, incidence, who: np.ndarray, vertex_triangle: bool, measure):
+        """The static rows with a corner among the vertices `who` that are candidates (all of them measured)."""
         order, begin = incidence
-        who = np.flatnonzero(moved)
         size = begin[who + 1] - begin[who]
         slots = np.repeat(begin[who] - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
         rows = np.unique(order[slots])
@@ -592,31 +605,41 @@ class PatchPairs:
         hit = np.flatnonzero(distance < limit)
         return a_touch.take(hit), b_touch.take(hit), distance.take(hit)
 
-    def _far(self, low, high, measure_vt, measure_ee, moved: np.ndarray | None = None, spans=None):
-        """Candidates between patches that are not neighbours and whose boxes overlap (with `moved`: only
-        pairs with a moved corner, from the patches holding such primitives). spans: each patch's, if made."""
+    def _far(self, low, high, measure_vt, measure_ee, moved: tuple | None = None, spans=None, patched=_EMPTY):
+        """Candidates between patches that are not neighbours and whose boxes overlap (with `moved`, (whether
+        each vertex moved, those that did): only pairs with a moved corner, from the patches holding such
+        primitives). spans: each patch's per kind, if made (`_partial_boxes`: made again at `patched` only;
+        so are the patches' and blocks' boxes here, O(moved))."""
         count = self.count
         if spans is None:
+            patched = None
             spans = {}  # each patch's box over its primitives of one kind (empty: inf .. -inf)
             for kind, group in self._kind_groups():
-                klow, khigh = np.full((count, 3), np.inf), np.full((count, 3), -np.inf)
+                klow, khigh = np.full((count, 3), np.inf, order="F"), np.full((count, 3), -np.inf, order="F")
                 some, lo, hi = _group_spans(*self.boxes[kind], group)
                 klow[some], khigh[some] = lo, hi
                 spans[kind] = klow, khigh
             self.kind_spans = spans  # (kept for `_partial_boxes`)
-        plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
-        phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
-        flagged = touched = None
+        plow, phigh = self._patch_boxes(spans, patched)
+        flagged = None
+        touched: dict[str, np.ndarray] | None = None
         if moved is not None:
-            # The primitives with a moved corner, per kind, and the patches holding them.
-            touched = {"vertex": moved}
-            touched["triangle"], touched["edge"] = _rows_any(moved[self.triangles]), _rows_any(moved[self.edges])
+            # The primitives with a moved corner, per kind, and the patches holding them (from the moved vertices'
+            # rows: O(moved)).
+            touched = {"vertex": moved[0]}
+            index = moved[1]
             flagged = np.zeros(count, dtype=bool)
-            flagged[self.home[moved]] = True
-            flagged[self.triangle_home[touched["triangle"]]] = True
-            flagged[self.edge_home[touched["edge"]]] = True
+            flagged[self.home.take(index)] = True
+            for kind, incidence, home in (
+                ("triangle", self._touching_rows()[0], self.triangle_home),
+                ("edge", self._touching_rows()[1], self.edge_home),
+            ):
+                ids = _incident(incidence, index)
+                touched[kind] = np.zeros(len(home), dtype=bool)
+                touched[kind][ids] = True
+                flagged[home.take(ids)] = True
         if self.block_cells > 1:
-            P, Q = self._far_blocks(plow, phigh, flagged)
+            P, Q = self._far_blocks(plow, phigh, flagged, patched)
         else:
             P, Q = self._far_patches(plow, phigh, flagged)
         empty = (_EMPTY, _EMPTY, np.zeros(0))
@@ -662,6 +685,22 @@ class PatchPairs:
         vt = self._test("vertex", p, "triangle", t, measure_vt, self.keep_vt, vt_kept, vt_reach, "vt", vt_stay)
         ee = self._test("edge", e, "edge", f, measure_ee, self.keep_ee, ee_kept, ee_reach, "ee", ee_stay)
         return vt, ee
+
+    def _patch_boxes(self, spans: dict, patched: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Each patch's box over its primitives of every kind (kept: made again at the patches `patched` only;
+        None: all)."""
+        kept = self.patch_box
+        if patched is None or kept is None:
+            plow = np.minimum(np.minimum(spans["vertex"][0], spans["triangle"][0]), spans["edge"][0])
+            phigh = np.maximum(np.maximum(spans["vertex"][1], spans["triangle"][1]), spans["edge"][1])
+            self.patch_box = plow, phigh
+            return plow, phigh
+        plow, phigh = kept
+        if len(patched):
+            (v0, v1), (t0, t1), (e0, e1) = spans["vertex"], spans["triangle"], spans["edge"]
+            plow[patched] = np.minimum(np.minimum(v0[patched], t0[patched]), e0[patched])
+            phigh[patched] = np.maximum(np.maximum(v1[patched], t1[patched]), e1[patched])
+        return plow, phigh
 
     def _middles_pay(self, kinds: str) -> bool:
         """Whether `_test` drops pairs by their boxes at the middles (`far_middles`) this full query: when
@@ -716,7 +755,7 @@ class PatchPairs:
         overlap = np.flatnonzero(_spans_meet((plow, phigh), (plow, phigh), P, Q))
         return P[overlap], Q[overlap]
 
-    def _far_blocks(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
+    def _far_blocks(self, plow: np.ndarray, phigh: np.ndarray, flagged=None, patched=None) -> tuple:
         """The pairs of patches (P < Q) that are not neighbours and whose boxes plow..phigh overlap, as
         `_far_patches` gives them, from a kept join of blocks of patches (`block_cells` cells a side): a
         patch's box is 2-3 edges wide at 128², so a join of patches lists ~57 pairs a patch, each filtered
@@ -724,22 +763,34 @@ class PatchPairs:
         blocks whose grown boxes overlapped (as `_far_patches`, with a block's largest patch motion); each
         substep the pairs of blocks whose boxes overlap now are expanded to their pairs of patches, kept if
         they are not neighbours and their boxes overlap. The patches of one block are all neighbours (a
-        block is at most around + 1 cells a side), so a pair of blocks is two distinct blocks."""
+        block is at most around + 1 cells a side), so a pair of blocks is two distinct blocks. patched: the
+        patches whose boxes changed since the last call (None: all); the blocks' boxes are kept, made again
+        and checked against the kept join's only at those (a partial query: O(moved), not O(blocks))."""
         order, begin, _ = self.block_group
-        _, blow, bhigh = _group_spans(plow, phigh, self.block_group)  # (every block holds a patch)
+        check = None
+        if patched is None or self.block_box is None:
+            _, blow, bhigh = _group_spans(plow, phigh, self.block_group)  # (every block holds a patch)
+            blow, bhigh = self.block_box = _columns(blow, bhigh)
+        else:
+            blow, bhigh = self.block_box
+            check = np.unique(self.block_of.take(patched))
+            if len(check):
+                _, blow[check], bhigh[check] = _group_spans(plow, phigh, self.block_group, check)
         kept = self.far_kept
-        if kept is None or len(kept[0]) != len(blow) or not ((kept[0] <= blow).all() and (bhigh <= kept[1]).all()):
+        if kept is None or len(kept[0]) != len(blow) or not _inside(kept, blow, bhigh, check):
             motion = np.maximum.reduceat(self.patch_motion.take(order), begin)
             margin = (self.far_margin * self.gap + self.far_motion * motion)[:, None]
             low, high = blow - margin, bhigh + margin
             A, B = self.grid.build_boxes(low, high).query_boxes(low, high, below=True)
             kept = self.far_kept = (low, high, A, B)
+            self.far_by_block = None
             self.far_joins += 1
         A, B = kept[2], kept[3]
         if flagged is not None:
-            marked = np.zeros(len(blow), dtype=bool)
-            marked[self.block_of[flagged]] = True
-            some = np.flatnonzero(marked.take(A) | marked.take(B))
+            # The kept pairs of the flagged patches' blocks, looked up by block (in the kept list's order).
+            if self.far_by_block is None:
+                self.far_by_block = _incidence(np.stack([A, B], axis=1), len(blow))
+            some = _incident(self.far_by_block, np.unique(self.block_of.take(np.flatnonzero(flagged))))
             A, B = A.take(some), B.take(some)
         overlap = np.flatnonzero(_spans_meet((blow, bhigh), (blow, bhigh), A, B))
         P, Q = _block_product(self.block_group, A.take(overlap), B.take(overlap))
@@ -905,6 +956,19 @@ class PatchPairs:
                 stay[dropped] = False
                 a, b, distance = a[stay], b[stay], distance[stay]
         return a, b, distance
+
+
+def _inside(kept: tuple, low: np.ndarray, high: np.ndarray, at: np.ndarray | None) -> bool:
+    """Whether the boxes low..high (those at `at`; None: all) lie inside the kept grown boxes kept[0]..kept[1]."""
+    if at is None:
+        return bool((kept[0] <= low).all() and (high <= kept[1]).all())
+    return bool((kept[0][at] <= low[at]).all() and (high[at] <= kept[1][at]).all())
+
+
+def _columns(low: np.ndarray, high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 3) boxes low..high held a coordinate to a column (Fortran order: `low[:, k]` contiguous, so `take` on
+    it gathers only what it is asked; the same numbers)."""
+    return np.asfortranarray(low), np.asfortranarray(high)
 
 
 def _boxes_meet(first, a: np.ndarray, second, b: np.ndarray) -> np.ndarray:
