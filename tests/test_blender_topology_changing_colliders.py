@@ -197,7 +197,9 @@ def test_a_cube_whose_subdivision_levels_drop_under_cloth_neither_cuts_nor_fling
     within a frame. They swept cloth edges through the new cube's ridges (here, before: quad 19-35 through a
     frame, triangulated 13-30), and more substeps flung the cloth metres up. Remeshed after a frame
     that kept its shape, the collider is `grown` now: substeps from the gap, and its made-up growth gives the
-    cloth no speed (docs/design.md, issue 11, round 19 (pop22))."""
+    cloth no speed (docs/design.md, issue 11, round 19 (pop22)). Keyed 2, 1, 0 on consecutive frames the second
+    pop is `grown` too (fewer vertices than the first's shape): taken as a motion, quad 6-20 and triangulated
+    19-30 edges through a frame (round 20 (small23))."""
     pop = 15
     scene = setup_scene(blender, pop + 9)
     floor = _floor(blender)
