@@ -315,9 +315,12 @@ def _world_vertices(shape: solver.TriangleMesh, pose: np.ndarray | None) -> np.n
     return shape.vertices @ pose[:3, :3].T + pose[:3, 3]
 
 
-def collider_between(start: tuple | None, pose: tuple, steady: bool = True) -> solver.MeshCollider:
+def collider_between(
+    start: tuple | None, pose: tuple, steady: bool = True, popped: bool = False
+) -> solver.MeshCollider:
     """The solver collider for a frame ending at `pose` and starting at `start` (a MESH pose or None); steady:
-    `start`'s shape was the one of the frame before too (a remeshed shape then pops once: `grown`)."""
+    `start`'s shape was the one of the frame before too (a remeshed shape then pops once: `grown`); popped: the
+    frame before was such a pop (`grown`): remeshed again to fewer vertices it pops again."""
     _, shape, matrix, friction, offset = pose
     if start is not None:
         _, shape0, matrix0, *_ = start
@@ -346,9 +349,12 @@ def collider_between(start: tuple | None, pose: tuple, steady: bool = True) -> s
             # Remeshed after a frame that kept its shape (Subdivision levels keyed down), its growth is made up:
             # `grown` (the cloth was flung or cut by the corners popping out). Remeshed frame after frame (Build,
             # a metaball) it is the shape's animation: taken as a motion (as `grown`, the cloth swept by a Build
-            # growing sideways kept 9-21 edges through it for good, where it ended with none).
+            # growing sideways kept 9-21 edges through it for good, where it ended with none). A pop followed by
+            # one to fewer vertices (Subdivision levels keyed 2, 1, 0 on consecutive frames: simplified again, not
+            # grown as Build grows) is `grown` too: taken as a motion, its corners cut and flung the cloth.
             grown = remeshed.matched_start(shape0, matrix0, shape.vertices)
-            return solver.MeshCollider(shape, mesh_start=grown, friction=friction, offset=offset, grown=steady)
+            made_up = steady or (popped and len(shape.vertices) < len(shape0.vertices))
+            return solver.MeshCollider(shape, mesh_start=grown, friction=friction, offset=offset, grown=made_up)
     if matrix is None:
         return solver.MeshCollider(shape, friction=friction, offset=offset)
     return solver.MeshCollider(shape, pose=matrix, friction=friction, offset=offset)

@@ -38,6 +38,9 @@ class Run:
     # Mesh colliders (keys of `colliders`) whose shape the last frame kept from the one before (None: all, at a
     # run's start): a remeshed one of these pops once (`mesh_colliders.collider_between`'s `steady`).
     steady: set | None = None
+    # Mesh colliders whose last frame was such a pop (`solver.MeshCollider.grown`): remeshed to fewer vertices
+    # on the next frame too (Subdivision levels keyed down one a frame), they pop again.
+    popped: set = field(default_factory=set)
     # This run's prepared mesh collider shapes (`mesh_colliders.mesh_pose`): made at its start frame, so
     # what it simulates does not depend on where else in the session a collider was read first.
     collider_shapes: dict = field(default_factory=dict)
@@ -168,12 +171,13 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     same = carry is None and not rest_moved and np.array_equal(matrix, run.pins_matrix)
     pins_now = run.pins_world if same else geometry.to_world(matrix, run.shown_rest(carry))
     params = None if steady is None else steady.params
+    colliders = colliders_between(run.colliders, current, run.steady, run.popped)
     solver.step(
         run.model,
         run.state,
         params_of(scene, settings, run.mean_edge, run.model.vertex_count) if params is None else params,
         frame_time(scene),
-        colliders=colliders_between(run.colliders, current, run.steady),
+        colliders=colliders,
         pin_targets=pins_now,
         pin_targets_start=run.pins_world,
         grab=grab,
@@ -183,6 +187,7 @@ def advance(run: Run, scene, obj, grab: solver.Grab | None = None, steady: Stead
     run.steady = {
         key for key, pose in current.items() if pose[0] == "MESH" and _kept_shape(run.colliders.get(key), pose)
     }
+    run.popped = {key for key, c in zip(current, colliders, strict=True) if getattr(c, "grown", False)}
     run.colliders, run.pins_world, run.pins_matrix, run.carry = current, pins_now, matrix, carry
     run.frame = int(scene.frame_current)
     if run.state.wanted_substeps > run.state.last_substeps:

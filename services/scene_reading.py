@@ -310,15 +310,19 @@ def _same_pose(a: tuple, b: tuple) -> bool:
     return True
 
 
-def colliders_between(previous: dict[int, tuple], current: dict[int, tuple], steady: set | None = None) -> list:
-    """Solver colliders at `current`, starting the frame at `previous` (same object and kind); `steady`: the
-    mesh colliders' keys whose shape at `previous` was kept from the frame before (None: all)."""
+def colliders_between(
+    previous: dict[int, tuple], current: dict[int, tuple], steady: set | None = None, popped: set | None = None
+) -> list:
+    """Solver colliders at `current` (one per key, in its order), starting the frame at `previous` (same object
+    and kind); `steady`: the mesh colliders' keys whose shape at `previous` was kept from the frame before (None:
+    all); `popped`: those whose frame before was a pop (`MeshCollider.grown`; None: none)."""
     out: list = []
     for key, pose in current.items():
         start = previous.get(key)
         if pose[0] == "MESH":
             start = start if start and start[0] == "MESH" else None
-            out.append(mesh_colliders.collider_between(start, pose, steady is None or key in steady))
+            kept, pop = steady is None or key in steady, popped is not None and key in popped
+            out.append(mesh_colliders.collider_between(start, pose, kept, pop))
             continue
         if start is not None and (start[0] != pose[0] or _same_pose(start, pose)):
             start = None  # a collider that did not move takes the solver's cheaper still path

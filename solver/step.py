@@ -64,12 +64,14 @@ EDGE_WINDOWS_STILL_ONLY = True
 # a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
 # Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
-# A grown collider (`MeshCollider.grown`) gets its substeps from the gap and its growth gives no speed only on a
-# frame after one without: a shape remeshed once (Subdivision levels keyed down: its corners pop out). A shape
-# remeshed every frame (a metaball) takes its matched motion as a motion from its second such frame on. (Under a
-# Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's swept cloth
-# ended with none: services mark a shape `grown` only when the one it replaces was kept a frame, round 19 (pop22).)
-GROWN_ONCE = True
+# True: a grown collider (`MeshCollider.grown`) gets its substeps from the gap and its growth gives no speed only
+# on a frame after one without (a shape remeshed every frame then takes its matched motion as a motion from its
+# second such frame on). Off since round 20 (small23): the caller decides; services mark a shape `grown` when the
+# one it replaces was kept a frame (Subdivision levels keyed down: its corners pop out) or was itself a pop and had
+# more vertices (levels keyed 2, 1, 0 one a frame: the second pop, taken as a motion, cut 6-20 edges through).
+# (Under a Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's
+# swept cloth ended with none, round 19 (pop22).)
+GROWN_ONCE = False
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:

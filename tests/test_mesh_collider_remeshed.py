@@ -149,11 +149,12 @@ def test_same_faces_tells_a_deformation_from_a_shape_whose_vertices_are_others()
     assert not remeshed.same_faces(old, solver.TriangleMesh(vertices[order], np.argsort(order)[tris]))
 
 
-def rounded_cube(cuts: int = 8, radius: float = 0.26, top: float = 0.66):
+def rounded_cube(cuts: int = 8, radius: float = 0.26, top: float = 0.66, norm: int = 4):
     """A 0.6 m cube under a Subdivision modifier's level 2, roughly: a box's vertices pushed onto a rounded
-    cube (the unit ball of the 4-norm) of `radius` (m) whose top is at `top`."""
+    cube (the unit ball of the 4-norm) of `radius` (m) whose top is at `top`. (Level 1: cuts 4, radius 0.28,
+    top 0.68, the 8-norm.)"""
     vertices, quads = meshes.box(cuts, size=2.0)
-    vertices = vertices / np.linalg.norm(vertices, ord=4, axis=1)[:, None] * radius + (0.0, 0.0, top - radius)
+    vertices = vertices / np.linalg.norm(vertices, ord=norm, axis=1)[:, None] * radius + (0.0, 0.0, top - radius)
     return vertices, meshes.triangulated(quads)
 
 
@@ -163,11 +164,12 @@ def sharp_cube(size: float = 0.6, top: float = 0.7):
     return vertices + (0.0, 0.0, top - size / 2), meshes.triangulated(quads)
 
 
-def subdivision_pop(kind: str, grown: bool = True, substeps: int = 0, frames: int = 10):
+def subdivision_pop(kind: str, grown=True, substeps: int = 0, frames: int = 10, levels: int = 1):
     """A cloth settled on a rounded cube, whose Subdivision levels then drop to 0 (the shape remeshed: its new
     corners grow out of the rounded one within a frame, `matched_start`); Auto Substeps. (vertices inside, edges
     through) after each frame from the pop on, and the cloth's highest point at the end. grown=False: the new
-    shape's start taken as a motion it had (before); substeps: a fixed count on the pop frame."""
+    shape's start taken as a motion it had (before); substeps: a fixed count on the pop frame; levels 2: through
+    level 1 on the frame before level 0 (two pops in a row; grown: one flag, or one per pop)."""
     rest, faces = cloth(kind)
     model = solver.build_model(rest + (0.013, 0.021, 0.5), faces)  # (off-centre: not symmetric on the corners)
     state = model.initial_state()
@@ -175,15 +177,19 @@ def subdivision_pop(kind: str, grown: bool = True, substeps: int = 0, frames: in
     old = solver.TriangleMesh(*rounded_cube())
     for _ in range(14):
         solver.step(model, state, params, 1 / 24, [solver.MeshCollider(old), floor])
-    vertices, tris = sharp_cube()
-    new = solver.TriangleMesh(vertices, tris)
+    shapes = [rounded_cube(4, 0.28, 0.68, norm=8)] if levels == 2 else []
+    shapes.append(sharp_cube())
+    flags = [grown] * len(shapes) if isinstance(grown, bool) else list(grown)
     edges = model.cloth_edges[0]
     found = []
     for frame in range(frames):
-        if frame == 0:
+        vertices, tris = shapes[min(frame, len(shapes) - 1)]
+        if frame < len(shapes):
+            new = solver.TriangleMesh(vertices, tris)
             start = remeshed.matched_start(old, None, new.vertices)
-            collider = solver.MeshCollider(new, mesh_start=start, grown=grown)
+            collider = solver.MeshCollider(new, mesh_start=start, grown=flags[frame])
             at = solver.Params(substeps=substeps) if substeps else params
+            old = new
         else:
             collider, at = solver.MeshCollider(new), params
         solver.step(model, state, at, 1 / 24, [collider, floor])
@@ -202,3 +208,15 @@ def test_a_cube_popping_to_its_corners_under_resting_cloth_neither_cuts_nor_flin
     assert max(inside for inside, _ in found) == 0, found
     assert max(through for _, through in found) == 0, found
     assert highest < 0.7 + 0.1, highest  # resting on the corners, not flung
+
+
+@pytest.mark.parametrize("kind", ["quad", "jittered"])
+def test_a_cube_popping_on_two_frames_in_a_row_neither_cuts_nor_flings_resting_cloth(kind):
+    # Subdivision levels keyed 2, 1, 0 on consecutive frames: both pops are `grown` (services: the second has fewer
+    # vertices than the first's shape). With the second taken as a motion (the solver's GROWN_ONCE, before) the
+    # cloth was flung to 1.58 (quad) / 1.61 m (jittered; 3 edges through a frame) (docs/design.md, issue 11,
+    # round 20 (small23)).
+    found, highest = subdivision_pop(kind, levels=2)
+    assert max(inside for inside, _ in found) == 0, found
+    assert max(through for _, through in found) == 0, found
+    assert highest < 0.7 + 0.1, highest
