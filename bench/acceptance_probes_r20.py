@@ -6,6 +6,7 @@ evaluated triangles, cloth edges through them and how deep, loop-triangle pairs 
 BL=1 runs Blender's own Cloth on the same scene (Collision modifiers on the colliders; self-collision on when SELF=1)
 instead of ours. Usage (from a checkout):
   VC_ROOT=$PWD BL=0|1 KIND=tri|quad|... SELF=0|1 N=20 FRAMES=40 .venv/bin/python bench/acceptance_probes_r20.py <case>
+SUBSTEPS=k sets ours to k substeps a frame (Auto off); QUALITY=k sets Blender's Cloth's Quality Steps (BL=1).
 cases (issue 11): chair_ops modstack empty_parent pillow uvsphere torus fast_thin stacked stacked_cli arm_bl subdiv_pop array_count
 cases (issue 13, KIND=poke|beauty|trimod|uvsub|circle|circlegrid): self_crumple self_fastfold self_sphere self_torn self_grab
 """
@@ -24,6 +25,8 @@ N = int(os.environ.get("N", "20"))
 SELF = os.environ.get("SELF", "0") == "1"
 FRAMES = int(os.environ.get("FRAMES", "48"))
 EVERY = int(os.environ.get("EVERY", "2"))
+SUBSTEPS = int(os.environ.get("SUBSTEPS", "0"))  # ours: substeps set by hand (Auto off); 0: Auto Substeps
+QUALITY = int(os.environ.get("QUALITY", "0"))  # Blender's Cloth: Quality Steps; 0: its default (5)
 WHO = "BLENDER" if BL else "ours"
 
 
@@ -61,6 +64,8 @@ def cloth(o, bend=0.05, selfc=None, pin=None, pressure=None, frames=None, **kw):
             m.settings.use_pressure = True
             m.settings.uniform_pressure_force = pressure
         m.point_cache.frame_end = frames or FRAMES
+        if QUALITY:
+            m.settings.quality = QUALITY
         return m
     r = A.make_cloth(o)
     s = o.verlet_cloth
@@ -74,6 +79,8 @@ def cloth(o, bend=0.05, selfc=None, pin=None, pressure=None, frames=None, **kw):
         s.pressure = pressure
     for k, v in kw.items():
         setattr(s, k, v)
+    if SUBSTEPS:
+        s.substeps = SUBSTEPS  # (switches Auto Substeps off)
     return r
 
 
