@@ -226,11 +226,13 @@ _INSIDE_DEPTH = 1.0  # gaps
 # apexes keep their dip (CLOSED_APEX_GAP).
 CLOSED_RIDGE_GAP = True
 CLOSED_RIDGE_DIP = 0.5  # (gaps: the dip asked; 1: the whole gap, through the faces)
-# ... and those sharp by that rule alone (not by the floor's) are sharp only for the cloth edges that dip so across
-# them themselves ((l / 2) tan(θ / 2) > the dip, `SharpEdges.least`), as CLOSED_APEX_NEAR's apexes: a cloth with
-# long edges in a few places (a 64² grid's 4 cm diagonals beside its 2.8 cm sides on the torus's 15° ridges) lists
-# and pushes the others' pairs no more (docs/design.md, round 20 (ridge23)).
-CLOSED_RIDGE_NEAR = True
+# With CLOSED_RIDGE_NEAR, those sharp by that rule alone (not by the floor's) are sharp only for the cloth edges that
+# dip so across them themselves ((l / 2) tan(θ / 2) > the dip, `SharpEdges.least`), as CLOSED_APEX_NEAR's apexes: a
+# cloth with long edges in a few places (a 64² grid's 4 cm diagonals beside its 2.8 cm sides on the torus's 15°
+# ridges) lists and pushes the others' pairs no more (torus 64²: 157-164 -> 113-127 ms a frame, 0 edges through). Off:
+# the irregular curtain that the spherified cube appears round swung 0.35 m out (the test's bound 0.3; main 0.09 at
+# that placement, 0.28-0.43 at others; docs/design.md, round 20 (ridge23)).
+CLOSED_RIDGE_NEAR = False
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
