@@ -225,6 +225,14 @@ _INSIDE_DEPTH = 1.0  # gaps
 # cloth on a mirrored, squashed one 6-8, a 32² cloth on the torus 16-25 (docs/design.md, round 19 (uvball22)). The
 # apexes keep their dip (CLOSED_APEX_GAP).
 CLOSED_RIDGE_GAP = True
+CLOSED_RIDGE_DIP = 0.5  # (gaps: the dip asked; 1: the whole gap, through the faces)
+# With CLOSED_RIDGE_NEAR, those sharp by that rule alone (not by the floor's) are sharp only for the cloth edges that
+# dip so across them themselves ((l / 2) tan(θ / 2) > the dip, `SharpEdges.least`), as CLOSED_APEX_NEAR's apexes: a
+# cloth with long edges in a few places (a 64² grid's 4 cm diagonals beside its 2.8 cm sides on the torus's 15°
+# ridges) lists and pushes the others' pairs no more (torus 64²: 157-164 -> 113-127 ms a frame, 0 edges through). Off:
+# the irregular curtain that the spherified cube appears round swung 0.35 m out (the test's bound 0.3; main 0.09 at
+# that placement, 0.28-0.43 at others; docs/design.md, round 20 (ridge23)).
+CLOSED_RIDGE_NEAR = False
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
@@ -242,6 +250,12 @@ TURN_TRAVEL = 0.5
 # its boxes are wide: 920 pairs a pass met the boxes, 75 were contacts; 319 are handed out now (docs/design.md, round
 # 18 (coarse21)).
 CULL_APART = True
+# Where every sharp edge is sharp for long cloth edges alone (`SharpEdges.least`: a torus's ridges under a 64² cloth),
+# the Verlet list leaves out the cloth edges shorter than the least of those at the pass's start and end (whose pairs
+# `SharpEdges.pairs` drops), checks them every pass and queries those grown long (their ends anchored afresh): the
+# pass gets the same pairs (bit-identical) without querying, listing and boxing theirs (docs/design.md, round 20
+# (ridge23)).
+SHORT_UNLISTED = True
 _CULL_ROUNDING = 1e-9  # m
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
@@ -260,7 +274,7 @@ class SharpEdges:
         self.still = start is None
         self.radius = radius
         table = None if start is None else kept_edge_table(mesh)
-        self.tri, self.k, other, other_k, thin, braked, least = _sharp_edges(
+        self.tri, self.k, other, other_k, thin, braked, least, ends_only = _sharp_edges(
             mesh.triangles, mesh.vertices, mesh.normals, mesh.heights, radius, table, rounded, mesh.outward, gap
         )
         # Sides of a rod or bar thinner than a cloth edge: a hanging cloth needs the pass every substep there.
@@ -273,6 +287,7 @@ class SharpEdges:
         self.braked = np.zeros(0, dtype=bool)
         # The least cloth edge length each is sharp for (0: any; CLOSED_APEX_NEAR's apexes).
         self.least = np.zeros(0)
+        self.ends_only = np.zeros(0, dtype=bool)  # CLOSED_APEX_NEAR's (OUTSIDE_ENDS_ONLY)
         self.open_rims = np.zeros(0, dtype=bool)  # the edges on one face (or more than two)
         self.open = False
         if len(self.tri):
@@ -298,6 +313,7 @@ class SharpEdges:
                 self.c_other[:, two] = far
             self.braked = braked
             self.least = least
+            self.ends_only = ends_only
             # Where a cloth edge through the face goes out across the edge: a rim (one face, or more than
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
@@ -308,6 +324,7 @@ class SharpEdges:
         self.any_braked = bool(self.braked.any())  # (asked on every `collide_edges` call)
         self.any_thin = bool(self.thin.any())
         self.any_least = bool(self.least.any())
+        self.any_ends_only = bool(self.ends_only.any())
         self.a0, self.b0, self.c0 = self.a, self.b, self.c
         if start is not None and len(self.tri):
             rows = start.take(self.tri, axis=0)[:, :9].T.reshape(3, 3, -1)  # (corner, axis, edge) at the start
@@ -346,7 +363,7 @@ class SharpEdges:
             self.tri, self.k, self.rim, self.thin, self.width, self.width_other, self.braked, self.open_rims = (
                 m.take(keep) for m in kept
             )
-            self.least = self.least.take(keep)
+            self.least, self.ends_only = self.least.take(keep), self.ends_only.take(keep)
             self.a, self.b, self.c, self.c_other, self.into, self.into_other = (
                 m.take(keep, axis=1) for m in (self.a, self.b, self.c, self.c_other, self.into, self.into_other)
             )
@@ -370,7 +387,8 @@ class SharpEdges:
 
     def _subset(self, keep: np.ndarray) -> SharpEdges:
         part = object.__new__(SharpEdges)
-        for name in ("tri", "k", "rim", "thin", "creased", "width", "width_other", "braked", "open_rims", "least"):
+        names = ("tri", "k", "rim", "thin", "creased", "width", "width_other", "braked", "open_rims", "least")
+        for name in (*names, "ends_only"):
             setattr(part, name, getattr(self, name).take(keep))
         part.radius = self.radius
         columns = ("a", "b", "c", "c_other", "a0", "b0", "c0", "into", "into_other", "along", "wedge_from", "wedge_to")
@@ -380,6 +398,7 @@ class SharpEdges:
         part.any_braked = bool(part.braked.any())
         part.any_thin = bool(part.thin.any())
         part.any_least = bool(part.least.any())
+        part.any_ends_only = bool(part.ends_only.any())
         part._faces, part._support, part._planes = None, None, None
         part._grid, part._grid_gap, part._lists = None, -1.0, []
         return part
@@ -411,6 +430,8 @@ class SharpEdges:
         if found is None:
             skin = (_SKIN if self.still else _FRAME_SKIN) * longest
             found = _EdgeList(edges, n, gap, skin, _LEAST_SKIN * longest if self.still else skin)
+            if SHORT_UNLISTED and self.any_least:
+                found.shortest = float(self.least.min())
             self._lists = [found, *self._lists[:7]]
         planes = _planes_of(self) if CULL_APART and self.still else None
         pairs = found.pairs(inv_mass, p0, p1, grid, planes)
@@ -469,6 +490,12 @@ class _EdgeList:
         self._step = np.empty((3, n))
         self._clearance: tuple = (None, None)  # (the grid, a Clearance of its boxes: `_room`)
         self.room = np.full(n, -np.inf)  # each vertex's room at its anchor (`_room`; -inf: none known)
+        # The least cloth edge length the sharp edges are sharp for (`SharpEdges.least`, 0: any): a cloth edge
+        # shorter at a pass's start and end is not listed (`_short`), and is queried when it is no longer so
+        # (SHORT_UNLISTED).
+        self.shortest = 0.0
+        self._short = np.zeros(len(edges), dtype=bool)
+        self._short_ids = _EMPTY
 
     def pairs(self, inv_mass, p0, p1, grid, planes=None):
         """(e, s, i, j, start, end, travel): the listed pairs whose cloth edge's swept box meets the sharp edge's
@@ -480,11 +507,19 @@ class _EdgeList:
         # A vertex's stray from its anchor is at most its bound at the last pass plus its motion since: only when
         # that passes its reach somewhere is the stray measured (the same queries; resting cloth measures none).
         drift = np.add(self.drift, moved, out=self.drift)
-        if (drift > _BOUND_SHORT * self.reach).any():
+        grown = None  # (SHORT_UNLISTED: the unlisted short edges grown long, their ends queried afresh)
+        if len(self._short_ids):
+            grown = self._short_ids.compress(~self._shorter(self._short_ids, p0, p1))
+            grown = None if len(grown) == 0 else grown
+        if grown is not None or (drift > _BOUND_SHORT * self.reach).any():
             stray = squared_stray(p0, p1, self.anchor, self._stray, self._step)
             np.sqrt(stray, out=stray)
-            if (stray > self.reach).any():
-                self._query(stray > _REFRESH * self.reach, inv_mass, p0, p1, grid)
+            if grown is not None or (stray > self.reach).any():
+                strayed = stray > _REFRESH * self.reach
+                if grown is not None:
+                    strayed[self._ends[0].take(grown)] = True
+                    strayed[self._ends[1].take(grown)] = True
+                self._query(strayed, inv_mass, p0, p1, grid)
             np.copyto(drift, stray)  # (>= each vertex's distance at p1 from its anchor; 0 where anchored afresh)
         self.last[...] = p1
         if len(self.e) == 0:
@@ -559,6 +594,11 @@ class _EdgeList:
             self._movable = (inv_mass, (inv_mass.take(first) > 0.0) | (inv_mass.take(second) > 0.0))
         again &= self._movable[1]
         use = again.nonzero()[0]
+        if self.shortest > 0.0 and len(use):  # (SHORT_UNLISTED: short for every sharp edge, not listed)
+            short = self._shorter(use, p0, p1)
+            self._short[use] = short
+            self._short_ids = self._short.nonzero()[0]
+            use = use.compress(~short)
         if len(use) == 0:
             return
         # Each edge's box: its ends' anchors and starts (a strayed vertex's start may be far from its new anchor).
@@ -595,6 +635,17 @@ class _EdgeList:
             a, b = self.last.take(i, axis=1), self.last.take(j, axis=1)
             apart = _box_apart(np.minimum(a, b), np.maximum(a, b), grid.low.take(s, axis=1), grid.high.take(s, axis=1))
             self.apart = np.concatenate([self.apart, apart])
+
+    def _shorter(self, e, p0, p1) -> np.ndarray:
+        """Whether each cloth edge e is shorter than `shortest` at this pass's start and end (as `SharpEdges.pairs`
+        measures them: it drops such an edge's pairs with every sharp edge)."""
+        i, j = self._ends[0].take(e), self._ends[1].take(e)
+        least = self.shortest * self.shortest
+        span = p0.take(j, axis=1) - p0.take(i, axis=1)
+        short = dot(span, span) < least
+        span = p1.take(j, axis=1) - p1.take(i, axis=1)
+        short &= dot(span, span) < least
+        return short
 
     def _room(self, grid, points) -> np.ndarray:
         """How far (along any axis) each of points (3, k) may move and stay clear of every sharp edge's box."""
@@ -674,7 +725,8 @@ def _sharp_edges(
     table: the triangles' `EdgeTable` when known (a deforming mesh keeps it). gap: the distance kept from the
     mesh (0: unknown; a closed mesh's apexes then by CLOSED_APEX_DIP alone)."""
     if len(triangles) == 0:
-        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), np.zeros(0)
+        none = np.zeros(0, dtype=bool)
+        return _EMPTY, _EMPTY, _EMPTY, _EMPTY, none, none, np.zeros(0), none
     still = table is None
     if table is None:
         table = edge_table(triangles, vertices)
@@ -690,6 +742,7 @@ def _sharp_edges(
     thin = np.zeros(len(sharp), dtype=bool)
     braked = np.zeros(len(sharp), dtype=bool)
     least = np.zeros(len(sharp))
+    ends_only = np.zeros(len(sharp), dtype=bool)
     if max(radius, rounded) > 0.0:
         # The faces' widths across the edge w (the lesser height) and the bend theta between them: a
         # polygon of sides w bending theta at each corner has a circumradius w / (2 sin(theta / 2)) (an
@@ -721,10 +774,16 @@ def _sharp_edges(
                 # CLOSED_RIDGES).
                 lever = np.minimum(0.5 * radius, narrow)
                 dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
-                ridge_dip = dip
+                half_cosine = np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
+                ridge = lever * half_sine > dip * half_cosine
+                ridge_near = gapped = for_all = None
                 if outward and CLOSED_RIDGE_GAP and gap > 0.0:  # (see CLOSED_RIDGE_GAP: no L / 12 floor)
-                    ridge_dip = min(dip, 0.5 * gap)
-                ridge = lever * half_sine > ridge_dip * np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
+                    ridge_dip = min(dip, CLOSED_RIDGE_DIP * gap)
+                    gapped = lever * half_sine > ridge_dip * half_cosine
+                    if CLOSED_RIDGE_NEAR:  # (those by the gap alone: sharp for the cloth edges that dip so: `least`)
+                        ridge_near = gapped & ~ridge
+                    else:
+                        ridge = gapped
                 if SHALLOW_APEXES:
                     if angles is None:
                         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
@@ -741,11 +800,24 @@ def _sharp_edges(
                             near, need = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, near_dip)
                             near &= ~(apex | ridge | bent | tight) & (cos < _COS_TAPER_BEND)
                     ridge |= apex & (cos < _COS_TAPER_BEND)
+                    for_all = ridge.copy()
                     if near is not None:
                         if convex is not None:
                             near &= convex
                         least[pair] = np.where(near, 2.0 * need, 0.0)
+                        # (OUTSIDE_ENDS_ONLY: the apexes' alone, not the ridges' by the gap)
+                        ends_only[pair] = near if gapped is None else near & ~gapped
                         ridge |= near
+                if ridge_near is not None:
+                    ridge_near &= ~((ridge if for_all is None else for_all) | bent | tight)  # (sharp for all: not)
+                    if convex is not None:
+                        ridge_near &= convex
+                    if ridge_near.any():
+                        on = ridge_near.nonzero()[0]
+                        asks = 2.0 * ridge_dip * half_cosine.take(on) / np.maximum(half_sine.take(on), _EPS)
+                        was = least[pair.take(on)]
+                        least[pair.take(on)] = np.where(was > 0.0, np.minimum(was, asks), asks)
+                        ridge |= ridge_near
                 if convex is not None:
                     ridge &= convex
                     braked[pair] = ridge & ~bent & ~tight  # (a closed mesh's: the ridges alone)
@@ -759,7 +831,8 @@ def _sharp_edges(
     sharp[pair] = bent
     which = sharp.nonzero()[0]
     return (table.first_t.take(which), table.first_k.take(which), table.second_t.take(which),
-            table.second_k.take(which), thin.take(which), braked.take(which), least.take(which))  # fmt: skip
+            table.second_k.take(which), thin.take(which), braked.take(which), least.take(which),
+            ends_only.take(which))  # fmt: skip
 
 
 def _at_apexes(normals, heights, table: EdgeTable, pair, angles, lever: float, dip: float):
@@ -1481,7 +1554,7 @@ def collide_edges(
     contact &= ~in_wedge
     if any_through:
         contact |= through
-    if OUTSIDE_ENDS_ONLY and sharp.any_least and collider.mesh.outward:
+    if OUTSIDE_ENDS_ONLY and sharp.any_ends_only and collider.mesh.outward:
         contact &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), contact, gap)
     hit = contact.nonzero()[0]
     near = _EMPTY
@@ -1492,7 +1565,7 @@ def collide_edges(
         near = (dist1 < reach) & ~contact & ~in_wedge
         if sharp.any_thin:
             near &= ~sharp.thin.take(s)
-        if OUTSIDE_ENDS_ONLY and sharp.any_least and collider.mesh.outward:
+        if OUTSIDE_ENDS_ONLY and sharp.any_ends_only and collider.mesh.outward:
             near &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), near, gap)
         near = near.nonzero()[0]
     if len(hit) == 0 and len(near) == 0:
@@ -1656,7 +1729,7 @@ def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndar
     `mesh`, under both of the sharp edge's faces' planes by more than _INSIDE_DEPTH gaps (see OUTSIDE_ENDS_ONLY). Only
     such ends are tested (ray parity), so a cloth lying on the mesh costs a few products."""
     found = np.zeros(len(s), dtype=bool)
-    asked = (asked & (sharp.least.take(s) > 0.0)).nonzero()[0]
+    asked = (asked & sharp.ends_only.take(s)).nonzero()[0]
     if len(asked) == 0:
         return found
     at = s.take(asked)
