@@ -500,11 +500,11 @@ def collide_cloth_corners(
         # Only from supports the cloth was pulled through: a cloth resting on a
         # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
         if len(found.overloaded):
-            verts = found.verts.take(found.overloaded, axis=0)
-            if SEED_NEAREST:
-                nearest = np.argmax(found.beta.take(found.overloaded, axis=1), axis=0)
-                seeds = np.take_along_axis(verts, nearest[:, None], axis=1).ravel()
+            if SEED_NEAREST:  # (each contact's vertex of the largest barycentric: one take of the (H, 3) rows)
+                nearest = found.beta.take(found.overloaded, axis=1).argmax(axis=0)
+                seeds = found.verts.take(found.overloaded * 3 + nearest)
             else:
+                verts = found.verts.take(found.overloaded, axis=0)
                 seeds = verts[found.weights.take(found.overloaded, axis=1).T > 0.0]
             slack, reach = support
             # (hanging edges only from a mesh with rod ends: on a pointed rod it let a triangulated 64² cloth's
@@ -523,8 +523,8 @@ def collide_cloth_corners(
             if len(facing) == 0:
                 continue
             carries = found.carries.take(facing)  # (each contact's nearest vertex, as SEED_NEAREST)
-            nearest = np.argmax(found.beta.take(carries, axis=1), axis=0)
-            seeds = np.take_along_axis(found.verts.take(carries, axis=0), nearest[:, None], axis=1).ravel()
+            nearest = found.beta.take(carries, axis=1).argmax(axis=0)
+            seeds = found.verts.take(carries * 3 + nearest)
             points, normals = points.take(facing, axis=1), normals.take(facing, axis=1)
             mu = combined_friction(friction, collider.friction)
             support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals, mu)

@@ -632,9 +632,11 @@ class _EdgeList:
             self.e, self.s = np.concatenate([self.e, e]), np.concatenate([self.s, s])
             self.i, self.j = np.concatenate([self.i, i]), np.concatenate([self.j, j])
             # (at the last pass's places, as the kept pairs': `pairs` brings all to this pass)
-            a, b = self.last.take(i, axis=1), self.last.take(j, axis=1)
-            apart = _box_apart(np.minimum(a, b), np.maximum(a, b), grid.low.take(s, axis=1), grid.high.take(s, axis=1))
-            self.apart = np.concatenate([self.apart, apart])
+            kept = len(self.apart)
+            apart = np.empty(kept + len(s))
+            apart[:kept] = self.apart
+            _ends_apart(self.last, i, j, grid.low, grid.high, s, apart[kept:])
+            self.apart = apart
 
     def _shorter(self, e, p0, p1) -> np.ndarray:
         """Whether each cloth edge e is shorter than `shortest` at this pass's start and end (as `SharpEdges.pairs`
@@ -670,11 +672,37 @@ def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
     return np.maximum(out, other, out=out)
 
 
+def _ends_apart(points, i, j, box_low, box_high, s, out) -> np.ndarray:
+    """`_box_apart` of the boxes of points (3, N) i and j (P,) from boxes s (P,) of box_low..box_high (3, S), into
+    out (P,), row by row in blocks of _APART_BLOCK (the same values, with no temporaries the size of the list: a
+    query may add ~35,000 pairs, and a fresh array that large costs more in page faults than its arithmetic)."""
+    for start in range(0, len(s), _APART_BLOCK):
+        block = slice(start, start + _APART_BLOCK)
+        ib, jb, sb, apart = i[block], j[block], s[block], out[block]
+        for k in range(3):
+            a, b = points[k].take(ib), points[k].take(jb)
+            low, high = np.minimum(a, b), np.maximum(a, b, out=a)
+            row = np.subtract(box_low[k].take(sb), high, out=apart if k == 0 else high)
+            np.maximum(row, np.subtract(low, box_high[k].take(sb), out=low), out=row)
+            if k:
+                np.maximum(apart, row, out=apart)
+        np.maximum(apart, 0.0, out=apart)
+    return out
+
+
+_APART_BLOCK = 4096  # (32 KB temporaries: they come back from the allocator's free lists, no page faults)
+
+
 def _box_apart(low, high, box_low, box_high) -> np.ndarray:
     """Distance (largest along an axis) from each box low..high (3, P) (a cloth edge's ends') to each box
     box_low..box_high: the cloth edge's swept box cannot meet it unless an end moves that far."""
-    apart = np.maximum(box_low - high, low - box_high)
-    return np.maximum(apart.max(axis=0), 0.0)
+    # Row by row into one array (the same maxima: exact; ~1/3 of the (3, P) temporaries and no strided reduction)
+    apart = np.subtract(box_low[0], high[0])
+    np.maximum(apart, np.subtract(low[0], box_high[0]), out=apart)
+    for k in (1, 2):
+        np.maximum(apart, np.subtract(box_low[k], high[k]), out=apart)
+        np.maximum(apart, np.subtract(low[k], box_high[k]), out=apart)
+    return np.maximum(apart, 0.0, out=apart)
 
 
 _SHARP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> {radius: its SharpEdges}

@@ -53,3 +53,22 @@ def test_the_edge_lists_cull_changes_no_drape_and_hands_out_fewer_pairs(scene, k
     assert np.array_equal(culled, plain)
     # (a ball's ridges' boxes are wide: many pairs beyond a ridge's planes; the box's rims are met near them)
     assert handed_culled < handed_plain if scene in ("ball", "dome") else handed_culled <= handed_plain
+
+
+@pytest.mark.parametrize("count", [0, 7, 4096, 4097, 9000])
+def test_the_edge_lists_separation_bounds_are_the_box_formulas(count):
+    """The list's separation bounds, row by row (`_box_apart`) and in blocks into the list's array (`_ends_apart`,
+    round 20 (tablecost23): no list-sized temporaries), are the (3, P) formula's to the last bit, across block ends."""
+    rng = np.random.default_rng(count)
+    points = rng.normal(size=(3, 300))
+    low = rng.normal(size=(3, 40))
+    high = low + rng.random((3, 40))
+    i, j, s = rng.integers(0, 300, count), rng.integers(0, 300, count), rng.integers(0, 40, count)
+    a, b = points.take(i, axis=1), points.take(j, axis=1)
+    apart = np.maximum(low.take(s, axis=1) - np.maximum(a, b), np.minimum(a, b) - high.take(s, axis=1))
+    expected = np.maximum(apart.max(axis=0, initial=-np.inf), 0.0)
+    out = np.full(count + 3, np.nan)
+    edge_contacts._ends_apart(points, i, j, low, high, s, out[3:])
+    assert np.array_equal(out[3:], expected) and np.isnan(out[:3]).all()
+    found = edge_contacts._box_apart(np.minimum(a, b), np.maximum(a, b), low.take(s, axis=1), high.take(s, axis=1))
+    assert np.array_equal(found, expected)
