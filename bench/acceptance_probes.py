@@ -622,14 +622,11 @@ def bake_compare(s, c):
     print("RESULT bake_vs_preview max diff m", d)
 
 
-def arm_cylinder():
-    """Cylinder (2 m tall, 0.15 r) skinned to 2 bones; the top bone bends 70 deg over frames 10-30 under a draped cloth."""
-    reset()
+def bent_cylinder():
+    """A cylinder (1.2 m tall, 0.15 r, its sides cut 11 times) skinned to 2 bones; the top bone bends 70 deg over
+    frames 10-30. Returns the cylinder (arm_cylinder, and acceptance_probes_r20.arm_bl beside Blender's Cloth)."""
     bpy.ops.mesh.primitive_cylinder_add(radius=0.15, depth=1.2, vertices=24, location=(0, 0, 0.6))
     cy = bpy.context.active_object
-    bpy.ops.object.mode_set(mode="EDIT")
-    bpy.ops.mesh.loopcut_slice(MESH_OT_loopcut={"number_cuts": 11, "edge_index": 1}) if False else None
-    bpy.ops.object.mode_set(mode="OBJECT")
     bm = bmesh.new()
     bm.from_mesh(cy.data)
     side = [e for e in bm.edges if abs(e.verts[0].co.z - e.verts[1].co.z) > 0.1]
@@ -648,15 +645,20 @@ def arm_cylinder():
     b2.parent = b1
     b2.use_connect = True
     bpy.ops.object.mode_set(mode="OBJECT")
-    activate(ao, cy)
-    activate(cy, ao)
-    bpy.context.view_layer.objects.active = ao
+    activate(ao, cy)  # (both selected, the rig active: parent_set's armature)
     bpy.ops.object.parent_set(type="ARMATURE_AUTO")
     pb = ao.pose.bones["Upper"]
     pb.rotation_mode = "XYZ"
     pb.keyframe_insert("rotation_euler", frame=10)
     pb.rotation_euler = (math.radians(70), 0, 0)
     pb.keyframe_insert("rotation_euler", frame=30)
+    return cy
+
+
+def arm_cylinder():
+    """The armature-bent cylinder (`bent_cylinder`) under a draped cloth."""
+    reset()
+    cy = bent_cylinder()
     make_collider(cy)
     print("kind", cy.verlet_cloth_collider.kind, "mods", [m.type for m in cy.modifiers])
     _drop([cy], "arm_cylinder", size=1.0, kind=KIND, frames=48, every=3)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import acceptance_probes as A  # noqa: E402  (starts Blender and enables the add-on)
-import bpy, bmesh  # noqa: E402
+import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 BL = os.environ.get("BL", "0") == "1"
@@ -354,37 +354,10 @@ def pillow():
 
 
 def arm_bl():
-    """Round 18's armature-bent cylinder (acceptance_probes.arm_cylinder) beside Blender's Cloth."""
+    """Round 18's armature-bent cylinder (acceptance_probes.bent_cylinder) beside Blender's Cloth."""
     scene()
     floor()
-    bpy.ops.mesh.primitive_cylinder_add(radius=0.15, depth=1.2, vertices=24, location=(0, 0, 0.6))
-    cy = bpy.context.active_object
-    bm = bmesh.new()
-    bm.from_mesh(cy.data)
-    side = [e for e in bm.edges if abs(e.verts[0].co.z - e.verts[1].co.z) > 0.1]
-    bmesh.ops.subdivide_edges(bm, edges=side, cuts=11, use_grid_fill=True)
-    bm.to_mesh(cy.data)
-    bm.free()
-    arm = bpy.data.armatures.new("Rig")
-    ao = bpy.data.objects.new("Rig", arm)
-    A.link(ao)
-    A.activate(ao)
-    bpy.ops.object.mode_set(mode="EDIT")
-    b1 = arm.edit_bones.new("Lower")
-    b1.head, b1.tail = (0, 0, 0), (0, 0, 0.6)
-    b2 = arm.edit_bones.new("Upper")
-    b2.head, b2.tail = (0, 0, 0.6), (0, 0, 1.2)
-    b2.parent = b1
-    b2.use_connect = True
-    bpy.ops.object.mode_set(mode="OBJECT")
-    A.activate(cy, ao)
-    bpy.context.view_layer.objects.active = ao
-    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
-    pb = ao.pose.bones["Upper"]
-    pb.rotation_mode = "XYZ"
-    pb.keyframe_insert("rotation_euler", frame=10)
-    pb.rotation_euler = (math.radians(70), 0, 0)
-    pb.keyframe_insert("rotation_euler", frame=30)
+    cy = A.bent_cylinder()
     collider(cy)
     drop([cy], "arm_bl", size=1.0, n=N, every=3)
 
