@@ -674,19 +674,13 @@ def squared_stray(p0, p1, reference, out, step) -> np.ndarray:
 
 def _ends_apart(points, i, j, box_low, box_high, s, out) -> np.ndarray:
     """`_box_apart` of the boxes of points (3, N) i and j (P,) from boxes s (P,) of box_low..box_high (3, S), into
-    out (P,), row by row in blocks of _APART_BLOCK (the same values, with no temporaries the size of the list: a
-    query may add ~35,000 pairs, and a fresh array that large costs more in page faults than its arithmetic)."""
+    out (P,), in blocks of _APART_BLOCK (the same values, with no temporaries the size of the list: a query may add
+    ~35,000 pairs, and a fresh array that large costs more in page faults than its arithmetic)."""
     for start in range(0, len(s), _APART_BLOCK):
         block = slice(start, start + _APART_BLOCK)
-        ib, jb, sb, apart = i[block], j[block], s[block], out[block]
-        for k in range(3):
-            a, b = points[k].take(ib), points[k].take(jb)
-            low, high = np.minimum(a, b), np.maximum(a, b, out=a)
-            row = np.subtract(box_low[k].take(sb), high, out=apart if k == 0 else high)
-            np.maximum(row, np.subtract(low, box_high[k].take(sb), out=low), out=row)
-            if k:
-                np.maximum(apart, row, out=apart)
-        np.maximum(apart, 0.0, out=apart)
+        a, b, sb = points.take(i[block], axis=1), points.take(j[block], axis=1), s[block]
+        low, high = np.minimum(a, b), np.maximum(a, b, out=a)
+        out[block] = _box_apart(low, high, box_low.take(sb, axis=1), box_high.take(sb, axis=1))
     return out
 
 
