@@ -129,6 +129,11 @@ def test_a_dissolved_grid_is_a_plane_of_simple_polygons_each_side_shared_once():
     directed = [(f[i], f[(i + 1) % len(f)]) for f in faces for i in range(len(f))]
     assert len(set(directed)) == len(directed)  # no side twice the same way: consistently wound, no pinch
     assert all(len(set(f)) == len(f) for f in faces)  # simple loops
-    area = sum(0.5 * np.sum(np.cross(vertices[f][:, :2], np.roll(vertices[f], -1, axis=0)[:, :2])) for f in faces)
+
+    def shoelace(xy):  # twice the signed area of a polygon (np.cross of 2-D vectors is deprecated in NumPy 2)
+        following = np.roll(xy, -1, axis=0)
+        return np.sum(xy[:, 0] * following[:, 1] - xy[:, 1] * following[:, 0])
+
+    area = sum(0.5 * shoelace(vertices[f][:, :2]) for f in faces)
     assert abs(area - 1.0) < 1e-9  # counter-clockwise, covering the 1 m square once
     assert len(np.unique(np.concatenate(faces))) == len(vertices)  # no vertex left loose
