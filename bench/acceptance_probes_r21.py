@@ -7,7 +7,7 @@ Collision modifiers on the same scene; the grids; `drop`, `go`). Usage (from a c
   VC_ROOT=$PWD BL=0|1 KIND=tri|quad|jit N=20 FRAMES=48 EVERY=2 .venv/bin/python bench/acceptance_probes_r21.py <case>
 cases (colliders): screw_shade spin_vase suzanne_head (MIRROR=0|1) rigid_drop rigid_cli follow_path (FOLLOW=0|1, FPS=24|60) wind_wall
 cases (the user's data and actions, ours only): auto_smooth apply_after_bake join_separate delta_transforms
-  append_baked
+  append_baked driven_wind two_scenes link_baked
 cases (beside Blender's Cloth): blender_cloth_under (ours: a napkin on a tablecloth of Blender's Cloth)
 """
 
@@ -179,7 +179,7 @@ def follow_path():
 
 def wind_wall():
     """A 1.2 x 1.6 m curtain pinned along its top by a vertex group, a Wind force field (Add > Force Field > Wind)
-    turned to blow along +Y (strength 8: ours 8 m/s; Blender's Cloth: strength 8 of its units), a wall (a 3 x 0.1 x 2 m
+    turned to blow along +Y (strength WIND=8: ours 8 m/s; Blender's Cloth reads it as a force: 300 to press it on the wall), a wall (a 3 x 0.1 x 2 m
     box) 0.2 m behind; every 2nd frame."""
     s = R.scene()
     R.floor()
@@ -606,6 +606,195 @@ def append_baked():
         s.frame_set(f)
         d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
     print("RESULT appended re-bake = first bake, max diff", d, flush=True)
+
+
+def driven_wind():
+    """A curtain pinned along its top whose Wind Speed (`verlet_cloth.wind_strength`) is driven (a driver: an Empty's
+    Z location x 10, a simple expression) and whose wind direction +Y; the Empty keyed from z 0 to 1 over frames 10-14
+    (0 -> 10 m/s); a box collider whose X location is driven by the same Empty (x = z - 0.5). The preview, the Bake
+    operator and `tools/bake.py` of the saved file at every 4th frame; scene.frame_step 2 (the playback step) too."""
+    import subprocess, time as _t
+
+    s = R.scene()
+    s.frame_end = 32
+    s.frame_step = 2
+    e = bpy.data.objects.new("Knob", None)
+    A.link(e)
+    e.location = (0, 0, 0)
+    e.keyframe_insert("location", frame=10)
+    e.location = (0, 0, 1)
+    e.keyframe_insert("location", frame=14)
+    b = A.box("Box", (0.2, 0.2, 0.2), (0, 0.3, 0.5))
+    fc = b.driver_add("location", 0)
+    v = fc.driver.variables.new()
+    v.name, v.type = "z", "TRANSFORMS"
+    v.targets[0].id = e
+    v.targets[0].transform_type = "LOC_Z"
+    fc.driver.expression = "z - 0.5"
+    R.collider(b)
+    c = R.blender_grid(n=N, size=1.0)
+    c.rotation_euler = (math.radians(90), 0, 0)
+    c.location = (0, 0, 1.0)
+    g = c.vertex_groups.new(name="Pins")
+    g.add([v.index for v in c.data.vertices if v.co.y > 0.49], 1.0, "REPLACE")
+    bpy.context.view_layer.update()
+    R.cloth(c, bend=0.05, pin="Pins")
+    c.verlet_cloth.wind_direction = (0, 1, 0)
+    fc = c.driver_add("verlet_cloth.wind_strength")
+    v = fc.driver.variables.new()
+    v.name, v.type = "z", "TRANSFORMS"
+    v.targets[0].id = e
+    v.targets[0].transform_type = "LOC_Z"
+    fc.driver.expression = "z * 10"
+    path = os.path.join(A._scratch, "driven.blend")
+    out = os.path.join(A._scratch, "driven_out.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    live, ymax, worst = {}, {}, [0, 0, 0.0]
+    for f in range(1, 33):
+        s.frame_set(f)
+        P, T, E = A.world_mesh(c)
+        ymax[f] = round(float(P[:, 1].max()), 3)
+        ins, dep, cr, dip = A.against_colliders(P, E, [b])
+        worst = [max(worst[0], ins), max(worst[1], cr), max(worst[2], dip)]
+        if f % 4 == 0:
+            live[f] = P.copy()
+    print("wind", c.verlet_cloth.wind_strength, "curtain y max by frame", ymax, flush=True)
+    print("RESULT driven: in / thr / deepest", worst, "box x at 32", round(b.matrix_world.translation.x, 3), flush=True)
+    s.frame_set(1)
+    A.activate(c)
+    print("bake", bpy.ops.verlet_cloth.bake(), flush=True)
+    d = 0.0
+    for f, P in live.items():
+        s.frame_set(f)
+        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    print("RESULT driven: bake - preview", d, flush=True)
+    cmd = [sys.executable, str(A.ROOT / "tools" / "bake.py"), "bake", path, "--output", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    print("bake.py rc", r.returncode, r.stdout[-200:], r.stderr[-300:], flush=True)
+    bpy.ops.wm.open_mainfile(filepath=out)
+    s = bpy.context.scene
+    c = bpy.data.objects["Cloth"]
+    d = 0.0
+    for f, P in live.items():
+        s.frame_set(f)
+        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    print("RESULT driven: tools/bake.py - preview", d, "baked", c.verlet_cloth.baked, flush=True)
+
+
+def two_scenes():
+    """Object > Link/Transfer Data > Link Objects to Scene: a cloth and its box in scene A (24 fps, a floor) and scene
+    B (60 fps, no floor, the box only). Play A 1-12, switch the window to B and play B 1-12, back to A 13-24; then Bake
+    in A. Each step's report, the cloth finite, where it is."""
+    sa = R.scene()
+    sa.frame_end = 24
+    R.floor()
+    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
+    R.collider(b)
+    c = R.blender_grid(n=N, size=1.0)
+    c.location = (0, 0, 0.55)
+    R.cloth(c, bend=0.05)
+    sb = bpy.data.scenes.new("B")
+    sb.render.fps = 60
+    sb.frame_start, sb.frame_end = 1, 24
+    sb.collection.objects.link(c)
+    sb.collection.objects.link(b)
+    win = bpy.context.window
+
+    def show(tag, scene):
+        P = A.world_mesh(c)[0]
+        ins, dep, cr, dip = A.against_colliders(P, A.world_mesh(c)[2], [b])
+        print(
+            tag,
+            scene.name,
+            scene.frame_current,
+            "finite",
+            bool(np.isfinite(P).all()),
+            "zmin",
+            round(float(P[:, 2].min()), 3),
+            "zmean",
+            round(float(P[:, 2].mean()), 3),
+            "in/thr",
+            ins,
+            cr,
+            flush=True,
+        )
+
+    for f in range(1, 13):
+        sa.frame_set(f)
+    show("A", sa)
+    PA12 = A.world_mesh(c)[0].copy()
+    win.scene = sb
+    for f in range(1, 13):
+        sb.frame_set(f)
+    show("B", sb)
+    win.scene = sa
+    P12 = A.world_mesh(c)[0].copy()
+    sa.frame_set(13)
+    print("shown on return to A 12 vs A's own 12", round(float(np.abs(P12 - PA12).max()), 4), flush=True)
+    print(
+        "A 12 (after B) -> 13: largest move",
+        round(float(np.linalg.norm(A.world_mesh(c)[0] - P12, axis=1).max()), 4),
+        flush=True,
+    )
+    for f in range(14, 25):
+        sa.frame_set(f)
+    show("A again", sa)
+    sa.frame_set(1)
+    A.activate(c)
+    try:
+        print("bake in A", bpy.ops.verlet_cloth.bake(), flush=True)
+    except RuntimeError as e:
+        print("bake in A refused:", str(e).strip()[:300], flush=True)
+    sa.frame_set(24)
+    show("A baked", sa)
+    win.scene = sb
+    sb.frame_set(24)
+    show("B with the bake", sb)
+
+
+def link_baked():
+    """File > Link (not Append) of a baked cloth (and its box and floor) from a saved file into a new one: it plays
+    the bake; each operator on it answers with a sentence (no traceback)."""
+    s = R.scene()
+    s.frame_end = 16
+    R.floor()
+    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
+    R.collider(b)
+    c = R.blender_grid(n=N, size=1.0)
+    c.location = (0, 0, 0.55)
+    R.cloth(c, bend=0.05)
+    A.activate(c)
+    print("bake", bpy.ops.verlet_cloth.bake(), flush=True)
+    ref = {}
+    for f in (1, 8, 16):
+        s.frame_set(f)
+        ref[f] = A.world_mesh(c)[0].copy()
+    path = os.path.join(A._scratch, "tolink.blend")
+    bpy.ops.wm.save_as_mainfile(filepath=path)
+    A.reset()
+    s = bpy.context.scene
+    s.frame_end = 16
+    with bpy.data.libraries.load(path, link=True) as (src, dst):
+        dst.objects = [n for n in src.objects if n in ("Cloth", "Box", "Floor")]
+    for o in dst.objects:
+        s.collection.objects.link(o)
+    c = bpy.data.objects["Cloth"]
+    d = 0.0
+    for f, P in ref.items():
+        s.frame_set(f)
+        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    print("RESULT linked plays the bake, max diff", d, "library", c.library is not None, flush=True)
+    for op in ("bake", "free_bake", "reset", "convert", "assign_pins", "make_collider"):
+        A.activate(c)
+        try:
+            print(op, getattr(bpy.ops.verlet_cloth, op)(), flush=True)
+        except RuntimeError as e:
+            print(op, "->", str(e).strip()[:250], flush=True)
+    for f in range(1, 17):
+        s.frame_set(f)
+    print(
+        "RESULT linked after the operators: diff at 16", float(np.abs(A.world_mesh(c)[0] - ref[16]).max()), flush=True
+    )
 
 
 if __name__ == "__main__":
