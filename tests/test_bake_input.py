@@ -590,7 +590,8 @@ def test_a_baked_cloth_linked_from_a_library_is_neither_freed_nor_made_a_collide
     """File ▸ Link of a cloth baked in its own file: it plays its bake, and Free Bake and Make Collider refuse it, as
     Bake, Reset and Make Cloth do (README: every operator refuses an object linked from a library). Before, Free Bake
     took the keys off the linked mesh for the session (the bake back on reopening, the playback 0.46 m off it
-    until then: acceptance_probes_r21.py link_baked) and Make Collider made it a collider that saving forgets."""
+    until then: acceptance_probes_r21.py link_baked) and Make Collider made it (or a library override of it) a collider
+    that saving forgets."""
     scene = setup_scene(blender, 4)
     made = _cloth(blender, "Baked")
     assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
@@ -624,3 +625,12 @@ def test_a_baked_cloth_linked_from_a_library_is_neither_freed_nor_made_a_collide
     activate(blender, box, obj)
     assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}  # the local one is made, the linked one not
     assert box.verlet_cloth_collider.kind == "MESH" and obj.verlet_cloth_collider.kind == "NONE"
+
+    activate(blender, obj)
+    assert blender.ops.object.make_override_library() == {"FINISHED"}
+    override = blender.context.active_object  # a local object over the library's: its setting is lost on reopening
+    assert override.library is None and override.override_library is not None
+    activate(blender, override)
+    result, error = _run(blender, blender.ops.verlet_cloth.make_collider)
+    assert result == {"CANCELLED"} and "library override" in error
+    assert override.verlet_cloth_collider.kind == "NONE"
