@@ -584,3 +584,53 @@ def test_a_cloth_linked_from_a_library_is_refused_with_what_to_do(blender, tmp_p
     activate(blender, override)
     result, error = _run(blender, blender.ops.verlet_cloth.convert)
     assert result == {"CANCELLED"} and "linked from another .blend file" in error  # not "shares its mesh"
+
+
+def test_a_baked_cloth_linked_from_a_library_is_neither_freed_nor_made_a_collider(blender, tmp_path):
+    """File ▸ Link of a cloth baked in its own file: it plays its bake, and Free Bake and Make Collider refuse it, as
+    Bake, Reset and Make Cloth do (README: every operator refuses an object linked from a library). Before, Free Bake
+    took the keys off the linked mesh for the session (the bake back on reopening, the playback 0.46 m off it
+    until then: acceptance_probes_r21.py link_baked) and Make Collider made it (or a library override of it) a collider
+    that saving forgets."""
+    scene = setup_scene(blender, 4)
+    made = _cloth(blender, "Baked")
+    assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
+    scene.frame_set(4)
+    baked = evaluated_positions(blender, made)
+    library = str(tmp_path / "baked.blend")
+    blender.data.libraries.write(library, {made, made.data})
+    blender.data.objects.remove(made)
+    with blender.data.libraries.load(library, link=True) as (_, linked):
+        linked.objects = ["Baked"]
+    obj = linked.objects[0]
+    scene.collection.objects.link(obj)
+    assert obj.library is not None and obj.verlet_cloth.baked
+    scene.frame_set(1)
+    scene.frame_set(4)
+    assert np.abs(evaluated_positions(blender, obj) - baked).max() < 1e-6  # it plays its bake
+    keys = len(obj.data.shape_keys.key_blocks)
+
+    activate(blender, obj)
+    result, error = _run(blender, blender.ops.verlet_cloth.free_bake)
+    assert result == {"CANCELLED"} and "linked from another .blend file" in error and "Make Local" in error
+    assert obj.verlet_cloth.baked and len(obj.data.shape_keys.key_blocks) == keys
+    scene.frame_set(1)
+    scene.frame_set(4)
+    assert np.abs(evaluated_positions(blender, obj) - baked).max() < 1e-6
+
+    result, error = _run(blender, blender.ops.verlet_cloth.make_collider)
+    assert result == {"CANCELLED"} and "'Baked' is linked from another .blend file" in error
+    assert obj.verlet_cloth_collider.kind == "NONE"
+    box = grid_object(blender, "Box", n=3, height=0.0)
+    activate(blender, box, obj)
+    assert blender.ops.verlet_cloth.make_collider() == {"FINISHED"}  # the local one is made, the linked one not
+    assert box.verlet_cloth_collider.kind == "MESH" and obj.verlet_cloth_collider.kind == "NONE"
+
+    activate(blender, obj)
+    assert blender.ops.object.make_override_library() == {"FINISHED"}
+    override = blender.context.active_object  # a local object over the library's: its setting is lost on reopening
+    assert override.library is None and override.override_library is not None
+    activate(blender, override)
+    result, error = _run(blender, blender.ops.verlet_cloth.make_collider)
+    assert result == {"CANCELLED"} and "library override" in error
+    assert override.verlet_cloth_collider.kind == "NONE"
