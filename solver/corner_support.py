@@ -60,7 +60,7 @@ class _Ring(NamedTuple):
     slots: np.ndarray  # (6, E) its outer end's place in the six channels' bincount
     pull_slots: np.ndarray | None  # (3, R) each row's place in the three channels of the pull per seed, or None
     span: slice  # its edges' place among all the rings' (_Rings.outer ...)
-    index: int  # its place among the rings
+    number: int  # its place among the rings
     rows_at: slice  # its rows' place among the seeds' and all the rings' rows (_Rings.local)
     row_span: slice  # their place among the rings' rows alone (_Rings.local less the seeds)
     inner_at: np.ndarray  # (E,) where its inner end is among them
@@ -111,7 +111,8 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
     """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique)."""
     reached = np.zeros(len(graph.starts) - 1, dtype=bool)
     reached[seeds] = True
-    frontier, rings = seeds, []
+    rings: list[_Ring] = []
+    frontier = seeds
     origin = np.arange(len(seeds))  # (the frontier's seeds)
     channels = np.arange(3) * len(seeds)
     first, row = 0, len(seeds)  # (the first ring's edges' and rows' places)
@@ -162,7 +163,7 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
         joined([r.rows_at.start + r.at for r in rings], np.zeros(0, dtype=np.int64)),
         np.concatenate([seeds, rows]),
         (rows[:, None] * 3 + np.arange(3)).ravel(),
-        joined([slots + r.index * 3 * len(seeds) for slots, r in zip(pull_slots, rings)], np.zeros((3, 0), np.int64)),
+        joined([slots + r.number * 3 * len(seeds) for slots, r in zip(pull_slots, rings)], np.zeros((3, 0), np.int64)),
         all(r.pull_slots is not None for r in rings),
         ring_channels,
         {},
@@ -248,7 +249,7 @@ def support_hanging(
                 which = hanging.nonzero()[0]
                 origin = np.zeros(count, dtype=np.int64)
                 origin[ring.at.take(which)] = ring.origin.take(which)
-                pull_slots[:, ring.row_span] = found.channels[ring.index][:, None] + origin
+                pull_slots[:, ring.row_span] = found.channels[ring.number][:, None] + origin
     # (x[rows] -= total[:3].T ring by ring, the same arithmetic; fancy assignment costs twice the put)
     x.put(found.flat, local[0, len(seeds) :])
     x_start.put(found.flat, local[1, len(seeds) :])
