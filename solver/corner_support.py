@@ -57,13 +57,13 @@ class _Ring(NamedTuple):
     rows: np.ndarray  # (R,) the ring's vertices, sorted
     at: np.ndarray  # (E,) where its outer end is among them
     # (kept with the rings so that a call does no arithmetic on topology alone)
-    down: np.ndarray  # (E,) -DOWNHILL x rest: how much its outer end must lie lower to hang
-    tolerance: np.ndarray  # (E,) TOLERANCE x rest
     slots: np.ndarray  # (6, E) its outer end's place in the six channels' bincount
-    row_origin: np.ndarray | None  # (R,) each row's seed when all its edges come from one seed, else None
     pull_slots: np.ndarray | None  # (3, R) each row's place in the three channels of the pull per seed, or None
     span: slice  # its edges' place among all the rings' (_Rings.outer ...)
-    flat: np.ndarray  # (3 R,) its rows' coordinates' places in a flattened (N, 3) array (put and take)
+    number: int  # its place among the rings
+    rows_at: slice  # its rows' place among the seeds' and all the rings' rows (_Rings.local)
+    row_span: slice  # their place among the rings' rows alone (_Rings.local less the seeds)
+    inner_at: np.ndarray  # (E,) where its inner end is among them
 
 
 class _Rings(NamedTuple):
@@ -71,6 +71,15 @@ class _Rings(NamedTuple):
     outer: np.ndarray  # (E,) all the rings' edges' outer ends, ring after ring (unmoved before their ring)
     origin: np.ndarray  # (E,) their seeds
     rest: np.ndarray  # (E,) their rest lengths
+    down: np.ndarray  # (E,) -DOWNHILL x rest: how much lower its outer end must lie to hang
+    tolerance: np.ndarray  # (E,) TOLERANCE x rest
+    outer_at: np.ndarray  # (E,) where their outer ends are among the rows (`local`)
+    local: np.ndarray  # (M,) the seeds, then the rings' rows, ring after ring: the rows a call moves
+    flat: np.ndarray  # (3 (M - S),) the rings' rows' coordinates' places in a flattened (N, 3) array
+    pull_slots: np.ndarray  # (3, M - S) each ring row's place in the bincount of the pull per ring, channel and seed
+    alike: bool  # whether every ring's rows have one seed each (else pull_slots is filled per call where not)
+    channels: np.ndarray  # (rings, 3) each ring's channels' first places in that bincount
+    limits: dict  # {slack: (1 + slack) x rest}
 
 
 _RINGS: dict = {}  # id(graph.neighbours) -> (a weak reference to it, {(seed bytes, count): rings}, {asked: ...})
@@ -78,21 +87,22 @@ _CLOTHS = 8  # cloths kept
 _ASKED = 4 * _CACHED  # seed arrays as asked (unsorted, repeated) kept per cloth
 
 
-def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, _Rings]:
-    """The seeds `asked` sorted and unique, where each is first among them, and the first `count` rings of
-    structural edges breadth first from them. Kept per seed set (the walk) and per seed array as asked (a drape
-    asks 55-80 arrays of 17-49 sets: kept by the array alone, 32 entries thrashed; docs/design.md, round 16
-    (ringbatch19))."""
+def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]:
+    """The seeds `asked` sorted and unique, where each is first among them, the first `count` rings of
+    structural edges breadth first from them, and for each of the rings' edges the place of its seed in `asked`.
+    Kept per seed set (the walk) and per seed array as asked (a drape asks 55-80 arrays of 17-49 sets: kept by the
+    array alone, 32 entries thrashed; docs/design.md, round 16 (ringbatch19))."""
     entry = _RINGS.get(id(graph.neighbours))
     if entry is None or entry[0]() is not graph.neighbours:
         _RINGS.pop(id(graph.neighbours), None)  # (a dead cloth's: its id taken again)
         entry = kept(_RINGS, id(graph.neighbours), _CLOTHS, lambda: (weakref.ref(graph.neighbours), {}, {}))
     by_set: dict[tuple[bytes, int], _Rings] = entry[1]
-    by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings]] = entry[2]
+    by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]] = entry[2]
 
-    def walked() -> tuple[np.ndarray, np.ndarray, _Rings]:
+    def walked() -> tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]:
         seeds, first = np.unique(asked, return_index=True)
-        return seeds, first, kept(by_set, (seeds.tobytes(), count), _CACHED, lambda: _walk(graph, seeds, count))
+        found = kept(by_set, (seeds.tobytes(), count), _CACHED, lambda: _walk(graph, seeds, count))
+        return seeds, first, found, first.take(found.origin)
 
     return kept(by_asked, (asked.tobytes(), count), _ASKED, walked)
 
@@ -101,10 +111,11 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
     """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique)."""
     reached = np.zeros(len(graph.starts) - 1, dtype=bool)
     reached[seeds] = True
-    frontier, rings = seeds, []
+    rings: list[_Ring] = []
+    frontier = seeds
     origin = np.arange(len(seeds))  # (the frontier's seeds)
     channels = np.arange(3) * len(seeds)
-    first = 0
+    first, row = 0, len(seeds)  # (the first ring's edges' and rows' places)
     for _ in range(count):
         counts = graph.starts.take(frontier + 1) - graph.starts.take(frontier)
         slot = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
@@ -123,20 +134,39 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
         origin = np.empty(len(rows), dtype=np.int64)
         origin[at] = edge_origin  # (a vertex reached from two seeds: either)
         alike = bool((origin.take(at) == edge_origin).all())
+        before = row - len(frontier)  # (the frontier's place among the rows)
         ring = _Ring(
-            frontier.take(source), outer, rest, source, edge_origin, rows, at, -DOWNHILL * rest, TOLERANCE * rest,
-            (np.arange(6) * len(rows))[:, None] + at, origin if alike else None,
-            channels[:, None] + origin if alike else None, slice(first, first + len(outer)),
-            (rows[:, None] * 3 + np.arange(3)).ravel(),
+            frontier.take(source), outer, rest, source, edge_origin, rows, at,
+            (np.arange(6) * len(rows))[:, None] + at, channels[:, None] + origin if alike else None,
+            slice(first, first + len(outer)), len(rings), slice(row, row + len(rows)),
+            slice(row - len(seeds), row - len(seeds) + len(rows)), before + source,
         )  # fmt: skip
         rings.append(ring)
         first += len(outer)
+        row += len(rows)
         frontier = rows
+
+    def joined(parts, empty) -> np.ndarray:
+        return np.concatenate(parts, axis=-1) if parts else empty
+
+    rest = joined([r.rest for r in rings], np.zeros(0))
+    rows = joined([r.rows for r in rings], np.zeros(0, dtype=np.int64))
+    ring_channels = (np.arange(len(rings)) * 3 * len(seeds))[:, None] + channels
+    pull_slots = [np.zeros((3, len(r.rows)), dtype=np.int64) if r.pull_slots is None else r.pull_slots for r in rings]
     return _Rings(
         rings,
-        np.concatenate([r.outer for r in rings]) if rings else np.zeros(0, dtype=np.int64),
-        np.concatenate([r.origin for r in rings]) if rings else np.zeros(0, dtype=np.int64),
-        np.concatenate([r.rest for r in rings]) if rings else np.zeros(0),
+        joined([r.outer for r in rings], np.zeros(0, dtype=np.int64)),
+        joined([r.origin for r in rings], np.zeros(0, dtype=np.int64)),
+        rest,
+        -DOWNHILL * rest,
+        TOLERANCE * rest,
+        joined([r.rows_at.start + r.at for r in rings], np.zeros(0, dtype=np.int64)),
+        np.concatenate([seeds, rows]),
+        (rows[:, None] * 3 + np.arange(3)).ravel(),
+        joined([slots + r.number * 3 * len(seeds) for slots, r in zip(pull_slots, rings)], np.zeros((3, 0), np.int64)),
+        all(r.pull_slots is not None for r in rings),
+        ring_channels,
+        {},
     )
 
 
@@ -148,91 +178,99 @@ def support_hanging(
     each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too).
     friction: the corner's; with REACTION, the momentum the moves gave the hanging cloth pulls the cloth on the top
     next to its seed (`_pull_the_top`)."""
-    seeds, first, found = _rings(graph, seeds, CORNER_RINGS)
+    seeds, first, found, corner_of = _rings(graph, seeds, CORNER_RINGS)
     if not found.rings:
         return
+    # The rows the rings move (the seeds, then each ring's rows), now and at the substep's start, gathered once:
+    # (2, M, 3). Each ring reads its inner ends there (the ring before's moves included) and moves its rows there,
+    # and they go back to x and x_start once at the end (the same arithmetic as moving x and x_start ring by ring).
+    local = np.empty((2, len(found.local), 3))
+    x.take(found.local, axis=0, out=local[0])
+    x_start.take(found.local, axis=0, out=local[1])
     # What does not change before an edge's ring, for all the rings' edges at once: a ring moves only its own outer
     # ends (first reached in it), so their positions, the side of the corner's mean plane they lie on, whether they
-    # are free, and their limits are the same when their ring comes.
-    outer_at = x.take(found.outer, axis=0)
-    corner_at = points.T.take(first, axis=0).take(found.origin, axis=0)
-    facing = normals.take(first, axis=1).take(found.origin, axis=1)
-    beyond_all = np.einsum("ij,ji->i", outer_at - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
-    outer_start = x_start.take(found.outer, axis=0)
+    # are free, and their limits are the same when their ring comes. An edge beyond the corner's mean plane hangs
+    # whatever its slope (a lower bound of +inf), a fixed outer end is never moved (a tolerance of +inf).
+    outer = local.take(found.outer_at, axis=1)
+    corner_at = points.T.take(corner_of, axis=0)
+    facing = normals.take(corner_of, axis=1)
+    beyond_all = np.einsum("ij,ji->i", outer[0] - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
     free_all = inv_mass.take(found.outer) > 0.0
-    limit_all = found.rest * (1.0 + slack)
+    down_all = np.where(beyond_all, np.inf, found.down)
+    tolerance_all = np.where(free_all, found.tolerance, np.inf)
+    limit_all = found.limits.get(slack)
+    if limit_all is None:
+        limit_all = found.limits[slack] = found.rest * (1.0 + slack)
     live = None  # (the ring before's vertices the support reached; None: all, the seeds)
-    pull = np.zeros((3, len(seeds)))  # (mass x the moves' dynamic part, summed per seed: REACTION)
-    channels = None
-    seed_ring: _First | None = None
+    # (REACTION: each row's moves' dynamic part, x its mass after the rings, summed per ring and seed in one bincount)
+    kicks = np.zeros((3, len(found.flat) // 3))
+    moved = np.zeros(len(found.flat) // 3, dtype=bool)
+    pull_slots = found.pull_slots if found.alike else found.pull_slots.copy()
+    top = None  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
+    # Every edge of a ring in each array (the ones that do not hang with zero corrections: a bincount adds their
+    # zeros, a row no edge moved is moved by zero, so the same sums and positions as the hanging edges' alone).
     for ring in found.rings:
-        span, edges = ring.span, len(ring.inner)
+        span, edges, count = ring.span, len(ring.inner), len(ring.rows)
         # Each edge now and where it started the substep (its inner end's moves in the ring before included), and
         # their lengths in one einsum.
-        pair = np.concatenate(
-            [outer_at[span] - x.take(ring.inner, axis=0), outer_start[span] - x_start.take(ring.inner, axis=0)]
-        )
+        pair = outer[:, span] - local.take(ring.inner_at, axis=1)
+        pair = pair.reshape(2 * edges, 3)
         lengths = np.sqrt(np.einsum("ij,ij->i", pair, pair))
         d, length, started = pair[:edges], lengths[:edges], lengths[edges:]
         limit = limit_all[span]
-        excess = length - limit
-        hanging = (d @ up < ring.down) | beyond_all[span]
-        if seed_ring is None:  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
-            seed_ring = _First(ring, ~hanging)
+        stretch = np.empty((2, edges))  # (the stretch now, then the stretch it started the substep with)
+        excess = np.subtract(length, limit, out=stretch[0])
+        hanging = d @ up < down_all[span]
+        if top is None:
+            top = ~hanging
         if live is not None:
             hanging &= live.take(ring.source)
-        hanging &= excess > ring.tolerance
-        hanging &= free_all[span]
-        which = hanging.nonzero()[0]
-        if len(which) == 0:
+        hanging &= excess > tolerance_all[span]
+        if not np.count_nonzero(hanging):
             break  # the support's stretch ends here
-        d, length, limit, started = d.take(which, axis=0), length.take(which), limit.take(which), started.take(which)
-        old = np.maximum(np.minimum(started, length) - limit, 0.0)  # the stretch it started the substep with
+        old = np.minimum(started, length, out=stretch[1])  # the stretch it started the substep with
+        old -= limit
+        np.maximum(old, 0.0, out=old)
         # Each edge's correction of its outer end and the share of it that settles (moves the start too), unit
         # inner to outer, summed per outer end in one bincount of six channels.
-        scale = np.concatenate([excess.take(which), old]) / np.concatenate([length, length])
-        count = len(ring.rows)
-        weights = d.T[None] * scale.reshape(2, 1, -1)
-        total = np.bincount(ring.slots.take(which, axis=1).ravel(), weights=weights.ravel(), minlength=6 * count)
-        total = total.reshape(6, count)
-        at = ring.at.take(which)
-        share = np.bincount(at, minlength=count)
-        live = share > 0
-        if np.count_nonzero(live) == count:
-            moved, rows, flat = None, ring.rows, ring.flat
-            np.divide(total, share, out=total)
-        else:
-            moved = live.nonzero()[0]
-            total = total.take(moved, axis=1) / share.take(moved)
-            rows, flat = ring.rows.take(moved), ring.flat.reshape(-1, 3).take(moved, axis=0).ravel()
-        # (x[rows] -= total[:3].T, the same arithmetic; fancy assignment costs twice the put)
-        x.put(flat, x.take(flat) - total[:3].T.ravel())
-        x_start.put(flat, x_start.take(flat) - total[3:].T.ravel())
+        scale = np.zeros((2, edges))
+        np.divide(stretch, length, out=scale, where=hanging)
+        weights = d.T[None] * scale[:, None]
+        total = np.bincount(ring.slots.ravel(), weights=weights.ravel(), minlength=6 * count).reshape(6, count)
+        share = np.bincount(ring.at, weights=hanging, minlength=count)
+        live = np.greater(share, 0.0, out=moved[ring.row_span])
+        np.divide(total, share, out=total, where=live)
+        rows = local[:, ring.rows_at]
+        np.subtract(rows, total.reshape(2, 3, count).transpose(0, 2, 1), out=rows)
         if REACTION:
-            if ring.pull_slots is not None:
-                slot = ring.pull_slots if moved is None else ring.pull_slots.take(moved, axis=1)
-            else:
-                origin = np.empty(count, dtype=np.int64)
-                origin[at] = ring.origin.take(which)
-                if channels is None:
-                    channels = (np.arange(3) * len(seeds))[:, None]
-                slot = channels + (origin if moved is None else origin.take(moved))
-            kick = (total[:3] - total[3:]) / inv_mass.take(rows)
-            pull += np.bincount(slot.ravel(), weights=kick.ravel(), minlength=3 * len(seeds)).reshape(3, -1)
-    if REACTION and seed_ring is not None and np.count_nonzero(pull):
-        _pull_the_top(x, inv_mass, seed_ring.ring, seed_ring.top, pull, up, friction)
+            kick = kicks[:, ring.row_span]
+            np.subtract(total[:3], total[3:], out=kick)
+            if ring.pull_slots is None:  # (its rows' seeds: each one's last hanging edge's)
+                which = hanging.nonzero()[0]
+                origin = np.zeros(count, dtype=np.int64)
+                origin[ring.at.take(which)] = ring.origin.take(which)
+                pull_slots[:, ring.row_span] = found.channels[ring.number][:, None] + origin
+    # (x[rows] -= total[:3].T ring by ring, the same arithmetic; fancy assignment costs twice the put)
+    x.put(found.flat, local[0, len(seeds) :])
+    x_start.put(found.flat, local[1, len(seeds) :])
+    if REACTION and top is not None:
+        # (the pull as the sum of each ring's bincount, ring after ring: rows not moved add zeros)
+        np.divide(kicks, inv_mass.take(found.local[len(seeds) :]), out=kicks, where=moved)
+        per_ring = np.bincount(pull_slots.ravel(), weights=kicks.ravel(), minlength=found.channels.size * len(seeds))
+        pull = np.add.reduce(per_ring.reshape(len(found.rings), 3, len(seeds)), axis=0)
+        if np.count_nonzero(pull):
+            first_ring = found.rings[0]
+            _pull_the_top(x, inv_mass, first_ring, top, free_all[first_ring.span], pull, up, friction)
 
 
-class _First(NamedTuple):
-    ring: _Ring  # the first ring (the seeds' own edges)
-    top: np.ndarray  # (E,) which of its edges lead to cloth that does not hang from the seed (on the top)
-
-
-def _pull_the_top(x, inv_mass, ring: _Ring, top: np.ndarray, pull: np.ndarray, up, friction: float) -> None:
+def _pull_the_top(
+    x, inv_mass, ring: _Ring, top: np.ndarray, free: np.ndarray, pull: np.ndarray, up, friction: float
+) -> None:
     """Move the seeds' neighbours on the top (`top` edges of the first `ring`) by the hanging cloth's `pull` (3, S),
     per seed (mass x displacement, momentum): across gravity only (the corner carries the weight), less what friction
-    holds over the bend (the capstan rule, exp(-friction x the angle the pull bends over the top)), all moved alike."""
-    top &= inv_mass.take(ring.outer) > 0.0
+    holds over the bend (the capstan rule, exp(-friction x the angle the pull bends over the top)), all moved alike.
+    free: (E,) whether each of its edges' outer ends is free."""
+    top &= free
     which = top.nonzero()[0]
     if len(which) == 0:
         return
