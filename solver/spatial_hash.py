@@ -68,14 +68,9 @@ class SpatialHash:
 
     def __init__(self) -> None:
         self._capacity = -1
-        self._cell = 0.0
-        self._kept = False  # the table of the last query left filled (`keep`), for `near_kept`
-        self._small: SpatialHash | None = None  # the changed points' own table in `near_kept`
 
-    def pairs(self, points: np.ndarray, radius: float, keep: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """All pairs of points closer than `radius`: (i, j) int64 arrays, i < j, sorted by (i, j).
-
-        `keep`: leave the table filled for `near_kept` (until the next query)."""
+    def pairs(self, points: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """All pairs of points closer than `radius`: (i, j) int64 arrays, i < j, sorted by (i, j)."""
         x = np.asarray(points, dtype=np.float64)
         n = len(x)
         if n < 2 or not radius > 0:
@@ -90,63 +85,26 @@ class SpatialHash:
         some = np.flatnonzero(after)
         found = [self._within(some, np.take(rank, some) + 1, np.take(after, some), np.take(self._hashes, some), radius)]
         found += self._lookup(everyone, _FORWARD, radius)
-        self._release(keep)
+        self._release()
         i, j = np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
         low, high = np.minimum(i, j), np.maximum(i, j)
         order = np.argsort(low * n + high)  # unique keys: the same order whatever the sort algorithm
         return low[order], high[order]
 
-    def near(
-        self, points: np.ndarray, query: np.ndarray, radius: float, keep: bool = False
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Pairs (q, v), q in the index array `query`, v any other point, closer than `radius`.
-
-        `keep`: leave the table filled for `near_kept` (until the next query)."""
+    def near(self, points: np.ndarray, query: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (q, v), q in the index array `query`, v any other point, closer than `radius`."""
         x = np.asarray(points, dtype=np.float64)
         if len(x) < 2 or len(query) == 0 or not radius > 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self._build(x, radius)
         found = self._lookup(np.asarray(query, dtype=np.intp), _ALL, radius)
-        self._release(keep)
+        self._release()
         q, v = np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
         other = q != v
         return q[other], v[other]
 
-    def near_kept(
-        self, points: np.ndarray, query: np.ndarray, radius: float, changed: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """`near(points, query, radius)` (the same pairs, in another order) from the table kept by the last
-        query (`keep`), made over this same `points` array with this radius; `changed` (bool per point, True
-        at least at `query`) marks the points whose rows changed since. The unchanged points are found in the
-        kept table (their sorted copies are as they are now); the changed ones in a table of their own."""
-        assert self._kept and points is self._points and radius == self._cell
-        query = np.asarray(query, dtype=np.intp)
-        if len(query) == 0:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-        hashes = _cell_hashes(points.take(query, axis=0), radius)  # where the queried points are now
-        rows = min(len(query), len(self._wanted))
-        per_pass = max(1, len(self._wanted) // rows)
-        found = [
-            self._cells(query[s : s + rows], hashes[s : s + rows], _ALL[k : k + per_pass], radius)
-            for k in range(0, len(_ALL), per_pass)
-            for s in range(0, len(query), rows)
-        ]
-        q, v = np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
-        clean = ~changed.take(v)
-        q, v = q[clean], v[clean]
-        small = np.flatnonzero(changed)
-        if self._small is None:
-            self._small = SpatialHash()
-        at = np.searchsorted(small, query)  # the queried points' places among the changed
-        sq, sv = self._small.near(points.take(small, axis=0), at, radius)
-        q, v = np.concatenate([q, small.take(sq)]), np.concatenate([v, small.take(sv)])
-        return q, v
-
     def _build(self, points: np.ndarray, cell: float) -> None:
         """Hash `points` into cells of size `cell`; fill the table's buckets."""
-        if self._kept:
-            self._release()
-        self._cell = cell
         n = len(points)
         bits = max(int(_TABLE * n - 1).bit_length(), 1)
         if self._capacity != 1 << bits:
@@ -171,10 +129,8 @@ class SpatialHash:
         self._sizes[self._runs] = np.diff(first, append=n)
         self._starts[self._runs] = first
 
-    def _release(self, keep: bool = False) -> None:
-        self._kept = keep
-        if not keep:
-            self._occupied[self._runs] = False
+    def _release(self) -> None:
+        self._occupied[self._runs] = False
 
     def _lookup(self, who: np.ndarray, offsets: np.ndarray, radius: float) -> list[tuple[np.ndarray, np.ndarray]]:
         """Close pairs (w, p) of each point w in `who` and the points p in its cells at `offsets`."""

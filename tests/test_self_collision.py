@@ -63,33 +63,6 @@ def test_near_finds_exactly_the_close_points_of_the_queried_ones():
     assert len(expected) > 5 and found == expected
 
 
-@pytest.mark.parametrize("make", ["pairs", "near"])
-def test_near_from_a_kept_table_finds_what_a_fresh_table_finds_after_points_moved(make):
-    """`near_kept` answers from the table of the last query (kept with `keep`) though some points have moved
-    since (marked `changed`): the same pairs as a table made afresh, over several rounds of moves."""
-    rng = np.random.default_rng(11)
-    points = rng.uniform(-1.0, 1.0, (3000, 3)) * [1.0, 1.0, 0.1]  # a slab: many points per cell
-    radius = 0.06
-    kept = SpatialHash()
-    if make == "pairs":
-        kept.pairs(points, radius, keep=True)
-    else:
-        kept.near(points, np.arange(10), radius, keep=True)
-    changed = np.zeros(len(points), dtype=bool)
-    total = 0
-    for _ in range(4):
-        query = rng.choice(len(points), 80, replace=False)
-        points[query] += rng.normal(0.0, 0.05, (80, 3))  # in place: the kept table's rows are stale there
-        changed[query] = True
-        q, v = kept.near_kept(points, query, radius, changed)
-        fresh_q, fresh_v = SpatialHash().near(points.copy(), query, radius)
-        found = sorted(zip(q.tolist(), v.tolist(), strict=True))
-        assert found == sorted(zip(fresh_q.tolist(), fresh_v.tolist(), strict=True))
-        total += len(found)
-    assert total > 100
-    assert len(set(changed.nonzero()[0].tolist())) > 80  # earlier moves are still marked (not queried again)
-
-
 def test_candidate_list_never_misses_a_close_pair_while_vertices_move():
     """The Verlet list (gap + skin, partial re-queries) holds every non-neighbour pair closer than
     the gap after each refresh, whatever mix of still, drifting and jumping vertices."""
