@@ -457,7 +457,13 @@ class PatchPairs:
         if last is None or spans is None or len(last[0]) != len(low):
             self._set_boxes(low, high)
             return None, _EMPTY
-        changed = np.flatnonzero(_rows_any(low != last[0]) | _rows_any(high != last[1]))
+        # (a coordinate at a time: comparing the row-major boxes with the column-held ones whole is ~2x slower)
+        differ = low[:, 0] != last[0][:, 0]
+        for k in range(3):
+            if k:
+                differ |= low[:, k] != last[0][:, k]
+            differ |= high[:, k] != last[1][:, k]
+        changed = np.flatnonzero(differ)
         if 8 * len(changed) > len(low):  # (most boxes changed: made afresh is quicker)
             self._set_boxes(low, high)
             return None, _EMPTY
@@ -999,14 +1005,6 @@ def _rows_all(flags: np.ndarray) -> np.ndarray:
     out = flags[:, 0].copy()
     for k in range(1, flags.shape[1]):
         out &= flags[:, k]
-    return out
-
-
-def _rows_any(flags: np.ndarray) -> np.ndarray:
-    """flags.any(axis=1) for a (K, m) bool array, a column at a time (see `_rows_all`)."""
-    out = flags[:, 0].copy()
-    for k in range(1, flags.shape[1]):
-        out |= flags[:, k]
     return out
 
 
