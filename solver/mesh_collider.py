@@ -304,8 +304,9 @@ class _Candidates:
         keep = (~requeried.take(self.v)).nonzero()[0]
         # Merge the new pairs (sorted among themselves) into the kept ones, still sorted by vertex.
         v = who.take(q)
-        order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
-        v, t, bound, least = v.take(order), t.take(order), bound.take(order), least.take(order)
+        if len(v) > 1 and bool((v[1:] < v[:-1]).any()):  # (one grid level: the query's order is by vertex already)
+            order = _argsort_below(v, max(self.vertex_count.bit_length(), 1))
+            v, t, bound, least = v.take(order), t.take(order), bound.take(order), least.take(order)
         kept_v = self.v.take(keep)
         # Where each new pair and each kept one lands in the merged list (np.insert works them out
         # again for every array, and through a boolean mask).

@@ -32,6 +32,9 @@ _ROWS = 8192  # query boxes per pass: bounds the temporaries
 _MOST_CELLS = 512
 _BRUTE = 1 << 22  # box comparisons per block of that direct test
 _EMPTY = np.zeros(0, dtype=np.int64)
+# For each of a box's (up to) 8 cells, numbered as in `TriangleGrid._bin` (bit 4: x + 1, 2: y + 1, 1: z + 1),
+# the axes on which it is the box's first cell (bit 1: x, 2: y, 4: z).
+_FIRST = [(0 if corner & 4 else 1) | (0 if corner & 2 else 2) | (0 if corner & 1 else 4) for corner in range(8)]
 
 
 def _corner_cells(low: np.ndarray, inv_cell: float) -> np.ndarray:
@@ -99,7 +102,6 @@ class TriangleGrid:
 
     def _bin(self, low: np.ndarray, high: np.ndarray, cell: float | None):
         """Bin the (3, T) boxes low..high into levels and the hash table."""
-        count = low.shape[1]
         self.low, self.high = low, high  # (3, T) triangle boxes, margin included
         self.lower, self.upper = low.min(axis=1), high.max(axis=1)
         size = np.max(high - low, axis=0)
@@ -107,26 +109,25 @@ class TriangleGrid:
         base = max(base, 1e-6, 1e-9 * float(np.max(self.upper - self.lower)))
         level = np.maximum(np.ceil(np.log2(np.maximum(size, 1e-300) / base)), 0).astype(np.int64)
         level = np.minimum(level, 60)
-        keys, owners = [], []
+        keys, owners, firsts = [], [], []
         self.levels = []
-        self._first_cells = np.empty((3, count), dtype=np.int64)  # each box's lowest cell on its level
         self._level_boxes = {}
         for lv in np.unique(level).tolist():
             which = self._level_boxes[lv] = (level == lv).nonzero()[0]
             width = base * 2.0**lv
             first = _corner_cells(low[:, which], 1.0 / width)
-            self._first_cells[:, which] = first
             span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
             for corner in range(8):
                 step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
                 inside = ((step <= span).all(axis=0)).nonzero()[0]
                 keys.append(_keys(lv, first[:, inside] + step))
                 owners.append(which[inside])
+                firsts.append(np.full(len(inside), _FIRST[corner], dtype=np.uint8))
             self.levels.append((lv, width))
-        self._fill(np.concatenate(keys), np.concatenate(owners))
+        self._fill(np.concatenate(keys), np.concatenate(owners), np.concatenate(firsts))
         return self
 
-    def _fill(self, keys: np.ndarray, owners: np.ndarray) -> None:
+    def _fill(self, keys: np.ndarray, owners: np.ndarray, firsts: np.ndarray) -> None:
         """The hash table of (key, triangle) entries, reusing the table arrays when they fit."""
         n = len(keys)
         bits = max(int(_TABLE * n - 1).bit_length(), 1)
@@ -141,6 +142,7 @@ class TriangleGrid:
         sorted_bucket = bucket.take(order)
         self._entry_keys = keys.take(order)
         self._entry_triangles = owners.take(order)
+        self._entry_firsts = firsts.take(order)  # the axes (bits 1, 2, 4) on which the entry's cell is its box's first
         first = (np.diff(sorted_bucket, prepend=-1)).nonzero()[0]
         self._runs = sorted_bucket.take(first)
         self._occupied[self._runs] = True
@@ -207,10 +209,18 @@ class TriangleGrid:
             k = np.arange(len(who)) - np.repeat(np.cumsum(count) - count, count)
             sy, sz = span[1].take(who), span[2].take(who)
             cells = first.take(who, axis=1)
-            cells[2] += k % sz
+            # The axes (bits 1, 2, 4) on which each cell is its query box's first.
+            firsts = np.full(len(who), 7, dtype=np.uint8)
+            offset = k % sz
+            cells[2] += offset
+            firsts[offset.nonzero()[0]] -= 4
             k //= sz
-            cells[1] += k % sy
-            cells[0] += k // sy
+            offset = k % sy
+            cells[1] += offset
+            firsts[offset.nonzero()[0]] -= 2
+            k //= sy
+            cells[0] += k
+            firsts[k.nonzero()[0]] -= 1
         keys = _keys(lv, cells)
         bucket = ((keys * _GOLDEN) >> self._shift).view(np.int64)
         used = (self._occupied.take(bucket)).nonzero()[0]
@@ -222,22 +232,26 @@ class TriangleGrid:
         total = int(size.sum())
         origin = np.repeat(used, size)
         slot = np.arange(total) - np.repeat(np.cumsum(size) - size - start, size)
-        same = (self._entry_keys.take(slot) == keys.take(origin)).nonzero()[0]
+        same = self._entry_keys.take(slot) == keys.take(origin)
+        if not single:
+            # Report a pair only from the cell holding the overlap's lowest corner: on each axis the larger of
+            # the two boxes' lowest cells (flooring is monotone), so a pair seen from several cells counts
+            # once. Both boxes reach this cell, so on each axis the cell is that larger one exactly when it is
+            # the first cell of either box: two small gathers, before the overlap's twelve.
+            same &= (firsts.take(origin) | self._entry_firsts.take(slot)) == 7
+        same = same.nonzero()[0]
         origin, slot = origin.take(same), slot.take(same)
         q = who.take(origin)
         t = self._entry_triangles.take(slot)
         if below is not None:  # q + below is the query's own index among the binned boxes
             lower = (q + below < t).nonzero()[0]
-            q, t, origin = q.take(lower), t.take(lower), origin.take(lower)
-        # Overlap, and report only from the cell holding the overlap's lowest corner: the larger of the
-        # two boxes' lowest cells (flooring is monotone), so a pair seen from several cells counts once.
-        keep = np.ones(len(q), dtype=bool)
-        for axis in range(3):  # (single: each query box in one cell, every pair is seen once)
-            keep &= lo[axis].take(q) <= self.high[axis].take(t)
+            q, t = q.take(lower), t.take(lower)
+        # Overlap (single: each query box in one cell, every pair is seen once).
+        keep = lo[0].take(q) <= self.high[0].take(t)
+        for axis in range(3):
+            if axis:
+                keep &= lo[axis].take(q) <= self.high[axis].take(t)
             keep &= self.low[axis].take(t) <= hi[axis].take(q)
-            if not single:
-                corner = np.maximum(first[axis].take(q), self._first_cells[axis].take(t))
-                keep &= corner == cells[axis].take(origin)
         keep = keep.nonzero()[0]
         q, t = q.take(keep), t.take(keep)
         if direct is not None:

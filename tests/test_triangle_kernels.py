@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from solver import meshes
 from solver.triangle_grid import TriangleGrid, overlapping
 from solver.triangles import FACE, closest_points, cubic_roots, segment_closest, segment_crossings
 
@@ -136,6 +137,29 @@ def test_grid_finds_exactly_the_overlapping_boxes(margin):
     assert set(zip(q.tolist(), t.tolist(), strict=True)) == _brute_pairs(
         vertices, triangles, points - 0.04, points + 0.04, margin
     )
+
+
+def test_grid_reports_each_pair_once_from_boxes_spanning_several_cells():
+    """A fine grid of one level (a 1,280-triangle ball) and query boxes 1-4 cells wide on each axis: every
+    overlapping pair once (a pair is reported from one of the cells both boxes reach), also for the
+    binned boxes against themselves (`below`)."""
+    vertices, triangles = meshes.icosphere(3, 0.5, (0.1, -0.2, 0.3))
+    grid = TriangleGrid().build(vertices, triangles, margin=0.002, cell=0.15)
+    assert len(grid.levels) == 1
+    width = grid.levels[0][1]
+    rng = np.random.default_rng(8)
+    points = rng.normal(size=(800, 3))
+    points = 0.5 * points / np.linalg.norm(points, axis=1)[:, None] + (0.1, -0.2, 0.3)
+    lower = points - rng.uniform(0, 1.5 * width, size=(800, 3))
+    upper = points + rng.uniform(0, 1.5 * width, size=(800, 3))
+    q, t = grid.query_boxes(lower, upper)
+    found = list(zip(q.tolist(), t.tolist(), strict=True))
+    assert len(found) == len(set(found)) > 4 * 800
+    assert set(found) == _brute_pairs(vertices, triangles, lower, upper, 0.002)
+    q, t = grid.query_boxes(grid.low.T, grid.high.T, below=True)
+    found = list(zip(q.tolist(), t.tolist(), strict=True))
+    brute = {(i, j) for i, j in _brute_pairs(vertices, triangles, grid.low.T, grid.high.T, 0.002) if i < j}
+    assert len(found) == len(set(found)) and set(found) == brute
 
 
 @pytest.mark.parametrize("queries", [3, 40, 500])
