@@ -84,17 +84,36 @@ def around_curtain_rigid(shape, how: str, kind: str, frames: int = 8):
 
 
 @pytest.mark.parametrize("kind", ["quad", "triangulated", "irregular"])
-@pytest.mark.parametrize(
-    "shape, how",
-    [(closed_box, "appears"), (closed_ball, "appears"), (closed_box, "jumps"), (closed_box, "starts inside")],
-)
+@pytest.mark.parametrize("shape, how", [(closed_box, "appears"), (closed_box, "jumps"), (closed_box, "starts inside")])
 def test_cloth_inside_a_still_or_rigid_closed_mesh_comes_out(shape, how, kind):
     inside, x = around_curtain_rigid(shape(), how, kind)
-    # Before round 11 (needle13) only deforming meshes recovered: 42-43 (box), 59-62 (ball), 64-82 (started
-    # inside the larger box) vertices stayed inside for good.
+    # Before round 11 (needle13) only deforming meshes recovered: 42-43 (box), 64-82 (started inside the larger
+    # box) vertices stayed inside for good.
     assert inside == [0] * len(inside)
     assert np.isfinite(x).all()
     assert np.abs(x[:, 1]).max() < 0.3  # pushed out to the nearest side, not flung
+
+
+# The ball's centre y (m) where it appears round the curtain: the curtain's swing after it is chaotic (round 21
+# (curtain24): |y| at frame 8 over these, irregular curtain, 0.10-0.45 m on main; one placement was a coin toss).
+BALL_PLACEMENTS = (0.005, 0.007, 0.009, 0.011, 0.013, 0.015, 0.017, 0.019, 0.021)
+
+
+@pytest.mark.parametrize("kind", ["quad", "triangulated", "irregular"])
+def test_cloth_inside_a_still_ball_comes_out_wherever_it_appears(kind):
+    """The spherified cube (r 0.2) appears round the curtain's middle, its centre 5-21 mm off the curtain's plane.
+    At every placement no vertex is inside it after any frame; before round 11 (needle13) 57-62 stayed inside for
+    good (RIGID_INSIDE_RECOVERY off: 54-59 at every placement). The cloth stays caught through the
+    ball (80-140 of its edges through the ball's triangles at every frame, on main too: a sheet cut by a solid
+    cannot leave it without crossing it), so it swings as it hangs there, by chance: its |y| at frame 8 is
+    asked of the median over placements (main 0.12-0.19 m), not of each (main up to 0.45 m)."""
+    swings = []
+    for y in BALL_PLACEMENTS:
+        inside, x = around_curtain_rigid(closed_ball(centre=(0.0, y, 0.95)), "appears", kind)
+        assert inside == [0] * len(inside), (y, inside)
+        assert np.isfinite(x).all()
+        swings.append(float(np.abs(x[:, 1]).max()))
+    assert np.median(swings) < 0.3, swings  # pushed out round the ball, not flung
 
 
 def test_an_open_deforming_mesh_keeps_the_cloth_where_it_is():
