@@ -9,7 +9,7 @@ from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
-from .edge_contacts import collide_cloth_edges, has_braked_edges
+from .edge_contacts import collide_cloth_edges, has_braked_edges, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -72,12 +72,13 @@ LONE_SUBSTEP_JOINS_FROM = 3
 # (Under a Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's
 # swept cloth ended with none, round 19 (pop22).)
 GROWN_ONCE = False
-# A rigid mesh collider that moves gets, where its vertex pass closes a window, an edge pass over that substep after it
-# and its vertex pass again: the vertex pass runs last and can leave a cloth edge through the mesh with both ends out
+# A rigid mesh collider whose centre travels (`edge_contacts.travelling`: over TURN_TRAVEL gaps a substep) gets, where
+# its vertex pass closes a window, an edge pass over that substep after it and its vertex pass again: the vertex pass
+# runs last and can leave a cloth edge through the mesh with both ends out
 # (a box running along a curtain at 6 m/s pushes the cloth round its edges: the ends go out through the faces either
 # side of a sharp edge), which the next substep's edge pass, whose path starts through, does not see: 1-6 cloth edges
 # ended through the box in 7 of 12 placements of bench/orbiting_box.py, 0 with it (docs/design.md, issue 11, round 21
-# (orbit24)). Still and deforming meshes: unchanged.
+# (orbit24)). Still and deforming meshes and those turning about a still centre (a turntable): unchanged.
 EDGES_AFTER_MOVING_VERTICES = True
 
 
@@ -239,7 +240,11 @@ def step(
         edge_interval = mesh_interval
     hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
     moving = (
-        [c for c in inputs.colliders if isinstance(c, MeshCollider) and not c.still and not c.deforming]
+        [
+            c
+            for c in inputs.colliders
+            if isinstance(c, MeshCollider) and not c.deforming and travelling(c, params.thickness, 1.0 / substeps)
+        ]
         if EDGES_AFTER_MOVING_VERTICES
         else []
     )
