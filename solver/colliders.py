@@ -422,6 +422,7 @@ def collide(
     window=None,
     contacts=None,
     pulled=None,
+    only=None,
 ):
     """Resolve every collider in order, for the substep from t0 to t1 (fractions of the frame).
 
@@ -430,8 +431,16 @@ def collide(
     substep's start: they then resolve the whole motion since, and their settled pushes still go to
     x_start (the velocity the next substep takes is x - x_start). contacts: a dict where still meshes
     leave the contact planes of their window passes, and by which they hold the cloth off them on
-    the substeps in between (`MeshCollider.hold`). pulled: see `collide_sphere`.
+    the substeps in between (`MeshCollider.hold`). pulled: see `collide_sphere`. only: None, or the mesh
+    colliders (a sequence of those in `colliders`) that run, alone (each keeps its place's contacts).
     """
+    if only is not None:
+        for index, collider in enumerate(colliders):
+            if any(collider is c for c in only):
+                kept = None if contacts is None else contacts.setdefault(index, {})
+                path_start, path_t0, settle = _mesh_path(x_start, t0, window)
+                collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, kept)
+        return
     spheres = [c for c in colliders if isinstance(c, Sphere)]
     meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
     path_start, path_t0, settle = _mesh_path(x_start, t0, window)

@@ -1335,6 +1335,15 @@ def _turning(collider, thickness: float, substep: float) -> bool:
     first, last = collider.pose_start, collider.pose
     if first is last or first is None or np.array_equal(first[0], last[0]):
         return False
+    return travelling(collider, thickness, substep)
+
+
+def travelling(collider, thickness: float, substep: float) -> bool:
+    """Whether a rigid mesh's centre travels more than TURN_TRAVEL gaps in a substep (`substep`: its share of the
+    frame), turning or not (solver/step.py EDGES_AFTER_MOVING_VERTICES)."""
+    first, last = collider.pose_start, collider.pose
+    if first is last or first is None:
+        return False
     centre = _centre(collider.mesh)
     travel = (last[0] @ centre + last[1]) - (first[0] @ centre + first[1])
     gap = max(float(thickness) + collider.offset, MIN_GAP)

@@ -9,7 +9,7 @@ from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
-from .edge_contacts import collide_cloth_edges, has_braked_edges
+from .edge_contacts import collide_cloth_edges, has_braked_edges, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -72,6 +72,14 @@ LONE_SUBSTEP_JOINS_FROM = 3
 # (Under a Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's
 # swept cloth ended with none, round 19 (pop22).)
 GROWN_ONCE = False
+# A rigid mesh collider whose centre travels (`edge_contacts.travelling`: over TURN_TRAVEL gaps a substep) gets, where
+# its vertex pass closes a window, an edge pass over that substep after it and its vertex pass again: the vertex pass
+# runs last and can leave a cloth edge through the mesh with both ends out
+# (a box running along a curtain at 6 m/s pushes the cloth round its edges: the ends go out through the faces either
+# side of a sharp edge), which the next substep's edge pass, whose path starts through, does not see: 1-6 cloth edges
+# ended through the box in 7 of 12 placements of bench/orbiting_box.py, 0 with it (docs/design.md, issue 11, round 21
+# (orbit24)). Still and deforming meshes and those turning about a still centre (a turntable): unchanged.
+EDGES_AFTER_MOVING_VERTICES = True
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -231,6 +239,15 @@ def step(
         # thin post was flung 8-29 cm off it)
         edge_interval = mesh_interval
     hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
+    moving = (
+        [
+            c
+            for c in inputs.colliders
+            if isinstance(c, MeshCollider) and not c.deforming and travelling(c, params.thickness, 1.0 / substeps)
+        ]
+        if EDGES_AFTER_MOVING_VERTICES
+        else []
+    )
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
     # travels in a substep (solver/contact_support.py; not with tearing: a torn edge's ends are no longer held).
@@ -318,6 +335,12 @@ def step(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
                 with_meshes=closes, window=window, contacts=run.mesh_contacts, pulled=pulled,
             )  # fmt: skip
+            if closes and moving:  # (EDGES_AFTER_MOVING_VERTICES)
+                collide_cloth_edges(x, previous, inv_mass, model, moving, t0, t1, *edge_args, gravity=params.gravity)
+                collide(
+                    x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, window=window,
+                    contacts=run.mesh_contacts, only=moving,
+                )  # fmt: skip
         if face_collision is not None:
             if inputs.colliders:
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
