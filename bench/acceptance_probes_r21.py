@@ -145,6 +145,21 @@ def rigid_cli():
     print("RESULT rigid_cli baked", c.verlet_cloth.baked, "cli - preview", d, "cube", dc, flush=True)
 
 
+def _pinned_curtain(size, scale, height):
+    """A cloth grid of `size` (object scale `scale`) stood upright at `height`, pinned along its top row by a vertex
+    group "Pins", made cloth; returns it and its rest shape in world space."""
+    c = R.blender_grid(n=N, size=size)
+    c.scale = scale
+    c.rotation_euler = (math.radians(90), 0, 0)
+    c.location = (0, 0, height)
+    top = [v.index for v in c.data.vertices if v.co.y > 0.49 * size]
+    c.vertex_groups.new(name="Pins").add(top, 1.0, "REPLACE")
+    bpy.context.view_layer.update()
+    rest = A.rest_world(c)
+    R.cloth(c, bend=0.05, pin="Pins")
+    return c, rest
+
+
 def follow_path():
     """A 0.3 m box on a Follow Path constraint (Follow Curve: it turns with the path; FOLLOW=0: it does not) along a
     Bezier circle (r 1 m, a 24-frame path: 6.3 m/s, turning 15 degrees a frame) whose lowest point grazes a 1.4 m
@@ -165,15 +180,7 @@ def follow_path():
     with bpy.context.temp_override(**ov):
         bpy.ops.constraint.followpath_path_animate(constraint=con.name, owner="OBJECT")
     R.collider(b)
-    c = R.blender_grid(n=N, size=1.4)
-    c.rotation_euler = (math.radians(90), 0, 0)
-    c.location = (0, 0, 0.75)
-    g = c.vertex_groups.new(name="Pins")
-    top = [v.index for v in c.data.vertices if v.co.y > 0.69]
-    g.add(top, 1.0, "REPLACE")
-    bpy.context.view_layer.update()
-    rest = A.rest_world(c)
-    R.cloth(c, bend=0.05, pin="Pins")
+    c, rest = _pinned_curtain(1.4, (1, 1, 1), 0.75)
     R.go(s, c, [b], "follow_path", rest, every=1)
 
 
@@ -188,16 +195,7 @@ def wind_wall():
     w.field.strength = float(os.environ.get("WIND", "8"))
     wall = A.box("Wall", (3, 0.1, 2), (0, 0.25, 1.0))
     R.collider(wall)
-    c = R.blender_grid(n=N, size=1.0)
-    c.scale = (1.2, 1.6, 1)
-    c.rotation_euler = (math.radians(90), 0, 0)
-    c.location = (0, 0, 1.0)
-    g = c.vertex_groups.new(name="Pins")
-    top = [v.index for v in c.data.vertices if v.co.y > 0.49]
-    g.add(top, 1.0, "REPLACE")
-    bpy.context.view_layer.update()
-    rest = A.rest_world(c)
-    R.cloth(c, bend=0.05, pin="Pins")
+    c, rest = _pinned_curtain(1.0, (1.2, 1.6, 1), 1.0)
     R.go(s, c, [wall], "wind_wall", rest)
     P = A.world_mesh(c)[0]
     print("curtain y max", round(float(P[:, 1].max()), 4), "wall face at y 0.2", flush=True)
@@ -263,19 +261,25 @@ def auto_smooth():
     print("RESULT auto_smooth bake-preview max", d, "stack", [m.name for m in c.modifiers], flush=True)
 
 
-def apply_after_bake():
-    """A cloth object scaled (1.5, 0.8, 1.2), turned, moved, with a user shape key; baked (32 frames). Then Object >
-    Apply > Rotation & Scale, then Set Origin > Origin to Geometry: the baked motion in world space unchanged?
-    The same two actions mid-preview on an unbaked copy (README: the cloth stays where it is)."""
+def _turned_scaled_cloth_over_box():
+    """A new 32-frame scene: a floor, a box collider, and over it a cloth grid turned, moved and scaled (1.5, 0.8, 1.2)."""
     s = R.scene()
     s.frame_end = 32
     R.floor()
-    b = A.box("Box", (0.5, 0.5, 0.4), (0.2, 0.1, 0.2))
-    R.collider(b)
+    box = A.box("Box", (0.5, 0.5, 0.4), (0.2, 0.1, 0.2))
+    R.collider(box)
     c = R.blender_grid(n=N, size=1.0)
     c.location = (0.2, 0.1, 0.55)
     c.rotation_euler = (0.1, -0.05, 0.6)
     c.scale = (1.5, 0.8, 1.2)
+    return s, box, c
+
+
+def apply_after_bake():
+    """A cloth object scaled (1.5, 0.8, 1.2), turned, moved, with a user shape key; baked (32 frames). Then Object >
+    Apply > Rotation & Scale, then Set Origin > Origin to Geometry: the baked motion in world space unchanged?
+    The same two actions mid-preview on an unbaked copy (README: the cloth stays where it is)."""
+    s, _, c = _turned_scaled_cloth_over_box()
     c.shape_key_add(name="Basis")
     k = c.shape_key_add(name="Lift")
     for p in k.data:
@@ -302,15 +306,7 @@ def apply_after_bake():
             d = max(d, float(np.abs(A.world_mesh(c)[0] - ref[f]).max()))
         print("RESULT baked", op, r, "max world change", d, "scale", tuple(round(x, 3) for x in c.scale), flush=True)
     # mid-preview on a fresh copy of the scene
-    s2 = R.scene()
-    s2.frame_end = 32
-    R.floor()
-    b = A.box("Box", (0.5, 0.5, 0.4), (0.2, 0.1, 0.2))
-    R.collider(b)
-    c = R.blender_grid(n=N, size=1.0)
-    c.location = (0.2, 0.1, 0.55)
-    c.rotation_euler = (0.1, -0.05, 0.6)
-    c.scale = (1.5, 0.8, 1.2)
+    s2, b, c = _turned_scaled_cloth_over_box()
     bpy.context.view_layer.update()
     R.cloth(c, bend=0.05)
     for f in range(1, 13):

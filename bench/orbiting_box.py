@@ -11,7 +11,6 @@ frames (6.3 m/s) whose nearest point touches the curtain's plane (x = 0) at fram
 
 import argparse
 import functools
-import math
 import sys
 from pathlib import Path
 
@@ -20,21 +19,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from test_mesh_collider_moving_rigid import FRAME, crossing_edges  # noqa: E402
+from test_mesh_collider_moving_rigid import FRAME, crossing_edges, orbit_pose  # noqa: E402
 
 import solver  # noqa: E402
 import solver.driven_motion as driven  # noqa: E402
 from solver import meshes  # noqa: E402
-
-
-def orbit_pose(frame: int, follow: bool = True, radius: float = 1.0, period: int = 24, at: int = 13, inset=0.0):
-    angle = 2 * math.pi * (frame - at) / period
-    m = np.eye(4)
-    if follow:
-        c, s = math.cos(angle), math.sin(angle)
-        m[:2, :2] = [[c, -s], [s, c]]
-    m[:3, 3] = (radius * (math.cos(angle) - 1.0) + inset, radius * math.sin(angle), 0.8)
-    return m
 
 
 def run(kind: str, follow: bool, inset: float, substeps=None, n: int = 20):

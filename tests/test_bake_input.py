@@ -552,19 +552,25 @@ def test_keys_written_over_many_ticks_are_those_of_the_one_call_bake(blender, mo
 # ---------------------------------------------------------------- linked from a library
 
 
+def _linked_back(blender, scene, made, library_path):
+    """`made` written to a library file, removed here, and linked back into `scene` (File ▸ Link)."""
+    library, name = str(library_path), made.name
+    blender.data.libraries.write(library, {made, made.data})
+    blender.data.objects.remove(made)
+    with blender.data.libraries.load(library, link=True) as (_, linked):
+        linked.objects = [name]
+    obj = linked.objects[0]
+    scene.collection.objects.link(obj)
+    return obj
+
+
 def test_a_cloth_linked_from_a_library_is_refused_with_what_to_do(blender, tmp_path):
     """An object (or a library override's mesh) linked from another file is read-only in Blender's interface, and
     whatever a script writes into it is not saved. Before, Make Cloth and Bake accepted it from a script: the
     preview never moved it (it skips linked meshes, silently) and the bake's keys were lost on saving."""
     scene = setup_scene(blender, 4)
     made = grid_object(blender, "Shared")
-    library = str(tmp_path / "props.blend")
-    blender.data.libraries.write(library, {made, made.data})
-    blender.data.objects.remove(made)
-    with blender.data.libraries.load(library, link=True) as (_, linked):
-        linked.objects = ["Shared"]
-    obj = linked.objects[0]
-    scene.collection.objects.link(obj)
+    obj = _linked_back(blender, scene, made, tmp_path / "props.blend")
     assert obj.library is not None
     activate(blender, obj)
     result, error = _run(blender, blender.ops.verlet_cloth.convert)
@@ -597,13 +603,7 @@ def test_a_baked_cloth_linked_from_a_library_is_neither_freed_nor_made_a_collide
     assert blender.ops.verlet_cloth.bake() == {"FINISHED"}
     scene.frame_set(4)
     baked = evaluated_positions(blender, made)
-    library = str(tmp_path / "baked.blend")
-    blender.data.libraries.write(library, {made, made.data})
-    blender.data.objects.remove(made)
-    with blender.data.libraries.load(library, link=True) as (_, linked):
-        linked.objects = ["Baked"]
-    obj = linked.objects[0]
-    scene.collection.objects.link(obj)
+    obj = _linked_back(blender, scene, made, tmp_path / "baked.blend")
     assert obj.library is not None and obj.verlet_cloth.baked
     scene.frame_set(1)
     scene.frame_set(4)
