@@ -201,6 +201,28 @@ def wind_wall():
     print("curtain y max", round(float(P[:, 1].max()), 4), "wall face at y 0.2", flush=True)
 
 
+def _largest_change(s, c, frames):
+    """The largest coordinate change of `c`'s evaluated mesh (world space) against `frames` ({frame: positions})."""
+    d = 0.0
+    for f, P in frames.items():
+        s.frame_set(f)
+        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    return d
+
+
+def _into_new_file(path, link, frame_end):
+    """A new file whose scene (`frame_end` frames) gets the saved file's Cloth, Box and Floor, linked or appended;
+    returns the scene and the cloth."""
+    A.reset()
+    s = bpy.context.scene
+    s.frame_end = frame_end
+    with bpy.data.libraries.load(path, link=link) as (src, dst):
+        dst.objects = [n for n in src.objects if n in ("Cloth", "Box", "Floor")]
+    for o in dst.objects:
+        s.collection.objects.link(o)
+    return s, bpy.data.objects["Cloth"]
+
+
 # ---------------------------------------------------------------- the user's data and actions (ours only)
 def _snapshot(o):
     me = o.data
@@ -254,10 +276,7 @@ def auto_smooth():
     s.frame_set(1)
     A.activate(c)
     print("bake", bpy.ops.verlet_cloth.bake(), flush=True)
-    d = 0.0
-    for f, Pl in live.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - Pl).max()))
+    d = _largest_change(s, c, live)
     print("RESULT auto_smooth bake-preview max", d, "stack", [m.name for m in c.modifiers], flush=True)
 
 
@@ -474,10 +493,7 @@ def delta_transforms():
     s.frame_set(1)
     A.activate(c)
     print("bake", bpy.ops.verlet_cloth.bake(), flush=True)
-    d = 0.0
-    for f, Pl in live.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - Pl).max()))
+    d = _largest_change(s, c, live)
     print("RESULT delta pins", pin_err, "in/thr", worst, "bake-preview", d, flush=True)
 
 
@@ -564,10 +580,7 @@ def append_baked():
     except RuntimeError as e:
         print("free bake in the copy refused:", str(e).strip()[:300], flush=True)
     bpy.context.window.scene = s
-    d = 0.0
-    for f, P in ref.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    d = _largest_change(s, c, ref)
     print(
         "RESULT full copy: the original's bake after Free Bake in the copy, max change",
         d,
@@ -576,19 +589,9 @@ def append_baked():
         flush=True,
     )
     # append into a new file
-    A.reset()
-    s = bpy.context.scene
-    s.frame_end = 24
-    with bpy.data.libraries.load(path, link=False) as (src, dst):
-        dst.objects = [n for n in src.objects if n in ("Cloth", "Box", "Floor")]
-    for o in dst.objects:
-        s.collection.objects.link(o)
-    c = bpy.data.objects["Cloth"]
+    s, c = _into_new_file(path, False, 24)
     print("appended: baked", c.verlet_cloth.baked, "keys", len(c.data.shape_keys.key_blocks), flush=True)
-    d = 0.0
-    for f, P in ref.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    d = _largest_change(s, c, ref)
     print("RESULT appended plays the bake, max diff", d, flush=True)
     s.frame_set(1)
     A.activate(c)
@@ -597,10 +600,7 @@ def append_baked():
     got = np.array([v.co[:] for v in c.data.vertices])
     print("RESULT appended Free Bake: keys", keys, "user mesh max diff", float(np.abs(got - user).max()), flush=True)
     print("bake again", bpy.ops.verlet_cloth.bake(), flush=True)
-    d = 0.0
-    for f, P in ref.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    d = _largest_change(s, c, ref)
     print("RESULT appended re-bake = first bake, max diff", d, flush=True)
 
 
@@ -659,10 +659,7 @@ def driven_wind():
     s.frame_set(1)
     A.activate(c)
     print("bake", bpy.ops.verlet_cloth.bake(), flush=True)
-    d = 0.0
-    for f, P in live.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    d = _largest_change(s, c, live)
     print("RESULT driven: bake - preview", d, flush=True)
     cmd = [sys.executable, str(A.ROOT / "tools" / "bake.py"), "bake", path, "--output", out]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -670,10 +667,7 @@ def driven_wind():
     bpy.ops.wm.open_mainfile(filepath=out)
     s = bpy.context.scene
     c = bpy.data.objects["Cloth"]
-    d = 0.0
-    for f, P in live.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    d = _largest_change(s, c, live)
     print("RESULT driven: tools/bake.py - preview", d, "baked", c.verlet_cloth.baked, flush=True)
 
 
@@ -767,18 +761,8 @@ def link_baked():
         ref[f] = A.world_mesh(c)[0].copy()
     path = os.path.join(A._scratch, "tolink.blend")
     bpy.ops.wm.save_as_mainfile(filepath=path)
-    A.reset()
-    s = bpy.context.scene
-    s.frame_end = 16
-    with bpy.data.libraries.load(path, link=True) as (src, dst):
-        dst.objects = [n for n in src.objects if n in ("Cloth", "Box", "Floor")]
-    for o in dst.objects:
-        s.collection.objects.link(o)
-    c = bpy.data.objects["Cloth"]
-    d = 0.0
-    for f, P in ref.items():
-        s.frame_set(f)
-        d = max(d, float(np.abs(A.world_mesh(c)[0] - P).max()))
+    s, c = _into_new_file(path, True, 16)
+    d = _largest_change(s, c, ref)
     print("RESULT linked plays the bake, max diff", d, "library", c.library is not None, flush=True)
     for op in ("bake", "free_bake", "reset", "convert", "assign_pins", "make_collider"):
         A.activate(c)
