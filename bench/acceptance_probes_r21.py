@@ -280,6 +280,17 @@ def auto_smooth():
     print("RESULT auto_smooth bake-preview max", d, "stack", [m.name for m in c.modifiers], flush=True)
 
 
+def _grid_over_box(height):
+    """A floor, a 0.5 x 0.5 x 0.4 m box collider on it, and a 1 m cloth grid (not yet a cloth) `height` over the floor,
+    in the current scene: returns the box and the grid."""
+    R.floor()
+    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
+    R.collider(b)
+    c = R.blender_grid(n=N, size=1.0)
+    c.location = (0, 0, height)
+    return b, c
+
+
 def _turned_scaled_cloth_over_box():
     """A new 32-frame scene: a floor, a box collider, and over it a cloth grid turned, moved and scaled (1.5, 0.8, 1.2)."""
     s = R.scene()
@@ -350,11 +361,7 @@ def join_separate():
     """Ctrl+J a small plain grid into a cloth mid-preview, then play; Separate by Loose Parts of a cloth made of two
     islands, then play both; Ctrl+J of two baked cloths, then Bake. Every report and whether positions stay finite."""
     s = R.scene()
-    R.floor()
-    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
-    R.collider(b)
-    c = R.blender_grid(n=N, size=1.0)
-    c.location = (0, 0, 0.5)
+    b, c = _grid_over_box(0.5)
     R.cloth(c, bend=0.05)
     for f in range(1, 9):
         s.frame_set(f)
@@ -530,11 +537,7 @@ def append_baked():
     Copy of a baked scene: Free Bake in the copy leaves the original's bake."""
     s = R.scene()
     s.frame_end = 24
-    R.floor()
-    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
-    R.collider(b)
-    c = R.blender_grid(n=N, size=1.0)
-    c.location = (0, 0, 0.55)
+    b, c = _grid_over_box(0.55)
     c.shape_key_add(name="Basis")
     k = c.shape_key_add(name="Lift")
     for p in k.data:
@@ -677,11 +680,7 @@ def two_scenes():
     in A. Each step's report, the cloth finite, where it is."""
     sa = R.scene()
     sa.frame_end = 24
-    R.floor()
-    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
-    R.collider(b)
-    c = R.blender_grid(n=N, size=1.0)
-    c.location = (0, 0, 0.55)
+    b, c = _grid_over_box(0.55)
     R.cloth(c, bend=0.05)
     sb = bpy.data.scenes.new("B")
     sb.render.fps = 60
@@ -747,11 +746,7 @@ def link_baked():
     the bake; each operator on it answers with a sentence (no traceback)."""
     s = R.scene()
     s.frame_end = 16
-    R.floor()
-    b = A.box("Box", (0.5, 0.5, 0.4), (0, 0, 0.2))
-    R.collider(b)
-    c = R.blender_grid(n=N, size=1.0)
-    c.location = (0, 0, 0.55)
+    b, c = _grid_over_box(0.55)
     R.cloth(c, bend=0.05)
     A.activate(c)
     print("bake", bpy.ops.verlet_cloth.bake(), flush=True)
