@@ -16,7 +16,7 @@ def _baked(obj) -> bool:
 
 def _problem(obj) -> str | None:
     problem = checks.mesh_problem(obj)
-    if problem is None and (obj.library is not None or obj.data.library is not None):
+    if problem is None and checks.linked(obj):
         problem = checks.LINKED  # the keys live in the library's mesh: freed here, back on reopening
     if problem is None and not obj.verlet_cloth.baked:
         problem = NOT_BAKED

@@ -364,12 +364,17 @@ def zero_scale(obj) -> bool:
     return min(lengths) <= 1e-6 * largest or abs(det) <= 1e-9 * (lengths[0] * lengths[1] * lengths[2])
 
 
+def linked(obj) -> bool:
+    """Whether the object or its mesh comes from a library file (File ▸ Link): what is written into it is not saved."""
+    return obj.library is not None or obj.data.library is not None
+
+
 def object_problem(obj) -> str | None:
     """Why `obj` cannot be (or become) a cloth, or None."""
     problem = mesh_problem(obj)
     if problem:
         return problem
-    if obj.library is not None or obj.data.library is not None:
+    if linked(obj):
         return LINKED  # read-only in Blender's interface; a script's writes are lost on saving
     if len(obj.data.edges) == 0:
         return NO_EDGES

@@ -408,6 +408,12 @@ def _mesh_path(x_start, t0, window):
     return window_start, window_t0, (x_start, t0)
 
 
+def _kept(contacts, index: int):
+    """The contacts dict of the mesh collider at `index` in the list, or None without `contacts`: each place in the
+    list keeps its own planes (two colliders may share a TriangleMesh, not a pose)."""
+    return None if contacts is None else contacts.setdefault(index, {})
+
+
 def collide(
     x,
     x_start,
@@ -434,16 +440,15 @@ def collide(
     the substeps in between (`MeshCollider.hold`). pulled: see `collide_sphere`. only: None, or the mesh
     colliders (a sequence of those in `colliders`) that run, alone (each keeps its place's contacts).
     """
+    path_start, path_t0, settle = _mesh_path(x_start, t0, window)
     if only is not None:
         for index, collider in enumerate(colliders):
             if any(collider is c for c in only):
-                kept = None if contacts is None else contacts.setdefault(index, {})
-                path_start, path_t0, settle = _mesh_path(x_start, t0, window)
+                kept = _kept(contacts, index)
                 collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, kept)
         return
     spheres = [c for c in colliders if isinstance(c, Sphere)]
     meshes = [c for c in colliders if isinstance(c, MeshCollider)] if with_meshes else []
-    path_start, path_t0, settle = _mesh_path(x_start, t0, window)
     placed = []  # (plane, rows it moved), kept only when there are mesh colliders
     for index, collider in enumerate(colliders):
         if isinstance(collider, Sphere):
@@ -455,8 +460,7 @@ def collide(
             if meshes and on_plane is not None:
                 placed.append((collider, on_plane))
         elif isinstance(collider, MeshCollider):
-            # Each place in the list keeps its own planes (two colliders may share a TriangleMesh, not a pose).
-            kept = None if contacts is None else contacts.setdefault(index, {})
+            kept = _kept(contacts, index)
             if with_meshes:
                 collider.collide(x, path_start, active, path_t0, t1, thickness, friction, settle, kept)
             elif kept is not None:

@@ -1332,10 +1332,7 @@ def _turning(collider, thickness: float, substep: float) -> bool:
     (`substep`: its share of the frame): its edge pass then runs every substep. With windows, a box tumbling
     through a curtain at 6 m/s hooked cloth edges over its leading corner for good (664% stretch at 16 substeps;
     docs/design.md, round 12 (tumble15)); a turntable's windows (its centre still) hold, at 22% less cost."""
-    first, last = collider.pose_start, collider.pose
-    if first is last or first is None or np.array_equal(first[0], last[0]):
-        return False
-    return travelling(collider, thickness, substep)
+    return travelling(collider, thickness, substep) and not np.array_equal(collider.pose_start[0], collider.pose[0])
 
 
 def travelling(collider, thickness: float, substep: float) -> bool:

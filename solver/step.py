@@ -245,7 +245,7 @@ def step(
             for c in inputs.colliders
             if isinstance(c, MeshCollider) and not c.deforming and travelling(c, params.thickness, 1.0 / substeps)
         ]
-        if EDGES_AFTER_MOVING_VERTICES
+        if EDGES_AFTER_MOVING_VERTICES and mesh_interval > 1  # (the windows' pass: none without them)
         else []
     )
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
