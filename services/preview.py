@@ -22,7 +22,7 @@ from . import checks, display, geometry, holding, mesh_colliders, pin_group, run
 from .checks import cloth_problem
 from .display import write_shape
 from .identity import session_key
-from .runs import Run, advance, cached, forget, mark_dirty, remember, reset, show_tears, start
+from .runs import Run, advance, cached, forget, in_scene, mark_dirty, remember, reset, show_tears, start
 from .scene_reading import Enabled, world_matrix
 from .solver_params import frame_range, frame_time
 
@@ -51,7 +51,7 @@ def is_rendering() -> bool:
 
 def drag_step(scene, obj) -> Run:
     """One live step at the current frame with the held vertex (the drag operator's timer)."""
-    run = cached(obj)
+    run = in_scene(scene, obj)
     if run is None or len(run.rest_local) != len(obj.data.vertices):
         run = reset(scene, obj)
     grip = holding.held(obj)
@@ -97,7 +97,7 @@ def preview(scene, obj) -> str:
     """The live preview at the scene's current frame; returns what it did (geometry.RESET/STEP/HOLD)."""
     settings = obj.verlet_cloth
     first, last = frame_range(scene, settings)
-    run = cached(obj)
+    run = in_scene(scene, obj)
     frame = int(scene.frame_current)
     action = geometry.frame_action(None if run is None else run.frame, frame, first, last)
     if run is not None and len(run.rest_local) != len(obj.data.vertices):
@@ -196,7 +196,7 @@ def pick_up(scene, obj) -> None:
     cloth restarts from its rest shape at this frame, as after Make Cloth.
     """
     shape = display.shown(obj)
-    run = cached(obj)
+    run = in_scene(scene, obj)
     if shape is None or run is None or len(shape) != len(run.rest_local) or cloth_problem(obj) is not None:
         forget(obj)
         if cloth_problem(obj) is None:

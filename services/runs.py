@@ -27,6 +27,7 @@ class Run:
     """One cloth being simulated: its model, state and the scene as it was at `frame`."""
 
     key: str  # the cloth's identity (services.identity), not its name
+    scene: int  # the scene it steps in (identity.session_key): a cloth linked into two scenes has a run in each
     topology: str
     model: solver.Model
     state: solver.State
@@ -118,6 +119,7 @@ def start(scene, obj) -> Run:
     shapes: dict = {}
     return Run(
         key=identity.key(obj),
+        scene=identity.session_key(scene),
         topology=topology,
         model=model,
         state=model.initial_state(),
@@ -236,11 +238,31 @@ def show_tears(run: Run, obj) -> None:
 
 
 _runs: dict[str, Run] = {}
+# The runs of cloths linked into more than one scene, in the scenes not stepped last, by (cloth id, scene):
+# each scene's frames go on from its own state, not from another scene's.
+_parked: dict[tuple[str, int], Run] = {}
 _stopped: dict[str, str] = {}  # cloth id -> why its live preview stopped, shown until a fresh run starts
 
 
 def cached(obj) -> Run | None:
     return _runs.get(identity.key(obj))
+
+
+def in_scene(scene, obj) -> Run | None:
+    """`obj`'s run in `scene`: when it last stepped in another scene (the object linked into both), that run is
+    set aside and this scene's own comes back (None if it has none)."""
+    cloth = identity.key(obj)
+    run = _runs.get(cloth)
+    here = identity.session_key(scene)
+    if run is None or run.scene == here:
+        return run
+    _parked[(cloth, run.scene)] = run
+    run = _parked.pop((cloth, here), None)
+    if run is None:
+        _runs.pop(cloth, None)
+    else:
+        _runs[cloth] = run
+    return run
 
 
 def remember(run: Run) -> None:
@@ -252,13 +274,17 @@ def forget(obj=None) -> None:
     """Drop the cached live state of `obj` (or of every object)."""
     if obj is None:
         _runs.clear()
+        _parked.clear()
         _stopped.clear()
         _models.clear()
         holding.release()
         identity.forget()
         mesh_colliders.forget_all()  # a loaded file's colliders are new objects
     else:
-        _runs.pop(identity.key(obj), None)
+        cloth = identity.key(obj)
+        _runs.pop(cloth, None)
+        for parked in [each for each in _parked if each[0] == cloth]:
+            del _parked[parked]
 
 
 def stop(obj, why: str) -> None:

@@ -235,6 +235,27 @@ def test_a_shift_d_copy_gets_its_own_identity_and_both_simulate(blender):
     np.testing.assert_allclose(shift, np.tile([3.0, 0.0, 0.0], (len(shift), 1)), atol=1e-6)
 
 
+def test_a_cloth_linked_into_two_scenes_simulates_in_each_on_its_own(blender):
+    """Link Objects to Scene: playing the second scene must not hand its state to the first (one run a scene)."""
+    scene = setup_scene(blender, FRAMES)
+    cloth = _make_cloth(blender, _grid(blender))
+    _play(blender, 1, 8)
+    straight = _at(blender, cloth, 9)  # the first scene's own frame 9, played straight through
+    blender.context.scene.frame_set(1)
+    _play(blender, 2, 4)
+    other = blender.data.scenes.new("Other")
+    other.frame_start, other.frame_end = 1, FRAMES
+    other.render.fps = 60  # its frames are shorter: a state from it is not the first scene's
+    other.collection.objects.link(cloth)
+    window = blender.context.window
+    window.scene = other
+    for frame in range(1, 8):
+        other.frame_set(frame)
+    window.scene = scene
+    _play(blender, 5, 9)
+    np.testing.assert_allclose(_at(blender, cloth), straight, atol=1e-5)
+
+
 def test_the_cloth_identity_survives_save_and_reload(blender, tmp_path):
     setup_scene(blender, FRAMES)
     cloth = _make_cloth(blender, _grid(blender))
