@@ -38,7 +38,7 @@ from .contact import add_averaged, combined_friction, vertex_places
 from .edge_iterations import iterate_edge_contacts
 from .edge_topology import EdgeTable, edge_table, kept_edge_table
 from .inside_recovery import _bins_of, inside_closed
-from .mesh_collider import MIN_GAP, MeshCollider, _to_frame
+from .mesh_collider import MIN_GAP, MeshCollider, _columns, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import _EPS as _TRI_EPS
 from .triangles import corner_angles, cross, dot, segment_closest_along, segment_crossings
@@ -1459,7 +1459,8 @@ def collide_edges(
     grid = sharp.grid(gap)
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
-        p1, p0 = x.T, x_start.T
+        # (contiguous copies: the lists and the pass take columns of them, ~10x quicker than of x.T's strided view)
+        p1, p0 = _columns(x), _columns(x_start)
     else:
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
     found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest)
