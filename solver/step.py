@@ -441,15 +441,13 @@ def project(x: np.ndarray, work, families, iterations: int) -> None:
 
 def _torn_view(model, broken, run):
     """The torn cloth as the mesh colliders' passes see it (`tearing.TornView`), made again only when more tore
-    (kept on `run`); a new view drops the edge and corner passes' held contacts (indices into the old lists)."""
+    (kept on `run`). The windows' held contacts stay (they name vertices, not list entries) to the next pass."""
     count = int(np.count_nonzero(broken))
     kept = run.torn_view
     if kept is not None and kept[0] == count and kept[1] is model:
         return kept[2]
     view = tearing.TornView(model, broken)
     run.torn_view = (count, model, view)
-    for key in [k for k in run.mesh_contacts if isinstance(k, tuple) and k[0] in ("edges", "corners")]:
-        del run.mesh_contacts[key]
     return view
 
 
