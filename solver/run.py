@@ -25,6 +25,7 @@ class RunCache:
         # step.MESH_COLLIDE_INTERVAL)
         self.window_starts: dict[str, np.ndarray] = {}
         self.mesh_contacts: dict = {}  # still meshes' contact planes between their passes (MeshCollider.hold)
+        self.torn_view = None  # (broken count, model, tearing.TornView): a torn cloth as the mesh passes see it
 
     def window_buffer(self, vertex_count: int, kind: str = "mesh") -> np.ndarray:
         """The reused (vertex_count, 3) buffer of the mesh colliders' (or their edge contacts') window start."""

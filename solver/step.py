@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import tearing
 from .apex_contacts import collide_cloth_ridges
 from .colliders import collide
 from .contact_support import support_reach
@@ -222,6 +223,8 @@ def step(
         self_collision.set_active_faces(intact)
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
+    # The mesh colliders' edge, corner and ridge passes: the torn cloth's intact triangles and edges only.
+    collided = _torn_view(model, broken, run) if tearing.TORN_EDGES_OFF and broken.any() else model
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
     any_meshes = any(isinstance(c, MeshCollider) for c in inputs.colliders)
@@ -290,15 +293,15 @@ def step(
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(
-                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
+                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
                 )
                 collide_cloth_corners(
-                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, support=support,
+                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, support=support,
                     gravity=params.gravity,
                 )  # fmt: skip
-                collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness, t0, t1)
+                collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
                 collide_cloth_edges(
-                    x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
+                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                     tipped_only=True,
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
@@ -312,19 +315,19 @@ def step(
             edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
             edge_opens, edge_closes = s == edge_first, s == edge_last
             collide_cloth_edges(
-                x, previous, inv_mass, model, inputs.colliders, t0, t1, params.thickness, params.friction,
+                x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
                 contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, hold_near=hold_near,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
             collide_cloth_corners(
-                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, window=corner_window,
+                x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, window=corner_window,
                 contacts=run.mesh_contacts, closes=s == corner_last, support=support, gravity=params.gravity,
             )  # fmt: skip
-            collide_cloth_ridges(x, previous, inv_mass, model, inputs.colliders, params.thickness, t0, t1)
+            collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
-                x, previous, inv_mass, model, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
+                x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                 tipped_only=True,
             )  # fmt: skip
             if edge_opens and not edge_closes:
@@ -336,7 +339,7 @@ def step(
                 with_meshes=closes, window=window, contacts=run.mesh_contacts, pulled=pulled,
             )  # fmt: skip
             if closes and moving:  # (EDGES_AFTER_MOVING_VERTICES)
-                collide_cloth_edges(x, previous, inv_mass, model, moving, t0, t1, *edge_args, gravity=params.gravity)
+                collide_cloth_edges(x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity)
                 collide(
                     x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, window=window,
                     contacts=run.mesh_contacts, only=moving,
@@ -355,6 +358,8 @@ def step(
         if tear is not None and tear(x):
             tore = True
             families = _overridden(run.families, inv_mass, broken)
+            if tearing.TORN_EDGES_OFF:
+                collided = _torn_view(model, broken, run)
 
     if own is not None:
         most = float(np.sqrt(np.max(np.einsum("ij,ij->i", np.atleast_2d(accel), np.atleast_2d(accel)))))
@@ -432,6 +437,18 @@ def project(x: np.ndarray, work, families, iterations: int) -> None:
         for family in families:
             family.project(work.buffer)
     work.store(x)
+
+
+def _torn_view(model, broken, run):
+    """The torn cloth as the mesh colliders' passes see it (`tearing.TornView`), made again only when more tore
+    (kept on `run`). The windows' held contacts stay (they name vertices, not list entries) to the next pass."""
+    count = int(np.count_nonzero(broken))
+    kept = run.torn_view
+    if kept is not None and kept[0] == count and kept[1] is model:
+        return kept[2]
+    view = tearing.TornView(model, broken)
+    run.torn_view = (count, model, view)
+    return view
 
 
 def _overridden(families, inv_mass, broken):

@@ -56,8 +56,45 @@ def mark_torn_faces(model, broken: np.ndarray, face_torn_frame: np.ndarray, fram
     """Stamp `frame` on every intact face that has a broken boundary edge (in place)."""
     if len(face_torn_frame) == 0:
         return
+    face_torn_frame[torn_faces(model, broken) & (face_torn_frame < 0)] = frame
+
+
+# The mesh colliders' edge, corner and ridge passes take the torn cloth's intact triangles and edges only
+# (round 22, probe26): with every triangle edge, a torn edge whose ends had parted across a thin blade stayed a
+# "cloth edge" through it, and the edge pass pushed its far end up and away (a torn two-vertex piece rose
+# 6 m against gravity, another was flung at 95 m/s).
+TORN_EDGES_OFF = True
+
+
+class TornView:
+    """`model` as the mesh colliders' passes see a torn cloth: `triangles` (fan triangles, their faces) of the
+    faces with no broken boundary constraint, `cloth_edges` the triangle edges of those faces (the longest at
+    rest unchanged, so the passes' reach stays the cloth's); everything else is the model's."""
+
+    def __init__(self, model, broken: np.ndarray):
+        self._model = model
+        torn = torn_faces(model, broken)
+        tris, face = model.triangles
+        keep = ~torn[face]
+        kept = tris[keep]
+        self.triangles = (kept, face[keep])
+        edges, longest = model.cloth_edges
+        n = np.int64(model.vertex_count)
+        lo, hi = np.minimum(edges[:, 0], edges[:, 1]), np.maximum(edges[:, 0], edges[:, 1])
+        ends = np.concatenate([kept[:, [0, 1]], kept[:, [1, 2]], kept[:, [2, 0]]])
+        tlo, thi = ends.min(axis=1).astype(np.int64), ends.max(axis=1).astype(np.int64)
+        on = np.isin(lo.astype(np.int64) * n + hi, tlo * n + thi)
+        self.cloth_edges = (edges[on], longest)
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+
+def torn_faces(model, broken: np.ndarray) -> np.ndarray:
+    """(F,) bool: faces with a broken structural constraint along their boundary (as `mark_torn_faces`)."""
+    if len(model.faces) == 0:
+        return np.zeros(0, dtype=bool)
     edge = model.face_edge_constraints
     torn_corner = (edge >= 0) & broken[np.maximum(edge, 0)]
     face_of_corner = np.repeat(np.arange(len(model.faces)), model.faces.sizes)
-    torn = np.bincount(face_of_corner, weights=torn_corner, minlength=len(model.faces)) > 0
-    face_torn_frame[torn & (face_torn_frame < 0)] = frame
+    return np.bincount(face_of_corner, weights=torn_corner, minlength=len(model.faces)) > 0

@@ -1143,3 +1143,38 @@ def test_applying_the_cloths_transform_mid_preview_keeps_it_and_its_pins_where_t
         later = _evaluated(blender, curtain, frame)
         assert np.abs(later[top] - shown[top]).max() < 1e-5  # the pins stay (scale: 1.0 m off)
     assert np.isfinite(later).all()
+
+
+def test_a_thickness_more_than_the_cloths_edges_is_said_and_lowering_it_saves_the_drape(blender):
+    """A doll's-house scale (round 22, probe26): a 10 cm 24² handkerchief (4.3 mm edges) dropped on a 3 cm cube at
+    the default 5 mm Thickness cannot keep 5 mm from the cube and the floor and lie on them: it ended 71 % stretched
+    on the mean (408 % at most) with 144 edges through the cube, and nothing said why. The panel and Make Cloth now
+    say so with the Thickness to set (half an edge, checks.thickness_note); at that it drapes."""
+    checks = sys.modules[ADDON_MODULE + ".services.checks"]
+    scene = setup_scene(blender, 40)
+    _floor(blender)
+    assert blender.ops.verlet_cloth.make_collider(kind="PLANE") == {"FINISHED"}
+    blender.ops.mesh.primitive_cube_add(size=0.03, location=(0.0, 0.0, 0.015))
+    assert blender.ops.verlet_cloth.make_collider(kind="MESH") == {"FINISHED"}
+    cloth = _grid(blender, n=24, size=0.1, height=0.038, location=(0.003, -0.002, 0.0))
+    cloth.rotation_euler = (0.0, 0.0, 0.3)
+    activate(blender, cloth)
+    assert blender.ops.verlet_cloth.convert() == {"FINISHED"}
+    notes = checks.cloth_notes(cloth)
+    assert len(notes) == 1 and "Thickness (5.0 mm) is more than the cloth's edges (4.3 mm long)" in notes[0], notes
+    assert "Lower Thickness to about half an edge (2.2 mm, in Settings)" in notes[0]
+
+    def mean_stretch() -> float:
+        scene.frame_set(1)
+        rest = evaluated_mesh(blender, cloth, triangles=False)[0]
+        edges = np.array([e.vertices[:] for e in cloth.data.edges])
+        rest_length = np.linalg.norm(rest[edges[:, 0]] - rest[edges[:, 1]], axis=1)
+        for frame in range(2, 41):
+            scene.frame_set(frame)
+        x = evaluated_mesh(blender, cloth, triangles=False)[0]
+        return float(np.mean(np.maximum(np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest_length - 1, 0)))
+
+    assert mean_stretch() > 0.1
+    cloth.verlet_cloth.thickness = 0.0022
+    assert checks.cloth_notes(cloth) == []
+    assert mean_stretch() < 0.01
