@@ -13,13 +13,14 @@ ground top (inside the ground box), cloth edges through the ground or the cube, 
 (frame, under, deepest mm, ground edges, cube edges, inside cube), and the strain at the end.
 
   .venv/bin/python bench/cube_on_ground.py [--kind K] [--motion M] [--frames F] [--set MODULE.NAME=VALUE]
-      [--shift DX,DY ...] [--ab MODULE.NAME]
+      [--shift DX,DY ...] [--ab MODULE.NAME] [--repeat R]
 
---shift moves the cloth by (DX, DY) mm (repeatable: one run per shift). --ab runs each case with the boolean switch
-MODULE.NAME off, then on (interleaved, the CPU seconds of each run printed): round 22 (cube26)'s table of
-step.RECHECK_MOVED_STARTS was
-  .venv/bin/python bench/cube_on_ground.py --frames 24 --ab step.RECHECK_MOVED_STARTS \
-      --shift 0,0 --shift 4,0 --shift 0,7 --shift -6,3
+--shift moves the cloth by (DX, DY) mm (repeatable: one run per shift; write a negative one --shift=-6,3). --ab runs
+each case with the boolean switch MODULE.NAME off, then on (interleaved, each run's CPU seconds printed); --repeat R
+runs each R times (a best of R). Round 22 (cube26)'s tables (docs/design.md):
+  .venv/bin/python bench/cube_on_ground.py --frames 30 --ab step.RECHECK_MOVED_STARTS [--set step.RECHECK_REVERTS=True]
+  .venv/bin/python bench/cube_on_ground.py --frames 24 --motion tip --ab step.RECHECK_MOVED_STARTS \
+      --shift 4,0 --shift 0,7 --shift=-6,3          (and --motion still)
 """
 
 import argparse
@@ -305,6 +306,7 @@ if __name__ == "__main__":
     ap.add_argument("--set", action="append", default=[], help="e.g. step.EDGE_PASS_WINDOWS=2")
     ap.add_argument("--shift", action="append", default=[], help="DX,DY in mm (repeatable)")
     ap.add_argument("--ab", default=None, help="a boolean switch, e.g. step.RECHECK_MOVED_STARTS: off, then on")
+    ap.add_argument("--repeat", type=int, default=1, help="each case (and --ab's off, on) this many times, interleaved")
     a = ap.parse_args()
     for item in a.set:
         name, value = item.split("=")
@@ -317,7 +319,7 @@ if __name__ == "__main__":
         switch = (importlib.import_module("solver." + module), attr)
     for kind in [a.kind] if a.kind else ["quad", "triangulated", "jittered", "fan", "holed"]:
         for motion in [a.motion] if a.motion else ["blender", "tip", "rock", "still"]:
-            for shift in shifts:
+            for shift, _ in ((s, r) for s in shifts for r in range(a.repeat)):
                 for value in [None] if switch is None else [False, True]:
                     if switch is not None:
                         setattr(*switch, value)
