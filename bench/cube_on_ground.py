@@ -13,12 +13,21 @@ ground top (inside the ground box), cloth edges through the ground or the cube, 
 (frame, under, deepest mm, ground edges, cube edges, inside cube), and the strain at the end.
 
   .venv/bin/python bench/cube_on_ground.py [--kind K] [--motion M] [--frames F] [--set MODULE.NAME=VALUE]
+      [--shift DX,DY ...] [--ab MODULE.NAME] [--repeat R]
+
+--shift moves the cloth by (DX, DY) mm (repeatable: one run per shift; write a negative one --shift=-6,3). --ab runs
+each case with the boolean switch MODULE.NAME off, then on (interleaved, each run's CPU seconds printed); --repeat R
+runs each R times (a best of R). Round 22 (cube26)'s tables (docs/design.md):
+  .venv/bin/python bench/cube_on_ground.py --frames 30 --ab step.RECHECK_MOVED_STARTS [--set step.RECHECK_REVERTS=True]
+  .venv/bin/python bench/cube_on_ground.py --frames 24 --motion tip --ab step.RECHECK_MOVED_STARTS \
+      --shift 4,0 --shift 0,7 --shift=-6,3          (and --motion still)
 """
 
 import argparse
 import importlib
 import math
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -234,7 +243,7 @@ def cube_pose(motion: str, frame: int, at=(0.03, 0.02)) -> np.ndarray:
     return m
 
 
-def cloth(kind: str, n: int = 24, blender: bool = False):
+def cloth(kind: str, n: int = 24, blender: bool = False, shift=(0.0, 0.0)):
     h = 1.0 if blender else 2 * HALF + 0.25
     if kind == "jittered":
         v, f = meshes.jittered_grid(n, size=1.0, height=h)
@@ -245,10 +254,11 @@ def cloth(kind: str, n: int = 24, blender: bool = False):
     else:
         v, f = meshes.grid(n, n, size=1.0, height=h)
         f = meshes.triangulated(f) if kind == "triangulated" else f
-    return np.asarray(v, float) + (0.0 if blender else (0.011, -0.017, 0.0)), f
+    offset = np.array([0.0, 0.0, 0.0] if blender else [0.011, -0.017, 0.0]) + (shift[0] / 1000, shift[1] / 1000, 0.0)
+    return np.asarray(v, float) + offset, f
 
 
-def run(kind: str, motion: str, frames: int = 30):
+def run(kind: str, motion: str, frames: int = 30, shift=(0.0, 0.0)):
     blender = motion == "blender"
     cube_v, cube_t = box((HALF, HALF, HALF))
     if blender:
@@ -257,7 +267,7 @@ def run(kind: str, motion: str, frames: int = 30):
     ground_v = ground_v + (0.0, 0.0, -0.1)
     cube_shape = solver.TriangleMesh(cube_v, cube_t)
     ground = solver.MeshCollider(ground_v, ground_t)
-    v, f = cloth(kind, blender=blender)
+    v, f = cloth(kind, blender=blender, shift=shift)
     model = solver.build_model(v, f, density=0.15)
     state = model.initial_state()
     # the add-on's defaults in that scene (bend 0.05: the probe's)
@@ -294,12 +304,30 @@ if __name__ == "__main__":
     ap.add_argument("--motion", choices=["tip", "rock", "still", "blender"], default=None)
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--set", action="append", default=[], help="e.g. step.EDGE_PASS_WINDOWS=2")
+    ap.add_argument("--shift", action="append", default=[], help="DX,DY in mm (repeatable)")
+    ap.add_argument("--ab", default=None, help="a boolean switch, e.g. step.RECHECK_MOVED_STARTS: off, then on")
+    ap.add_argument("--repeat", type=int, default=1, help="each case (and --ab's off, on) this many times, interleaved")
     a = ap.parse_args()
     for item in a.set:
         name, value = item.split("=")
         module, attr = name.rsplit(".", 1)
         setattr(importlib.import_module("solver." + module), attr, eval(value))  # noqa: S307 (a bench switch)
+    shifts = [tuple(float(c) for c in item.split(",")) for item in a.shift] or [(0.0, 0.0)]
+    switch = None
+    if a.ab:
+        module, attr = a.ab.rsplit(".", 1)
+        switch = (importlib.import_module("solver." + module), attr)
     for kind in [a.kind] if a.kind else ["quad", "triangulated", "jittered", "fan", "holed"]:
         for motion in [a.motion] if a.motion else ["blender", "tip", "rock", "still"]:
-            bad, mean, most = run(kind, motion, a.frames)
-            print(kind, motion, "bad frames", bad, "strain mean/max at the end", mean, most, flush=True)
+            for shift, _ in ((s, r) for s in shifts for r in range(a.repeat)):
+                for value in [None] if switch is None else [False, True]:
+                    if switch is not None:
+                        setattr(*switch, value)
+                    began = time.process_time()
+                    bad, mean, most = run(kind, motion, a.frames, shift)
+                    cpu = time.process_time() - began
+                    label = "" if value is None else f"{a.ab}={value} "
+                    print(
+                        kind, motion, f"shift {shift[0]:g},{shift[1]:g}", label + "bad frames", bad,
+                        "strain mean/max at the end", mean, most, f"cpu {cpu:.2f} s", flush=True,
+                    )  # fmt: skip
