@@ -191,6 +191,10 @@ class _Corners:
         self.key = b""  # (`_with_rod_ends`: which ends)
         self.carries = np.zeros(0, dtype=bool)  # which carry the cloth hanging from them (CORNER_SUPPORT)
         self.normals = np.zeros((3, 0))  # (3, C) the mean normal of each corner's faces (still meshes')
+        # (3, C) APEX_CORNERS' apexes' mean normals out of the mesh, of length 1 / tan(their turn) (0: another corner),
+        # or None: no apexes. Such a corner is kept on its outside of a cloth triangle, or of a cloth edge under it,
+        # whatever side it started the substep on.
+        self.outs: np.ndarray | None = None
         if mesh is None:  # (none)
             self.points = self.points0 = np.zeros((3, 0))
             return
@@ -279,7 +283,7 @@ def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
         if len(corners):  # (an 8-segment post's rims are pointed corners already)
             ends = ends[~rows_among(ends, corners.points.T)]
         found = object.__new__(_Corners)
-        found.lists, found.motion = [], 0.0
+        found.lists, found.motion, found.outs = [], 0.0, None
         found.points = np.ascontiguousarray(np.concatenate([corners.points, ends.T], axis=1))
         found.points0 = found.points
         found.ends = np.concatenate([known, np.ones(len(ends), dtype=bool)])
@@ -322,6 +326,102 @@ def _rod_ends(corners: _Corners, sharp, radius: float):
     on = rows_among(ends, places).nonzero()[0]
     places, which = np.unique(ends.take(on, axis=0), axis=0, return_inverse=True)
     return places, (which, away.take(on, axis=1))
+
+
+# A closed mesh's convex vertices whose faces' normals spread all round their mean (a UV ball's pole, a coarse
+# icosphere's vertices; not a box edge's, whose spread in one plane) by more than a cloth edge across them, its ends
+# `lever` (half the cloth's longest edge, at most the faces' heights there) out and the gap off the faces, can span
+# without dipping under the vertex: reach x sin(turn) > gap x cos(turn), the turn the lesser spread's (sin^2 / 2 a
+# cone's) are corners too for that cloth (not tips, carrying nothing): their faces turn 6-20°, under POINTED_ANGLE,
+# the UV pole's 24 edges bend ~2° (no sharp edge), the 80-triangle ball's are sharp but the edge pass's pushes round
+# a vertex point sideways, and a 20² cloth's edge ended 2-7 mm under the top vertex with both ends outside
+# (docs/design.md, round 22 (uvpole26)). Still and rigid meshes. Off: not yet run over the suite (one test of
+# tests/test_mesh_collider_inside.py, a spherified cube appearing round a curtain, failed with it on), and a ball's
+# step costs ~25 % more (the corner pass now runs on it).
+APEX_CORNERS = False
+_APEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _Corners -> {(lever, gap): _Corners}
+
+
+def _with_apexes(corners: _Corners, mesh, lever: float, gap: float) -> _Corners:
+    """`corners` with the closed mesh's apexes for a cloth whose longest edge is 2 x `lever`, kept gap off (see
+    APEX_CORNERS); `corners` itself when there are none. Kept per (corners, lever, gap)."""
+    chosen = _APEXES.get(corners)
+    if chosen is None:
+        chosen = _APEXES[corners] = {}
+    key = (float(lever), float(gap))
+    found = chosen.get(key)
+    if found is not None:
+        return found
+    if len(chosen) >= 8:  # (a few cloths and gaps)
+        chosen.clear()
+    points, outs = apex_points(mesh, lever, gap)
+    if len(corners) and len(points):
+        new = ~rows_among(points, corners.points.T)
+        points, outs = points[new], outs[:, new]
+    if len(points) == 0:
+        chosen[key] = corners
+        return corners
+    found = object.__new__(_Corners)
+    found.lists, found.motion = [], 0.0
+    found.points = np.ascontiguousarray(np.concatenate([corners.points, points.T], axis=1))
+    found.points0 = found.points
+    none = np.zeros(len(points), dtype=bool)
+    found.ends = np.concatenate([corners.ends, none])
+    found.tips = np.concatenate([corners.tips, none])
+    found.carries = np.concatenate([corners.carries, none])
+    found.normals = np.concatenate([corners.normals, np.zeros((3, len(points)))], axis=1)
+    found.outs = np.concatenate([np.zeros((3, len(corners))), outs], axis=1)
+    found.key = corners.key
+    chosen[key] = found
+    return found
+
+
+def apex_points(mesh, lever: float, gap: float) -> tuple[np.ndarray, np.ndarray]:
+    """(A, 3) places of the closed mesh's apexes for a cloth edge of half length `lever` kept `gap` off (see
+    APEX_CORNERS), and their faces' mean normals out of the mesh (3, A), each of length 1 / tan(its turn). Vertices
+    at one place count as one."""
+    triangles = mesh.triangles
+    if not mesh.outward or len(triangles) == 0:
+        return np.zeros((0, 3)), np.zeros((3, 0))
+    places, weld = np.unique(mesh.vertices, axis=0, return_inverse=True)
+    ids = weld.reshape(-1).take(triangles)
+    n = len(places)
+    normals = mesh.normals * mesh.outward
+    angles = corner_angles(mesh.a, mesh.b, mesh.c)
+    flat = ids.ravel()
+    corner_normals = normals.take(np.repeat(np.arange(len(flat) // 3), 3), axis=1)
+    weights = angles.ravel()
+    mean = np.stack([np.bincount(flat, weights=corner_normals[k] * weights, minlength=n) for k in range(3)])
+    mean = mean / np.maximum(np.sqrt(dot(mean, mean)), _EPS)
+    spread = _spread_all_round(flat, corner_normals, weights, mean, n)
+    sine = np.sqrt(np.clip(2.0 * spread, 0.0, 1.0))
+    cosine = np.sqrt(1.0 - sine * sine)
+    order = np.argsort(flat, kind="stable")
+    starts = np.flatnonzero(np.diff(flat.take(order), prepend=-1))
+    first = flat.take(order.take(starts))
+    reach = np.full(n, float(lever))  # the least height of its faces from it, up to `lever`
+    reach[first] = np.minimum(np.minimum.reduceat(mesh.heights.T.ravel().take(order), starts), lever)
+    # Convex: its faces' other corners all lie under the plane through it across its mean normal.
+    at = places.take(flat, axis=0).T  # (3, 3T)
+    higher = np.zeros(len(flat))
+    for shift in (1, 2):
+        other = places.take(ids[:, [shift % 3, (shift + 1) % 3, (shift + 2) % 3]].ravel(), axis=0).T
+        higher = np.maximum(higher, dot(other - at, mean.take(flat, axis=1)))
+    convex = np.ones(n, dtype=bool)
+    convex[first] = np.maximum.reduceat(higher.take(order), starts) <= 0.0
+    apex = convex & (reach * sine > gap * cosine)
+    # (the normal scaled by 1 / tan(turn): `_edge_contacts` tells a point under the apex by it)
+    return places[apex], np.ascontiguousarray(mean[:, apex] * (cosine[apex] / sine[apex]))
+
+
+def _cloth_corners(collider, longest: float, thickness, gravity, t1: float) -> _Corners:
+    """The collider's corners for a cloth whose longest edge is `longest` (ROD_ENDS' rods' ends with gravity, a closed
+    still or rigid mesh's apexes, APEX_CORNERS)."""
+    corners = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1))
+    if APEX_CORNERS and not collider.deforming and collider.mesh.outward:
+        gap = max(float(thickness) + collider.offset, MIN_GAP)
+        corners = _with_apexes(corners, collider.mesh, 0.5 * longest, gap)
+    return corners
 
 
 _CORNERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> its _Corners
@@ -468,7 +568,7 @@ def collide_cloth_corners(
     meshes = [
         (index, c)
         for index, c in enumerate(colliders)
-        if isinstance(c, MeshCollider) and len(_corners_of_collider(c, _rod_sharp(c, longest, thickness, gravity, t1)))
+        if isinstance(c, MeshCollider) and len(_cloth_corners(c, longest, thickness, gravity, t1))
     ]
     if not meshes:
         return
@@ -561,7 +661,7 @@ def collide_corners(
 
     settle_into: where the settled pushes go (default x_start, the path's start); keep: return the contacts
     (`_Held`) for `_hold`, else None."""
-    corners = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1))
+    corners = _cloth_corners(collider, longest, thickness, gravity, t1)
     if len(corners) == 0 or len(triangles) == 0:
         return
     gap = max(float(thickness) + collider.offset, MIN_GAP)
@@ -604,6 +704,7 @@ def collide_corners(
     # (a still corner's start is its end: one array, so the hold need not follow it)
     point0 = point0.take(meets, axis=1) if collider.deforming else None
     point, tri, c = point.take(meets, axis=1), tri.take(meets, axis=0), c.take(meets)
+    outs = None if corners.outs is None else corners.outs.take(c, axis=1)
     point0 = point if point0 is None else point0
     ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
     ends, starts = [ends3[:, k] for k in range(3)], [starts3[:, k] for k in range(3)]
@@ -614,11 +715,11 @@ def collide_corners(
     if point0 is not point:  # (a deforming mesh's corner moves too)
         corner_moved = point - point0
         reach += np.sqrt(dot(corner_moved, corner_moved))
-    found_faces = _face_contacts(point, tri, starts, ends, gap, reach, point0)
+    found_faces = _face_contacts(point, tri, starts, ends, gap, reach, point0, outs)
     if SMOOTH_TIP_NORMALS and collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
         # is all "tips", and its cloth pushed along the smooth normal ended behind a wall)
         found_faces = _smooth_tips(found_faces, corners.tips.take(c), triangles, p1)
-    found_edges = _edge_contacts(point, tri, starts3, ends3, gap, reach, point0)
+    found_edges = _edge_contacts(point, tri, starts3, ends3, gap, reach, point0, outs)
     if len(found_edges[0]):  # (a cloth edge's two triangles both find it)
         found_edges = _once(found_edges, c, n)
     verts, beta, direction, at, depth, start_gap = (
@@ -786,15 +887,19 @@ def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndar
     return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0), mu)
 
 
-def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
+def _face_contacts(point, tri, starts, ends, gap: float, reach, point0, outs=None):
     """Corners whose projection lies in the cloth triangle at the end and that end within the gap of
     its plane on the side they started on, or crossed it within `reach`: (vertices (H, 3), barycentrics
     (3, H), the way the triangle must move (3, H), pair, depth, how far within the gap it started).
-    point0: the corners at the start (`point` at the end)."""
+    point0: the corners at the start (`point` at the end); outs (3, P): an apex's normal out of the mesh (its side:
+    under the triangle, whichever it started on; 0: another corner's), or None."""
     h0 = dot(_unit_normal(*starts), point0 - starts[0])
     normal1 = _unit_normal(*ends)
     h1 = dot(normal1, point - ends[0])
     side = np.where(h0 != 0.0, np.sign(h0), np.sign(h1))
+    if outs is not None:
+        facing = dot(normal1, outs)  # (the triangle lies out of the mesh from the apex: the apex on its -facing side)
+        side = np.where(facing != 0.0, -np.sign(facing), side)
     depth = gap - h1 * side  # how far the triangle must move away from the corner, along -side x normal
     bary = _barycentrics(point, *ends)
     near = (depth > 0.0) & (depth < reach)
@@ -818,11 +923,13 @@ def _face_contacts(point, tri, starts, ends, gap: float, reach, point0):
     return tri.take(hit, axis=0), bary.take(hit, axis=1), direction, hit, depth.take(hit), start_gap
 
 
-def _edge_contacts(point, tri, starts, ends, gap: float, reach, point0):
+def _edge_contacts(point, tri, starts, ends, gap: float, reach, point0, outs=None):
     """Corners closer than the gap to the middle of a cloth triangle's edge (under a ridge of tented
     cloth, where the corner projects into neither triangle), kept on the side of the edge they started
     on (the start's direction from the corner): as `_face_contacts`, barycentrics (1 - u, u, 0).
-    starts, ends: the triangles' vertices (3, 3, P) (axis, vertex, pair), C-contiguous."""
+    starts, ends: the triangles' vertices (3, 3, P) (axis, vertex, pair), C-contiguous. outs (3, P): an apex's
+    normal out of the mesh, or 0 (see `_face_contacts`): an edge whose point nearest the apex lies under it (inside
+    the cone its faces' turn makes) is pushed out along the normal, whatever side it started on."""
     # The three edges (0-1, 1-2, 2-0) stacked as columns [0, P), [P, 2P), [2P, 3P): one set of calls.
     a0, b0 = starts.reshape(3, -1), starts.take(_NEXT_VERTEX, axis=1).reshape(3, -1)
     a1, b1 = ends.reshape(3, -1), ends.take(_NEXT_VERTEX, axis=1).reshape(3, -1)
@@ -833,6 +940,14 @@ def _edge_contacts(point, tri, starts, ends, gap: float, reach, point0):
     d1 = a1 + (b1 - a1) * u1 - corner
     dist0, dist1 = np.sqrt(dot(d0, d0)), np.sqrt(dot(d1, d1))
     normal = np.where(dist0 > 1e-9, d0 / np.maximum(dist0, _EPS), d1 / np.maximum(dist1, _EPS))
+    if outs is not None:  # (an edge point under the apex: deeper along its normal than its faces' slope takes it)
+        out = np.concatenate([outs, outs, outs], axis=1)
+        slope = np.sqrt(dot(out, out))
+        out = out / np.maximum(slope, _EPS)
+        down = dot(d1, out)
+        aside = d1 - out * down
+        under = (slope > 0.0) & (-down * slope > np.sqrt(dot(aside, aside)))
+        normal = np.where(under, out, normal)
     depth = gap - dot(d1, normal)
     far = np.concatenate([reach, reach, reach])
     hit = (depth > 0.0) & (depth < far) & ((dist1 < gap) | (depth >= gap)) & (u1 > 0.0) & (u1 < 1.0)
