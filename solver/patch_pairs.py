@@ -181,6 +181,13 @@ class PatchPairs:
         self.member_patch, self.member_vertex = key // n, key % n
         self.member_start = np.searchsorted(self.member_patch, np.arange(count))
         self.member_count = np.diff(np.append(self.member_start, len(key))).astype(np.float64)
+        # Per kind, the members holding it (a corner of one of its primitives): (their vertices, the patches holding
+        # any, each such patch's first slot among them, whether every patch does), for `_set_paths`.
+        self.kind_members: dict[str, tuple] = {}
+        for kind, bit in (("vertex", 1), ("triangle", 2), ("edge", 4)):
+            holding = np.flatnonzero(self.member_kind & bit)
+            has, first = np.unique(self.member_patch.take(holding), return_index=True)
+            self.kind_members[kind] = self.member_vertex.take(holding), has, first, len(has) == count
         self.triangle_group = _groups(self.triangle_home, count)
         self.edge_group = _groups(self.edge_home, count)
         # Neighbouring patch pairs (P, Q), every ordered pair once (P == Q included): cells that touch, and
@@ -219,6 +226,12 @@ class PatchPairs:
         keep = np.flatnonzero(keep_ee(e, f)) if len(e) else _EMPTY
         self.ee_e, self.ee_f, self.ee_seg = e[keep], f[keep], k[keep]
         segments = len(self.pair_p)
+        # Each segment's rows (first slot, count), by kind: what `_near` looks its due segments up in (was two
+        # binary searches of the rows' segment ids each call).
+        self.seg_rows = {
+            kind: (np.searchsorted(seg, np.arange(segments)), np.bincount(seg, minlength=segments))
+            for kind, seg in ((True, self.vt_seg), (False, self.ee_seg))
+        }
         self.masks = None if excluded_within is None else self._rest_masks(rest, excluded_within)
         # Which static rows touch each vertex (for partial queries): (rows sorted by vertex, first slot per vertex).
         self.vt_by_vertex = _incidence(np.concatenate([self.vt_p[:, None], triangles[self.vt_t]], axis=1), n)
@@ -501,17 +514,32 @@ class PatchPairs:
     def _set_paths(self, start: np.ndarray, end: np.ndarray) -> None:
         """Each patch's span of its members' motion in the substep, and per kind the span of its primitives'
         corners at the middle of their paths (empty: inf .. -inf): what `_near` and `_far` bound relative
-        motion and far pairs of patches by."""
-        at = self.member_start
-        motion = (end - start).take(self.member_vertex, axis=0)
+        motion and far pairs of patches by. A coordinate at a time, each kind's spans over only the members
+        holding it (`kind_members`), held a coordinate to a column (`_columns`: `_may_list` and `_half_motion`
+        gather them a coordinate at a time): the same numbers as masking the others with inf (a min / max
+        skips an inf), in half the time (64²: 8.6 -> 4.3 ms a full query)."""
+        at, count, members = self.member_start, self.count, self.member_vertex
+        motion = np.empty((len(members), 3))
+        span_low, span_high = np.empty((count, 3), order="F"), np.empty((count, 3), order="F")
+        for k in range(3):
+            column = np.subtract(end[:, k].take(members), start[:, k].take(members))
+            motion[:, k] = column
+            span_low[:, k] = np.minimum.reduceat(column, at)
+            span_high[:, k] = np.maximum.reduceat(column, at)
         self.patch_motion = np.maximum.reduceat(np.sqrt(np.einsum("ij,ij->i", motion, motion)), at)
-        self.motion_span = np.minimum.reduceat(motion, at, axis=0), np.maximum.reduceat(motion, at, axis=0)
-        middle = (0.5 * (start + end)).take(self.member_vertex, axis=0)
+        self.motion_span = span_low, span_high
+        middle = 0.5 * (start + end)
         self.middle_spans = {}
-        for kind, bit in (("vertex", 1), ("triangle", 2), ("edge", 4)):
-            holds = (self.member_kind & bit)[:, None] != 0
-            low = np.minimum.reduceat(np.where(holds, middle, np.inf), at, axis=0)
-            high = np.maximum.reduceat(np.where(holds, middle, -np.inf), at, axis=0)
+        for kind, (vertices, has, first, every) in self.kind_members.items():
+            low, high = np.full((count, 3), np.inf, order="F"), np.full((count, 3), -np.inf, order="F")
+            for k in range(3):
+                column = middle[:, k].take(vertices)
+                if every:
+                    low[:, k] = np.minimum.reduceat(column, first)
+                    high[:, k] = np.maximum.reduceat(column, first)
+                elif len(has):
+                    low[has, k] = np.minimum.reduceat(column, first)
+                    high[has, k] = np.maximum.reduceat(column, first)
             self.middle_spans[kind] = low, high
 
     def _half_motion(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
@@ -588,11 +616,11 @@ class PatchPairs:
         segments = np.flatnonzero(least < reach)
         if len(segments) == 0:
             return _EMPTY, _EMPTY, np.zeros(0)
-        begin = np.searchsorted(seg, segments)
-        size = np.searchsorted(seg, segments, side="right") - begin
-        every = np.repeat(begin - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
-        every_seg = seg.take(every)
-        rows = every[clear.take(every) < reach.take(every_seg)]
+        begin, size = self.seg_rows[vertex_triangle]
+        begin, size = begin.take(segments), size.take(segments)
+        run = np.cumsum(size) - size  # each segment's first slot in `every` (each holds a row: its least is finite)
+        every = np.repeat(begin - run, size) + np.arange(int(size.sum()))
+        rows = every[clear.take(every) < np.repeat(reach.take(segments), size)]
         self._due += len(rows)
         self.measured += len(rows)
         a, b = first_id.take(rows), second_id.take(rows)
@@ -607,7 +635,7 @@ class PatchPairs:
         second = (self.triangles if vertex_triangle else self.edges).take(b_touch, axis=0)
         distance, limit = measure(first, second)
         clear[rows.take(touch)] = distance - row_bound.take(touch)
-        least[segments] = _segment_min(clear.take(every), every_seg, len(least))[segments]
+        least[segments] = np.minimum.reduceat(clear.take(every), run)
         hit = np.flatnonzero(distance < limit)
         return a_touch.take(hit), b_touch.take(hit), distance.take(hit)
 
@@ -732,10 +760,13 @@ class PatchPairs:
         """Each primitive's box at the middle of the paths (made once a full query)."""
         found = self.middle_boxes.get(kind)
         if found is None:
+            # (held a coordinate to a column: `_test` gathers them a coordinate at a time)
             x = self.middle
-            found = self.middle_boxes[kind] = (
-                (x, x) if kind == "vertex" else spans_of_rows(x, x, self._rows(kind, None))
-            )
+            if kind == "vertex":
+                x = np.asfortranarray(x)
+                found = self.middle_boxes[kind] = x, x
+            else:
+                found = self.middle_boxes[kind] = _columns(*spans_of_rows(x, x, self._rows(kind, None)))
         return found
 
     def _far_patches(self, plow: np.ndarray, phigh: np.ndarray, flagged=None) -> tuple[np.ndarray, np.ndarray]:
