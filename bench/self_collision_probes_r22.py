@@ -11,12 +11,13 @@ longest edge over its rest length). Scenes (n: grid side, default 24; kind: quad
     sphere    a 1 m cloth dropped on a 0.25 m sphere (mesh collider) over a floor, folding
     table     a tablecloth, half off a table, frictionless: slides off and piles on the floor
     ribbon    a ribbon pinned at both ends, one end turned 1.5 times about the ribbon's axis (a hook)
-    torn      a cloth pinned at two far corners, tear factor 1.15, dropped on a sphere: tears, folds
+    torn      a cloth pinned at two far corners, tear factor 1.15 (Limit Stretch off), on a sphere: tears, folds
 
     VC_ROOT=<checkout> .venv/bin/python bench/self_collision_probes_r22.py rod:quad,tri,irr sphere:quad ...
-        [--n 24] [--frames 48] [--preview] [--cli]
+        [--n 24] [--frames 48] [--preview] [--cli] [--off] [--no-failsafe]
     --preview: also play the scene unbaked and compare with the bake; --cli: also save it unbaked, bake it with
-    tools/bake.py in another process, and compare.
+    tools/bake.py in another process, and compare; --off: Self-Collision off (the scene's crossings without it);
+    --no-failsafe: diagnosis only, `FaceCollision.undo_crossings` made a no-op (round 22: the curtain's stretch).
     own_sphere / own_curtain / own_table: Blender's Cloth (quality 5, self-collision on) on the same scene.
 
 One line per run: pairs max/end, frames with pairs (first), inside max, NaN, stretch max, bake CPU seconds.
@@ -48,6 +49,7 @@ from mathutils.bvhtree import BVHTree  # noqa
 
 N = 24
 FRAMES = 48
+OFF = False  # --off: the same scenes with Self-Collision off (do they fold onto themselves at all?)
 
 
 def setup(frames):
@@ -98,7 +100,7 @@ def cloth(obj, **kw):
     activate(obj)
     assert bpy.ops.verlet_cloth.convert() == {"FINISHED"}
     s = obj.verlet_cloth
-    s.self_collision = True  # Faces is the default
+    s.self_collision = not OFF  # Faces is the default
     for k, val in kw.items():
         setattr(s, k, val)
     return obj
@@ -200,7 +202,7 @@ def torn(kind, n, frames):
     obj = make_object("Cloth", v, f)
     corners = np.flatnonzero(np.isclose(np.abs(v[:, 0]), 0.5) & np.isclose(np.abs(v[:, 1]), 0.5))
     pin(obj, corners[[0, 3]])
-    return cloth(obj, bend_stiffness=0.05, pin_group="Pin", tear_factor=1.15), colls
+    return cloth(obj, bend_stiffness=0.05, pin_group="Pin", tear_factor=1.15, limit_stretch=False), colls
 
 
 # ---- Blender's own Cloth on the same scenes ----
@@ -338,6 +340,7 @@ def run(name, kind, n, frames, preview=False, cli=False):
         import subprocess
 
         blend = os.path.join(scratch, f"{name}_{kind}.blend")
+        names = obj.name, [c.name for c in colls]
         bpy.context.scene.frame_set(1)
         bpy.ops.wm.save_as_mainfile(filepath=blend)
         t0 = time.time()
@@ -349,15 +352,13 @@ def run(name, kind, n, frames, preview=False, cli=False):
         )
         print(f"tools/bake.py: rc {out.returncode}, {time.time() - t0:.0f} s wall; {out.stderr.strip()[-300:]}")
         bpy.ops.wm.open_mainfile(filepath=blend + ".out.blend")
-        obj = bpy.data.objects[obj.name]
-        colls = [bpy.data.objects[c.name] for c in colls]
+        obj, colls = bpy.data.objects[names[0]], [bpy.data.objects[c] for c in names[1]]
         arr_c, shapes_c = measure(obj, colls, frames, rest_lengths(obj))
         report(f"{name} {kind} {n}² {frames}f tools/bake.py", arr_c, 0.0)
         bpy.ops.wm.open_mainfile(filepath=blend)
-        obj = bpy.data.objects[obj.name]
-        colls = [bpy.data.objects[c.name] for c in colls]
+        obj, colls = bpy.data.objects[names[0]], [bpy.data.objects[c] for c in names[1]]
     rest = rest_lengths(obj)
-    label = f"{name} {kind} {n}² {frames}f"
+    label = f"{name} {kind} {n}² {frames}f" + (" self-collision OFF" if OFF else "")
     if preview:  # the unbaked preview, played frame by frame from frame 1
         bpy.context.scene.frame_set(1)
         t0 = time.process_time()
@@ -387,6 +388,9 @@ def run(name, kind, n, frames, preview=False, cli=False):
 if __name__ == "__main__":
     args = sys.argv[1:]
     preview = "--preview" in args
+    OFF = "--off" in args
+    if "--no-failsafe" in args:  # diagnosis only: the face contacts' failsafe (rewind to the substep's start) off
+        sys.modules["bl_ext.sp.verlet_cloth.solver.face_collision"].FaceCollision.undo_crossings = lambda *a, **k: None
     if "--n" in args:
         N = int(args[args.index("--n") + 1])
     if "--frames" in args:
