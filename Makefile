@@ -2,28 +2,32 @@
 #   .venv            requirements.txt            bpy 5.0.1, NumPy 1.26 and the tools (lint, bench, demo)
 #   .venv-blender42  requirements-blender42.txt  Blender 4.2 LTS (bpy 4.2.23), NumPy 1.26: the Blender suite
 #   .venv-numpy2     requirements-numpy2.txt     NumPy 2.x without bpy: the pure solver suite
+#   .venv-blender-numpy2  requirements-blender-numpy2.txt  bpy 5.0.1 + NumPy 2.x: the Blender suite
+#                    (`make test-blender-numpy2`, on its own: not part of `make test`)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 VENV_BLENDER42 := .venv-blender42
 VENV_NUMPY2 := .venv-numpy2
+VENV_BLENDER_NUMPY2 := .venv-blender-numpy2
 # A stamp named after the requirements file's checksum: the venv is reinstalled when the file changes.
 stamp = $(1)/.installed-$(shell cksum < $(2) | cut -d' ' -f1)
 STAMP := $(call stamp,$(VENV),requirements.txt)
 STAMP_BLENDER42 := $(call stamp,$(VENV_BLENDER42),requirements-blender42.txt)
 STAMP_NUMPY2 := $(call stamp,$(VENV_NUMPY2),requirements-numpy2.txt)
+STAMP_BLENDER_NUMPY2 := $(call stamp,$(VENV_BLENDER_NUMPY2),requirements-blender-numpy2.txt)
 DIST ?= dist
 # Blender's extension builder ships inside the bpy wheel.
 BLENDER_EXT = $(BIN)/python -c "import importlib.util as u, pathlib as p, runpy, sys; \
 	f = sorted(p.Path(u.find_spec('bpy').origin).parent.glob('*/scripts/addons_core/bl_pkg/cli/blender_ext.py'))[-1]; \
 	sys.argv = [str(f), *sys.argv[1:]]; runpy.run_path(str(f), run_name='__main__')"
 
-.PHONY: venv venvs demo test test-main test-blender42 test-numpy2 lint bench extension clean
+.PHONY: venv venvs demo test test-main test-blender42 test-numpy2 test-blender-numpy2 lint bench extension clean
 
-# $(call install,VENV,REQUIREMENTS): create the venv if needed, install the pins, stamp it.
+# $(call install,VENV,REQUIREMENTS[,PIP OPTIONS]): create the venv if needed, install the pins, stamp it.
 define install
 	@test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
-	$(1)/bin/python -m pip install --quiet --disable-pip-version-check -r $(2)
+	$(1)/bin/python -m pip install --quiet --disable-pip-version-check $(3) -r $(2)
 	@rm -f $(1)/.installed-*
 	@touch $@
 endef
@@ -39,6 +43,10 @@ $(STAMP_BLENDER42): requirements-blender42.txt
 
 $(STAMP_NUMPY2): requirements-numpy2.txt
 	$(call install,$(VENV_NUMPY2),requirements-numpy2.txt)
+
+# --no-deps: bpy 5.0.1 declares numpy<2, so pip would refuse these pins; the file pins every dependency.
+$(STAMP_BLENDER_NUMPY2): requirements-blender-numpy2.txt
+	$(call install,$(VENV_BLENDER_NUMPY2),requirements-blender-numpy2.txt,--no-deps)
 
 demo: venv
 	$(BIN)/python bench/demo.py
@@ -76,6 +84,11 @@ test-blender42: $(STAMP_BLENDER42)
 test-numpy2: $(STAMP_NUMPY2)
 	@$(call versions,$(VENV_NUMPY2))
 	VC_SUITE=pure $(VENV_NUMPY2)/bin/python -m pytest -m "not blender"
+
+# The Blender suite on NumPy 2 (Blender 5.1+ ships it). Not in `make test`: CI's time budget.
+test-blender-numpy2: $(STAMP_BLENDER_NUMPY2)
+	@$(call versions,$(VENV_BLENDER_NUMPY2))
+	VC_SUITE=blender $(VENV_BLENDER_NUMPY2)/bin/python -m pytest -m blender
 
 # Installable zip for Get Extensions → Install from Disk: $(DIST)/verlet_cloth-<version>.zip
 extension: venv
