@@ -3,7 +3,7 @@
 #   .venv-blender42  requirements-blender42.txt  Blender 4.2 LTS (bpy 4.2.23), NumPy 1.26: the Blender suite
 #   .venv-numpy2     requirements-numpy2.txt     NumPy 2.x without bpy: the pure solver suite
 #   .venv-blender-numpy2  requirements-blender-numpy2.txt  bpy 5.0.1 + NumPy 2.x: the Blender suite
-#                    (`make test-blender-numpy2`, on its own: not part of `make test`)
+#                    (Blender 5.1+ ships NumPy 2; the newest bpy wheel for Python 3.11 is 5.0.1)
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -33,7 +33,7 @@ define install
 endef
 
 venv: $(STAMP)
-venvs: $(STAMP) $(STAMP_BLENDER42) $(STAMP_NUMPY2)
+venvs: $(STAMP) $(STAMP_BLENDER42) $(STAMP_NUMPY2) $(STAMP_BLENDER_NUMPY2)
 
 $(STAMP): requirements.txt
 	$(call install,$(VENV),requirements.txt)
@@ -60,12 +60,14 @@ lint: venv
 		-m verlet_cloth -p verlet_cloth.solver -p verlet_cloth.operators -p verlet_cloth.services -p verlet_cloth.ui
 
 # The whole suite on bpy 5.0.1 + NumPy 1.26, then the Blender suite (marker `blender`, see
-# tests/conftest.py) on Blender 4.2 LTS and the pure suite on NumPy 2.x. All three run even if one fails.
+# tests/conftest.py) on Blender 4.2 LTS, the pure suite on NumPy 2.x and the Blender suite on bpy 5.0.1 +
+# NumPy 2.x. All four run even if one fails.
 test: lint
 	@status=0; \
 	$(MAKE) --no-print-directory test-main || status=1; \
 	$(MAKE) --no-print-directory test-blender42 || status=1; \
 	$(MAKE) --no-print-directory test-numpy2 || status=1; \
+	$(MAKE) --no-print-directory test-blender-numpy2 || status=1; \
 	exit $$status
 
 # Which versions a run tests, printed before it.
@@ -85,7 +87,7 @@ test-numpy2: $(STAMP_NUMPY2)
 	@$(call versions,$(VENV_NUMPY2))
 	VC_SUITE=pure $(VENV_NUMPY2)/bin/python -m pytest -m "not blender"
 
-# The Blender suite on NumPy 2 (Blender 5.1+ ships it). Not in `make test`: CI's time budget.
+# The Blender suite on NumPy 2 (Blender 5.1+ ships it): ~4 min of CPU beside the 4.2 run's.
 test-blender-numpy2: $(STAMP_BLENDER_NUMPY2)
 	@$(call versions,$(VENV_BLENDER_NUMPY2))
 	VC_SUITE=blender $(VENV_BLENDER_NUMPY2)/bin/python -m pytest -m blender
