@@ -6,6 +6,7 @@ import numpy as np
 
 import solver
 from solver import meshes
+from solver.triangles import segment_crossings
 
 FRAME = 1 / 24
 
@@ -144,3 +145,13 @@ def torus(major=0.6, minor=0.25, segments=64, rings=24, height=0.25):
     i1, j1 = (i + 1) % segments, (j + 1) % rings
     a, b, c, d = i * rings + j, i1 * rings + j, i1 * rings + j1, i * rings + j1
     return vertices, np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3), np.stack([a, c, d], -1).reshape(-1, 3)])
+
+
+def edges_through(x, edges, vertices, triangles) -> int:
+    """How many cloth edges (pairs of indices into x) pass through one of the triangles (vertices, triangles)."""
+    p, q = x[edges[:, 0]], x[edges[:, 1]]
+    corners = vertices[triangles]
+    low, high = np.minimum(p, q), np.maximum(p, q)
+    e, t = ((low[:, None] <= corners.max(axis=1)[None]) & (high[:, None] >= corners.min(axis=1)[None])).all(2).nonzero()
+    crossed = segment_crossings(p[e].T, q[e].T, *(corners[t, k].T for k in range(3)))[0]
+    return len(np.unique(e[crossed]))

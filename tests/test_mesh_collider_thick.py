@@ -2,22 +2,12 @@
 
 import numpy as np
 import pytest
+from solver_scenes import edges_through
 
 import solver
 from solver import meshes
 from solver.metrics import stretch_summary
 from solver.topology import STRUCTURAL
-from solver.triangles import segment_crossings
-
-
-def edges_through(x, edges, vertices, triangles) -> int:
-    """Cloth edges whose segment passes through one of the collider's triangles."""
-    p, q = x[edges[:, 0]], x[edges[:, 1]]
-    corners = vertices[triangles]
-    low, high = np.minimum(p, q), np.maximum(p, q)
-    e, t = ((low[:, None] <= corners.max(axis=1)[None]) & (high[:, None] >= corners.min(axis=1)[None])).all(2).nonzero()
-    crossed = segment_crossings(p[e].T, q[e].T, *(corners[t, k].T for k in range(3)))[0]
-    return len(np.unique(e[crossed]))
 
 
 @pytest.mark.parametrize("kind", ["tri", "quad"])
