@@ -8,7 +8,7 @@ modifiers on the same scene; the grids; `drop`, `go`) and r21 / r22. Every case 
   VC_ROOT=$PWD BL=0|1 KIND=tri|quad N=24 FRAMES=48 EVERY=2 .venv/bin/python bench/acceptance_probes_r23.py <case>
 cases (colliders, beside Blender's Cloth with BL=1):
   sleeve       a cloth tube (open, pinned at its lower ring) round round 18's armature-bent cylinder; the elbow bends
-               70 degrees under it
+               70 degrees under it (TWIST=1: and the upper bone twists 90 degrees about its axis)
   modstack4    a 0.3 m plane with Array (2, gaps), Mirror X, Solidify 5 cm, Subdivision 1: four slabs with gaps
   nonuniform   a cylinder scaled (0.4, -1.5, 0.8) lying turned, and a bevelled box scaled (1, 1, -1)
   ngon_star    a concave 16-gon star prism (n-gon caps, 10 cm deep) and a 64-gon disc prism; cloth dropped on both
@@ -17,8 +17,9 @@ cases (colliders, beside Blender's Cloth with BL=1):
 cases (ours only: Empties, cloth transforms, frame ranges):
   parent_turn  a box and an Empty made a Sphere collider (scaled 0.25) parented to an Empty that rises and tilts 60
                degrees under a resting cloth; the sphere checked by its radius (display size x largest scale)
-  empty_plane  an Empty (scale 2, 0.5, 1, turned 20 degrees about X) made a Plane collider (Bounded on), a cloth
-               dropped over its edge
+  empty_plane  an Empty (scale 0.4, 0.25, 1, turned 20 degrees about X) made a Plane collider (Bounded on), a cloth
+               dropped on it (BOUNDED=0, ESCALE=0: scale 1, TILT=deg); "below" counts the skirt swinging in under
+               the board, not a fall-through: bench/bounded_plane_drape.py diagnoses it (docs/design.md, round 23)
   cloth_xform  the same cloth and box with the cloth's object scale SCALE=2|0.5|1 unapplied (mesh size / SCALE) or
                ROT=1 (the mesh turned -90 about X, the object +90: the same world rest shape)
   keys_stack   a cloth with a Mirror + Subdivision stack (STACK=mirror,subsurf | subsurf | "") and user shape keys
@@ -59,9 +60,14 @@ def snapshot(o):
 def same(o, snap, tag):
     co, keys, mods = snapshot(o)
     d = float(np.abs(co - snap[0]).max()) if len(co) == len(snap[0]) else float("inf")
-    kd = {k: (float(np.abs(v[0] - snap[1][k][0]).max()), v[1] == snap[1][k][1]) for k, v in keys.items() if k in snap[1]}
-    print(f"user mesh {tag}: verts {d}, keys {kd} (before {sorted(snap[1])}, now {sorted(keys)}), mods {mods} "
-          f"(before {snap[2]})", flush=True)
+    kd = {
+        k: (float(np.abs(v[0] - snap[1][k][0]).max()), v[1] == snap[1][k][1]) for k, v in keys.items() if k in snap[1]
+    }
+    print(
+        f"user mesh {tag}: verts {d}, keys {kd} (before {sorted(snap[1])}, now {sorted(keys)}), mods {mods} "
+        f"(before {snap[2]})",
+        flush=True,
+    )
 
 
 def sleeve():
@@ -69,8 +75,14 @@ def sleeve():
     10-30) in a sleeve: an open cylinder r 0.2, 0.7 m long (z 0.25-0.95, 24 x 14), pinned at its lower ring."""
     s = R.scene()
     cy = A.bent_cylinder()
+    if os.environ.get("TWIST") == "1":  # the upper bone also twists 90 degrees about its own axis by frame 30
+        pb = bpy.data.objects["Rig"].pose.bones["Upper"]
+        pb.rotation_euler = (math.radians(70), math.radians(90), 0)
+        pb.keyframe_insert("rotation_euler", frame=30)
     R.collider(cy)
-    bpy.ops.mesh.primitive_cylinder_add(radius=0.2, depth=0.7, vertices=24, end_fill_type="NOTHING", location=(0, 0, 0.6))
+    bpy.ops.mesh.primitive_cylinder_add(
+        radius=0.2, depth=0.7, vertices=24, end_fill_type="NOTHING", location=(0, 0, 0.6)
+    )
     sl = bpy.context.active_object
     sl.name = "Sleeve"
     bm = bmesh.new()
@@ -159,7 +171,13 @@ def ngon_star():
     0.2 m high) on the floor; a 1.6 m cloth dropped over both."""
     R.scene()
     R.floor()
-    st = [(((0.35 if i % 2 == 0 else 0.15) * math.cos(math.pi * i / 16)), ((0.35 if i % 2 == 0 else 0.15) * math.sin(math.pi * i / 16))) for i in range(32)]
+    st = [
+        (
+            ((0.35 if i % 2 == 0 else 0.15) * math.cos(math.pi * i / 16)),
+            ((0.35 if i % 2 == 0 else 0.15) * math.sin(math.pi * i / 16)),
+        )
+        for i in range(32)
+    ]
     a = _prism("Star", st, 0.3, (-0.3, 0.0, 0.0))
     di = [(0.25 * math.cos(2 * math.pi * i / 64), 0.25 * math.sin(2 * math.pi * i / 64)) for i in range(64)]
     b = _prism("Disc", di, 0.2, (0.4, 0.1, 0.0))
@@ -204,8 +222,16 @@ def flag_wind():
     R.cloth(c, bend=0.05, pin="Pins")
     P = R.go(s, c, [pole], "flag_wind", rest)
     pinned = np.array([i for i in range(len(rest)) if rest[i, 0] < -0.74])
-    print("flag: pins moved", float(np.abs(P[pinned] - rest[pinned]).max()), "x max", round(float(P[:, 0].max()), 3),
-          "y range", round(float(P[:, 1].min()), 3), round(float(P[:, 1].max()), 3), flush=True)
+    print(
+        "flag: pins moved",
+        float(np.abs(P[pinned] - rest[pinned]).max()),
+        "x max",
+        round(float(P[:, 0].max()), 3),
+        "y range",
+        round(float(P[:, 1].min()), 3),
+        round(float(P[:, 1].max()), 3),
+        flush=True,
+    )
     same(c, snap, "flag")
 
 
@@ -238,7 +264,8 @@ def parent_turn():
     ball.empty_display_type = "SPHERE"
     ball.parent = e
     ball.location = (0.3, 0, 0)
-    ball.scale = (0.25, 0.25, 0.25)
+    bs = [float(x) for x in os.environ.get("BSCALE", "0.25,0.25,0.25").split(",")]
+    ball.scale = bs  # BSCALE: a non-uniform scale; the radius is the largest
     bpy.context.view_layer.update()
     A.make_collider(b, ball)
     b.verlet_cloth_collider.kind = "MESH"
@@ -254,14 +281,20 @@ def parent_turn():
         if f % EVERY:
             continue
         P, T, E = A.world_mesh(c)
-        n_in, dep = _sphere_check(P, np.array(ball.matrix_world.translation), 0.25)
+        n_in, dep = _sphere_check(P, np.array(ball.matrix_world.translation), max(bs))
         _, _, cr, _ = A.against_colliders(P, E, [b])
         if n_in > worst[0] or cr > worst[2]:
             worst = (max(n_in, worst[0]), max(dep, worst[1]), max(cr, worst[2]))
             print("frame", f, "sphere in", n_in, round(dep, 4), "box thr", cr, flush=True)
     R.go(s, c, [b], "parent_turn (box, replayed)", rest, every=EVERY)
     P = A.world_mesh(c)[0]
-    print("RESULT parent_turn sphere worst in / depth / box thr", worst, "end sphere", _sphere_check(P, np.array(ball.matrix_world.translation), 0.25), flush=True)
+    print(
+        "RESULT parent_turn sphere worst in / depth / box thr",
+        worst,
+        "end sphere",
+        _sphere_check(P, np.array(ball.matrix_world.translation), max(bs)),
+        flush=True,
+    )
 
 
 def empty_plane():
@@ -304,8 +337,19 @@ def empty_plane():
             print("frame", f, "below the bounded plane", worst, flush=True)
     P, T, E = A.world_mesh(c)
     m, x = A.strain(P, E, rest)
-    print("RESULT empty_plane below worst", worst, "resting over it", int(((np.abs((P @ Minv[:3, :3].T + Minv[:3, 3])[:, :2]) < 1).all(1)).sum()),
-          "z range", round(float(P[:, 2].min()), 3), round(float(P[:, 2].max()), 3), "stretch", round(m * 100, 2), round(x * 100, 2), flush=True)
+    print(
+        "RESULT empty_plane below worst",
+        worst,
+        "resting over it",
+        int(((np.abs((P @ Minv[:3, :3].T + Minv[:3, 3])[:, :2]) < 1).all(1)).sum()),
+        "z range",
+        round(float(P[:, 2].min()), 3),
+        round(float(P[:, 2].max()), 3),
+        "stretch",
+        round(m * 100, 2),
+        round(x * 100, 2),
+        flush=True,
+    )
 
 
 def cloth_xform():
@@ -423,8 +467,20 @@ def frames():
             out.append((t, round(float(P[:, 2].mean()), 4), round(float(P[:, 2].min()), 4), ins, cr))
     P, T, E = A.world_mesh(c)
     m, x = A.strain(P, E, rest)
-    print("RESULT frames start", st, "fps", fps, "(t, z mean, z min, in, thr):", out, "stretch", round(m * 100, 2),
-          round(x * 100, 2), "finite", bool(np.isfinite(P).all()), flush=True)
+    print(
+        "RESULT frames start",
+        st,
+        "fps",
+        fps,
+        "(t, z mean, z min, in, thr):",
+        out,
+        "stretch",
+        round(m * 100, 2),
+        round(x * 100, 2),
+        "finite",
+        bool(np.isfinite(P).all()),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":
