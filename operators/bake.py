@@ -15,6 +15,15 @@ import bpy
 from ..services import baking, checks, geometry, pin_group, solver_params
 from ..services.scene_reading import layer_order
 
+GONE = (
+    "The bake stopped: the cloth or its scene was deleted, or undone (Ctrl+Z), while it baked. "
+    "Nothing more was baked: bake again."
+)
+EDIT_MODE_WAIT = (
+    "The bake waits while the cloth is in Edit Mode (its keys would be lost on leaving it): "
+    "leave Edit Mode (Tab) to let it finish, or then press Esc to cancel it."
+)
+
 
 def cloths_to_bake(context) -> list:
     """The active object and the other selected cloths, in the order to bake them.
@@ -71,6 +80,7 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
     _capped: tuple[int, ...] = ()  # frames of those whose motion Auto Substeps could not follow
     _timer = None
     _last_percent = -1
+    _waiting = False  # reported that writing waits for the user to leave Edit Mode
 
     def execute(self, context):
         cloths = cloths_to_bake(context)
@@ -140,9 +150,17 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         if baker is None:
             return {"CANCELLED"}
         total = len(self._done) + 1 + len(self._queue)
+        if _writing_in_edit_mode(baker):
+            # The edit mesh holds the shape keys as they were on entering Edit Mode and writes them back on
+            # leaving it: keys written (or removed by Esc) meanwhile would be lost, or come back.
+            if not getattr(self, "_waiting", False):
+                self._waiting = True
+                self.report({"WARNING"}, EDIT_MODE_WAIT)
+            return {"PASS_THROUGH"} if event.type != "TIMER" else {"RUNNING_MODAL"}
+        self._waiting = False
         if event.type == "ESC":
             try:
-                baker.abort()
+                _abort(baker)
             finally:
                 self._stop(context)
             cancelled = "Bake cancelled: the object is as it was."
@@ -167,10 +185,12 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
                     more = True
         except Exception as error:
             try:
-                baker.abort()  # (nothing when it had finished and the next one failed to start)
+                _abort(baker)  # (nothing when it had finished and the next one failed to start)
             finally:
                 self._stop(context)
             message = str(error) if isinstance(error, baking.BakeError) else failed(error)
+            if isinstance(error, ReferenceError):  # deleted, or undone, between two ticks
+                message = GONE
             failing = baker.obj if self._baker is baker else self._current
             self.report({"ERROR"}, _with_done(message, failing, self._done, total))
             return {"CANCELLED"}
@@ -188,12 +208,32 @@ class VERLET_CLOTH_OT_bake(bpy.types.Operator):
         return {"FINISHED"}
 
 
+def _writing_in_edit_mode(baker) -> bool:
+    """Whether the bake is writing its keys while the user has the cloth in Edit Mode (between two ticks)."""
+    try:
+        return baker.writing and baker.obj.mode == "EDIT"
+    except ReferenceError:  # deleted or undone: the next tick says so
+        return False
+
+
+def _abort(baker) -> None:
+    """`baker.abort()`; an object or scene deleted or undone meanwhile leaves nothing to put back."""
+    try:
+        baker.abort()
+    except ReferenceError:
+        pass
+
+
 def _with_done(message: str, obj, done, total: int) -> str:
     """`message` about `obj`, naming it and the cloths already baked when several were being baked."""
     if total < 2:
         return message
     kept = f" {baked_message(done)[:-1]} (kept)." if done else ""
-    return f"'{obj.name}': {message}{kept}"
+    try:
+        name = obj.name
+    except ReferenceError:
+        return f"{message}{kept}"
+    return f"'{name}': {message}{kept}"
 
 
 def failed(error: Exception) -> str:

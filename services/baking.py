@@ -179,7 +179,9 @@ class Baker:
             return False
         frame = self.frame_start + self.done
         self.scene.frame_set(frame)
-        problem = checks.object_problem(self.obj)  # e.g. a scale animated to zero
+        # e.g. a scale animated to zero; or, in the modal bake, the user's Edit Mode, Alt+D or a mesh edited
+        # between two ticks (a vertex added: its arrays no longer match the run's)
+        problem = checks.cloth_problem(self.obj, quick=True)
         if problem:
             raise BakeError(f"At frame {frame}: {problem}")
         try:
@@ -331,6 +333,9 @@ class Baker:
         if self.done < self.total or not self._open:
             raise RuntimeError("write() before every frame is simulated, or after the bake completed or stopped")
         try:
+            problem = checks.cloth_problem(self.obj, quick=True)  # the modal bake: the user's edits between ticks
+            if problem:
+                raise BakeError(problem)
             writing = self._writing if self._writing is not None else self._begin_writing()
             deadline = None if seconds is None else time.perf_counter() + seconds
             while len(writing.names) < self.total:

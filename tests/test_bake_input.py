@@ -634,3 +634,115 @@ def test_a_baked_cloth_linked_from_a_library_is_neither_freed_nor_made_a_collide
     result, error = _run(blender, blender.ops.verlet_cloth.make_collider)
     assert result == {"CANCELLED"} and "library override" in error
     assert override.verlet_cloth_collider.kind == "NONE"
+
+
+# ---------------------------------------------------------------- the user acting while the modal bake runs
+# The modal bake lets every event but its timer and Esc through, so the user can act between two ticks.
+
+
+def _ticks_to_the_end(operator, stand_in, context, limit=200):
+    result, ticks = {"RUNNING_MODAL"}, 0
+    while result == {"RUNNING_MODAL"} and ticks < limit:
+        result = operator.modal(stand_in, context, TIMER)
+        ticks += 1
+    return result
+
+
+@pytest.mark.parametrize("kind", ["first", "user_keys"])
+def test_edit_mode_while_the_modal_bake_writes_its_keys_waits_and_loses_nothing(blender, monkeypatch, kind):
+    """Tab into Edit Mode while the keys are written: the edit mesh holds the shape keys as they were then and
+    writes them back on leaving Edit Mode. Before, the bake went on writing meanwhile, and leaving Edit Mode
+    brought back the earlier bake's keys beside the new ones (22 keys for a 10-frame bake) or dropped those written
+    since. Now the bake waits (saying so) until the user leaves Edit Mode; Esc waits too; then it finishes as the
+    one-call bake does."""
+    if kind == "first":
+        scene, obj = setup_scene(blender, 5), _cloth(blender)
+        _user_key(obj, "Lift", 0.05, value=0.3)
+    else:
+        scene, obj, _ = _baked_cloth(blender, kind)
+    user = [
+        (b.name, np.array([p.co[:] for p in b.data]).tobytes())
+        for b in obj.data.shape_keys.key_blocks
+        if not b.name.startswith("VerletCloth")
+    ]
+    baking, preview = _module("services.baking"), _module("services.preview")
+    reference = baking.Baker(scene, obj, 1, 5)  # the one-call bake of the same cloth, for its key data
+    reference.finish()
+    expected = {b.name: np.array([p.co[:] for p in b.data]) for b in obj.data.shape_keys.key_blocks}
+    monkeypatch.setattr(baking, "WRITE_SECONDS", 0.0)
+    baker = baking.Baker(scene, obj, 1, 5)
+    stand_in, calls, operator = _stand_in(baker)
+    _tick_until(operator, stand_in, blender.context, lambda: baker.writing and len(baker._writing.names) >= 2)
+    activate(blender, obj)
+    blender.ops.object.mode_set(mode="EDIT")
+    for event in (TIMER, TIMER, ESC, TIMER):
+        assert operator.modal(stand_in, blender.context, event) in ({"RUNNING_MODAL"}, {"PASS_THROUGH"})
+    assert len(baker._writing.names) == 2  # nothing written while the edit mesh holds the keys
+    assert stand_in.reports == [({"WARNING"}, _module("operators.bake").EDIT_MODE_WAIT)]
+    blender.ops.object.mode_set(mode="OBJECT")
+    assert _ticks_to_the_end(operator, stand_in, blender.context) == {"FINISHED"}
+    assert calls == ["stop"] and not preview._suspended
+    names = [b.name for b in obj.data.shape_keys.key_blocks]
+    assert sorted(names) == sorted(expected)  # one bake's keys and the user's, nothing doubled or left over
+    for block in obj.data.shape_keys.key_blocks:
+        np.testing.assert_array_equal(np.array([p.co[:] for p in block.data]), expected[block.name])
+    assert [
+        (n, d)
+        for n, d in ((b.name, np.array([p.co[:] for p in b.data]).tobytes()) for b in obj.data.shape_keys.key_blocks)
+        if not n.startswith("VerletCloth")
+    ] == user
+
+
+def test_a_vertex_added_while_the_modal_bake_simulates_is_refused_with_what_to_do(blender):
+    """A mesh edited between two ticks of the modal bake (here a vertex added from a script): before, the next
+    frame failed inside ("internal error setting the array ... Please report this"); now it says what changed."""
+    scene, obj = setup_scene(blender, 8), _cloth(blender)
+    baking, checks = _module("services.baking"), _module("services.checks")
+    baker = baking.Baker(scene, obj, 1, 8)
+    stand_in, calls, operator = _stand_in(baker)
+    for _ in range(3):
+        assert operator.modal(stand_in, blender.context, TIMER) == {"RUNNING_MODAL"}
+    obj.data.vertices.add(1)
+    obj.data.update()
+    assert _ticks_to_the_end(operator, stand_in, blender.context) == {"CANCELLED"}
+    assert stand_in.reports[-1] == ({"ERROR"}, f"At frame 5: {checks.TOPOLOGY_CHANGED}")
+    assert calls == ["stop"] and obj.data.shape_keys is None and not obj.verlet_cloth.baked
+
+
+@pytest.mark.parametrize("action", ["delete", "undo"])
+def test_the_cloth_deleted_or_undone_while_the_modal_bake_runs_is_said_without_a_traceback(blender, action):
+    """The cloth deleted, or the bake's start undone (Ctrl+Z), between two ticks: before, "Bake failed
+    (ReferenceError ...) ... Please report this", or (undo) the ReferenceError escaped modal() as a traceback."""
+    scene, obj = setup_scene(blender, 8), _cloth(blender)
+    blender.ops.ed.undo_push(message="cloth")
+    blender.ops.ed.undo_push(message="before the bake")
+    baking, preview = _module("services.baking"), _module("services.preview")
+    baker = baking.Baker(scene, obj, 1, 8)
+    stand_in, calls, operator = _stand_in(baker)
+    for _ in range(3):
+        assert operator.modal(stand_in, blender.context, TIMER) == {"RUNNING_MODAL"}
+    if action == "delete":
+        blender.data.objects.remove(obj)
+    else:
+        blender.ops.ed.undo()
+    assert _ticks_to_the_end(operator, stand_in, blender.context) == {"CANCELLED"}
+    assert stand_in.reports[-1] == ({"ERROR"}, _module("operators.bake").GONE)
+    assert calls == ["stop"] and not preview._suspended
+
+
+def test_a_vertex_added_while_the_modal_bake_writes_its_keys_is_refused_and_the_earlier_bake_kept(blender, monkeypatch):
+    """The same edit while the keys are written (over an earlier bake): before, "internal error setting the array
+    ... Please report this"; now the sentence, and the earlier bake's keys stay."""
+    scene, obj, _ = _baked_cloth(blender, "plain")
+    earlier = sorted(k.name for k in obj.verlet_cloth.bake_keys)
+    baking, checks = _module("services.baking"), _module("services.checks")
+    monkeypatch.setattr(baking, "WRITE_SECONDS", 0.0)
+    baker = baking.Baker(scene, obj, 1, 5)
+    stand_in, calls, operator = _stand_in(baker)
+    _tick_until(operator, stand_in, blender.context, lambda: baker.writing and len(baker._writing.names) >= 2)
+    obj.data.vertices.add(1)
+    obj.data.update()
+    assert _ticks_to_the_end(operator, stand_in, blender.context) == {"CANCELLED"}
+    assert stand_in.reports[-1] == ({"ERROR"}, checks.TOPOLOGY_CHANGED)
+    assert calls == ["stop"] and obj.verlet_cloth.baked
+    assert sorted(b.name for b in obj.data.shape_keys.key_blocks if b.name.startswith("VerletCloth")) == earlier
