@@ -274,7 +274,8 @@ def step(
     )
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     # (the corner pass's own window start only on its long windows: else the vertex pass's, as before)
-    corner_window_start = run.window_buffer(len(x), "corners") if corner_interval > mesh_interval else window_start
+    corner_long = corner_interval > mesh_interval
+    corner_window_start = run.window_buffer(len(x), "corners") if corner_long else window_start
     meshes = [c for c in inputs.colliders if isinstance(c, MeshCollider)]
     rigid_meshes = [c for c in meshes if not c.deforming]  # (a start has no motion: no deforming mesh's sweep)
     recheck = RECHECK_MOVED_STARTS and mesh_interval > 1 and len(meshes) > 1 and bool(rigid_meshes)
@@ -363,8 +364,8 @@ def step(
                 _recheck_moved_starts(previous, starts_before, rigid_meshes, t0, params.thickness)
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
-            if corner_interval > mesh_interval and s == corner_first and s != corner_last:
-                corner_window_start[...] = previous
+            if corner_long and s == corner_first and s != corner_last:
+                run.window_buffer(len(x), "corners")[...] = previous
             if opens and not closes:  # (after the edge pass: with its settled pushes)
                 window_start[...] = previous
             collide(
