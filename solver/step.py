@@ -62,8 +62,9 @@ EDGE_WINDOWS_STILL_ONLY = True
 # The corner pass (solver/corner_contacts.py) on windows of CORNER_PASS_WINDOWS mesh collider windows, its hold
 # (and the corner support after it) in between, on the same meshes as the long edge windows (every mesh collider
 # still, no braked edges, no rod ends). 1: the vertex pass's windows (3 substeps). At 2 with EDGE_PASS_WINDOWS = 2 the
-# tables' 64² frame is ~5-10 % cheaper, not to issue 11's target (docs/design.md, issue 11, round 23 (tablecost23));
-# off until proven on the corner tests.
+# tables' 64² frame is 4-11 % cheaper (1.74-2.12x -> 1.49-1.98x the plain step), but a 48² tablecloth's corners
+# stretched 0.12 -> 0.27 (tests/test_tablecloth_corners.py fails) and two needle tests fail: off (docs/design.md,
+# issue 11, round 23 (tablecost23)).
 CORNER_PASS_WINDOWS = 1
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
