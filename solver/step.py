@@ -59,6 +59,13 @@ EDGE_PASS_WINDOWS = 1
 # and the still box it is compared with differ by 16 mm / 0.34 m/s in its frame (windows of 3: 7 mm / 0.07), not
 # chaos (a 1e-7 m nudge moves the still box's by < 0.1 mm): the long windows' path is not yet frame-invariant.
 EDGE_WINDOWS_STILL_ONLY = True
+# The corner pass (solver/corner_contacts.py) on windows of CORNER_PASS_WINDOWS mesh collider windows, its hold
+# (and the corner support after it) in between, on the same meshes as the long edge windows (every mesh collider
+# still, no braked edges, no rod ends). 1: the vertex pass's windows (3 substeps). At 2 with EDGE_PASS_WINDOWS = 2 the
+# tables' 64² frame is 4-11 % cheaper (1.74-2.12x -> 1.49-1.98x the plain step), but a 48² tablecloth's corners
+# stretched 0.12 -> 0.27 (tests/test_tablecloth_corners.py fails) and two needle tests fail: off (docs/design.md,
+# issue 11, round 23 (tablecost23)).
+CORNER_PASS_WINDOWS = 1
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
 # (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
@@ -245,7 +252,8 @@ def step(
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
     edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
-    if edge_interval > mesh_interval and not all(
+    corner_interval = mesh_interval * max(CORNER_PASS_WINDOWS, 1)
+    if (edge_interval > mesh_interval or corner_interval > mesh_interval) and not all(
         (c.still if EDGE_WINDOWS_STILL_ONLY else not c.deforming)
         and not has_braked_edges(c, model.cloth_edges[1], params.thickness)
         and not has_rod_ends(c, model.cloth_edges[1], params.thickness, params.gravity)
@@ -253,7 +261,8 @@ def step(
         if isinstance(c, MeshCollider)
     ):  # (a low-poly ball's ridges kept an irregular cloth's edge through them with windows of 6, a fan disc on a
         # thin post was flung 8-29 cm off it)
-        edge_interval = mesh_interval
+        edge_interval = min(edge_interval, mesh_interval)
+        corner_interval = mesh_interval
     hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
     moving = (
         [
@@ -265,6 +274,9 @@ def step(
         else []
     )
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
+    # (the corner pass's own window start only on its long windows: else the vertex pass's, as before)
+    corner_long = corner_interval > mesh_interval
+    corner_window_start = run.window_buffer(len(x), "corners") if corner_long else window_start
     meshes = [c for c in inputs.colliders if isinstance(c, MeshCollider)]
     rigid_meshes = [c for c in meshes if not c.deforming]  # (a start has no motion: no deforming mesh's sweep)
     recheck = RECHECK_MOVED_STARTS and mesh_interval > 1 and len(meshes) > 1 and bool(rigid_meshes)
@@ -327,8 +339,8 @@ def step(
             opens, closes = s == first, s == last
             window = None if opens else (window_start, first / substeps)
             # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
-            corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
-            corner_window = None if s == corner_first else (window_start, corner_first / substeps)
+            corner_first, corner_last = _window(s, corner_interval, substeps, join_lone)
+            corner_window = None if s == corner_first else (corner_window_start, corner_first / substeps)
             edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
             edge_opens, edge_closes = s == edge_first, s == edge_last
             if starts_before is not None:
@@ -353,6 +365,8 @@ def step(
                 _recheck_moved_starts(previous, starts_before, rigid_meshes, t0, params.thickness)
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
+            if corner_long and s == corner_first and s != corner_last:
+                run.window_buffer(len(x), "corners")[...] = previous
             if opens and not closes:  # (after the edge pass: with its settled pushes)
                 window_start[...] = previous
             collide(
