@@ -8,6 +8,12 @@ side by side, interleaved, on the same load. Modes (.venv/bin/python bench/faces
     set_paths ROOT N                   one PatchPairs._set_paths, best of 30; md5 of what it makes
     kinds ROOT                         md5 + crossings: Faces drapes of five mesh kinds (40², 30 frames), face
                                        crumples 16² 48 frames and 24² 36
+    runs_check ROOT                    `_Runs` against `reduceat` on 300 random run layouts (±0, inf): equal values
+                                       (== : a tie of -0.0 and 0.0 may come out either sign), and how many zeros'
+                                       signs differ
+    reductions ROOT N FRAMES [KIND]    ms/frame inside the patches' min / max over runs (round 23 (facescost23):
+                                       `_set_paths`, `_group_spans`, `_member_max`) over the N² drape of a
+                                       mesh KIND (default: bench.py's grid on the sphere), md5
 """
 
 from __future__ import annotations
@@ -157,6 +163,67 @@ def set_paths(n: int) -> None:
     )
 
 
+def reductions(n: int, frames: int, kind: str | None = None) -> None:
+    import solver
+    from solver import patch_pairs
+
+    spent: dict = collections.defaultdict(float)
+
+    def timed(owner, name):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            t = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - t
+
+        setattr(owner, name, wrapper)
+
+    timed(patch_pairs.PatchPairs, "_set_paths")
+    timed(patch_pairs, "_group_spans")
+    timed(patch_pairs, "_member_max")
+    if kind is None:
+        ms, md5 = _drape(solver, n, frames)
+    else:
+        sys.path.insert(1, sys.path[0] + "/bench")
+        import self_collision_scenes as scenes
+
+        model, colliders, state = scenes.drape_scene(n, kind)
+        params = solver.Params(self_collision=True, self_collision_faces=True)
+        start = time.process_time()
+        for _ in range(frames):
+            solver.step(model, state, params, 1 / 24, colliders)
+        ms, md5 = 1000 * (time.process_time() - start) / frames, _md5(state.positions)
+    parts = "  ".join(f"{name} {1000 * seconds / frames:.1f}" for name, seconds in spent.items())
+    total = 1000 * sum(spent.values()) / frames
+    print(
+        sys.path[0], n, frames, kind or "sphere", f"{ms:.1f} ms/frame", md5, f"reductions {total:.1f} ms/frame:", parts
+    )
+
+
+def runs_check() -> None:
+    from solver import patch_pairs
+
+    rng = np.random.default_rng(3)
+    signs = 0
+    for trial in range(300):
+        size = rng.integers(1, rng.integers(2, 22), rng.integers(1, 200))
+        first, total = np.cumsum(size) - size, int(size.sum())
+        values = rng.normal(size=total)
+        if trial % 3 == 0:
+            values[rng.random(total) < 0.2] = 0.0
+            values[rng.random(total) < 0.2] = -0.0
+            values[rng.random(total) < 0.05] = np.inf
+        runs = patch_pairs._Runs(first, total)
+        for ufunc in (np.minimum, np.maximum):
+            want, got = ufunc.reduceat(values, first), runs.reduce(ufunc, values)
+            assert (want == got).all(), trial
+            signs += int(np.count_nonzero(np.signbit(want) != np.signbit(got)))
+    print(sys.path[0], "runs_check: equal in 300 layouts;", signs, "zeros of the other sign")
+
+
 def kinds() -> None:
     sys.path.insert(1, sys.path[0] + "/bench")
     import self_collision_scenes as scenes
@@ -197,5 +264,9 @@ if __name__ == "__main__":
         set_paths(int(rest[0]))
     elif mode == "kinds":
         kinds()
+    elif mode == "runs_check":
+        runs_check()
+    elif mode == "reductions":
+        reductions(int(rest[0]), int(rest[1]), rest[2] if len(rest) > 2 else None)
     else:
         raise SystemExit(__doc__)
