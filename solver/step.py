@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from . import tearing
 from .apex_contacts import collide_cloth_ridges
+from .bounded_planes import converted as bounded_planes_converted
 from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
@@ -168,6 +171,9 @@ def step(
     """
     if inputs is None:
         inputs = StepInputs(colliders, pin_targets, pin_targets_start, acceleration, grab)
+    as_meshes = bounded_planes_converted(inputs.colliders)  # a bounded Plane collides as its rectangle's mesh
+    if as_meshes is not None:
+        inputs = dataclasses.replace(inputs, colliders=as_meshes)
     params.validated()
     substeps, iterations = int(params.substeps), int(params.iterations)
     if not (np.isfinite(float(frame_time)) and float(frame_time) > 0):
