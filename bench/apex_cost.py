@@ -5,10 +5,10 @@ on the floor, `--offset` mm off its top point). Each round runs the scene with t
 `--held`) on with corner_contacts.APEX_HOLD on (same process, the switches flipped between runs), and times frames
 `--from`..`--frames` (CPU, process time; the landing and the rest); prints each ball × kind's best-of-rounds ms a
 frame off and on, and the change. `--outside-only off` sets corner_contacts.APEX_OUTSIDE_ONLY off for the "on" runs
-(round 22's rule).
+(round 22's rule). `--iterations K` adds a run on with holds of K Jacobi iterations (APEX_HOLD_ITERATIONS).
 
     .venv/bin/python bench/apex_cost.py [--balls ico80,uv12x8] [--kinds quad,tri,jit,fan,holed] [--n 20]
-        [--rounds 3] [--frames 24] [--from 11] [--offset 13:21] [--outside-only on|off] [--held]
+        [--rounds 3] [--frames 24] [--from 11] [--offset 13:21] [--outside-only on|off] [--held] [--iterations K]
 
 See docs/design.md, "Round 23 (apex23 ...)".
 """
@@ -58,23 +58,29 @@ def main() -> None:
     parser.add_argument("--offset", default="13:21")
     parser.add_argument("--outside-only", default="on", choices=("on", "off"))
     parser.add_argument("--held", action="store_true")
+    parser.add_argument("--iterations", type=int, default=0)
     args = parser.parse_args()
     offset = tuple(float(v) / 1000 for v in args.offset.split(":"))
     corner_contacts.APEX_OUTSIDE_ONLY = args.outside_only == "on"
     for ball in args.balls.split(","):
         for kind in args.kinds.split(","):
-            configs = [(False, False), (True, False)] + ([(True, True)] if args.held else [])
+            configs = [(False, False, 4), (True, False, 4)] + ([(True, True, 4)] if args.held else [])
+            if args.iterations:
+                configs.append((True, True, args.iterations))
             best = dict.fromkeys(configs, np.inf)
             for _ in range(args.rounds):
-                for on, hold in configs:
+                for on, hold, iterations in configs:
                     corner_contacts.APEX_CORNERS, corner_contacts.APEX_HOLD = on, hold
-                    best[on, hold] = min(best[on, hold], run(ball, kind, args.n, offset, args.frames, args.first))
-            corner_contacts.APEX_CORNERS, corner_contacts.APEX_HOLD = False, False
-            off = 1000 * best[False, False]
+                    corner_contacts.APEX_HOLD_ITERATIONS = iterations
+                    key = (on, hold, iterations)
+                    best[key] = min(best[key], run(ball, kind, args.n, offset, args.frames, args.first))
+            corner_contacts.APEX_CORNERS, corner_contacts.APEX_HOLD = False, True
+            corner_contacts.APEX_HOLD_ITERATIONS = 4
+            off = 1000 * best[False, False, 4]
             line = f"{ball:8s} {kind:5s} off {off:6.1f} ms"
-            for (on, hold), value in best.items():
+            for (on, hold, iterations), value in best.items():
                 if on:
-                    name = "on+held" if hold else "on"
+                    name = (f"on+held/{iterations}" if iterations != 4 else "on+held") if hold else "on"
                     line += f"  {name} {1000 * value:6.1f} ms {100 * (1000 * value / off - 1):+5.1f} %"
             print(line, flush=True)
 

@@ -357,10 +357,13 @@ APEX_OUTSIDE_ONLY = True
 # 22 took 0.5 (L, twice that): a 64² 1.4 m cloth (31 mm diagonals) had all 86 vertices of the 12 x 8 UV ball as
 # apexes and none with L / 2; the 20² cloths of bench/pole_apex.py keep the same apexes (round 23 (apex23)).
 APEX_LEVER = 0.25
-# ... and a pass's contacts that are all an apex's are not held on the substeps between the windows' passes (as every
-# other corner's are, `_hold`): the next pass keeps the apex on its outside, whichever side the cloth went; the
-# holds were ~1/3 of what the apexes cost a ball's step (round 23 (apex23)).
+# A pass's contacts that are all an apex's are held on the substeps between the windows' passes, as every other
+# corner's (`_hold`), with APEX_HOLD_ITERATIONS Jacobi iterations. Tried not held (the next pass keeps the apex on its
+# outside whichever side the cloth went; the holds were ~1/3 of the apexes' time in a profile): a 4.7 mm cloth edge
+# under the 80-triangle ball at the landing (0 held), and no clear saving under load; 1 iteration: 1.5 mm (0.6 with
+# 4). Both kept as they were (round 23 (apex23)).
 APEX_HOLD = True
+APEX_HOLD_ITERATIONS = 4
 _APEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _Corners -> {(lever, gap): _Corners}
 
 
@@ -794,8 +797,11 @@ def collide_corners(
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
-    if not APEX_HOLD and corners.outs is not None and corners.outs.take(c.take(at), axis=1).any(axis=0).all():
-        return None  # (an apex's contacts alone: not held, see APEX_HOLD; else every contact is)
+    if corners.outs is not None and (not APEX_HOLD or APEX_HOLD_ITERATIONS < _ITERATIONS):
+        if corners.outs.take(c.take(at), axis=1).any(axis=0).all():  # (an apex's contacts alone)
+            if not APEX_HOLD:
+                return None
+            held = held._replace(apexes=True)
     return held if keep else None
 
 
@@ -844,6 +850,7 @@ class _Held(NamedTuple):
     carries: np.ndarray = _EMPTY  # the contacts with corners that carry hanging cloth (CORNER_SUPPORT)
     carried: np.ndarray = np.zeros((3, 0))  # (3, K) those corners' faces' mean normals
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
+    apexes: bool = False  # whether all are APEX_CORNERS' apexes' (held APEX_HOLD_ITERATIONS times)
 
 
 def _left(x, held: _Held, pose) -> np.ndarray:
@@ -921,7 +928,8 @@ def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndar
         corners, c = held.moving
         start = corners.points0.take(c, axis=1)
         held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
-    return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0), mu)
+    iterations = APEX_HOLD_ITERATIONS if held.apexes else _ITERATIONS
+    return _push_again(x, held, collider._pose_at(t1), iterations, x_start, collider._pose_at(t0), mu)
 
 
 def _face_contacts(point, tri, starts, ends, gap: float, reach, point0, outs=None):
