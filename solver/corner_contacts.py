@@ -341,9 +341,9 @@ def _rod_ends(corners: _Corners, sharp, radius: float):
 # cone's) are corners too for that cloth (not tips, carrying nothing): their faces turn 6-20°, under POINTED_ANGLE,
 # the UV pole's 24 edges bend ~2° (no sharp edge), the 80-triangle ball's are sharp but the edge pass's pushes round
 # a vertex point sideways, and a 20² cloth's edge ended 2-7 mm under the top vertex with both ends outside
-# (docs/design.md, round 22 (uvpole26)). Still and rigid meshes. Off: not yet run over the suite (one test of
-# tests/test_mesh_collider_inside.py, a spherified cube appearing round a curtain, failed with it on), and a ball's
-# step costs ~25 % more (the corner pass now runs on it).
+# (docs/design.md, round 22 (uvpole26)). Still and rigid meshes. Off: a coarse ball's step costs ~10-50 % more with
+# a 20² cloth (the corner pass now runs on it; measured under load, round 23 (apex23)), and 101 of the 235 tests of
+# tests/test_mesh_collider*.py were run with it on (all passed, with APEX_OUTSIDE_ONLY).
 APEX_CORNERS = False
 # ... and an apex meets only cloth triangles whose three vertices are all outside its faces' cone (none under it, as
 # `_under_apex` tells): a cloth cut through the mesh (a closed ball appearing round a curtain,
