@@ -385,9 +385,10 @@ def step(
                 kept_x, kept_previous = x.copy(), previous.copy()
             undone = face_collision.undo_crossings(x, start, inv_mass, settled=previous)  # the failsafe
             if undone and movers:  # (REWOUND_CARRIED)
-                rewound = (face_collision.sent_back & free).nonzero()[0]  # type: ignore[operator]
+                active = face_collision.sent_back & free  # type: ignore[operator]
+                rewound = active.nonzero()[0]
                 before = x[rewound]
-                collide(x, previous, rewound, movers, t0, t1, params.thickness, params.friction, pulled=pulled)
+                collide(x, previous, active, movers, t0, t1, params.thickness, params.friction, pulled=pulled)
                 pushed = rewound[(x[rewound] != before).any(axis=1)]
                 if REWOUND_KEPT and len(pushed):  # where the colliders had put them, uncrossed or not
                     x[pushed], previous[pushed] = kept_x[pushed], kept_previous[pushed]
