@@ -218,6 +218,7 @@ class FaceCollision:
         self.straying = 0  # substeps with more than 1 / calm_share of the vertices strayed since one with none
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
+        self.sent_back: np.ndarray | None = None  # (N,) bool: the vertices the last `undo_crossings` sent back
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         # The triangle and edge grids are kept from the last full query; a partial query looks up only the
@@ -1093,6 +1094,7 @@ class FaceCollision:
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if settled is not None and settled is not previous:
             settled[back] = x[back]
+        self.sent_back = back
         count = int(np.count_nonzero(back))
         self.undone += count
         return count

@@ -1,0 +1,148 @@
+"""Face self-collision's failsafe against a moving collider, in the pure solver (issue 13, round 23 (failsafe23)).
+
+The curtain of bench/self_collision_probes_r22.py: a 1 m curtain (n², default 16) in the XZ plane, 0.6-1.6 m up, its
+top pinned (a fan disc: the vertices within 8 cm of its top; a holed grid: its top row), Faces self-collision on,
+the add-on's settings (bend 0.05, Auto substeps, Auto distance); a collider swept sideways through its lower half
+along x from -0.8 by 1.15 m, eased in and out (smoothstep, as Blender's Bezier keys) from frame 1 to `key`:
+    box     a 0.3 m cube mesh collider centred at z 0.75, key 16 (24 frames: the r22 probe's `--frames 24`)
+    fast    the same, key 6 (1.15 m in 5 frames: up to 8 m/s)
+    sphere  an analytic sphere of radius 0.15 on the box's path, key 16
+    turning the cube, also turning a quarter turn about y on the way, key 16
+Each frame: cloth vertices more than 1 mm inside the collider (the cube's faces / the sphere), the stretch (the
+longest cloth edge over its rest length), intersecting face pairs (solver.intersections), CPU seconds of `step`.
+
+    PYTHONPATH=. .venv/bin/python bench/moving_collider_failsafe.py [kinds] [colliders] [variants] [--n 16]
+    kinds: quad tri irr fan hole; colliders: box fast sphere turning;
+    variants: main (the failsafe as on main), carry (REWOUND_CARRIED), recheck (carry + REWOUND_RECHECKED),
+    kept (carry + REWOUND_KEPT), nofailsafe (undo_crossings a no-op: diagnosis only)
+Prints one line per run: kind collider variant, frames with vertices inside (frame:count), max stretch, last-frame
+stretch, max pairs, CPU s.
+"""
+
+import importlib
+import sys
+import time
+
+import numpy as np
+
+import solver
+from solver import meshes, settings
+from solver.face_collision import FaceCollision
+from solver.intersections import count_self_intersections
+
+step_module = importlib.import_module("solver.step")
+HALF = 0.15
+FRAMES = 24
+
+
+def box_mesh(h=HALF):
+    v = np.array([[x, y, z] for x in (-h, h) for y in (-h, h) for z in (-h, h)], float)
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return solver.TriangleMesh(v, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]))
+
+
+def curtain(kind, n):
+    """(model) of the pinned curtain of `kind`."""
+    if kind == "irr":
+        v, f = meshes.jittered_grid(n, size=1.0)
+    elif kind == "fan":
+        v, f = meshes.fan_disc(spokes=2 * n, rings=n // 2, radius=0.5)
+    elif kind == "hole":
+        v, f = meshes.holed_grid(n, size=1.0, centre=(0.1, -0.2), radius=0.15)
+    else:
+        v, f = solver.grid(n, n, size=1.0)
+        f = meshes.triangulated(f) if kind == "tri" else f
+    v = np.asarray(v, float)[:, [0, 2, 1]] + [0, 0, 1.1]
+    top = v[:, 2].max()
+    pin = (v[:, 2] >= top - (0.08 if kind == "fan" else 1e-9)).astype(float)
+    return solver.build_model(v, f, pin_weight=pin)
+
+
+def ease(u):
+    u = min(max(u, 0.0), 1.0)
+    return u * u * (3 - 2 * u)
+
+
+def collider_at(which, fr, mesh):
+    """The collider for the step from Blender frame fr to fr + 1, and its (centre, rotation) at fr + 1."""
+    key = 6 if which == "fast" else 16
+
+    def place(f):
+        c = np.array([-0.8 + 1.15 * ease((f - 1) / (key - 1)), 0.0, 0.75])
+        a = 0.5 * np.pi * ease((f - 1) / (key - 1)) if which == "turning" else 0.0
+        r = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
+        return c, r
+
+    (c0, r0), (c1, r1) = place(fr), place(fr + 1)
+    if which == "sphere":
+        return solver.Sphere(center=c1, radius=HALF, center_start=c0), (c1, r1)
+
+    def pose(c, r):
+        m = np.eye(4)
+        m[:3, :3], m[:3, 3] = r, c
+        return m
+
+    return solver.MeshCollider(mesh, pose=pose(c1, r1), pose_start=pose(c0, r0)), (c1, r1)
+
+
+def inside(which, x, c, r):
+    local = (x - c) @ r  # into the cube's frame
+    if which == "sphere":
+        return int((np.linalg.norm(x - c, axis=1) < HALF - 1e-3).sum())
+    return int((np.abs(local) < HALF - 1e-3).all(axis=1).sum())
+
+
+def run(kind, which, n=16, frames=FRAMES):
+    model = curtain(kind, n)
+    values = settings.cloth_values({"self_collision": True, "bend_stiffness": 0.05})
+    params = settings.params_from(
+        values, frame_time=1 / 24, mean_edge=model.mean_edge_length, vertex_count=model.vertex_count
+    )
+    state = model.initial_state()
+    edges = model.cloth_edges[0]
+    rest = np.linalg.norm(state.positions[edges[:, 0]] - state.positions[edges[:, 1]], axis=1)
+    mesh = box_mesh()
+    rows = []
+    for fr in range(1, frames):
+        collider, (c, r) = collider_at(which, fr, mesh)
+        t = time.process_time()
+        solver.step(model, state, params, 1 / 24, colliders=[collider])
+        t = time.process_time() - t
+        x = state.positions
+        stretch = float((np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest).max())
+        rows.append((fr + 1, inside(which, x, c, r), stretch, count_self_intersections(model, x), t))
+    return rows
+
+
+def variant(name):
+    step_module.REWOUND_CARRIED = name in ("carry", "recheck", "kept")
+    step_module.REWOUND_RECHECKED = name == "recheck"
+    step_module.REWOUND_KEPT = name == "kept"
+    if name == "nofailsafe":
+        FaceCollision.undo_crossings = lambda self, *a, **k: 0
+    else:
+        FaceCollision.undo_crossings = ORIGINAL_UNDO
+
+
+ORIGINAL_UNDO = FaceCollision.undo_crossings
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    n = 16
+    if "--n" in args:
+        n = int(args[args.index("--n") + 1])
+        del args[args.index("--n") : args.index("--n") + 2]
+    kinds = [a for a in args if a in ("quad", "tri", "irr", "fan", "hole")] or ["quad", "tri", "irr", "fan", "hole"]
+    colliders = [a for a in args if a in ("box", "fast", "sphere", "turning")] or ["box", "fast", "sphere", "turning"]
+    variants = [a for a in args if a in ("main", "carry", "recheck", "kept", "nofailsafe")] or ["main", "carry"]
+    for kind in kinds:
+        for which in colliders:
+            for name in variants:
+                variant(name)
+                rows = run(kind, which, n)
+                hits = " ".join(f"{f}:{k}" for f, k, *_ in rows if k) or "-"
+                print(
+                    f"{kind:5} {which:7} {name:10} inside {hits:28} stretch max {max(r[2] for r in rows):5.2f} "
+                    f"last {rows[-1][2]:5.2f} pairs max {max(r[3] for r in rows)} cpu {sum(r[4] for r in rows):5.1f}",
+                    flush=True,
+                )

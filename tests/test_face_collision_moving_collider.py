@@ -1,0 +1,65 @@
+"""Face self-collision's failsafe against a moving collider (issue 13, docs/self-collision.md rounds 22 and 23).
+
+The curtain of bench/self_collision_probes_r22.py in the pure solver (bench/moving_collider_failsafe.py measures
+it on more kinds and colliders): a 1 m 16² curtain pinned along its top, a 0.3 m box mesh collider swept sideways
+through its lower half (1.15 m in 15 frames, eased in and out), Faces self-collision on with the add-on's settings.
+`undo_crossings` runs last in a substep and sends a vertex still crossed back to the substep's start, which the
+moving box has swept over: the vertex is left inside the box and later pushed out through its far side, the curtain
+caught across it (inside at frame 7, stretch 4.6-5.4 by the end). With the failsafe a no-op: never inside, stretch
+at most 2.3, 0 crossing pairs. Not fixed yet (round 23 tried three fixes, all switched off: REWOUND_CARRIED and its
+variants in solver/step.py trade "inside" for a curtain caught round the box's top front edge, stretch 10-13), so
+the test is an expected failure: strict, it reports the day a fix makes it pass.
+"""
+
+import numpy as np
+import pytest
+
+import solver
+from solver import meshes, settings
+from solver.intersections import count_self_intersections
+
+HALF = 0.15  # the box's half size (m)
+KEY = 16  # the box stops at this (Blender) frame
+
+
+def cube():
+    v = np.array([[x, y, z] for x in (-HALF, HALF) for y in (-HALF, HALF) for z in (-HALF, HALF)], float)
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    return solver.TriangleMesh(v, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]))
+
+
+def centre(frame: int) -> np.ndarray:
+    """The box's centre at Blender frame `frame`: from x -0.8 to 0.35, smoothstep-eased from frame 1 to KEY."""
+    u = min(max((frame - 1) / (KEY - 1), 0.0), 1.0)
+    return np.array([-0.8 + 1.15 * u * u * (3 - 2 * u), 0.0, 0.75])
+
+
+def pose(frame: int) -> np.ndarray:
+    m = np.eye(4)
+    m[:3, 3] = centre(frame)
+    return m
+
+
+@pytest.mark.xfail(strict=True, reason="issue 13: the failsafe rewinds cloth into a moving collider (not fixed)")
+@pytest.mark.parametrize("kind", ["tri", "quad"])
+def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, frames=12):
+    v, f = solver.grid(16, 16, size=1.0)
+    f = meshes.triangulated(f) if kind == "tri" else f
+    v = np.asarray(v, float)[:, [0, 2, 1]] + [0.0, 0.0, 1.1]  # the XZ plane, 0.6-1.6 m up
+    model = solver.build_model(v, f, pin_weight=np.isclose(v[:, 2], v[:, 2].max()).astype(float))
+    values = settings.cloth_values({"self_collision": True, "bend_stiffness": 0.05})
+    params = settings.params_from(values, frame_time=1 / 24, mean_edge=model.mean_edge_length)
+    assert params.self_collision and params.self_collision_faces
+    state = model.initial_state()
+    edges = model.cloth_edges[0]
+    rest = np.linalg.norm(v[edges[:, 0]] - v[edges[:, 1]], axis=1)
+    mesh = cube()
+    for frame in range(1, frames + 1):
+        box = solver.MeshCollider(mesh, pose=pose(frame + 1), pose_start=pose(frame))
+        solver.step(model, state, params, 1 / 24, colliders=[box])
+        x = state.positions
+        inside = (np.abs(x - centre(frame + 1)) < HALF - 1e-3).all(axis=1)
+        assert not inside.any(), f"frame {frame + 1}: {int(inside.sum())} vertices inside the box"
+        stretch = np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest
+        assert stretch.max() < 2.5, f"frame {frame + 1}: stretch {stretch.max():.2f}"
+        assert count_self_intersections(model, x) == 0
