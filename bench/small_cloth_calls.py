@@ -77,7 +77,7 @@ def count(scene: str, kind: str, n: int, frames: int) -> tuple[int, collections.
         return None
 
     def hook(frame, event, arg):
-        if event == "call" or event == "c_call":
+        if event in {"call", "c_call"}:
             name = pass_of(frame)
             if name is not None and not (event == "call" and frame.f_code is step_code):
                 calls[name] += 1
