@@ -85,12 +85,14 @@ def add_averaged(x, x_start, rows, slots, share, weighted, pose1) -> None:
     (ends with 0 do not count); weighted (k, S): each end's channels already times its share, the first
     three the push to x, the next three (if any) the settled push to x_start; pose1: the collider's
     (rotation, origin) when the channels are in its frame, else None."""
-    count = np.bincount(slots, weights=(share > 0.0).astype(np.float64), minlength=len(rows))
+    n = len(rows)
+    # (bool weights: bincount reads them as 0.0 / 1.0, the same counts as a float copy, one call fewer)
+    count = np.bincount(slots, weights=share > 0.0, minlength=n)
     touched = (count > 0).nonzero()[0]
-    k = len(weighted)  # every channel's sums in one bincount: channel c's rows at c * len(rows)
-    at = (np.arange(k) * len(rows))[:, None] + slots
-    total = np.bincount(at.ravel(), weights=weighted.ravel(), minlength=k * len(rows)).reshape(k, len(rows))
-    if len(touched) == len(rows):  # (every row: no takes)
+    k = len(weighted)  # every channel's sums in one bincount: channel c's rows at c * n
+    at = (np.arange(k) * n)[:, None] + slots
+    total = np.bincount(at.ravel(), weights=weighted.ravel(), minlength=k * n).reshape(k, n)
+    if len(touched) == n:  # (every row: no takes)
         mean, who = total / count, rows
     else:
         mean, who = total.take(touched, axis=1) / count.take(touched), rows.take(touched)

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .topology import STRUCTURAL
+from .vectors import c_einsum
 
 _EPS = 1e-12
 SETTLE_OLD_STRETCH = True  # False: the stretch an edge started the substep with stays (round 10)
@@ -107,7 +108,7 @@ def propagate_support(
             return
         inner, outer, rest, along = inner.take(beyond), outer.take(beyond), rest.take(beyond), along.take(beyond)
         d = x.take(outer, axis=0) - x.take(inner, axis=0)
-        length = np.sqrt(np.einsum("ij,ij->i", d, d))
+        length = np.sqrt(c_einsum("ij,ij->i", d, d))
         limit = rest * (1.0 + slack)
         stretched = length > limit  # (the long-range limits' stretch)
         if HANGING_ONLY and up is not None:
@@ -118,7 +119,7 @@ def propagate_support(
         inner, outer, d, along = inner.take(over), outer.take(over), d.take(over, axis=0), along.take(over)
         length, limit = length.take(over), limit.take(over)
         d0 = x_start.take(outer, axis=0) - x_start.take(inner, axis=0)
-        started = np.sqrt(np.einsum("ij,ij->i", d0, d0))
+        started = np.sqrt(c_einsum("ij,ij->i", d0, d0))
         old = np.maximum(np.minimum(started, length) - limit, 0.0)  # the stretch it started the substep with
         if not SETTLE_OLD_STRETCH:  # (round 10: stop only this substep's stretching, the old stays)
             limit, old = limit + old, old * 0.0

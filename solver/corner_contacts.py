@@ -865,7 +865,7 @@ def _left(x, held: _Held, pose) -> np.ndarray:
 def _at_points(columns: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """The contacts' cloth points (3, H) from their vertices' columns (3, 3H; first vertices, then second, then
     third) and barycentrics beta (3, H): vertex by vertex, in that order (one product and one sum)."""
-    return (columns.reshape(3, 3, -1) * beta).sum(axis=1)
+    return np.add.reduce(columns.reshape(3, 3, -1) * beta, axis=1)  # (.sum's reduce without its Python wrapper)
 
 
 def _push_again(x, held: _Held, pose1, iterations: int, x_start=None, pose0=None, mu: float = 0.0) -> np.ndarray:

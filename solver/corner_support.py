@@ -35,6 +35,7 @@ import numpy as np
 
 from .caches import kept
 from .contact_support import STRETCH_TOLERANCE, StructuralGraph
+from .vectors import c_einsum
 
 CORNER_RINGS = 4  # rings of structural edges (3 left a 48² tablecloth's corners 27 % stretched, 4: 11 %)
 DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must lie to hang from its inner end
@@ -194,7 +195,7 @@ def support_hanging(
     outer = local.take(found.outer_at, axis=1)
     corner_at = points.T.take(corner_of, axis=0)
     facing = normals.take(corner_of, axis=1)
-    beyond_all = np.einsum("ij,ji->i", outer[0] - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
+    beyond_all = c_einsum("ij,ji->i", outer[0] - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
     free_all = inv_mass.take(found.outer) > 0.0
     down_all = np.where(beyond_all, np.inf, found.down)
     tolerance_all = np.where(free_all, found.tolerance, np.inf)
@@ -215,7 +216,7 @@ def support_hanging(
         # their lengths in one einsum.
         pair = outer[:, span] - local.take(ring.inner_at, axis=1)
         pair = pair.reshape(2 * edges, 3)
-        lengths = np.sqrt(np.einsum("ij,ij->i", pair, pair))
+        lengths = np.sqrt(c_einsum("ij,ij->i", pair, pair))
         d, length, started = pair[:edges], lengths[:edges], lengths[edges:]
         limit = limit_all[span]
         stretch = np.empty((2, edges))  # (the stretch now, then the stretch it started the substep with)
@@ -277,7 +278,7 @@ def _pull_the_top(
     along = up @ pull
     down = np.maximum(-along, 0.0)
     pull -= up[:, None] * along
-    across = np.sqrt(np.einsum("ij,ij->j", pull, pull))
+    across = np.sqrt(c_einsum("ij,ij->j", pull, pull))
     pull *= np.exp(-friction * np.arctan2(down, across))
     origin, outer = ring.origin.take(which), ring.outer.take(which)
     mass = np.bincount(origin, weights=1.0 / inv_mass.take(outer), minlength=pull.shape[1])

@@ -42,7 +42,7 @@ from .mesh_collider import MIN_GAP, MeshCollider, _columns, _to_frame
 from .triangle_grid import GROUPED_MOST, TriangleGrid, overlapping
 from .triangles import _EPS as _TRI_EPS
 from .triangles import corner_angles, cross, dot, segment_closest_along, segment_crossings
-from .vectors import rows_among
+from .vectors import c_einsum, rows_among
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
 _COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
@@ -1735,8 +1735,8 @@ def _cull_apart(planes, s, start, end, gap: float):
     travel = np.maximum(dot(moved_i, moved_i), dot(moved_j, moved_j))
     np.sqrt(travel, out=travel)
     picked, at = directions.take(s, axis=2), offsets.take(s, axis=1)
-    first = np.einsum("kjp,jp->kp", picked, end_i) - at
-    second = np.einsum("kjp,jp->kp", picked, end_j) - at
+    first = c_einsum("kjp,jp->kp", picked, end_i) - at
+    second = c_einsum("kjp,jp->kp", picked, end_j) - at
     # (each direction's margin: how far both ends lie beyond the sharp edge on one side of it)
     larger = np.maximum(first, second)
     np.negative(larger, out=larger)
@@ -1902,7 +1902,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     weights = np.concatenate([channels, channels], axis=1) * (share * pressing)
     rows = len(held.rows)
     total = np.bincount(held.slots, weights=weights.ravel(), minlength=9 * rows).reshape(9, rows)
-    mean = 1.0 / np.maximum(np.bincount(held.local, weights=pressing.astype(np.float64), minlength=rows), 1.0)
+    mean = 1.0 / np.maximum(np.bincount(held.local, weights=pressing, minlength=rows), 1.0)
     moved, settled = total[:3] * mean, total[3:6] * mean
     if STEP_SEARCH:  # the settled part's extra, to x and x_start alike
         step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
@@ -1911,7 +1911,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         np.minimum(step, STEP_MOST * mean, out=step)
         if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
             short = held.short & pressing
-            step = np.where(np.bincount(held.local, weights=short.astype(np.float64), minlength=rows) > 0, mean, step)
+            step = np.where(np.bincount(held.local, weights=short, minlength=rows) > 0, mean, step)
         extra = total[3:6] * (step - mean)
         moved += extra
         settled += extra

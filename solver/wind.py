@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .vectors import c_einsum
+
 _OCTAVES = 4
 _TINY = 1e-300
 
@@ -102,8 +104,8 @@ class WindField:
                 force[:, axis] += np.bincount(corner, weights=share[axis], minlength=self.n)
         acceleration = force * self.inv_mass[:, None]
         # The wind can at most bring a vertex up to the air's speed within one substep, never past it.
-        limit_sq = np.einsum("ij,ij->i", relative, relative) / (dt * dt)
-        size_sq = np.einsum("ij,ij->i", acceleration, acceleration)
+        limit_sq = c_einsum("ij,ij->i", relative, relative) / (dt * dt)
+        size_sq = c_einsum("ij,ij->i", acceleration, acceleration)
         over = ~(size_sq <= limit_sq)  # also catches overflow to inf or NaN
         if over.any():
             scale = np.sqrt(limit_sq[over] / size_sq[over])
