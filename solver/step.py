@@ -75,6 +75,12 @@ CORNER_PASS_WINDOWS = 1
 # a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
 # Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
+# The vertex pass on a frame's lone last substep (16 substeps in windows of 3) sweeps from the last window's start, not
+# the substep's: the corner pass closing its joined window there settles its pushes into the substep's start too, and a
+# vertex it (or the corner support) pushed into a chair's back or seat started and ended the substep inside, so the
+# vertex pass saw no crossing and the frame ended with it 6 mm inside (docs/design.md, round 23 (chair23)). Closed
+# meshes only (as the joined windows). Off: not yet run over the suite.
+LONE_VERTEX_WINDOW = False
 # True: a grown collider (`MeshCollider.grown`) gets its substeps from the gap and its growth gives no speed only
 # on a frame after one without (a shape remeshed every frame then takes its matched motion as a motion from its
 # second such frame on). Off since round 20 (small23): the caller decides; services mark a shape `grown` when the
@@ -358,6 +364,8 @@ def step(
             # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
             corner_first, corner_last = _window(s, corner_interval, substeps, join_lone)
             corner_window = None if s == corner_first else (corner_window_start, corner_first / substeps)
+            if LONE_VERTEX_WINDOW and opens and closes and corner_first < first:
+                window = (window_start, (first - mesh_interval) / substeps)  # (the last window's start, kept)
             edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
             edge_opens, edge_closes = s == edge_first, s == edge_last
             if starts_before is not None:
