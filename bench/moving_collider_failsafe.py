@@ -14,7 +14,8 @@ longest cloth edge over its rest length), intersecting face pairs (solver.inters
     PYTHONPATH=. .venv/bin/python bench/moving_collider_failsafe.py [kinds] [colliders] [variants] [--n 16]
     kinds: quad tri irr fan hole; colliders: box fast sphere turning;
     variants: main (the failsafe as on main), carry (REWOUND_CARRIED), recheck (carry + REWOUND_RECHECKED),
-    kept (carry + REWOUND_KEPT), nofailsafe (undo_crossings a no-op: diagnosis only)
+    kept (carry + REWOUND_KEPT), noslide (face_collision.IN_PLANE_SLIDES_CROSS False: round 23 (failsafe23b)),
+    nofailsafe (undo_crossings a no-op: diagnosis only)
 Prints one line per run: kind collider variant, frames with vertices inside (frame:count), max stretch, last-frame
 stretch, max pairs, CPU s.
 """
@@ -26,7 +27,7 @@ import time
 import numpy as np
 
 import solver
-from solver import meshes, settings
+from solver import face_collision, meshes, settings
 from solver.face_collision import FaceCollision
 from solver.intersections import count_self_intersections
 
@@ -118,6 +119,7 @@ def variant(name):
     step_module.REWOUND_CARRIED = name in ("carry", "recheck", "kept")
     step_module.REWOUND_RECHECKED = name == "recheck"
     step_module.REWOUND_KEPT = name == "kept"
+    face_collision.IN_PLANE_SLIDES_CROSS = name != "noslide"
     if name == "nofailsafe":
         FaceCollision.undo_crossings = lambda self, *a, **k: 0
     else:
@@ -134,7 +136,8 @@ if __name__ == "__main__":
         del args[args.index("--n") : args.index("--n") + 2]
     kinds = [a for a in args if a in ("quad", "tri", "irr", "fan", "hole")] or ["quad", "tri", "irr", "fan", "hole"]
     colliders = [a for a in args if a in ("box", "fast", "sphere", "turning")] or ["box", "fast", "sphere", "turning"]
-    variants = [a for a in args if a in ("main", "carry", "recheck", "kept", "nofailsafe")] or ["main", "carry"]
+    names = ("main", "carry", "recheck", "kept", "noslide", "nofailsafe")
+    variants = [a for a in args if a in names] or ["main", "noslide"]
     for kind in kinds:
         for which in colliders:
             for name in variants:
