@@ -84,6 +84,12 @@ def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarra
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+# The failsafe counts pairs in one plane all along as crossed when the vertex slides onto the face
+# (`_slid_onto`) or the edges slide across each other (`_slid_across`) in that plane. False: a slide in
+# the plane is not a crossing (only a change of side, or ending in the plane from off it, is). A curtain
+# swept edge-on by a moving box is squashed flat in its own plane, and the slides sent 8-22 vertices a
+# substep back to starts the box had swept over (docs/self-collision.md, round 23 (failsafe23b)).
+IN_PLANE_SLIDES_CROSS = True
 _ZERO = np.zeros(3)
 
 
@@ -1306,7 +1312,10 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
     the vertex ends in the triangle's plane or past it, or came back to its side (through the face
     and back around its edge), and at a moment it was in the plane it was on the face (boundary included)."""
     height1 = _heights(x, ends)
-    out = _slid_onto(previous, x, ends, height0, height1, flat)
+    if IN_PLANE_SLIDES_CROSS:
+        out = _slid_onto(previous, x, ends, height0, height1, flat)
+    else:
+        out = np.zeros(len(ends), dtype=bool)
     reach = motion[ends[:, 0]] + largest_of_rows(motion, ends[:, 1:])
     flipped = _flipped(height0, height1, flat)
     returned = np.flatnonzero(
@@ -1405,7 +1414,10 @@ def _edges_crossed(
     changed sides (or met) or came back to theirs, and at a moment the four ends were coplanar the
     edges met, inside both."""
     separation1 = _separations(x, ends)
-    out = _slid_across(previous, x, ends, separation0, separation1, flat)
+    if IN_PLANE_SLIDES_CROSS:
+        out = _slid_across(previous, x, ends, separation0, separation1, flat)
+    else:
+        out = np.zeros(len(ends), dtype=bool)
     reach = largest_of_rows(motion, ends[:, :2]) + largest_of_rows(motion, ends[:, 2:])
     rows = np.flatnonzero(
         _flipped(separation0, separation1, flat)
