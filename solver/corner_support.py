@@ -44,6 +44,10 @@ DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must li
 # it the cloth on the top never felt the hanging cloth's pull, and cloth that must slide off a box stayed on it
 # (docs/design.md, round 15 (corner18)).
 REACTION = True
+# True: the support's whole move of a ring's outer end moves the substep's start too (the lift gives no velocity), not
+# only the share that removes the stretch the edge started the substep with. Off: being measured (round 23 (rest23):
+# the support keeps a coarse tablecloth's skirt swinging and its top bouncing 1-2 mm a frame).
+LIFT_SETTLES = False
 _CACHED = 32  # seed sets kept per cloth
 TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
 _EPS = 1e-12
@@ -229,9 +233,12 @@ def support_hanging(
         hanging &= excess > tolerance_all[span]
         if not np.count_nonzero(hanging):
             break  # the support's stretch ends here
-        old = np.minimum(started, length, out=stretch[1])  # the stretch it started the substep with
-        old -= limit
-        np.maximum(old, 0.0, out=old)
+        if LIFT_SETTLES:
+            stretch[1] = stretch[0]
+        else:
+            old = np.minimum(started, length, out=stretch[1])  # the stretch it started the substep with
+            old -= limit
+            np.maximum(old, 0.0, out=old)
         # Each edge's correction of its outer end and the share of it that settles (moves the start too), unit
         # inner to outer, summed per outer end in one bincount of six channels.
         scale = np.zeros((2, edges))
