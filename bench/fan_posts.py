@@ -9,6 +9,9 @@ Usage: .venv/bin/python bench/fan_posts.py [--frames 30] [--kinds fan,quad,...] 
   `post`), on a floor plane.
   --flag: set a module switch before running, e.g. --flag contact_support.HANGING_ONLY=False (value evaluated).
 The cloth falls from 1 m with its centre (1.1, 2.3) cm + shift (x and y) off the post's axis (the tests' placement).
+Round 23 (fanpost23) added, per scene: the crossings (tests' `through_count`: cloth edges through the post's triangles
+plus post edges through the cloth's) at most from frame 12 / at the end, and the deepest cloth vertex inside the post
+at any frame (mm; cpu s includes these counts; --no-count skips them).
 One line a scene: the highest cloth point over the cap, at most from frame 12 and at the end (cm; the fan test bounds
 8 cm), the hub's (the cloth's nearest-to-centre vertex's) distance off the axis at the end (cm) and its height less
 the cap (cm), and process-CPU seconds. A cloth that hangs from the cap sits 1-3 cm over it; "flung" is > 8 cm.
@@ -25,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
@@ -65,7 +69,7 @@ def cloth(kind: str):
     return vertices, faces
 
 
-def run(kind: str, post_name: str, shift: float, frames: int = 30):
+def run(kind: str, post_name: str, shift: float, frames: int = 30, count: bool = True):
     v, tris = post(*POSTS[post_name])
     vertices, faces = cloth(kind)
     centre = vertices[:, :2].mean(0)
@@ -74,12 +78,23 @@ def run(kind: str, post_name: str, shift: float, frames: int = 30):
     state = model.initial_state()
     collider = solver.MeshCollider(solver.TriangleMesh(v, tris))
     top = v[:, 2].max()
-    above, hubs = [], []
+    above, hubs, through, inside = [], [], [], []
+    from test_mesh_collider_corners import through_count  # (tests/: cloth edges through the post + post edges through)
+
+    segments = POSTS[post_name][1]
+    angle = (np.arange(segments) + 0.5) * 2 * np.pi / segments  # (the sides' outward normals)
+    normals = np.stack([np.cos(angle), np.sin(angle)], -1)
+    apothem = POSTS[post_name][0] * np.cos(np.pi / segments)
     t0 = time.process_time()
     for _ in range(frames):
         solver.step(model, state, solver.Params(), 1 / 24, colliders=[collider, solver.Plane(point=(0, 0, 0))])
         above.append(state.positions[:, 2].max() - top)
         hubs.append(float(np.linalg.norm(state.positions[hub, :2])))
+        if count:
+            x = state.positions
+            through.append(through_count(model, x, v, tris))
+            depth = np.minimum(np.min(apothem - x[:, :2] @ normals.T, axis=1), np.minimum(x[:, 2], top - x[:, 2]))
+            inside.append(float(depth.max()))
     cpu = time.process_time() - t0
     x = state.positions
     return {
@@ -90,6 +105,9 @@ def run(kind: str, post_name: str, shift: float, frames: int = 30):
         "cpu": cpu,
         "above": above,
         "hubs": hubs,
+        "through12": max(through[12:], default=-1),
+        "through_end": through[-1] if through else -1,
+        "inside": max(inside, default=float("nan")) * 1000,
     }
 
 
@@ -100,6 +118,7 @@ def main():
     ap.add_argument("--posts", default="s4,s6,s8,s16")
     ap.add_argument("--shifts", default="0,1e-5,-1e-5")
     ap.add_argument("--flag", action="append", default=[])
+    ap.add_argument("--no-count", action="store_true", help="skip the crossings / inside counts (each frame)")
     ap.add_argument(
         "--curve",
         action="store_true",
@@ -110,15 +129,19 @@ def main():
         name, value = flag.split("=", 1)
         module, attr = name.rsplit(".", 1)
         setattr(importlib.import_module(f"solver.{module}"), attr, eval(value))
-    print("kind post shift | over cap from f12 max / end (cm) | hub off axis / over cap (cm) | cpu s", flush=True)
+    print(
+        "kind post shift | over cap from f12 max / end (cm) | hub off axis / over cap (cm) | cpu s"
+        " | crossings from f12 max / end | deepest vertex inside the post (mm, any frame; <= 0: none)",
+        flush=True,
+    )
     for p in args.posts.split(","):
         for kind in args.kinds.split(","):
             for s in args.shifts.split(","):
-                r = run(kind, p, float(s), args.frames)
+                r = run(kind, p, float(s), args.frames, not args.no_count)
                 flung = " FLUNG" if r["max12"] > 8 else ""
                 print(
                     f"{kind} {p} {s} | {r['max12']:.1f} / {r['end']:.1f} | {r['hub_off']:.1f} / {r['hub_z']:.1f} |"
-                    f" {r['cpu']:.1f}{flung}",
+                    f" {r['cpu']:.1f}{flung} | {r['through12']} / {r['through_end']} | {r['inside']:.2f}",
                     flush=True,
                 )
                 if args.curve:

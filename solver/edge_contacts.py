@@ -96,6 +96,15 @@ AFTER_CORNERS = True
 # it (1 cm 8-segment post, quad / triangulated 64²: 14-64 crossings to the end at 3 of 4 placements; with it 0 at every
 # frame; docs/design.md, round 15 (fling18)).
 ROD_ENDS_TIPPED = True
+# ... but only for cloth edges low on the rod (ROD_ENDS_FOOT_ONLY): both ends (at the substep's start and end) more than
+# ROD_FOOT_REACH x the longest cloth edge below the rod ends' top and in the lower ROD_FOOT_SHARE of the rod's sides.
+# Higher up the sides are collided as with ROD_ENDS_TIPPED off (the windows and the hold). The pass exists for the foot
+# (cloth lying round it, above); near the top, on the slivers of a fan disc wrapped round a 4-6 segment post, it added
+# energy every substep that the projection turned into speed, and the disc was flung 13-24 cm over the cap
+# (docs/design.md, rounds 22-23: fanpost26, fanpost23). Off (the default): the pass for the whole rod.
+ROD_ENDS_FOOT_ONLY = False
+ROD_FOOT_REACH = 1.0
+ROD_FOOT_SHARE = 0.5
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -1252,7 +1261,12 @@ def collide_cloth_edges(
     up = _up(gravity)
     for index, collider, sharp in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
+        foot = _rod_foot(collider, sharp, up, x, x_start, edges, radius, t1) if ROD_ENDS_FOOT_ONLY else None
         if tipped_only:
+            if foot is not None:
+                if len(foot[1]):
+                    collide_edges(collider, x, x_start, foot[1], *args[1:], sharp=foot[0], up=up)
+                continue
             below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
             hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
             if hanging is not None:
@@ -1263,6 +1277,10 @@ def collide_cloth_edges(
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
         below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
+        if foot is not None:  # (the rod's sides every substep for the cloth edges low on it; all on the windows)
+            below = None
+            if len(foot[1]):
+                collide_edges(collider, x, x_start, foot[1], *args[1:], sharp=foot[0], up=up)
         if windowed_open:  # (its rims every substep, with its hanging thin edges)
             below = sharp.open_rims if below is None else below | sharp.open_rims
         hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
@@ -1384,6 +1402,37 @@ def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
             mask = sharp.thin & (~at_tip | curved)
         found = _BELOW_A_TIP[sharp] = (corners, mask if mask is not None and mask.any() else None)
     return found[1]
+
+
+_ROD_FOOT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its mask, its part, top's ends)
+
+
+def _rod_foot(collider, sharp: SharpEdges, up, x, x_start, edges, reach: float, t1: float):
+    """(the part of `sharp` the sides' pass runs on, the cloth edges (F, 2) low on the rod) when `_below_a_tip`'s
+    edges come from thin rods' upper ends only (ROD_ENDS_TIPPED, no sharp tip), else None (see ROD_ENDS_FOOT_ONLY).
+    Low: both ends, at x_start and at x, more than ROD_FOOT_REACH x `reach` (the longest cloth edge) along `up` below
+    the highest end of those edges at the pose at t1, and in the lower ROD_FOOT_SHARE of their span along `up`."""
+    if up is None or not (TIPPED_RODS and ROD_ENDS_TIPPED) or collider.deforming or not sharp.thin.any():
+        return None
+    below = _below_a_tip(collider, sharp, up)
+    if below is None:
+        return None
+    found = _ROD_FOOT.get(sharp)
+    if found is None or found[0] is not below:
+        corners = _BELOW_A_TIP[sharp][0]
+        part = None if (corners.tips & ~corners.ends).any() else sharp.parts(below)[0]
+        ends = None if part is None else np.concatenate([part.a, part.b], axis=1)  # (3, 2S) own frame
+        found = _ROD_FOOT[sharp] = (below, part, ends)
+    if found[1] is None:
+        return None
+    pose = collider._pose_at(t1)
+    ends = found[2] if pose is None else pose[0] @ found[2] + pose[1][:, None]
+    heights = up @ ends
+    foot, top = float(heights.min()), float(heights.max())
+    line = min(top - ROD_FOOT_REACH * reach, foot + ROD_FOOT_SHARE * (top - foot))
+    high = (x @ up >= line) | (x_start @ up >= line)
+    low = ~(high[edges[:, 0]] | high[edges[:, 1]])
+    return found[1], edges[low]
 
 
 def _edge_colliders(colliders, radius: float, thickness: float) -> list:
