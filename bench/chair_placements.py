@@ -23,7 +23,7 @@ from solver_scenes import segment_crossings  # noqa: E402
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 
-args = [a for a in sys.argv[2:] if not a.startswith("-")]
+args = [a for a in sys.argv[2:] if a != "-v" and not a.startswith("--")]  # (a negative DX, DY or TURN is an argument)
 kind, dx, dy, turn = args[0], float(args[1]), float(args[2]), float(args[3])
 n = int(args[4]) if len(args) > 4 else 64
 frames = int(args[5]) if len(args) > 5 else 48
