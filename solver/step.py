@@ -6,9 +6,10 @@ import dataclasses
 
 import numpy as np
 
-from . import tearing
+from . import chord_contacts, tearing
 from .apex_contacts import collide_cloth_ridges
 from .bounded_planes import converted as bounded_planes_converted
+from .chord_contacts import collide_chords
 from .colliders import Plane, collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
@@ -357,6 +358,8 @@ def step(
                     tipped_only=True,
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
+            if any_meshes and chord_contacts.CHORD_PASS:
+                collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             first, last = _window(s, mesh_interval, substeps)
             opens, closes = s == first, s == last
@@ -398,6 +401,8 @@ def step(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
                 with_meshes=closes, window=window, contacts=run.mesh_contacts, pulled=pulled,
             )  # fmt: skip
+            if closes and chord_contacts.CHORD_PASS:
+                collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
             if closes and moving:  # (EDGES_AFTER_MOVING_VERTICES)
                 collide_cloth_edges(x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity)
                 collide(
