@@ -297,6 +297,10 @@ def test_ctrl_c_while_the_wrapper_starts_blender_bakes_nothing_and_writes_nothin
     process.send_signal(getattr(signal, stop))
     out, err = process.communicate(timeout=300)
     assert process.returncode == 128 + getattr(signal, stop), out + err
-    assert "Traceback" not in out + err and "KeyboardInterrupt" not in out + err
+    said = out + err
+    banner = "numpy.core.multiarray failed to import"  # bpy 5.0.1 (built on NumPy 1) on NumPy 2 prints it, with a
+    if "compiled using NumPy 1.x" in said:  # traceback, at every import, signal or not: only what follows counts
+        said = said.rsplit(banner, 1)[-1]
+    assert "Traceback" not in said and "KeyboardInterrupt" not in said
     assert shot.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "user") == ["shot.blend"]
