@@ -15,6 +15,8 @@ cases:
              sides bulging) keyed 0 -> 1 -> 0 over frames 12-24-36; a 0.8 m cloth resting on it
   walker     a capsule "body" (r 0.18, 1.2 m) skinned to a two-bone armature that walks: root moves +X 1.2 m over the
              run with a 3 cm bob, the chest bone leans +-15 degrees every 12 frames; a 0.9 m shawl dropped on its top
+  cape       the walker with a 0.6 x 0.8 m cape hanging behind it, its top row pinned, the cloth object parented to
+             the Chest bone (Ctrl+P > Bone): the pins ride with the chest
   stairs     a 5-step staircase (one closed mesh, 0.18 m risers, 0.25 m treads, 1 m wide); a 1.2 m cloth dropped
              onto its top steps so it slides down them
   chair_self round 20's chair_ops chair with a 1.4 m soft cloth (bend 0.02) and self-collision Faces on
@@ -257,7 +259,7 @@ def pillow_key():
     go(s, c, [p], "pillow_key", rest)
 
 
-def walker():
+def walker(cape=False):
     s = R.scene()
     R.floor()
     bpy.ops.mesh.primitive_uv_sphere_add(radius=0.18, segments=24, ring_count=16, location=(0, 0, 0))
@@ -300,10 +302,48 @@ def walker():
     for fc in R_fcurves(ao):
         for kp in fc.keyframe_points:
             kp.interpolation = "LINEAR"
-    R.collider(body)
-    c, rest = place_cloth("Shawl", 0.9, (0.0, 0.0), 1.28, rot=0.3)
-    R.cloth(c, bend=0.05)
-    go(s, c, [body], "walker", rest)
+    if not (cape and os.environ.get("CAPE_NOCOL") == "1"):  # CAPE_NOCOL=1: the body not a collider (the pins' share)
+        R.collider(body)
+    if not cape:
+        c, rest = place_cloth("Shawl", 0.9, (0.0, 0.0), 1.28, rot=0.3)
+        R.cloth(c, bend=0.05)
+        go(s, c, [body], "walker", rest)
+        return
+    # a cape: a 0.6 x 0.8 m grid hanging in the YZ plane 4 cm behind the body (x -0.22), top row pinned, the cloth
+    # object parented to the Chest bone (Ctrl+P > Bone), so the pins ride with the leaning, walking chest
+    c = R.blender_grid(name="Cape", n=N, size=1.0, kind=KIND)
+    c.scale = (0.6, 0.8, 1.0)
+    bpy.context.view_layer.update()
+    bpy.ops.object.select_all(action="DESELECT")
+    A.activate(c)
+    bpy.ops.object.transform_apply(scale=True)
+    c.rotation_euler = (0, math.radians(90), 0)  # the grid's local X becomes world -Z: it hangs
+    c.location = (-0.22, 0.0, 0.95)
+    bpy.context.view_layer.update()
+    P0 = A.rest_world(c)
+    top = [i for i in range(len(P0)) if P0[i, 2] > P0[:, 2].max() - 1e-4]
+    c.vertex_groups.new(name="Pins").add(top, 1.0, "REPLACE")
+    s.frame_set(1)
+    mw = c.matrix_world.copy()
+    c.parent = ao
+    c.parent_type = "BONE"
+    c.parent_bone = "Chest"
+    bpy.context.view_layer.update()
+    c.matrix_world = mw
+    bpy.context.view_layer.update()
+    rest = A.rest_world(c)
+    R.cloth(c, bend=0.05, pin="Pins")
+    go(s, c, [body], "cape", rest)
+    P, _, E = A.world_mesh(c)
+    L = np.linalg.norm(P[E[:, 0]] - P[E[:, 1]], axis=1) / np.linalg.norm(rest[E[:, 0]] - rest[E[:, 1]], axis=1) - 1
+    for k in np.argsort(L)[-4:]:  # the most stretched edges at the end: how far below the pinned row, and the body
+        m = 0.5 * (P[E[k, 0]] + P[E[k, 1]])
+        print(
+            f"strain {L[k] * 100:.1f} % rows below pins {int(round((P[top][:, 2].max() - m[2]) / (0.6 / (N - 1))))}"
+            f" at {m.round(3)}",
+            flush=True,
+        )
+    print("pinned rows z", round(float(P[top][:, 2].min()), 3), round(float(P[top][:, 2].max()), 3), flush=True)
 
 
 def R_fcurves(o):
@@ -497,6 +537,7 @@ CASES = dict(
     seams=seams_case,
     pillow_key=pillow_key,
     walker=walker,
+    cape=lambda: walker(cape=True),
     stairs=stairs,
     chair_self=chair_self,
     table_slide=table_slide,
