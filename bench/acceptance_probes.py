@@ -11,51 +11,18 @@ cases: self_crumple self_rod self_sphere self_fastfold self_torn two_cloths suza
 preview) arm_cylinder negscale (NEG=0|1, ONLY=ball|box) bool_bevel gn_collider blender_crumple blender_sphere.
 """
 
-import os, sys, tempfile, time
+import os, sys, time
 from pathlib import Path
 import numpy as np
 
-ROOT = Path(os.environ.get("VC_ROOT", str(Path(__file__).resolve().parents[1])))
-_scratch = tempfile.mkdtemp(prefix="p21_")
-os.environ.setdefault("BLENDER_USER_RESOURCES", os.path.join(_scratch, "user"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probe_blender import activate, link, mesh_obj, reset, start, world_mesh  # noqa: E402  (Blender, scene helpers)
+
+ROOT, _scratch, VC = start("p21_")  # bl_ext.dev.verlet_cloth
 import bpy  # noqa
 import addon_utils  # noqa
 from mathutils import Vector  # noqa
 from mathutils.bvhtree import BVHTree  # noqa
-
-repo = Path(_scratch) / "repo"
-repo.mkdir()
-(repo / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-bpy.context.preferences.extensions.repos.new(name="dev", module="dev", custom_directory=str(repo), source="USER")
-
-
-def _raise(e):
-    raise e
-
-
-addon_utils.enable("bl_ext.dev.verlet_cloth", default_set=True, handle_error=_raise)
-VC = sys.modules["bl_ext.dev.verlet_cloth"]
-
-
-def reset():
-    bpy.ops.wm.read_homefile(use_empty=True)
-    s = bpy.context.scene
-    s.frame_start, s.frame_end = 1, 48
-    s.render.fps, s.render.fps_base = 24, 1.0
-    s.frame_set(1)
-    return s
-
-
-def link(obj):
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
-
-
-def mesh_obj(name, verts, faces, edges=()):
-    me = bpy.data.meshes.new(name)
-    me.from_pydata([list(map(float, v)) for v in verts], list(edges), [list(map(int, f)) for f in faces])
-    me.update()
-    return link(bpy.data.objects.new(name, me))
 
 
 def grid(name="Cloth", n=16, size=1.0, z=1.0, tri=False, jitter=0.0, seed=0):
@@ -94,14 +61,6 @@ def box(name="Box", size=(1, 1, 1), loc=(0, 0, 0)):
     return o
 
 
-def activate(obj, *others):
-    for o in bpy.context.scene.objects:
-        o.select_set(False)
-    for o in (obj, *others):
-        o.select_set(True)
-    bpy.context.view_layer.objects.active = obj
-
-
 def make_cloth(obj):
     activate(obj)
     r = bpy.ops.verlet_cloth.convert()
@@ -111,28 +70,6 @@ def make_cloth(obj):
 def make_collider(*objs):
     activate(*objs)
     return bpy.ops.verlet_cloth.make_collider()
-
-
-def world_mesh(obj, tris=True):
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3)
-        me.vertices.foreach_get("co", co)
-        co = co.reshape(-1, 3)
-        t = np.zeros((0, 3), int)
-        e = np.empty(len(me.edges) * 2, int)
-        me.edges.foreach_get("vertices", e)
-        if tris:
-            me.calc_loop_triangles()
-            t = np.empty(len(me.loop_triangles) * 3, int)
-            me.loop_triangles.foreach_get("vertices", t)
-            t = t.reshape(-1, 3)
-        m = np.array(ev.matrix_world)
-        return co @ m[:3, :3].T + m[:3, 3], t, e.reshape(-1, 2)
-    finally:
-        ev.to_mesh_clear()
 
 
 def world_collider(obj):

@@ -17,45 +17,29 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solver  # noqa: E402
-from solver import meshes  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measure  # noqa: E402
 
 
 def kinds(n=24, size=1.2, height=0.6):
-    v, q = meshes.grid(n, n, size=size, height=height)
-    yield "quad", v, q
-    yield "triangulated", v, meshes.triangulated(q)
-    v, t = meshes.jittered_grid(n, size=size, height=height)
-    yield "jittered", v, t
-    v, t = meshes.fan_disc(32, 10, radius=size / 2, height=height)
-    yield "fan disc", v, t
-    v, q = meshes.holed_grid(n, size=size, height=height, centre=(0.3, 0.1), radius=0.15)
-    yield "with a hole", v, q
+    return measure.each_kind(n, size, height, fan=(32, 10), hole=((0.3, 0.1), 0.15), long_names=True)
 
 
 def behind(P, plane):
     local = P - np.asarray(plane.point)
-    u, w = plane.extent
-    inside = (np.abs(local @ u) <= u @ u) & (np.abs(local @ w) <= w @ w)
     d = local @ np.asarray(plane.normal)
-    bad = inside & (d < -1e-6)
+    bad = measure.within(local, *plane.extent, strict=False) & (d < -1e-6)
     return int(bad.sum()), float(-d[bad].min()) if bad.any() else 0.0
 
 
 def through(P, E, plane):
-    p, n = np.asarray(plane.point), np.asarray(plane.normal)
-    d = (P - p) @ n
-    a, b = d[E[:, 0]], d[E[:, 1]]
-    cross = (a > 0) != (b > 0)
-    t = a[cross] / (a[cross] - b[cross])
-    X = P[E[cross, 0]] + t[:, None] * (P[E[cross, 1]] - P[E[cross, 0]]) - p
-    u, w = plane.extent
-    return int(((np.abs(X @ u) < u @ u) & (np.abs(X @ w) < w @ w)).sum())
+    return measure.through_rectangle(P, E, plane.point, plane.normal, plane.extent)
 
 
 def over_front(P, plane):
     local = P - np.asarray(plane.point)
-    u, w = plane.extent
-    return (np.abs(local @ u) <= u @ u) & (np.abs(local @ w) <= w @ w) & (local @ np.asarray(plane.normal) > 0)
+    return measure.within(local, *plane.extent, strict=False) & (local @ np.asarray(plane.normal) > 0)
 
 
 def as_mesh(plane):
@@ -68,7 +52,7 @@ def as_mesh(plane):
 def run(v, f, plane, frames, mesh=False):
     model = solver.build_model(v, f)
     collider = as_mesh(plane) if mesh else plane
-    E = np.array(sorted({tuple(sorted((int(a[i]), int(a[(i + 1) % len(a)])))) for a in f for i in range(len(a))}))
+    E = measure.edges_of(f)
     state = model.initial_state()
     was_over = np.zeros(len(v), bool)
     worst = [0, 0.0, 0, 0]
@@ -77,8 +61,7 @@ def run(v, f, plane, frames, mesh=False):
         P = state.positions
         nb, deep = behind(P, plane)
         local = P - np.asarray(plane.point)
-        u, w = plane.extent
-        within = (np.abs(local @ u) <= u @ u) & (np.abs(local @ w) <= w @ w)
+        within = measure.within(local, *plane.extent, strict=False)
         fell = int((was_over & within & (local @ np.asarray(plane.normal) < -1e-6)).sum())
         was_over |= over_front(P, plane)
         thr = through(P, E, plane)

@@ -18,38 +18,19 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import solver  # noqa: E402
-from solver import bounded_planes, meshes  # noqa: E402
+from solver import bounded_planes  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import measure  # noqa: E402
 
 
 def kinds(n=24, size=1.2, height=0.6):
-    v, q = meshes.grid(n, n, size=size, height=height)
-    yield "quad", v, q
-    yield "triangulated", v, meshes.triangulated(q)
-    v, t = meshes.jittered_grid(n, size=size, height=height)
-    yield "jittered", v, t
-    v, t = meshes.fan_disc(32, 10, radius=size / 2, height=height)
-    yield "fan disc", v, t
-    v, q = meshes.holed_grid(n, size=size, height=height, centre=(0.3, 0.1), radius=0.15)
-    yield "with a hole", v, q
-
-
-def edges_of(f):
-    return np.array(sorted({tuple(sorted((int(a[i]), int(a[(i + 1) % len(a)])))) for a in f for i in range(len(a))}))
-
-
-def inside(X, u, w):
-    return (np.abs(X @ u) < u @ u) & (np.abs(X @ w) < w @ w)
+    return measure.each_kind(n, size, height, fan=(32, 10), hole=((0.3, 0.1), 0.15), long_names=True)
 
 
 def counts(P, E, point, normal, extent):
-    u, w = extent
-    d = (P - point) @ normal
-    behind = int((inside(P - point, u, w) & (d < -1e-6)).sum())
-    a, b = d[E[:, 0]], d[E[:, 1]]
-    cross = (a > 0) != (b > 0)
-    t = a[cross] / (a[cross] - b[cross])
-    X = P[E[cross, 0]] + t[:, None] * (P[E[cross, 1]] - P[E[cross, 0]]) - point
-    return int(inside(X, u, w).sum()), behind
+    behind = int((measure.within(P - point, *extent) & ((P - point) @ normal < -1e-6)).sum())
+    return measure.through_rectangle(P, E, point, normal, extent), behind
 
 
 def board(scene, frame):
@@ -86,8 +67,7 @@ def run(v, f, E, scene, frames, on):
         thr, behind = counts(state.positions, E, *frame_pose)
         worst = [max(worst[0], thr), max(worst[1], behind)]
     P = state.positions
-    rest = np.linalg.norm(v[E[:, 0]] - v[E[:, 1]], axis=1)
-    strain = np.maximum(np.linalg.norm(P[E[:, 0]] - P[E[:, 1]], axis=1) / rest - 1, 0) * 100
+    strain = measure.stretch(P, v, E)
     return worst + [thr, behind, float(strain.mean()), float(strain.max())], 1000 * cpu / frames
 
 
@@ -100,7 +80,7 @@ def main():
     print("scene kind | switch: thr worst/end, behind worst/end, stretch mean/max %, CPU ms/frame (best)")
     for scene in ("level", "tilted 20deg", "moving"):
         for kname, v, f in kinds(a.n):
-            E = edges_of(f)
+            E = measure.edges_of(f)
             best = {False: np.inf, True: np.inf}
             res = {}
             for _ in range(a.repeat):

@@ -21,7 +21,6 @@ cylinder r 0.3 × 2.4 m lying along y on the floor), uv (a 32 × 16 UV sphere r 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import time
 from pathlib import Path
@@ -32,9 +31,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))
 sys.path.insert(2, str(ROOT / "tests"))
+import measure  # noqa: E402
+from measure import KINDS  # noqa: E402
 from mesh_collider_cost import cylinder, ico_ball  # noqa: E402
 from mesh_kinds_solver import torus  # noqa: E402
-from solver_scenes import edges_through  # noqa: E402
 
 import solver  # noqa: E402
 from solver import chord_contacts, meshes  # noqa: E402
@@ -83,24 +83,10 @@ def _vec_torus(p, major=0.6, minor=0.25, height=0.25, segments=192, rings=48):
 
 # name: (mesh maker, top z, smallest radius of curvature (m))
 SCENES = {"ball": (ico_ball, 1.0, 0.5), "torus": (torus, 0.5, 0.25), "cyl16": (_cyl, 0.6, 0.3), "uv": (_uv, 1.0, 0.5)}
-KINDS = ("quad", "tri", "jitter", "fan", "holed")
 
 
 def cloth(kind, n, size=1.8):
-    if kind in ("quad", "tri"):
-        v, f = meshes.grid(n, n, size=size)
-        f = meshes.triangulated(f) if kind == "tri" else f
-    elif kind == "jitter":
-        v, f = meshes.jittered_grid(n, size=size)
-    elif kind == "fan":
-        v, f = meshes.fan_disc(32, max(n // 4, 2), radius=size / 2)
-    else:
-        v, f = meshes.holed_grid(n, size=size)
-    return v + np.array([0.011, 0.023, 0.0]), f
-
-
-def _through(x, edges, v, t):
-    return sum(edges_through(x, edges[s : s + 1024], v, t) for s in range(0, len(edges), 1024))
+    return measure.cloth_kind(kind, n, size, shift=(0.011, 0.023, 0.0))
 
 
 def run(scene, kind, n, frames, depth_of):
@@ -129,8 +115,9 @@ def run(scene, kind, n, frames, depth_of):
     now = np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1)
     longest = float(length.max())
     pred = longest**2 / (8 * radius) - GAP
+    through = measure.edges_through_chunked(x, edges, v, t)
     return dict(
-        through=_through(x, edges, v, t), dip=1000 * dip, vin=1000 * vin, L=100 * longest, pred=1000 * pred,
+        through=through, dip=1000 * dip, vin=1000 * vin, L=100 * longest, pred=1000 * pred,
         strain=100 * float((now / length - 1).max()), ms=1000 * cpu / frames,
     )  # fmt: skip
 
@@ -144,10 +131,7 @@ def main() -> None:
     parser.add_argument("--variants", default="off,on")
     parser.add_argument("--set", action="append", default=[])
     args = parser.parse_args()
-    for f in args.set:
-        name, val = f.split("=")
-        mod, attr = name.rsplit(".", 1)
-        setattr(importlib.import_module("solver." + mod), attr, eval(val))
+    measure.set_flags(args.set)
     depths = {"ball": _vec_ball, "torus": _vec_torus}
     for scene in args.scenes.split(","):
         depth_of = depths.get(scene) or _planes_depth(*SCENES[scene][0]())

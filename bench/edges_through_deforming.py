@@ -30,11 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the legs and skirt, shared with the test
 
 from deforming_collider_cost import _against  # noqa: E402 (bench/ is the script's folder)
-from solver_scenes import curtain, legs, skirt, swung  # noqa: E402
+from solver_scenes import curtain, edges_through, legs, skirt, swung  # noqa: E402
 
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
-from solver.triangles import segment_crossings  # noqa: E402
 
 FPS = 24
 
@@ -106,16 +105,6 @@ SCENES = {
     "bump": _bump,
     "cape": _cape,
 }
-
-
-def edges_through(x, edges, vertices, triangles) -> int:
-    """Cloth edges whose segment passes through one of the triangles."""
-    p, q = x[edges[:, 0]], x[edges[:, 1]]
-    corners = vertices[triangles]
-    low, high = np.minimum(p, q), np.maximum(p, q)
-    e, t = ((low[:, None] <= corners.max(axis=1)[None]) & (high[:, None] >= corners.min(axis=1)[None])).all(2).nonzero()
-    crossed = segment_crossings(p[e].T, q[e].T, *(corners[t, k].T for k in range(3)))[0]
-    return len(np.unique(e[crossed]))
 
 
 def run(scene: str, kind: str, rounds: int, packages) -> list[tuple[int, int, float]]:

@@ -30,6 +30,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from test_mesh_collider_corners import needle  # noqa: E402 - tests/: the needles and posts
+
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 
@@ -37,21 +39,8 @@ POSTS = {"s4": (0.02, 4), "s6": (0.01, 6), "s8": (0.01, 8), "s16": (0.01, 16)}
 
 
 def post(radius: float, segments: int, height: float = 0.5):
-    """A closed rod standing on the floor with a flat fan cap (the tests' `post` = `needle(..., tip=0)`)."""
-    angle = np.arange(segments) * 2 * np.pi / segments
-    ring = np.stack([radius * np.cos(angle), radius * np.sin(angle), np.zeros(segments)], -1)
-    k = np.arange(segments)
-    k1 = (k + 1) % segments
-    v = np.vstack([ring, ring + (0, 0, height), [[0, 0, height]], [[0, 0, 0]]])
-    apex, centre = 2 * segments, 2 * segments + 1
-    sides = np.concatenate(
-        [
-            np.stack([k, k1, k1 + segments], -1),
-            np.stack([k, k1 + segments, k + segments], -1),
-            np.stack([k + segments, k1 + segments, np.full(segments, apex)], -1),
-        ]
-    )
-    return v, np.concatenate([sides, np.stack([k1, k, np.full(segments, centre)], -1)])
+    """A closed rod standing on the floor with a flat fan cap (the tests' `needle(..., tip=0)`)."""
+    return needle(radius, segments, height, tip=0.0)
 
 
 def cloth(kind: str):

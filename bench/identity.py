@@ -24,30 +24,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import measure  # noqa: E402
 import mesh_collider_cost as cost  # noqa: E402
+from measure import KINDS  # noqa: E402
 from mesh_kinds_solver import torus  # noqa: E402
 
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 
-KINDS = ("quad", "tri", "jitter", "fan", "holed")
 COLLIDERS = ("torus", "ball", "table", "sheet", "rising")
 FRAME = 1 / 24
 
 
 def cloth(kind: str, n: int, size: float = 1.6, height: float = 1.1):
-    if kind == "quad":
-        return meshes.grid(n, n, size=size, height=height)
-    if kind == "tri":
-        vertices, quads = meshes.grid(n, n, size=size, height=height)
-        return vertices, meshes.triangulated(quads)
-    if kind == "jitter":
-        return meshes.jittered_grid(n, size=size, height=height)
-    if kind == "fan":
-        return meshes.fan_disc(max(8, n), max(2, n // 6), radius=size / 2, height=height)
-    if kind == "holed":
-        return meshes.holed_grid(n, size=size, height=height)
-    raise ValueError(kind)
+    return measure.cloth_kind(kind, n, size, height, fan=(max(8, n), max(2, n // 6)))
 
 
 def _box(half=(0.3, 0.3, 0.15)):

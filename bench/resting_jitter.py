@@ -21,7 +21,6 @@ Scenes (1.8 m cloth 22 cm above the top, as bench/tablecloth_corners.py; floor p
   (tan 20° = 0.364: 0.3 must slide, 0.8 must stick); aslope3 / aslope8: the same on an analytic tilted Plane.
 """
 
-import importlib
 import sys
 import time
 from pathlib import Path
@@ -32,6 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))
 sys.path.insert(2, str(ROOT / "tests"))
+import measure  # noqa: E402
+
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 from solver.triangles import closest_points  # noqa: E402
@@ -41,15 +42,13 @@ flags = [a[len("--set=") :] for a in sys.argv[1:] if a.startswith("--set=")]
 n = int(args[0]) if len(args) > 0 else 24
 frames = int(args[1]) if len(args) > 1 else 150
 rows = args[2:]
-for f in flags:
-    name, val = f.split("=")
-    mod, attr = name.rsplit(".", 1)
-    setattr(importlib.import_module("solver." + mod), attr, eval(val))
+measure.set_flags(flags)
 
+from measure import box_mesh, edges_through, scene_rows  # noqa: E402
+from measure import inside_box as _inside_box  # noqa: E402
 from mesh_collider_checks import _inside_ball, _inside_table, _inside_torus  # noqa: E402
 from mesh_collider_cost import ico_ball, table  # noqa: E402
 from mesh_kinds_solver import torus  # noqa: E402
-from solver_scenes import edges_through  # noqa: E402
 
 DT = 1 / 24
 TILT = np.radians(20.0)
@@ -58,19 +57,9 @@ DOWN = ROT @ np.array([1.0, 0, 0])
 NORMAL = ROT @ np.array([0, 0, 1.0])
 
 
-def box_mesh():
-    v, q = meshes.box(1)
-    return v * 0.6 + np.array([0, 0, 0.3]), meshes.triangulated(q)
-
-
 def slope_mesh():
     v, q = meshes.grid(41, 5, size=(40.0, 4.0))
     return (v + np.array([18.0, 0, 0])) @ ROT.T, meshes.triangulated(q)
-
-
-def _inside_box(x):
-    d = 0.3 - np.abs(x - np.array([0, 0, 0.3]))
-    return float(d.min(axis=1).max())
 
 
 def _inside_sphere(x):
@@ -92,20 +81,10 @@ MESH = {
 }
 MESH["torus"] = (torus, _inside_torus, 0.5)
 SCENES = (*MESH, "plane", "sphere", "slope3", "slope8", "aslope3", "aslope8")
-KINDS = ("quad", "tri", "jitter", "fan", "holed")
 
 
 def cloth(kind, size):
-    if kind in ("quad", "tri"):
-        v, f = meshes.grid(n, n, size=size)
-        f = meshes.triangulated(f) if kind == "tri" else f
-    elif kind == "jitter":
-        v, f = meshes.jittered_grid(n, size=size)
-    elif kind == "fan":
-        v, f = meshes.fan_disc(32, max(n // 4, 2), radius=size / 2)
-    else:
-        v, f = meshes.holed_grid(n, size=size)
-    return v + np.array([0.011, 0.023, 0.0]), f
+    return measure.cloth_kind(kind, n, size, shift=(0.011, 0.023, 0.0))
 
 
 def setup(scene, kind):
@@ -224,9 +203,5 @@ def run(scene, kind, keep=30):
 
 
 if __name__ == "__main__":
-    todo = []
-    for r in rows or [f"{s}/{k}" for s in SCENES for k in KINDS]:
-        s, _, k = r.partition("/")
-        todo += [(s, kk) for kk in ((k,) if k else KINDS)]
-    for s, k in todo:
+    for s, k in scene_rows(rows, SCENES):
         print(run(s, k), flush=True)

@@ -25,23 +25,17 @@ One line per run: pairs max/end, frames with pairs (first), inside max, NaN, str
 
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(os.environ.get("VC_ROOT", Path(__file__).resolve().parent.parent)).resolve()
-scratch = tempfile.mkdtemp(prefix="sp22_")
-os.environ["BLENDER_USER_RESOURCES"] = os.path.join(scratch, "user")
-import bpy  # noqa
-import addon_utils  # noqa
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probe_blender import activate, mesh_obj, reset, start, world_mesh  # noqa: E402 - Blender's start, the scene helpers
 
-repo = Path(scratch) / "repo"
-repo.mkdir()
-(repo / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-bpy.context.preferences.extensions.repos.new(name="sp", module="sp", custom_directory=str(repo), source="USER")
-addon_utils.enable("bl_ext.sp.verlet_cloth", default_set=True)
+ROOT, scratch, _ = start("sp22_", repo="sp", own_resources=True, raise_errors=False)  # bl_ext.sp.verlet_cloth
+import bpy  # noqa
+
 sys.path.insert(0, str(ROOT))
 import solver  # noqa
 from mathutils import Vector  # noqa
@@ -53,27 +47,11 @@ OFF = False  # --off: the same scenes with Self-Collision off (do they fold onto
 
 
 def setup(frames):
-    bpy.ops.wm.read_homefile(use_empty=True)
-    scene = bpy.context.scene
-    scene.frame_start, scene.frame_end = 1, frames
-    scene.render.fps, scene.render.fps_base = 24, 1.0
-    scene.frame_set(1)
-    return scene
-
-
-def activate(obj):
-    for o in bpy.context.scene.objects:
-        o.select_set(False)
-    obj.select_set(True)
-    bpy.context.view_layer.objects.active = obj
+    return reset((1, frames))
 
 
 def make_object(name, vertices, faces):
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(np.asarray(vertices).tolist(), [], [list(map(int, f)) for f in faces])
-    mesh.update()
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
+    obj = mesh_obj(name, np.asarray(vertices), faces)
     activate(obj)
     return obj
 
@@ -236,21 +214,7 @@ own_sphere, own_curtain, own_table, own_rod = own(sphere), own(curtain), own(tab
 
 
 def evaluated(obj):
-    dg = bpy.context.evaluated_depsgraph_get()
-    ev = obj.evaluated_get(dg)
-    mesh = ev.to_mesh()
-    co = np.empty(len(mesh.vertices) * 3)
-    mesh.vertices.foreach_get("co", co)
-    co = co.reshape(-1, 3)
-    mesh.calc_loop_triangles()
-    tris = np.empty(len(mesh.loop_triangles) * 3, dtype=np.int64)
-    mesh.loop_triangles.foreach_get("vertices", tris)
-    edges = np.empty(len(mesh.edges) * 2, dtype=np.int64)
-    mesh.edges.foreach_get("vertices", edges)
-    m = np.array(ev.matrix_world)
-    co = co @ m[:3, :3].T + m[:3, 3]
-    ev.to_mesh_clear()
-    return co, tris.reshape(-1, 3), edges.reshape(-1, 2)
+    return world_mesh(obj)
 
 
 def overlap_pairs(co, tris):

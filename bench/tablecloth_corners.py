@@ -12,7 +12,6 @@ roundtable, box, chair (a seat on four legs with a back, turned 20° and scaled 
 bench/acceptance_probes.py's), ball, torus; kinds: quad, tri, jitter, fan, holed.
 """
 
-import importlib
 import shutil
 import sys
 import tempfile
@@ -31,31 +30,17 @@ scratch = Path(tempfile.mkdtemp(prefix="c17_"))
 shutil.copytree(checkout / "solver", scratch / "solver", ignore=shutil.ignore_patterns("__pycache__"))
 sys.path.insert(0, str(scratch))
 sys.path.insert(1, str(Path(__file__).resolve().parent))
+import measure  # noqa: E402  (the copied solver stays first on sys.path)
+
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 
-for f in flags:
-    name, val = f.split("=")
-    mod, attr = name.rsplit(".", 1)
-    m = importlib.import_module("solver." + mod)
-    setattr(m, attr, eval(val))
+measure.set_flags(flags)
+from measure import box_mesh, edges_through, scene_rows  # noqa: E402
+from measure import inside_box as _inside_box  # noqa: E402
 from mesh_collider_checks import _inside_ball, _inside_roundtable, _inside_table, _inside_torus  # noqa: E402
 from mesh_collider_cost import ico_ball, round_legged_table, table  # noqa: E402
 from mesh_kinds_solver import torus  # noqa: E402
-
-sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))
-from solver_scenes import edges_through  # noqa: E402
-
-
-def box_mesh():
-    v, q = meshes.box(1)
-    return v * 0.6 + np.array([0, 0, 0.3]), meshes.triangulated(q)
-
-
-def _inside_box(x):
-    d = 0.3 - np.abs(x - np.array([0, 0, 0.3]))
-    return float(d.min(axis=1).max())
-
 
 CHAIR_BOXES = (  # (half sizes, centre) before the turn and scale
     ((0.25, 0.25, 0.02), (0.0, 0.0, 0.45)),
@@ -90,22 +75,10 @@ SCENES = {
     "ball": (ico_ball, _inside_ball, 1.0),
     "torus": (torus, _inside_torus, 0.5),
 }
-KINDS = ("quad", "tri", "jitter", "fan", "holed")
 
 
 def cloth(kind, n, size, height):
-    if kind == "quad":
-        v, f = meshes.grid(n, n, size=size, height=height)
-    elif kind == "tri":
-        v, f = meshes.grid(n, n, size=size, height=height)
-        f = meshes.triangulated(f)
-    elif kind == "jitter":
-        v, f = meshes.jittered_grid(n, size=size, height=height)
-    elif kind == "fan":
-        v, f = meshes.fan_disc(32, n // 4, radius=size / 2, height=height)
-    elif kind == "holed":
-        v, f = meshes.holed_grid(n, size=size, height=height)
-    return v + np.array([0.011, 0.023, 0.0]), f
+    return measure.cloth_kind(kind, n, size, height, fan=(32, n // 4), shift=(0.011, 0.023, 0.0))
 
 
 def strain(model, x):
@@ -152,9 +125,5 @@ def run(scene, kind):
     )
 
 
-todo = []
-for r in rows or [f"{s}/{k}" for s in SCENES for k in KINDS]:
-    s, _, k = r.partition("/")
-    todo += [(s, kk) for kk in ((k,) if k else KINDS)]
-for s, k in todo:
+for s, k in scene_rows(rows, SCENES):
     print(run(s, k), flush=True)

@@ -25,55 +25,26 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(os.environ.get("VC_ROOT", Path(__file__).resolve().parent.parent))
-SCRATCH = tempfile.mkdtemp(prefix="vc_probe23_")
-os.environ.setdefault("BLENDER_USER_RESOURCES", os.path.join(SCRATCH, "user"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from probe_blender import link, mesh_obj, start  # noqa: E402 - Blender's start, the scene helpers
+from probe_blender import reset as _reset  # noqa: E402
+
+ROOT, SCRATCH, VC = start("vc_probe23_")  # bl_ext.dev.verlet_cloth
 
 import bpy  # noqa: E402
 
-import addon_utils  # noqa: E402
-
-_repo = Path(SCRATCH) / "repo"
-_repo.mkdir()
-(_repo / "verlet_cloth").symlink_to(ROOT, target_is_directory=True)
-bpy.context.preferences.extensions.repos.new(name="dev", module="dev", custom_directory=str(_repo), source="USER")
-
-
-def _raise(e):
-    raise e
-
-
-addon_utils.enable("bl_ext.dev.verlet_cloth", default_set=True, handle_error=_raise)
-VC = sys.modules["bl_ext.dev.verlet_cloth"]
 OPS = ("convert", "bake", "free_bake", "reset", "assign_pins", "make_collider", "drag")
 BUGS: list[str] = []
 
 
 # ---------------------------------------------------------------- set-up helpers
 def reset(frames=(1, 12)):
-    bpy.ops.wm.read_homefile(use_empty=True)
-    s = bpy.context.scene
-    s.frame_start, s.frame_end = frames
-    s.frame_set(frames[0])
-    return s
-
-
-def link(obj):
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
-
-
-def mesh_obj(name, verts, faces=(), edges=()):
-    me = bpy.data.meshes.new(name)
-    me.from_pydata([list(map(float, v)) for v in verts], list(edges), [list(map(int, f)) for f in faces])
-    me.update()
-    return link(bpy.data.objects.new(name, me))
+    return _reset(frames, fps=None)
 
 
 def grid(name="Cloth", n=8, size=1.0, z=1.0):

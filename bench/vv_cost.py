@@ -34,8 +34,9 @@ parser.add_argument("--reference", choices=("mean", "median"), default="mean")
 args = parser.parse_args()
 sys.path.insert(0, args.root)
 
+import measure  # noqa: E402  (after the solver of --root)
+
 import solver  # noqa: E402
-from solver import meshes  # noqa: E402
 from solver.self_collision import SelfCollision  # noqa: E402
 
 SPHERE = ((0.0, 0.0, 0.5), 0.5)  # bench.py's
@@ -43,17 +44,7 @@ FPS = 24
 
 
 def cloth(kind: str, n: int):
-    size, height = 2.0, 1.5
-    if kind == "quad":
-        return meshes.grid(n, n, size=size, height=height)
-    if kind == "tri":
-        vertices, quads = meshes.grid(n, n, size=size, height=height)
-        return vertices, meshes.triangulated(quads)
-    if kind == "jitter":
-        return meshes.jittered_grid(n, size=size, height=height)
-    if kind == "holed":
-        return meshes.holed_grid(n, size=size, height=height)
-    return meshes.fan_disc(n, max(2, n // 6), radius=size / 2, height=height)
+    return measure.cloth_kind(kind, n, 2.0, 1.5, fan=(n, max(2, n // 6)))
 
 
 spent = [0.0, 0, 0]  # CPU s in queries, full, partial

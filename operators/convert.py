@@ -17,9 +17,7 @@ class VERLET_CLOTH_OT_convert(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj, problem = checks.active(context, checks.object_problem)
-        if problem is None and obj.verlet_cloth.baked:
-            problem = BAKED
+        obj, problem = checks.active_unbaked(context, checks.object_problem, BAKED)
         if problem is None and not checks.finite_rest(obj):
             problem = checks.NOT_NUMBERS
         if problem:

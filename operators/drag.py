@@ -90,15 +90,11 @@ class VERLET_CLOTH_OT_drag(bpy.types.Operator):
     def execute(self, context):
         # Called from a script (bpy.ops.verlet_cloth.drag()): there is no mouse to drag with, so
         # refuse with the reason instead of Blender's bare "Invalid operator call".
-        obj, problem = checks.active(context, checks.cloth_problem)
-        if problem is None and obj.verlet_cloth.baked:
-            problem = BAKED
+        obj, problem = checks.active_unbaked(context, checks.cloth_problem, BAKED)
         return checks.cancel(self, problem or NO_VIEW)
 
     def invoke(self, context, event):
-        obj, problem = checks.active(context, checks.cloth_problem)
-        if problem is None and obj.verlet_cloth.baked:
-            problem = BAKED
+        obj, problem = checks.active_unbaked(context, checks.cloth_problem, BAKED)
         region, rv3d = _view(context)
         if problem is None and (region is None or rv3d is None or context.window is None):
             problem = NO_VIEW

@@ -17,9 +17,8 @@ class VERLET_CLOTH_OT_reset(bpy.types.Operator):
     bl_options = {"REGISTER", "UNDO"}
 
     def execute(self, context):
-        obj, problem = checks.active(context, checks.cloth_problem)
-        if problem is None and obj.verlet_cloth.baked:
-            problem = BAKED  # resetting would hide the bake behind the rest shape and drop its tears
+        # baked: resetting would hide the bake behind the rest shape and drop its tears
+        obj, problem = checks.active_unbaked(context, checks.cloth_problem, BAKED)
         if problem:
             return checks.cancel(self, problem)
         runs.reset(context.scene, obj)

@@ -450,6 +450,14 @@ def active(context, problem_of: Callable[[Any], str | None]) -> tuple[Any, str |
     return obj, problem_of(obj)
 
 
+def active_unbaked(context, problem_of: Callable[[Any], str | None], baked: str) -> tuple[Any, str | None]:
+    """`active`, with `baked` as the problem of a cloth that plays its bake back (when it has no other problem)."""
+    obj, problem = active(context, problem_of)
+    if problem is None and obj.verlet_cloth.baked:
+        problem = baked
+    return obj, problem
+
+
 def cancel(operator, problem: str) -> set[str]:
     """Report `problem` as the operator's error and cancel it."""
     operator.report({"ERROR"}, problem)

@@ -30,6 +30,14 @@ def _split(layout):
     return layout
 
 
+def _options(sub, settings, active, *names):
+    """`names` drawn in `sub` (a row or column), greyed out but still editable unless `active`: the options of a
+    switch drawn above them."""
+    sub.active = active
+    for name in names:
+        sub.prop(settings, name)
+
+
 class _SidebarPanel:
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
@@ -93,9 +101,7 @@ class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
         settings = context.active_object.verlet_cloth
         col = layout.column(align=True)
         col.prop(settings, "auto_substeps")
-        sub = col.row()
-        sub.active = not settings.auto_substeps
-        sub.prop(settings, "substeps")
+        _options(col.row(), settings, not settings.auto_substeps, "substeps")
         run = runs.cached(context.active_object)
         if settings.auto_substeps and run is not None:
             count = solver_params.auto_substeps_of(context.scene, run.mean_edge, run.model.vertex_count)
@@ -111,9 +117,7 @@ class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
         col.prop(settings, "bend_stiffness")
         col.prop(settings, "stretch_only")
         col.prop(settings, "limit_stretch")
-        sub = col.row()
-        sub.active = settings.limit_stretch
-        sub.prop(settings, "stretch_limit")
+        _options(col.row(), settings, settings.limit_stretch, "stretch_limit")
         col = layout.column(align=True)
         col.prop(settings, "mass_mode")
         col.prop(settings, "density" if settings.mass_mode == "DENSITY" else "mass")
@@ -125,10 +129,7 @@ class VIEW3D_PT_verlet_cloth_settings(_ClothPanel, bpy.types.Panel):
         row.operator("verlet_cloth.assign_pins", text="", icon="PINNED")
         col = layout.column(align=True)
         col.prop(settings, "use_scene_frame_range")
-        sub = col.column(align=True)
-        sub.active = not settings.use_scene_frame_range
-        sub.prop(settings, "frame_start")
-        sub.prop(settings, "frame_end")
+        _options(col.column(align=True), settings, not settings.use_scene_frame_range, "frame_start", "frame_end")
 
 
 class VIEW3D_PT_verlet_cloth_wind(_ClothSubPanel, bpy.types.Panel):
@@ -142,10 +143,7 @@ class VIEW3D_PT_verlet_cloth_wind(_ClothSubPanel, bpy.types.Panel):
         col.prop(settings, "wind_strength")
         col = layout.column(align=True)
         col.prop(settings, "turbulence")
-        sub = col.column(align=True)
-        sub.active = settings.turbulence > 0
-        sub.prop(settings, "turbulence_scale")
-        sub.prop(settings, "wind_seed")
+        _options(col.column(align=True), settings, settings.turbulence > 0, "turbulence_scale", "wind_seed")
         layout.prop(settings, "air_drag")
         layout.prop(settings, "use_force_fields")
 
@@ -183,10 +181,7 @@ class VIEW3D_PT_verlet_cloth_shape(_ClothSubPanel, bpy.types.Panel):
         settings = context.active_object.verlet_cloth
         layout.prop(settings, "shrink")
         layout.prop(settings, "use_sewing")
-        col = layout.column(align=True)
-        col.active = settings.use_sewing
-        col.prop(settings, "sewing_stiffness")
-        col.prop(settings, "sewing_speed")
+        _options(layout.column(align=True), settings, settings.use_sewing, "sewing_stiffness", "sewing_speed")
 
 
 class VIEW3D_PT_verlet_cloth_pressure(_ClothSubPanel, bpy.types.Panel):
