@@ -64,7 +64,7 @@ _BOUND_SHORT = 1.0 - 1e-9  # (the drift bound is a sum of roundings: short of th
 # A still mesh's list gives a vertex anchored far from every sharp edge a half skin as wide as keeps its box clear
 # of them all (`Clearance`, cells of _ROOM_CELL half skins): the hanging cloth swinging a few cm between the legs
 # queried the list ~2 times a frame, each time for a handful of vertices ~10-40 cm from any sharp edge.
-ROOMY_SKINS = True
+ROOMY_SKINS = True  # (folded in here, round 24; corner_contacts.py still reads the name)
 _ROOM_CELL = 0.5
 # A deforming mesh's (its list is made afresh every frame, so the skin need only cover a frame's motion).
 _FRAME_SKIN = 0.5
@@ -77,6 +77,7 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # hanging cloth: it is collided on the windows, with the hold (see collide_cloth_edges).
 UPRIGHT_ANGLE = 30.0
 _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
+# TIPPED_RODS (a rule, folded in round 24):
 # A still collider with a sharp tip (a pointed rod, a spike) gets the pass every substep on its standing thin edges
 # that end at no sharp tip too (a rod's sides below its point): a cloth hanging from the tip is drawn in
 # round the rod below it, and with the windows and the hold 3 cm cloth edges ended through a 1 cm rod's sides
@@ -85,26 +86,17 @@ _COS_UPRIGHT = math.cos(math.radians(UPRIGHT_ANGLE))
 # edges that reach the point, only those sharp by curvature alone (a cone's sides, bending under SHARP_ANGLE:
 # they held an irregular 64² cloth the cone r 5 cm skewered): with a 2 cm pyramid's edges (90°) a triangulated
 # 64² cloth was flung up off its apex.
-TIPPED_RODS = True
+# AFTER_CORNERS (a rule, folded in round 24):
 # ... and that pass again after the corner pass: the tip's support propagation (contact_support.py) moves cloth
 # 0.6-0.7 m from the tip after the edge pass, and carried skirt edges through a 1 cm rod's foot, where the next
 # pass kept them (docs/design.md, round 13 (needle16)).
-AFTER_CORNERS = True
+# ROD_ENDS_TIPPED (a rule, folded in round 24):
 # A thin rod's upper ends (corner_contacts.ROD_ENDS: sharp tips too) switch that pass on for its sides as well. Off in
 # round 14 (posts17: a fan disc on a 1 cm post and a 64² cloth on a 2 cm one were flung up); the flings were the support
 # propagation's (contact_support.HANGING_ONLY), and without the pass cloth lying round a post's foot ended pierced by
 # it (1 cm 8-segment post, quad / triangulated 64²: 14-64 crossings to the end at 3 of 4 placements; with it 0 at every
 # frame; docs/design.md, round 15 (fling18)).
-ROD_ENDS_TIPPED = True
-# ... but only for cloth edges low on the rod (ROD_ENDS_FOOT_ONLY): both ends (at the substep's start and end) more than
-# ROD_FOOT_REACH x the longest cloth edge below the rod ends' top and in the lower ROD_FOOT_SHARE of the rod's sides.
-# Higher up the sides are collided as with ROD_ENDS_TIPPED off (the windows and the hold). The pass exists for the foot
-# (cloth lying round it, above); near the top, on the slivers of a fan disc wrapped round a 4-6 segment post, it added
-# energy every substep that the projection turned into speed, and the disc was flung 13-24 cm over the cap
-# (docs/design.md, rounds 22-23: fanpost26, fanpost23). Off (the default): the pass for the whole rod.
-ROD_ENDS_FOOT_ONLY = False
-ROD_FOOT_REACH = 1.0
-ROD_FOOT_SHARE = 0.5
+# RIM_SUPPORT_FRICTION (a rule, folded in round 24):
 # A cloth edge across a convex rim with an end over a face that carries weight (within SUPPORT_ANGLE of
 # facing up) has friction on the cloth's own slide along the edge over the rim too, by the rim's push (in
 # the pass; in the hold while it is draped: the other end below the face): otherwise a coarse cloth walks
@@ -113,7 +105,6 @@ ROD_FOOT_SHARE = 0.5
 # came through a falling cloth and cloth layers crossed), and on deforming meshes (a box spinning through a
 # curtain left a vertex inside). The hold's along-edge brake on undraped contacts kept a whipped-up corner
 # of a coarse cloth up over a box (tests/test_blender_mesh_colliders.py).
-RIM_SUPPORT_FRICTION = True
 SUPPORT_ANGLE = 45.0
 _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 # Only rims whose faces meet at more than RIM_ANGLE (a box's 90°, a zero-thickness sheet's rim): at a
@@ -121,6 +112,7 @@ _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 # against the Blender test's < 0.35; Blender's Cloth: 0.37), and such a ridge lifts a resting end less.
 RIM_ANGLE = 60.0
 _COS_RIM = math.cos(math.radians(RIM_ANGLE))
+# RIM_SPAN (a rule, folded in round 24):
 # ... as the cloth sees the rim: on a still closed mesh each face of a convex sharp edge stands for the face within
 # the rod rule's radius (half the longest cloth edge) of the edge, reached over the faces round it, that turns
 # furthest that way about the edge (`_rim_faces`): a box's rim rounded by a Bevel (two 45° edges, four 22.5° ones
@@ -129,77 +121,71 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 # off onto the floor, where it stays without the bevel (docs/design.md, round 14 (bevel17); left there: which face
 # the edge table lists first still decides it on some tops). A 12-segment torus's ridges (10 cm facets) or a ball's
 # are no rims for a cloth whose edges are under twice their facets' width.
-RIM_SPAN = True
 RIM_SPAN_HOPS = 8  # triangles from the edge's faces (a 3-segment bevel's chamfer strips: up to 6 to the top)
 # (Turned less than this from the other face: a slab thinner than the radius is a slab, its top no face of its
 # bottom rim; exactly 180° also has no sense.)
 _RIM_SPAN_MOST = math.radians(150.0)
+# ROUNDED_EDGES (a rule, folded in round 24):
 # Convex bends rounder than SHARP_ANGLE are sharp too where a cloth edge spans enough of them to dip through
-# (`rounded_radius`); False: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
-ROUNDED_EDGES = True
+# (`rounded_radius`); without it: only by SHARP_ANGLE and the cloth edge's length (docs/design.md, round 12 (skirt15)).
 ROUNDED_MOST = 1.5  # cloth edges: the largest such radius (1.5 × the rod rule's; 4: a 32² cloth made all 9,216
 # lengthwise edges of the bench's torus sharp, 14 -> 58 ms a frame, none cut in before)
+# ROUNDED_AROUND (a rule, folded in round 24):
 # The rounded rule's radius from the vertex normals round each edge too (`_curvature_across`; both it and the two
 # faces' own turn must call the bend tight: the vertex normals keep a metaball's slivers out, the faces a box's flat
-# diagonals by its corners), so that it holds on still meshes; False: from the two faces alone, on deforming meshes
+# diagonals by its corners), so that it holds on still meshes; without it: from the two faces alone, on deforming meshes
 # only (docs/design.md, round 13 (rounded16)).
-ROUNDED_AROUND = True
 ROUNDED_DIP = 0.5  # of the gap: how far a cloth edge's middle may dip towards the surface
+# OPEN_ROUNDED (a rule, folded in round 24):
 # Open meshes (a ground, a sheet: no outside) get the rounded rule too, for bends either way, up to the radius at
 # which a cloth edge's middle dips the whole gap (`open_rounded_radius`), at most OPEN_ROUNDED_MOST edges: on a
 # rising shape-key bump (R 11-13 cm) a jittered cloth's 6.7-8.8 cm edges, their ends 1-5 mm over the ground, dipped
 # 1.5-3.7 mm under it, just past ROUNDED_MOST's cap. Closed meshes keep ROUNDED_MOST: there the wider cap made a coarse
 # cloth's whole smooth ball sharp, and the cloth slid off it (docs/design.md, round 13 (rounded16), round 15 (bump18)).
-OPEN_ROUNDED = True
 OPEN_ROUNDED_MOST = 4.0
+# BRAKED_EDGES (a rule, folded in round 24):
 # Contacts with the braked edges (`SharpEdges.braked`: an open mesh's edges sharp by the rounded rule or the shallow
 # ridges' alone, a closed mesh's by its convex shallow ridges' alone) brake the cloth's own slide, as the faces under
 # it would (the closest points' slide leaves free a cloth edge that slides along itself across the edge, and the pass
 # lifts its ends off the faces whose friction held them: a coarse cloth slid off a smooth open dome made sharp all
 # over; docs/design.md, round 15 (bump18); off a low-poly ball, round 16 (lowpoly19)). Not the rod rule's or a cone's
 # sides. (Named OPEN_ROUNDED_BRAKE until round 17.)
-BRAKED_EDGES = True
+# SHALLOW_RIDGES (a rule, folded in round 24):
 # Shallow ridges: on an open mesh, edges between two faces bending under SHARP_ANGLE are sharp too where a cloth edge
 # across them, its ends the gap off their faces, dips through the ridge ((L / 2) tan(θ / 2) over the gap, L the rod
 # rule's radius, the lever at most the narrower face's width): a 12-segment open dome's 22.5-29° ridges are such for
 # a 24² 2 m cloth's 8.7-12.3 cm edges, though round its r 0.5 such a cloth edge dips 2-4 mm (under the gap: not the
 # rounded rule's). They are braked edges. A closed mesh's convex ones too with CLOSED_RIDGES. Docs: design.md,
 # round 16 (dome19). (Named OPEN_RIDGES until round 17.)
-SHALLOW_RIDGES = True
+# SHALLOW_APEXES (a rule, folded in round 24):
 # ... and so are the bent edges (over 1°) at an apex, a vertex whose faces turn from their mean by more than such a
 # cloth edge across it allows ((L / 2) tan(turn) over the gap, the lever at most its faces' heights from it): the open
 # dome's pole, its 12 faces turning 11° (6° between neighbours), poked through the 24² cloth's middle (a closed
 # mesh's with CLOSED_RIDGES, at CLOSED_APEX_DIP). (Named OPEN_APEXES until round 17.)
-SHALLOW_APEXES = True
+# OPEN_WINDOWS (a rule, folded in round 24):
 # An open mesh's edges on two faces go on the mesh colliders' windows with the hold between, as a closed mesh's; its
 # rims (one face: nothing solid below) keep the pass every substep (docs/design.md, round 16 (dome19)).
-OPEN_WINDOWS = True
-# A cloth edge through an open mesh's face by a rim whose way out across it points down (more than LOW_RIM_ANGLE
-# below the horizontal: a zero-thickness wall's foot, its face above the rim) is left to the vertex pass, not
-# pushed out under the rim: a wall standing on the floor pushed the cloth pooled at its foot 7 cm into the
-# floor in a substep, the floor pushed it back and the drape was flung 1.2 m up (docs/design.md, round 18 (wall21)).
-LOW_RIMS_UNDER = False
+# A rim's way out across it within LOW_RIM_ANGLE of the horizontal: a side rim (SIDE_RIMS_FROM_START).
 LOW_RIM_ANGLE = 30.0
 _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
+# SIDE_RIMS_FROM_START (a rule, folded in round 24):
 # A cloth edge through an open mesh's face by a side rim (its way out across it within LOW_RIM_ANGLE of the
 # horizontal: a zero-thickness wall's upright ends) that started wholly on one side of the face's plane goes back
 # to its start's side, not out across the rim: a cloth hanging flat on a wall's face dipped a fraction of a
 # millimetre through it by the wall's upright ends and was pushed 5-15 mm along the face out past the end, every
 # substep; the two ends' pushes did not cancel, and a drape centred over the wall glided off along its top at
 # 0.9 m/s (docs/design.md, round 19 (wall22)).
-SIDE_RIMS_FROM_START = True
+# RIM_SLIDE_ALONG (a rule, folded in round 24):
 # An open mesh's rim (a still one) brakes a cloth sliding along it: the friction's slide was the closest points',
 # and the closest point on the rim moves along with a cloth sliding along the rim, so that slide was not braked at
 # all (an off-centre drape crept off along a wall's top at 5 cm/s, steadily; docs/design.md, round 19 (wall22)).
-RIM_SLIDE_ALONG = True
-_FROM_START_ALL = False  # (scratch: every open rim, the top's too)
-_SIDE_RIM_DEPTH = 2.0
+_SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than this goes back too
+# CLOSED_RIDGES (a rule, folded in round 24):
 # A closed mesh's convex shallow ridges and apexes are sharp (and braked) too (with SHALLOW_RIDGES, SHALLOW_APEXES),
 # with its own gap (`rounded_radius`: half the gap,
 # at least L / 12): a low-poly ball (an icosphere, a decimated or 8-12-segment UV sphere) meets at 20-28°, under
 # SHARP_ANGLE, and is too wide for the rounded rule, so a 20² cloth pushed 6-89 edges up to 11 mm through it
 # (Blender's Cloth: 0; docs/design.md, probed scenes (sixteenth round), `bench/lowpoly_spheres.py`).
-CLOSED_RIDGES = True
 # (a closed mesh's apexes only where such a cloth edge dips the whole gap, not half: a spherified cube of r 0.2,
 # its vertices turning ~10°, was all sharp at half, and a curtain it appeared round swung 31 cm out, not 23)
 CLOSED_APEX_DIP = 2.0
@@ -220,12 +206,13 @@ CLOSED_APEX_GAP = 1.5
 # for those alone. The 320-triangle icosphere's vertices (10° turns) under a fan disc's 7.1 cm edges (6.3 mm dips
 # at a 5 mm gap; 1.5 gaps left 2-31 of its edges through). 0: off (docs/design.md, round 19 (fan22)).
 CLOSED_APEX_NEAR = 1.0
+# OUTSIDE_ENDS_ONLY (a rule, folded in round 24):
 # Those edges (sharp for long cloth edges alone) take no cloth edge with an end inside the mesh deeper than the gap
 # (under both the edge's faces' planes by more) at the path's start or end: an end deep inside is the vertex pass's
 # and the recovery's; across the ridge such edges were pushed up to 110 mm a substep, and a curtain that a
 # spherified cube appeared round swung out 0.3-0.5 m (docs/design.md, round 18 (fanball21), round 19 (fan22)).
-OUTSIDE_ENDS_ONLY = True
 _INSIDE_DEPTH = 1.0  # gaps
+# CLOSED_RIDGE_GAP (a rule, folded in round 24):
 # A closed mesh's convex shallow ridges are sharp where such a cloth edge (lever L / 2, L the longest cloth edge),
 # its ends the gap off the faces, dips half the gap under the ridge ((L / 2) tan(θ / 2) > gap / 2, the rounded
 # rule's ROUNDED_DIP), without the rounded rule's L / 12 floor on that dip: with it, a 24 × 12 UV ball (r 0.15, its
@@ -233,38 +220,30 @@ _INSIDE_DEPTH = 1.0  # gaps
 # ridge, past the 5 mm gap, against the floor's 7.4 mm), which kept 6-18 edges up to 2.6 mm through it; a jittered
 # cloth on a mirrored, squashed one 6-8, a 32² cloth on the torus 16-25 (docs/design.md, round 19 (uvball22)). The
 # apexes keep their dip (CLOSED_APEX_GAP).
-CLOSED_RIDGE_GAP = True
 CLOSED_RIDGE_DIP = 0.5  # (gaps: the dip asked; 1: the whole gap, through the faces)
-# With CLOSED_RIDGE_NEAR, those sharp by that rule alone (not by the floor's) are sharp only for the cloth edges that
-# dip so across them themselves ((l / 2) tan(θ / 2) > the dip, `SharpEdges.least`), as CLOSED_APEX_NEAR's apexes: a
-# cloth with long edges in a few places (a 64² grid's 4 cm diagonals beside its 2.8 cm sides on the torus's 15°
-# ridges) lists and pushes the others' pairs no more (torus 64²: 157-164 -> 113-127 ms a frame, 0 edges through). Off:
-# the irregular curtain that the spherified cube appears round swung 0.35 m out (the test's bound 0.3; main 0.09 at
-# that placement, 0.28-0.43 at others; docs/design.md, round 20 (ridge23)).
-CLOSED_RIDGE_NEAR = False
+# TAPERED_SIDES (a rule, folded in round 24):
 # A still mesh's edges between faces that bend at all (over 1°) and that end at a pointed corner (a cone's or a
 # spike's sides) are sharp for any cloth: the sides narrow to nothing at the point, so near it they are thinner
 # than a cloth edge whatever their bend (a cone r 5 cm, 32 segments, meets at 11°), and a cloth hanging from
 # the point folded through them (docs/design.md, round 12 (needle15)).
-TAPERED_SIDES = True
 _COS_TAPER_BEND = math.cos(math.radians(1.0))
 # A rigid mesh that turns while its centre travels more than TURN_TRAVEL gaps a substep gets the edge pass every
 # substep (`_turning`): with windows a box tumbling at 6 m/s hooked a curtain; turning about a still centre (a
 # turntable, a box spinning in place) it keeps the windows, which hold there (docs/design.md, round 13 (turn16)).
 TURN_TRAVEL = 0.5
+# CULL_APART (a rule, folded in round 24):
 # A still mesh's candidate pairs whose cloth edge lies, at the path's end, on one side of a plane through the sharp
 # edge further than its travel + the gap, and through neither face, leave the pass before its closest points
 # (`_cull_apart`, in `_EdgeList.pairs`, which keeps them out until their ends move far enough): they push nothing and
 # the hold gets none of them, so the drapes are the same to the last bit. On a low-poly ball every edge is sharp and
 # its boxes are wide: 920 pairs a pass met the boxes, 75 were contacts; 319 are handed out now (docs/design.md, round
 # 18 (coarse21)).
-CULL_APART = True
+# SHORT_UNLISTED (a rule, folded in round 24):
 # Where every sharp edge is sharp for long cloth edges alone (`SharpEdges.least`: a torus's ridges under a 64² cloth),
 # the Verlet list leaves out the cloth edges shorter than the least of those at the pass's start and end (whose pairs
 # `SharpEdges.pairs` drops), checks them every pass and queries those grown long (their ends anchored afresh): the
 # pass gets the same pairs (bit-identical) without querying, listing and boxing theirs (docs/design.md, round 20
 # (ridge23)).
-SHORT_UNLISTED = True
 _CULL_ROUNDING = 1e-9  # m
 _FAR = 1e30  # m: no pass yet (finite, so that a bound less a motion stays a number)
 
@@ -346,7 +325,7 @@ class SharpEdges:
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The faces the rim rule sees (`RIM_SPAN`): each face's furthest turned face within the radius.
         self.rim_face, self.rim_other = self.out_face, self.out_other
-        if RIM_SPAN and start is None and radius > 0.0 and mesh.outward and len(self.tri):
+        if start is None and radius > 0.0 and mesh.outward and len(self.tri):
             self.rim_face, self.rim_other = _rim_faces(mesh, self, radius)
         # The wedge test's planes (see in_wedge), once: whether d is in the wedge between `into` and
         # `into_other` is d . (axis x into) >= 0 and d . (into_other x axis) >= 0, axis = into x into_other.
@@ -439,10 +418,10 @@ class SharpEdges:
         if found is None:
             skin = (_SKIN if self.still else _FRAME_SKIN) * longest
             found = _EdgeList(edges, n, gap, skin, _LEAST_SKIN * longest if self.still else skin)
-            if SHORT_UNLISTED and self.any_least:
+            if self.any_least:
                 found.shortest = float(self.least.min())
             self._lists = [found, *self._lists[:7]]
-        planes = _planes_of(self) if CULL_APART and self.still else None
+        planes = _planes_of(self) if self.still else None
         pairs = found.pairs(inv_mass, p0, p1, grid, planes)
         if pairs is None or not self.any_least:
             return pairs
@@ -588,9 +567,8 @@ class _EdgeList:
             motion = anchored - p0.take(which, axis=1)
             motion = np.sqrt(dot(motion, motion)) * _SKIN_PASSES
             reach = np.clip(motion, self.least, self.half)
-            if ROOMY_SKINS:
-                room = self.room[which] = self._room(grid, anchored)
-                np.maximum(reach, room, out=reach)
+            room = self.room[which] = self._room(grid, anchored)
+            np.maximum(reach, room, out=reach)
             self.reach[which] = reach
         first, second = self.edges[:, 0], self.edges[:, 1]
         again = strayed.take(first) | strayed.take(second)
@@ -767,7 +745,7 @@ def _sharp_edges(
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
     bent = cos < _COS_SHARP
     angles = None
-    if radius > 0.0 and TAPERED_SIDES and still and len(pair):
+    if radius > 0.0 and still and len(pair):
         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
         bent |= _tapered(normals, table, pair, angles) & (cos < _COS_TAPER_BEND)
     thin = np.zeros(len(sharp), dtype=bool)
@@ -792,13 +770,13 @@ def _sharp_edges(
                 convex = dot((far - on_first).T, normals.take(t1, axis=1)) * outward < 0.0
                 tight &= convex
             # (an open mesh: convex from either side, the cloth may lie on either)
-            if ROUNDED_AROUND and tight.any():  # (asked only where the faces' own turn says tight: few edges)
+            if tight.any():  # (asked only where the faces' own turn says tight: few edges)
                 if angles is None:
                     angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
                 asked = tight.nonzero()[0]
                 curvature = _curvature_across(triangles, vertices, normals, table, pair.take(asked), angles)
                 tight[asked] = (curvature * outward if outward else np.abs(curvature)) * rounded > 1.0
-            if SHALLOW_RIDGES and radius > 0.0 and (not outward or CLOSED_RIDGES):
+            if radius > 0.0:
                 # A ridge between two faces wide enough for a cloth edge's ends (the radius's half each side):
                 # a cloth edge across it with both ends the gap off their faces dips (L / 2) tan(θ / 2) under
                 # it, whatever the surface's curvature round it (see SHALLOW_RIDGES; a closed mesh's convex ones:
@@ -807,48 +785,31 @@ def _sharp_edges(
                 dip = radius * radius / (8.0 * rounded)  # (the gap `open_rounded_radius` was given, or L / 32)
                 half_cosine = np.sqrt(np.maximum(0.5 * (1.0 + cos), _EPS))
                 ridge = lever * half_sine > dip * half_cosine
-                ridge_near = gapped = for_all = None
-                if outward and CLOSED_RIDGE_GAP and gap > 0.0:  # (see CLOSED_RIDGE_GAP: no L / 12 floor)
-                    ridge_dip = min(dip, CLOSED_RIDGE_DIP * gap)
-                    gapped = lever * half_sine > ridge_dip * half_cosine
-                    if CLOSED_RIDGE_NEAR:  # (those by the gap alone: sharp for the cloth edges that dip so: `least`)
-                        ridge_near = gapped & ~ridge
-                    else:
-                        ridge = gapped
-                if SHALLOW_APEXES:
-                    if angles is None:
-                        angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
-                    apex_dip = dip
-                    if outward:
-                        apex_dip *= CLOSED_APEX_DIP
-                        if CLOSED_APEX_GAP > 0.0 and gap > 0.0:  # (never under the ridges' dip: see CLOSED_APEX_GAP)
-                            apex_dip = max(min(apex_dip, CLOSED_APEX_GAP * gap), dip)
-                    apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, apex_dip)[0]
-                    near = None
-                    if outward and CLOSED_APEX_NEAR > 0.0 and gap > 0.0:  # (CLOSED_APEX_NEAR)
-                        near_dip = max(min(dip * CLOSED_APEX_DIP, CLOSED_APEX_NEAR * gap), dip)
-                        if near_dip < apex_dip:
-                            near, need = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, near_dip)
-                            near &= ~(apex | ridge | bent | tight) & (cos < _COS_TAPER_BEND)
-                    ridge |= apex & (cos < _COS_TAPER_BEND)
-                    for_all = ridge.copy()
-                    if near is not None:
-                        if convex is not None:
-                            near &= convex
-                        least[pair] = np.where(near, 2.0 * need, 0.0)
-                        # (OUTSIDE_ENDS_ONLY: the apexes' alone, not the ridges' by the gap)
-                        ends_only[pair] = near if gapped is None else near & ~gapped
-                        ridge |= near
-                if ridge_near is not None:
-                    ridge_near &= ~((ridge if for_all is None else for_all) | bent | tight)  # (sharp for all: not)
+                gapped = None
+                if outward and gap > 0.0:  # (see CLOSED_RIDGE_GAP: no L / 12 floor; `gapped` is `ridge`, grown below)
+                    ridge = gapped = lever * half_sine > min(dip, CLOSED_RIDGE_DIP * gap) * half_cosine
+                if angles is None:
+                    angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
+                apex_dip = dip
+                if outward:
+                    apex_dip *= CLOSED_APEX_DIP
+                    if CLOSED_APEX_GAP > 0.0 and gap > 0.0:  # (never under the ridges' dip: see CLOSED_APEX_GAP)
+                        apex_dip = max(min(apex_dip, CLOSED_APEX_GAP * gap), dip)
+                apex = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, apex_dip)[0]
+                near = None
+                if outward and CLOSED_APEX_NEAR > 0.0 and gap > 0.0:  # (CLOSED_APEX_NEAR)
+                    near_dip = max(min(dip * CLOSED_APEX_DIP, CLOSED_APEX_NEAR * gap), dip)
+                    if near_dip < apex_dip:
+                        near, need = _at_apexes(normals, heights, table, pair, angles, 0.5 * radius, near_dip)
+                        near &= ~(apex | ridge | bent | tight) & (cos < _COS_TAPER_BEND)
+                ridge |= apex & (cos < _COS_TAPER_BEND)
+                if near is not None:
                     if convex is not None:
-                        ridge_near &= convex
-                    if ridge_near.any():
-                        on = ridge_near.nonzero()[0]
-                        asks = 2.0 * ridge_dip * half_cosine.take(on) / np.maximum(half_sine.take(on), _EPS)
-                        was = least[pair.take(on)]
-                        least[pair.take(on)] = np.where(was > 0.0, np.minimum(was, asks), asks)
-                        ridge |= ridge_near
+                        near &= convex
+                    least[pair] = np.where(near, 2.0 * need, 0.0)
+                    # (OUTSIDE_ENDS_ONLY: the apexes' alone, not the ridges' by the gap)
+                    ends_only[pair] = near if gapped is None else near & ~gapped
+                    ridge |= near
                 if convex is not None:
                     ridge &= convex
                     braked[pair] = ridge & ~bent & ~tight  # (a closed mesh's: the ridges alone)
@@ -1250,8 +1211,6 @@ def collide_cloth_edges(
     through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
     table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
     round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges."""
-    if tipped_only and not (AFTER_CORNERS and TIPPED_RODS):
-        return
     edges, longest = model.cloth_edges
     radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = _edge_colliders(colliders, radius, thickness)
@@ -1261,26 +1220,17 @@ def collide_cloth_edges(
     up = _up(gravity)
     for index, collider, sharp in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
-        foot = _rod_foot(collider, sharp, up, x, x_start, edges, radius, t1) if ROD_ENDS_FOOT_ONLY else None
         if tipped_only:
-            if foot is not None:
-                if len(foot[1]):
-                    collide_edges(collider, x, x_start, foot[1], *args[1:], sharp=foot[0], up=up)
-                continue
-            below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
+            below = _below_a_tip(collider, sharp, up) if sharp.thin.any() else None
             hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
             if hanging is not None:
                 collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
             continue
-        windowed_open = sharp.open and OPEN_WINDOWS and not collider.mesh.outward
+        windowed_open = sharp.open and not collider.mesh.outward
         if contacts is None or (sharp.open and not windowed_open) or _turning(collider, thickness, t1 - t0):
             collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
             continue
-        below = _below_a_tip(collider, sharp, up) if TIPPED_RODS and sharp.thin.any() else None
-        if foot is not None:  # (the rod's sides every substep for the cloth edges low on it; all on the windows)
-            below = None
-            if len(foot[1]):
-                collide_edges(collider, x, x_start, foot[1], *args[1:], sharp=foot[0], up=up)
+        below = _below_a_tip(collider, sharp, up) if sharp.thin.any() else None
         if windowed_open:  # (its rims every substep, with its hanging thin edges)
             below = sharp.open_rims if below is None else below | sharp.open_rims
         hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
@@ -1395,44 +1345,13 @@ def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
     if found is None or found[0] is not corners:
         mask = None
         apexes = corners.tips & ~corners.ends
-        if not collider.deforming and (apexes.any() or (ROD_ENDS_TIPPED and corners.ends.any())):
+        if not collider.deforming and (apexes.any() or corners.ends.any()):
             tips = corners.points.T[apexes]
             at_tip = rows_among(sharp.a.T, tips) | rows_among(sharp.b.T, tips)
             curved = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
             mask = sharp.thin & (~at_tip | curved)
         found = _BELOW_A_TIP[sharp] = (corners, mask if mask is not None and mask.any() else None)
     return found[1]
-
-
-_ROD_FOOT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges -> (its mask, its part, top's ends)
-
-
-def _rod_foot(collider, sharp: SharpEdges, up, x, x_start, edges, reach: float, t1: float):
-    """(the part of `sharp` the sides' pass runs on, the cloth edges (F, 2) low on the rod) when `_below_a_tip`'s
-    edges come from thin rods' upper ends only (ROD_ENDS_TIPPED, no sharp tip), else None (see ROD_ENDS_FOOT_ONLY).
-    Low: both ends, at x_start and at x, more than ROD_FOOT_REACH x `reach` (the longest cloth edge) along `up` below
-    the highest end of those edges at the pose at t1, and in the lower ROD_FOOT_SHARE of their span along `up`."""
-    if up is None or not (TIPPED_RODS and ROD_ENDS_TIPPED) or collider.deforming or not sharp.thin.any():
-        return None
-    below = _below_a_tip(collider, sharp, up)
-    if below is None:
-        return None
-    found = _ROD_FOOT.get(sharp)
-    if found is None or found[0] is not below:
-        corners = _BELOW_A_TIP[sharp][0]
-        part = None if (corners.tips & ~corners.ends).any() else sharp.parts(below)[0]
-        ends = None if part is None else np.concatenate([part.a, part.b], axis=1)  # (3, 2S) own frame
-        found = _ROD_FOOT[sharp] = (below, part, ends)
-    if found[1] is None:
-        return None
-    pose = collider._pose_at(t1)
-    ends = found[2] if pose is None else pose[0] @ found[2] + pose[1][:, None]
-    heights = up @ ends
-    foot, top = float(heights.min()), float(heights.max())
-    line = min(top - ROD_FOOT_REACH * reach, foot + ROD_FOOT_SHARE * (top - foot))
-    high = (x @ up >= line) | (x_start @ up >= line)
-    low = ~(high[edges[:, 0]] | high[edges[:, 1]])
-    return found[1], edges[low]
 
 
 def _edge_colliders(colliders, radius: float, thickness: float) -> list:
@@ -1453,7 +1372,7 @@ def rounded_radius(edge: float, gap: float) -> float:
     comes within half the gap of the surface below edge² / (4 gap) (a skirt's 5 cm hem edges cut 1-3 mm into
     8.5 cm legs whose 16 faces meet at 22.5°; docs/design.md, round 12 (skirt15)). At most ROUNDED_MOST
     edges (at thickness 0 every bend would be sharp, and a coarse cloth made a whole torus sharp)."""
-    if not ROUNDED_EDGES or edge <= 0.0:
+    if edge <= 0.0:
         return 0.0
     return min(edge * edge / (8.0 * ROUNDED_DIP * max(gap, MIN_GAP)), ROUNDED_MOST * edge)
 
@@ -1461,19 +1380,17 @@ def rounded_radius(edge: float, gap: float) -> float:
 def open_rounded_radius(edge: float, gap: float) -> float:
     """`rounded_radius` for open meshes: bends round which a cloth edge of length `edge` dips the whole gap,
     edge² / (8 gap), at most OPEN_ROUNDED_MOST edges (see OPEN_ROUNDED)."""
-    if not (ROUNDED_EDGES and OPEN_ROUNDED) or edge <= 0.0:
+    if edge <= 0.0:
         return 0.0
     return min(edge * edge / (8.0 * max(gap, MIN_GAP)), OPEN_ROUNDED_MOST * edge)
 
 
 def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
-    # Without ROUNDED_AROUND the rounded rule only on deforming meshes (the skirt's legs): on a still coarse metaball
-    # its width-based radius made sliver faces' bends sharp and a centred 12² cloth slid off (integrator, round 12).
     gap = max(float(thickness) + collider.offset, MIN_GAP)
     if collider.mesh.outward:
-        rounded = rounded_radius(radius, gap) if collider.deforming or ROUNDED_AROUND else 0.0
+        rounded = rounded_radius(radius, gap)
     else:
-        rounded = open_rounded_radius(radius, gap) if ROUNDED_AROUND else 0.0
+        rounded = open_rounded_radius(radius, gap)
     if collider.deforming:
         return frame_sharp_edges(collider, radius, rounded, gap)
     return sharp_edges_of(collider.mesh, radius, rounded, gap)
@@ -1590,16 +1507,10 @@ def collide_edges(
                 first, second = ends_at[0].take(thin, axis=1), ends_at[1].take(thin, axis=1)
                 through[rim_thin] = segment_crossings(first, second, *corners)[0]
                 out[:, rim_thin] = -_across(*corners)
-            if up is not None and not LOW_RIMS_UNDER and sharp.open:
-                up_own = up if pose1 is None else up @ pose1[0]
-                low = (dot(out.take(rim, axis=1), up_own[:, None]) < -_SIN_LOW_RIM) & sharp.open_rims.take(at)
-                if low.any():
-                    through[rim.take(low.nonzero()[0])] = False
-            if up is not None and SIDE_RIMS_FROM_START and sharp.open:
+            if up is not None and sharp.open:
                 crossing = through.take(rim) & sharp.open_rims.take(at)
-                if not _FROM_START_ALL:
-                    up_own = up if pose1 is None else up @ pose1[0]
-                    crossing &= np.abs(dot(out.take(rim, axis=1), up_own[:, None])) <= _SIN_LOW_RIM
+                up_own = up if pose1 is None else up @ pose1[0]
+                crossing &= np.abs(dot(out.take(rim, axis=1), up_own[:, None])) <= _SIN_LOW_RIM
                 k = crossing.nonzero()[0]
                 if len(k):  # (whether the edge began wholly on one side of the face's plane)
                     at_k, rim_k, face_k = at.take(k), rim.take(k), sharp.out_face.take(at.take(k), axis=1)
@@ -1607,12 +1518,12 @@ def collide_edges(
                     hp = dot(face_k, start[0].take(rim_k, axis=1) - a_k)
                     hq = dot(face_k, start[1].take(rim_k, axis=1) - a_k)
                     one_side = hp * hq > 0.0
-                    if _SIDE_RIM_DEPTH is not None:  # (or pierces the face further from the rim than that)
-                        p_k, q_k = end[0].take(rim_k, axis=1) - a_k, end[1].take(rim_k, axis=1) - a_k
-                        ep, eq = dot(face_k, p_k), dot(face_k, q_k)
-                        f = ep / np.where(ep != eq, ep - eq, 1.0)
-                        depth = dot(p_k + (q_k - p_k) * f, sharp.into.take(at_k, axis=1))
-                        one_side |= depth > _SIDE_RIM_DEPTH * gap
+                    # (or pierces the face further from the rim than _SIDE_RIM_DEPTH gaps)
+                    p_k, q_k = end[0].take(rim_k, axis=1) - a_k, end[1].take(rim_k, axis=1) - a_k
+                    ep, eq = dot(face_k, p_k), dot(face_k, q_k)
+                    f = ep / np.where(ep != eq, ep - eq, 1.0)
+                    depth = dot(p_k + (q_k - p_k) * f, sharp.into.take(at_k, axis=1))
+                    one_side |= depth > _SIDE_RIM_DEPTH * gap
                     through[rim_k[one_side]] = False
     close = (dist1 < travel) | through
     if not close.any():
@@ -1632,7 +1543,7 @@ def collide_edges(
     contact &= ~in_wedge
     if any_through:
         contact |= through
-    if OUTSIDE_ENDS_ONLY and sharp.any_ends_only and collider.mesh.outward:
+    if sharp.any_ends_only and collider.mesh.outward:
         contact &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), contact, gap)
     hit = contact.nonzero()[0]
     near = _EMPTY
@@ -1643,7 +1554,7 @@ def collide_edges(
         near = (dist1 < reach) & ~contact & ~in_wedge
         if sharp.any_thin:
             near &= ~sharp.thin.take(s)
-        if OUTSIDE_ENDS_ONLY and sharp.any_ends_only and collider.mesh.outward:
+        if sharp.any_ends_only and collider.mesh.outward:
             near &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), near, gap)
         near = near.nonzero()[0]
     if len(hit) == 0 and len(near) == 0:
@@ -1664,16 +1575,16 @@ def collide_edges(
         end_points = (_point(end, u1, 0), _point(end, v1, 2))  # (the closest points at the end, both uses)
         slide = (end_points[0] - _point(start, u0, 0)) - (end_points[1] - _point(start, v0, 2))
         slide = slide.take(hit, axis=1)
-        if RIM_SLIDE_ALONG and sharp.open and not collider.deforming:  # (a still rim's point does not move)
+        if sharp.open and not collider.deforming:  # (a still rim's point does not move)
             along_rim = sharp.open_rims.take(s.take(hit))
             if along_rim.any():
                 cloth_slide = (end_points[0] - _point(start, u0, 0)).take(hit, axis=1)
                 slide = np.where(along_rim, cloth_slide, slide)
-        if up is not None and RIM_SUPPORT_FRICTION and not collider.deforming:
+        if up is not None and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
             supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
-        if BRAKED_EDGES and (not collider.mesh.outward or sharp.any_braked):
+        if not collider.mesh.outward or sharp.any_braked:
             braked = sharp.braked.take(s.take(hit))
             supported = braked if supported is None else supported | braked
             if keep_contacts:  # (and the hold's, on the windows: OPEN_WINDOWS)
@@ -1856,6 +1767,7 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
     return _Held(u, n, on_edge, along, gap, ends, rows, local, share, inv_mass, slots)
 
 
+# NEAREST_HOLD_POINT (a rule, folded in round 24):
 # The hold pushes each held cloth edge's point nearest its sharp edge's line now (NEAREST_HOLD_POINT), and the
 # settled part of a vertex's pushes (what moves x_start too: no velocity) takes the step along their sum that
 # best meets its contacts (STEP_SEARCH), not their mean: the point the pass found has moved along the cloth edge
@@ -1865,20 +1777,18 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
 # it a jittered cloth landing on the round-legged table slid off it. Both only on sharp edges longer than the
 # longest cloth edge (`_Held.long`): on a rod's short tip edges they pushed a hanging cloth through the rod's
 # sides (docs/design.md, round 13 (creep16)).
-NEAREST_HOLD_POINT = True
 # With edge windows longer than the vertex pass's (step.EDGE_PASS_WINDOWS), the pass leaves the hold, besides its
 # contacts, the cloth edges that end within their travel in a substep (their motion over the window, its share of a
 # substep) + the gap of a sharp edge, at most HOLD_REACH gaps beyond the gap, not on thin sides (`SharpEdges.thin`):
 # not pushed by the pass, the hold pushes them once they press. Cloth sliding over a rim meets new sharp edges
 # between passes (docs/design.md, round 16 (tablewin19), round 17 (tablewin20)). 0: the contacts alone.
 HOLD_REACH = 3.0
+# NEAR_FRICTION_ALONG (a rule, folded in round 24):
 # The near edges' friction brakes their slide along the sharp edge only, not over it (round 19 (table22)): a
 # contact's friction brakes the slide across its cloth edge, which on a cloth edge square to a rim is the slide along
 # the rim, but on a triangulated cloth's diagonals half the slide over it too, and with the near edges' contacts
 # added that grip held a triangulated 16² cloth landing 0.55 m over a 0.8 m box's side on the box (mean z 0.39 m at
 # frame 72, Coulomb at mu 0.3 holds ~0.49 m; without: 0.02 m, on the floor, as with windows of 3).
-NEAR_FRICTION_ALONG = True
-STEP_SEARCH = True
 STEP_MOST = 2.0  # the step search's largest step, in means
 
 
@@ -1901,11 +1811,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     count = len(held.u)
     first = ends[:, :count]
     span = ends[:, count:] - first
-    length2 = None
-    if NEAREST_HOLD_POINT:
-        u, share, length2 = _nearest(first, span, on_edge, along, held)
-    else:
-        u, share = held.u, held.share
+    u, share, length2 = _nearest(first, span, on_edge, along, held)
     point = first + span * u
     off = point - on_edge
     off -= along * dot(off, along)  # from the sharp edge's line
@@ -1932,14 +1838,14 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # Friction on the slide across the cloth edge only: sliding along it moves the contact along the
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
-        unit = span / np.maximum(np.sqrt(dot(span, span) if length2 is None else length2), _EPS)
+        unit = span / np.maximum(np.sqrt(length2), _EPS)
         # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
         along_edge = unit * dot(slide, unit)
         if held.draped is not None:  # (the contacts not draped)
             along_edge *= held.draped
         slide -= along_edge
         slide -= direction * dot(slide, direction)
-        if held.near is not None and NEAR_FRICTION_ALONG:  # the near edges: along the sharp edge only
+        if held.near is not None:  # the near edges: along the sharp edge only
             slide = np.where(held.near, along * dot(slide, along), slide)
         length = np.sqrt(dot(slide, slide))
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
@@ -1953,17 +1859,17 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     total = np.bincount(held.slots, weights=weights.ravel(), minlength=9 * rows).reshape(9, rows)
     mean = 1.0 / np.maximum(np.bincount(held.local, weights=pressing, minlength=rows), 1.0)
     moved, settled = total[:3] * mean, total[3:6] * mean
-    if STEP_SEARCH:  # the settled part's extra, to x and x_start alike
-        step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
-        # At most twice the mean: a vertex on a rod's point, pressed from all round, took nearly the whole sum of
-        # its contacts' pushes and left cloth edges through the rod (tests/test_mesh_collider_corners.py).
-        np.minimum(step, STEP_MOST * mean, out=step)
-        if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
-            short = held.short & pressing
-            step = np.where(np.bincount(held.local, weights=short, minlength=rows) > 0, mean, step)
-        extra = total[3:6] * (step - mean)
-        moved += extra
-        settled += extra
+    # The settled part's extra, to x and x_start alike.
+    step = _step_search(total[6:], np.concatenate([direction, direction], axis=1), pressing, held.local, rows)
+    # At most twice the mean: a vertex on a rod's point, pressed from all round, took nearly the whole sum of
+    # its contacts' pushes and left cloth edges through the rod (tests/test_mesh_collider_corners.py).
+    np.minimum(step, STEP_MOST * mean, out=step)
+    if held.long is not None:  # only where all its pressing contacts are with long edges (not a rod's point)
+        short = held.short & pressing
+        step = np.where(np.bincount(held.local, weights=short, minlength=rows) > 0, mean, step)
+    extra = total[3:6] * (step - mean)
+    moved += extra
+    settled += extra
     if pose1 is not None:  # own-frame offsets to world
         moved, settled = moved.T @ pose1[0].T, settled.T @ pose1[0].T
     else:

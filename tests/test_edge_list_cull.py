@@ -1,4 +1,4 @@
-"""The edge pass's cull of candidate pairs that cannot touch (solver/edge_contacts.py `CULL_APART`, round 18
+"""The edge pass's cull of candidate pairs that cannot touch (solver/edge_contacts.py `_cull_apart`, round 18
 (coarse21)): it only skips work, so a drape is the same to the last bit with it or without it, on a low-poly ball
 (every edge a braked ridge), an open dome (its rims on one face), a box and a rising box (a rigid collider's own
 frame), while on the ball and the dome fewer pairs reach the pass's closest points."""
@@ -12,7 +12,8 @@ from solver import edge_contacts, meshes
 
 def _drape(scene: str, kind: str, cull: bool, monkeypatch) -> tuple[np.ndarray, int]:
     """A 16² cloth's positions after 14 frames, and how many pairs the edge lists handed out."""
-    monkeypatch.setattr(edge_contacts, "CULL_APART", cull)
+    if not cull:  # (no planes: the list hands out every pair whose boxes meet, as before the cull)
+        monkeypatch.setattr(edge_contacts, "_planes_of", lambda sharp: None)
     handed = [0]
     pairs = edge_contacts._EdgeList.pairs
 
