@@ -10,7 +10,7 @@ stays (moves ~2 cm); with a 1 cm or 3 mm bevel it slid off onto the floor (mean 
     .venv/bin/python bench/bevelled_table.py [--width 0.01] [--segments 1] [--n 24] [--dx 0.1] [--frames 72]
         [--triangulated] [--rim-angle 60]
 
-`--rim-angle` sets `solver.edge_contacts.RIM_ANGLE` (the least bend of a rim whose friction brakes the cloth's
+`--rim-angle` sets `solver.edge_rims.RIM_ANGLE` (the least bend of a rim whose friction brakes the cloth's
 slide along its own edges): at 40 (1 segment) or 20 (3 segments) the bevelled tops hold, i.e. the bevel splits a
 box's 90° rim into bends under 60°. See docs/design.md, "Probed scenes (fourteenth round)" and round 14 (bevel17).
 """
@@ -79,11 +79,11 @@ def main() -> None:
     args = parser.parse_args()
     vertices, triangles = table(args.width, args.segments)
     import solver  # noqa: PLC0415 - after bpy (no clash; keeps the pure part together)
-    from solver import edge_contacts  # noqa: PLC0415
+    from solver import edge_rims  # noqa: PLC0415
 
     if args.rim_angle is not None:
-        edge_contacts.RIM_ANGLE = args.rim_angle
-        edge_contacts._COS_RIM = math.cos(math.radians(args.rim_angle))
+        edge_rims.RIM_ANGLE = args.rim_angle
+        edge_rims._COS_RIM = math.cos(math.radians(args.rim_angle))
     rest, faces = solver.grid(args.n, args.n, size=1.6, height=0.95)
     if args.triangulated:
         faces = solver.meshes.triangulated(faces)
