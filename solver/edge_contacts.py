@@ -39,7 +39,7 @@ from .contact import add_averaged, combined_friction, vertex_places
 from .edge_hold import HOLD_REACH, _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
 from .edge_list import squared_stray
-from .edge_rims import _side_rims_from_start, _supported, _through_faces
+from .edge_rims import _low_rims_left, _side_rims_from_start, _supported, _through_faces
 from .edge_schedule import _below_a_tip, _split, _turning, _up, travelling
 from .inside_recovery import _bins_of, inside_closed
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _to_frame
@@ -300,6 +300,7 @@ def collide_edges(
                 out[:, rim_thin] = -_across(*corners)
             if up is not None and sharp.open:
                 up_own = up if pose1 is None else up @ pose1[0]
+                _low_rims_left(sharp, through, rim, at, out, up_own)
                 _side_rims_from_start(sharp, through, rim, at, out, up_own, start, end, gap)
     close = (dist1 < travel) | through
     if not close.any():

@@ -28,7 +28,11 @@ _COS_SUPPORT = math.cos(math.radians(SUPPORT_ANGLE))
 RIM_ANGLE = 60.0
 _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 
-# A rim's way out across it within LOW_RIM_ANGLE of the horizontal: a side rim (SIDE_RIMS_FROM_START).
+# A cloth edge through an open mesh's face by a rim whose way out across it points down (more than LOW_RIM_ANGLE
+# below the horizontal: a zero-thickness wall's foot, its face above the rim) is left to the vertex pass, not
+# pushed out under the rim: a wall standing on the floor pushed the cloth pooled at its foot 7 cm into the
+# floor in a substep, the floor pushed it back and the drape was flung 1.2 m up (docs/design.md, round 18 (wall21);
+# `_low_rims_left`, always on: the switch LOW_RIMS_UNDER, False, pushed them out under the rim again).
 LOW_RIM_ANGLE = 30.0
 _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
 # SIDE_RIMS_FROM_START (a rule, folded in round 24):
@@ -39,6 +43,15 @@ _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
 # substep; the two ends' pushes did not cancel, and a drape centred over the wall glided off along its top at
 # 0.9 m/s (docs/design.md, round 19 (wall22)).
 _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than this goes back too
+
+
+def _low_rims_left(sharp, through, rim, at, out, up) -> None:
+    """Of an open mesh's cloth edges `through` its faces by a rim (pairs `rim`, sharp edges `at`, out across the rim
+    `out` (3, P)), those whose way out points down (`up` (3,): against gravity, own frame) are not through (cleared
+    in `through`, in place): they are the vertex pass's (a wall's foot; see LOW_RIM_ANGLE)."""
+    low = (dot(out.take(rim, axis=1), up[:, None]) < -_SIN_LOW_RIM) & sharp.open_rims.take(at)
+    if low.any():
+        through[rim.take(low.nonzero()[0])] = False
 
 
 def _side_rims_from_start(sharp, through, rim, at, out, up, start, end, gap: float) -> None:
