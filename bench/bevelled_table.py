@@ -5,12 +5,12 @@ modifier of `--width` and `--segments`, 0 = none), takes its evaluated triangles
 drops an N² 1.6 m cloth from 0.95 m shifted (-dx, -dx / 2) through the pure solver (defaults, 24 fps) and prints
 the cloth's mean displacement from where it started and its mean height at every 12th frame. On a plain top it
 stays (moves ~2 cm); with a 1 cm or 3 mm bevel it slid off onto the floor (mean z far below 0) at 16-32² until
-`edge_contacts.RIM_SPAN` (round 14, bevel17; `--no-rim-span` to see it again):
+`edge_contacts.RIM_SPAN` (round 14, bevel17; its `--no-rim-span` went in round 24: run it at 7598006 to see that):
 
     .venv/bin/python bench/bevelled_table.py [--width 0.01] [--segments 1] [--n 24] [--dx 0.1] [--frames 72]
-        [--triangulated] [--rim-angle 60] [--no-rim-span]
+        [--triangulated] [--rim-angle 60]
 
-`--rim-angle` sets `solver.edge_contacts.RIM_ANGLE` (the least bend of a rim whose friction brakes the cloth's
+`--rim-angle` sets `solver.edge_rims.RIM_ANGLE` (the least bend of a rim whose friction brakes the cloth's
 slide along its own edges): at 40 (1 segment) or 20 (3 segments) the bevelled tops hold, i.e. the bevel splits a
 box's 90° rim into bends under 60°. See docs/design.md, "Probed scenes (fourteenth round)" and round 14 (bevel17).
 """
@@ -76,16 +76,14 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=72)
     parser.add_argument("--triangulated", action="store_true")
     parser.add_argument("--rim-angle", type=float, default=None)
-    parser.add_argument("--no-rim-span", action="store_true")
     args = parser.parse_args()
     vertices, triangles = table(args.width, args.segments)
     import solver  # noqa: PLC0415 - after bpy (no clash; keeps the pure part together)
-    from solver import edge_contacts  # noqa: PLC0415
+    from solver import edge_rims  # noqa: PLC0415
 
-    edge_contacts.RIM_SPAN = not args.no_rim_span
     if args.rim_angle is not None:
-        edge_contacts.RIM_ANGLE = args.rim_angle
-        edge_contacts._COS_RIM = math.cos(math.radians(args.rim_angle))
+        edge_rims.RIM_ANGLE = args.rim_angle
+        edge_rims._COS_RIM = math.cos(math.radians(args.rim_angle))
     rest, faces = solver.grid(args.n, args.n, size=1.6, height=0.95)
     if args.triangulated:
         faces = solver.meshes.triangulated(faces)

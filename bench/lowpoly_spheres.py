@@ -11,7 +11,7 @@ balls: Blender's Cloth keeps 0 edges through them, this solver 6-30 (dips 2-6 mm
     .venv/bin/python bench/lowpoly_spheres.py [--balls ico1,uv12x8] [--kinds quad,tri,jit,fan] [--n 20]
         [--sharp-angle 30]
 
-`--sharp-angle` sets `solver.edge_contacts.SHARP_ANGLE` (faces meeting at more than this are sharp edges, which
+`--sharp-angle` sets `solver.sharp_rules.SHARP_ANGLE` (faces meeting at more than this are sharp edges, which
 collide with cloth edges). The balls' bends are 20-28°, under the default 30°, and too wide for the rounded rule
 (its radius is at most 1.5 cloth edges: 11 cm for the 7.4 cm edges of a 20² cloth), so a cloth edge lying across
 a ridge dips about (edge / 4) × the bend: 8 mm at 25°. At 15° the 80- and 168-triangle balls keep 0-1 edges
@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import solver  # noqa: E402
-from solver import edge_contacts, meshes  # noqa: E402
+from solver import edge_schedule, meshes, sharp_rules  # noqa: E402
 from solver.intersections import _pierces  # noqa: E402
 
 CENTRE = np.array([0.0, 0.0, 0.4])
@@ -101,10 +101,11 @@ def main() -> None:
     parser.add_argument("--kinds", default="quad,tri,jit,fan")
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--frames", type=int, default=30)
-    parser.add_argument("--sharp-angle", type=float, default=edge_contacts.SHARP_ANGLE)
+    parser.add_argument("--sharp-angle", type=float, default=sharp_rules.SHARP_ANGLE)
     args = parser.parse_args()
-    edge_contacts.SHARP_ANGLE = args.sharp_angle
-    edge_contacts._COS_SHARP = math.cos(math.radians(args.sharp_angle))
+    sharp_rules.SHARP_ANGLE = args.sharp_angle
+    # (both modules that read it: the sharp-edge rules and the pointed rods' sides)
+    sharp_rules._COS_SHARP = edge_schedule._COS_SHARP = math.cos(math.radians(args.sharp_angle))
     for name in args.balls.split(","):
         vertices, triangles = BALLS[name]()
         for kind in args.kinds.split(","):

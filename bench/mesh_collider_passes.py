@@ -21,8 +21,8 @@ import numpy as np
 ROWS = (  # (module, object, method, label)
     ("step", None, "project", "constraint sweeps"),
     ("step", None, "collide_cloth_edges", "edge pass (passes and holds)"),
-    ("edge_contacts", "_EdgeList", "pairs", "  edge list (live test and queries)"),
-    ("edge_contacts", "_EdgeList", "_query", "    edge list queries"),
+    ("edge_list", "_EdgeList", "pairs", "  edge list (live test and queries)"),
+    ("edge_list", "_EdgeList", "_query", "    edge list queries"),
     ("edge_contacts", None, "iterate_edge_contacts", "  edge iterations"),
     ("edge_contacts", None, "hold_edges", "  edge hold"),
     ("step", None, "collide_cloth_corners", "corner pass (passes and holds)"),

@@ -1,4 +1,4 @@
-"""The edge pass's cull of candidate pairs that cannot touch (solver/edge_contacts.py `CULL_APART`, round 18
+"""The edge pass's cull of candidate pairs that cannot touch (solver/edge_list.py `_cull_apart`, round 18
 (coarse21)): it only skips work, so a drape is the same to the last bit with it or without it, on a low-poly ball
 (every edge a braked ridge), an open dome (its rims on one face), a box and a rising box (a rigid collider's own
 frame), while on the ball and the dome fewer pairs reach the pass's closest points."""
@@ -7,21 +7,22 @@ import numpy as np
 import pytest
 
 import solver
-from solver import edge_contacts, meshes
+from solver import edge_list, meshes, sharp_edges
 
 
 def _drape(scene: str, kind: str, cull: bool, monkeypatch) -> tuple[np.ndarray, int]:
     """A 16² cloth's positions after 14 frames, and how many pairs the edge lists handed out."""
-    monkeypatch.setattr(edge_contacts, "CULL_APART", cull)
+    if not cull:  # (no planes: the list hands out every pair whose boxes meet, as before the cull)
+        monkeypatch.setattr(sharp_edges, "_planes_of", lambda sharp: None)
     handed = [0]
-    pairs = edge_contacts._EdgeList.pairs
+    pairs = edge_list._EdgeList.pairs
 
     def counted(self, *args):
         found = pairs(self, *args)
         handed[0] += 0 if found is None else len(found[0])
         return found
 
-    monkeypatch.setattr(edge_contacts._EdgeList, "pairs", counted)
+    monkeypatch.setattr(edge_list._EdgeList, "pairs", counted)
     vertices, faces = meshes.grid(16, 16, size=1.4, height=0.9)
     if kind == "triangulated":
         faces = meshes.triangulated(faces)
@@ -68,7 +69,7 @@ def test_the_edge_lists_separation_bounds_are_the_box_formulas(count):
     apart = np.maximum(low.take(s, axis=1) - np.maximum(a, b), np.minimum(a, b) - high.take(s, axis=1))
     expected = np.maximum(apart.max(axis=0, initial=-np.inf), 0.0)
     out = np.full(count + 3, np.nan)
-    edge_contacts._ends_apart(points, i, j, low, high, s, out[3:])
+    edge_list._ends_apart(points, i, j, low, high, s, out[3:])
     assert np.array_equal(out[3:], expected) and np.isnan(out[:3]).all()
-    found = edge_contacts._box_apart(np.minimum(a, b), np.maximum(a, b), low.take(s, axis=1), high.take(s, axis=1))
+    found = edge_list._box_apart(np.minimum(a, b), np.maximum(a, b), low.take(s, axis=1), high.take(s, axis=1))
     assert np.array_equal(found, expected)

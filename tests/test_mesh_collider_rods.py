@@ -81,7 +81,8 @@ def test_a_rods_edges_are_sharp_only_for_a_cloth_coarser_than_it():
 def test_only_a_rod_lying_across_gravity_is_one_a_cloth_hangs_on():
     # A standing rod (a table's round leg) carries no hanging cloth: its edges go on the mesh colliders'
     # windows with the hold, a lying one's sides get their pass every substep (edge_contacts._hanging).
-    from solver.edge_contacts import _hanging, sharp_edges_of
+    from solver.edge_contacts import sharp_edges_of
+    from solver.edge_schedule import _hanging
 
     down = (0.0, 0.0, -9.81)
     vertices, triangles = rod(0.01, 16)
