@@ -44,10 +44,11 @@ DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must li
 # it the cloth on the top never felt the hanging cloth's pull, and cloth that must slide off a box stayed on it
 # (docs/design.md, round 15 (corner18)).
 REACTION = True
-# True: the support's whole move of a ring's outer end moves the substep's start too (the lift gives no velocity), not
-# only the share that removes the stretch the edge started the substep with. Off: being measured (round 23 (rest23):
-# the support keeps a coarse tablecloth's skirt swinging and its top bouncing 1-2 mm a frame).
-LIFT_SETTLES = False
+# The share of the support's lift that gives velocity (its move of x alone, beyond the stretch the edge started the
+# substep with) that settles too (moves the substep's start with it): 0, the default, all of it gives velocity; 1, none
+# (round 23's LIFT_SETTLES). Any share quiets the coarse tablecloth's drape and stretches its corners: 0.1 left the 48²
+# corners 18 % (base 13 %), 0.25 18 %, 0.5 37 %, 1 48 % (docs/design.md, round 24 (rest24)). Off.
+LIFT_DAMPING = 0.0
 _CACHED = 32  # seed sets kept per cloth
 TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
 _EPS = 1e-12
@@ -233,12 +234,9 @@ def support_hanging(
         hanging &= excess > tolerance_all[span]
         if not np.count_nonzero(hanging):
             break  # the support's stretch ends here
-        if LIFT_SETTLES:
-            stretch[1] = stretch[0]
-        else:
-            old = np.minimum(started, length, out=stretch[1])  # the stretch it started the substep with
-            old -= limit
-            np.maximum(old, 0.0, out=old)
+        old = np.minimum(started, length, out=stretch[1])  # the stretch it started the substep with
+        old -= limit
+        np.maximum(old, 0.0, out=old)
         # Each edge's correction of its outer end and the share of it that settles (moves the start too), unit
         # inner to outer, summed per outer end in one bincount of six channels.
         scale = np.zeros((2, edges))
@@ -248,6 +246,9 @@ def support_hanging(
         share = np.bincount(ring.at, weights=hanging, minlength=count)
         live = np.greater(share, 0.0, out=moved[ring.row_span])
         np.divide(total, share, out=total, where=live)
+        if LIFT_DAMPING:
+            settles = total[3:]
+            np.add(settles, LIFT_DAMPING * (total[:3] - settles), out=settles)
         rows = local[:, ring.rows_at]
         np.subtract(rows, total.reshape(2, 3, count).transpose(0, 2, 1), out=rows)
         if REACTION:
