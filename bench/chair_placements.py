@@ -2,7 +2,8 @@
 at other placements: the drop moved (dx, dy, m) and the chair turned (degrees), solver only (issue 11, round 23
 (chair23)). One line: the deepest any vertex lay inside a box at a frame's end (mm, > 0 inside; frame, box,
 vertex), the structural edges through the chair's triangles at the end, the most at any frame's end, the first
-frame with one; -v: each frame with one, and which boxes' triangles.
+frame with one; the largest structural edge strain at the end and over frames 24 to the end (edges shorter than a
+quarter of the median left out, as bench/tablecloth_corners.py); -v: each frame with one, and which boxes' triangles.
 
     .venv/bin/python bench/chair_placements.py CHECKOUT KIND DX DY TURN [n] [frames] [-v] [--set=module.NAME=value]
     .venv/bin/python bench/chair_placements.py . quad 0 0 20 64 48 --set=step.LONE_VERTEX_WINDOW=True
@@ -75,7 +76,15 @@ model = solver.build_model(cv + np.array([0.011 + dx, 0.023 + dy, 0.0]), cf)
 state, params = model.initial_state(), solver.Params()
 mesh, floor = solver.TriangleMesh(v, t), solver.Plane(point=(0, 0, 0))
 edges = model.constraints.pairs[model.constraints.kind == 0]
-worst_d, worst_fr, most, first_through = -1.0, None, 0, None
+rest = model.constraints.rest_length[model.constraints.kind == 0]
+long_edges = rest >= 0.25 * np.median(rest)  # (the fan's hub edges left out, as tablecloth_corners' strain)
+
+
+def strain(x):
+    return np.maximum(np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest - 1, 0)[long_edges].max()
+
+
+worst_d, worst_fr, most, first_through, worst_s = -1.0, None, 0, None, 0.0
 for fr in range(frames):
     solver.step(model, state, params, 1 / 24, [solver.MeshCollider(mesh), floor])
     x = state.positions
@@ -83,6 +92,8 @@ for fr in range(frames):
     b, i = np.unravel_index(np.argmax(d), d.shape)
     e, tt = through_list(x, edges)
     ue = np.unique(e)
+    if fr + 1 >= 24:
+        worst_s = max(worst_s, float(strain(x)))
     if d[b, i] > worst_d:
         worst_d, worst_fr = d[b, i], (fr, NAMES[b], int(i))
     most = max(most, len(ue))
@@ -94,6 +105,7 @@ for fr in range(frames):
 end = len(np.unique(through_list(x, edges)[0]))
 print(
     f"{kind:6s} dx {dx:+.3f} dy {dy:+.3f} turn {turn:4.0f}: worst inside {1000 * worst_d:6.2f} mm at {worst_fr}, "
-    f"through end {end} most {most} first {first_through}",
+    f"through end {end} most {most} first {first_through}; strain end {100 * strain(x):.1f} % "
+    f"worst (frames 24+) {100 * worst_s:.1f} %",
     flush=True,
 )
