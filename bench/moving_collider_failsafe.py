@@ -13,15 +13,14 @@ longest cloth edge over its rest length), intersecting face pairs (solver.inters
 
     PYTHONPATH=. .venv/bin/python bench/moving_collider_failsafe.py [kinds] [colliders] [variants] [--n 16]
     kinds: quad tri irr fan hole; colliders: box fast sphere turning;
-    variants: main (the failsafe as on main), carry (REWOUND_CARRIED), recheck (carry + REWOUND_RECHECKED),
-    kept (carry + REWOUND_KEPT), noslide (face_collision.IN_PLANE_SLIDES_CROSS False: round 23 (failsafe23b)),
-    nofailsafe (undo_crossings a no-op: diagnosis only)
+    variants: main (the failsafe as on main), noslide (face_collision.IN_PLANE_SLIDES_CROSS False: round 23
+    (failsafe23b)), push (face_collision.SLIDES_PUSHED_OFF: round 24 (curtain24)), nofailsafe (undo_crossings a
+    no-op: diagnosis only). Round 23's carry / recheck / kept (step.REWOUND_*) were deleted in round 24.
 Prints one line per run: kind collider variant, frames with vertices inside (frame:count), max stretch, last-frame
 stretch, max pairs, CPU s, triangles turned over (their normal against the rest one's: the curtain folded onto
 itself in its plane, which the exact test does not see, coplanar contacts not counting), most and at the end.
 """
 
-import importlib
 import sys
 import time
 
@@ -32,7 +31,6 @@ from solver import face_collision, meshes, settings
 from solver.face_collision import FaceCollision
 from solver.intersections import count_self_intersections
 
-step_module = importlib.import_module("solver.step")
 HALF = 0.15
 FRAMES = 24
 
@@ -117,16 +115,17 @@ def run(kind, which, n=16, frames=FRAMES):
         x = state.positions
         stretch = float((np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest).max())
         normal = np.cross(x[tri[:, 1]] - x[tri[:, 0]], x[tri[:, 2]] - x[tri[:, 0]])
-        turned = int((np.einsum("ij,ij->i", normal, rest_normal) < 0).sum())
-        rows.append((fr + 1, inside(which, x, c, r), stretch, count_self_intersections(model, x), t, turned))
+        against = np.einsum("ij,ij->i", normal, rest_normal) < 0
+        turned = int(against.sum())
+        flat = int((against & (np.abs(x[tri, 1]) < 1e-4).all(axis=1)).sum())  # turned in the plane y = 0
+        pairs = count_self_intersections(model, x)
+        rows.append((fr + 1, inside(which, x, c, r), stretch, pairs, t, turned, flat, float(np.abs(x[:, 1]).max())))
     return rows
 
 
 def variant(name):
-    step_module.REWOUND_CARRIED = name in ("carry", "recheck", "kept")
-    step_module.REWOUND_RECHECKED = name == "recheck"
-    step_module.REWOUND_KEPT = name == "kept"
     face_collision.IN_PLANE_SLIDES_CROSS = name != "noslide"
+    face_collision.SLIDES_PUSHED_OFF = name == "push"
     if name == "nofailsafe":
         FaceCollision.undo_crossings = lambda self, *a, **k: 0
     else:
@@ -143,7 +142,7 @@ if __name__ == "__main__":
         del args[args.index("--n") : args.index("--n") + 2]
     kinds = [a for a in args if a in ("quad", "tri", "irr", "fan", "hole")] or ["quad", "tri", "irr", "fan", "hole"]
     colliders = [a for a in args if a in ("box", "fast", "sphere", "turning")] or ["box", "fast", "sphere", "turning"]
-    names = ("main", "carry", "recheck", "kept", "noslide", "nofailsafe")
+    names = ("main", "noslide", "push", "nofailsafe")
     variants = [a for a in args if a in names] or ["main", "noslide"]
     for kind in kinds:
         for which in colliders:
@@ -154,6 +153,7 @@ if __name__ == "__main__":
                 print(
                     f"{kind:5} {which:7} {name:10} inside {hits:28} stretch max {max(r[2] for r in rows):5.2f} "
                     f"last {rows[-1][2]:5.2f} pairs max {max(r[3] for r in rows)} cpu {sum(r[4] for r in rows):5.1f} "
-                    f"turned max {max(r[5] for r in rows)} last {rows[-1][5]}",
+                    f"turned max {max(r[5] for r in rows)} last {rows[-1][5]} in-plane max {max(r[6] for r in rows)} "
+                    f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f}",
                     flush=True,
                 )

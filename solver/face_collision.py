@@ -90,6 +90,12 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # swept edge-on by a moving box is squashed flat in its own plane, and the slides sent 8-22 vertices a
 # substep back to starts the box had swept over (docs/self-collision.md, round 23 (failsafe23b)).
 IN_PLANE_SLIDES_CROSS = True
+# With IN_PLANE_SLIDES_CROSS, a row the failsafe finds crossed only by an in-plane slide (in the plane at both
+# ends of the substep) is not sent back: its vertex (edge) and face (other edge) are pushed a gap apart along
+# the plane's normal, the side fixed by the vertex indices (the higher on the normal's side), and the substep's
+# start moves with them (no speed out of the plane). An exactly planar sheet crushed in its plane buckles out
+# of it instead of freezing; a row whose vertices were already pushed or sent back in this call is sent back.
+SLIDES_PUSHED_OFF = False
 _ZERO = np.zeros(3)
 
 
@@ -224,7 +230,6 @@ class FaceCollision:
         self.straying = 0  # substeps with more than 1 / calm_share of the vertices strayed since one with none
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
-        self.sent_back: np.ndarray | None = None  # (N,) bool: the vertices the last `undo_crossings` sent back
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         # The triangle and edge grids are kept from the last full query; a partial query looks up only the
@@ -1039,6 +1044,8 @@ class FaceCollision:
         near_vt_rows, near_ee_rows = np.arange(len(near_vt)), np.arange(len(near_ee))
         vt, ee = self._live_rows()
         stale = True  # the live rows' start sides are to be found
+        pushed = np.zeros(len(x), dtype=bool) if SLIDES_PUSHED_OFF and IN_PLANE_SLIDES_CROSS else None
+        pushed_by = np.zeros_like(x) if pushed is not None else None
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
@@ -1068,9 +1075,15 @@ class FaceCollision:
             ee_bad = _crossed_rows(_edges_crossed, previous, x, ee, ee0, ee_rows, flat, motion)
             near_ee_bad = _crossed_rows(_edges_crossed, previous, x, near_ee, near_ee0, near_ee_rows, flat, motion)
             bad = [vt[vt_bad], near_vt[near_vt_bad], ee[ee_bad], near_ee[near_ee_bad]]
+            moved_off = None
+            if pushed is not None:
+                starts = [vt0[vt_bad], near_vt0[near_vt_bad], ee0[ee_bad], near_ee0[near_ee_bad]]
+                bad, moved_off = self._push_slides(x, inv_mass, bad, starts, flat, back, pushed, pushed_by)
+                if moved_off is not None:
+                    motion[moved_off] += self.gap
             involved = np.concatenate([rows.ravel() for rows in bad])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
-            if len(involved) == 0:
+            if len(involved) == 0 and moved_off is None:
                 break
             carry = _carried(previous, x, inv_mass, np.concatenate(bad))
             if carry is None:
@@ -1082,9 +1095,10 @@ class FaceCollision:
             back[involved] = True
             # Neighbours a vertex sent back would meet through their edge go back with it.
             motion[self.collapsed.send_back(previous, x, back, movable)] = np.sqrt(dot(shift, shift))
-            # Only pairs with a vertex just sent back can have changed.
-            vt_rows, ee_rows = _with_any(back, vt), _with_any(back, ee)
-            near_vt_rows, near_ee_rows = _with_any(back, near_vt), _with_any(back, near_ee)
+            # Only pairs with a vertex just sent back (or pushed off the plane) can have changed.
+            changed = back if pushed is None else back | pushed
+            vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
+            near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
             # The near rows' bounds took each vertex and edge where `due` saw them, at the substep's ends: a
             # vertex sent back without its neighbour makes an edge (start to end) `due` never saw, and a row
             # not due may now have met (the fan drape: a 3 mm ring edge shortened by a half, a sliver through
@@ -1098,12 +1112,78 @@ class FaceCollision:
                 previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
             )
         self.near.checked(x)  # the due near rows measured again where the substep ends
+        if pushed is not None and pushed_by is not None and pushed.any():  # their start moves with them
+            kept = pushed & ~back  # (no speed out of the plane)
+            (previous if settled is None else settled)[kept] += pushed_by[kept]
         if settled is not None and settled is not previous:
             settled[back] = x[back]
-        self.sent_back = back
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
+
+    def _push_slides(self, x, inv_mass, bad, starts, flat, back, pushed, pushed_by):
+        """(SLIDES_PUSHED_OFF) Of the failsafe's crossed rows `bad` (vertex–triangle, near vertex–triangle,
+        edge–edge, near edge–edge; `starts`: their start heights / separations), those crossed only by a slide in
+        their plane whose vertices are neither sent back nor pushed yet: pushed a gap apart along the plane's
+        normal, in place (x, and `pushed_by` the push, `pushed` marked). Returns (the rows left to send back,
+        the vertices pushed or None)."""
+        kinds = (_heights, _heights, _separations, _separations)
+        done = back | pushed
+        left, taken = [], []
+        for rows, start, measure in zip(bad, starts, kinds):
+            if len(rows) == 0:
+                left.append(rows)
+                taken.append(rows)
+                continue
+            slide = (np.abs(start) <= flat) & (np.abs(measure(x, rows)) <= flat) & ~_with_any_mask(done, rows)
+            if measure is _separations and slide.any():  # edges crossing at a clear angle: the plane is theirs
+                A, B, C, D = (_columns(x, rows[:, k]) for k in range(4))
+                first, second = B - A, D - C
+                normal = cross(first, second)
+                slide &= dot(normal, normal) > 1e-6 * dot(first, first) * dot(second, second)
+            left.append(rows[~slide])
+            taken.append(rows[slide])
+        if sum(len(rows) for rows in taken) == 0:
+            return bad, None
+        normals = self._vertex_normals(x)
+        parts = []
+        for rows, is_vt in zip(taken, (True, True, False, False)):
+            if len(rows) == 0:
+                continue
+            P, A, B, C = (_columns(x, rows[:, k]) for k in range(4))
+            if is_vt:
+                _, v, w, _ = closest_points(P, A, B, C)
+                coefficient = np.stack([np.ones(len(rows)), v + w - 1.0, -v, -w])
+                normal = cross(B - A, C - A)
+                up = rows[:, 0] * 3 > rows[:, 1:].sum(axis=1)
+            else:
+                s, t = segment_closest(P, A, B, C)
+                coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
+                normal = cross(A - P, C - B)
+                up = rows[:, :2].sum(axis=1) > rows[:, 2:].sum(axis=1)
+            around = normals[rows].sum(axis=1).T  # (3, K): the cloth's side here
+            orient = np.where(dot(normal, around) < 0.0, -1.0, 1.0) * np.where(up, 1.0, -1.0)
+            normal = normal * (orient / np.maximum(np.sqrt(dot(normal, normal)), 1e-300))
+            parts.append((rows.T, coefficient, normal))
+        ends = np.concatenate([p[0] for p in parts], axis=1)
+        coefficient = np.concatenate([p[1] for p in parts], axis=1)
+        direction = np.concatenate([p[2] for p in parts], axis=1)
+        moved = np.unique(ends)
+        moved = moved[inv_mass[moved] > 0]
+        before = x[moved]
+        _respond(x, inv_mass, ends, coefficient, direction, np.zeros(ends.shape[1]), direction, self.gap, 0.0)
+        pushed_by[moved] += x[moved] - before
+        pushed[moved] = True
+        return left, moved
+
+    def _vertex_normals(self, x: np.ndarray) -> np.ndarray:
+        """(N, 3) area-weighted vertex normals of the triangles at x (not normalised)."""
+        tri = self.triangles
+        face = np.cross(x[tri[:, 1]] - x[tri[:, 0]], x[tri[:, 2]] - x[tri[:, 0]])
+        flat_tri = tri.ravel()
+        return np.stack(
+            [np.bincount(flat_tri, weights=np.repeat(face[:, k], 3), minlength=len(x)) for k in range(3)], axis=1
+        )
 
     def _vertex_triangle(self, x: np.ndarray, previous: np.ndarray):
         """Vertex–triangle contacts: (ends (4, K), coefficients (4, K), direction (3, K), depth (K,),
@@ -1249,6 +1329,14 @@ def _with_any(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
     for k in range(1, rows.shape[1]):
         out |= flags.take(rows[:, k])
     return np.flatnonzero(out)
+
+
+def _with_any_mask(flags: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(bool mask) The rows (K, m) with a vertex flagged."""
+    out = flags.take(rows[:, 0])
+    for k in range(1, rows.shape[1]):
+        out |= flags.take(rows[:, k])
+    return out
 
 
 def _heights(x: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from . import chord_contacts, tearing
 from .apex_contacts import collide_cloth_ridges
 from .bounded_planes import converted as bounded_planes_converted
 from .chord_contacts import collide_chords
-from .colliders import Plane, collide
+from .colliders import collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners, has_rod_ends
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
@@ -111,16 +111,6 @@ EDGES_AFTER_MOVING_VERTICES = True
 # 21 (cube25) and 22 (cube26)).
 RECHECK_MOVED_STARTS = True
 RECHECK_REVERTS = True
-# Face self-collision's failsafe (`FaceCollision.undo_crossings`, last in the substep) sends a vertex still crossed
-# back to the substep's start; a collider that moved over the substep may have swept over that start, and the next
-# substep's pass then pushed the vertex out through the collider's far side: a curtain swept by a keyframed box was
-# left caught across it, stretched 5-9x (docs/self-collision.md, round 22). With this rule the vertices sent back
-# go through the moving colliders once more for the substep (from rest at their start: a collider that swept over it
-# carries them out on its front, the side they were on), and the failsafe then runs again on the cloth
-# (docs/self-collision.md, round 23 (failsafe23)). Still colliders: nothing runs (their starts were clear).
-REWOUND_CARRIED = False
-REWOUND_RECHECKED = False
-REWOUND_KEPT = False
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -314,7 +304,6 @@ def step(
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
     face_collision = self_collision if isinstance(self_collision, FaceCollision) else None
     start = np.empty_like(x) if face_collision is not None and inputs.colliders else previous
-    movers = [c for c in inputs.colliders if _moves(c)] if REWOUND_CARRIED and face_collision is not None else []
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         np.subtract(x, previous, out=displacement)
@@ -414,21 +403,7 @@ def step(
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
                 face_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
                 collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
-            if movers and REWOUND_KEPT:
-                kept_x, kept_previous = x.copy(), previous.copy()
-            undone = face_collision.undo_crossings(x, start, inv_mass, settled=previous)  # the failsafe
-            if undone and movers:  # (REWOUND_CARRIED)
-                active = face_collision.sent_back & free  # type: ignore[operator]
-                rewound = active.nonzero()[0]
-                before = x[rewound]
-                collide(x, previous, active, movers, t0, t1, params.thickness, params.friction, pulled=pulled)
-                pushed = rewound[(x[rewound] != before).any(axis=1)]
-                if REWOUND_KEPT and len(pushed):  # where the colliders had put them, uncrossed or not
-                    x[pushed], previous[pushed] = kept_x[pushed], kept_previous[pushed]
-                elif REWOUND_RECHECKED and len(pushed):  # the pushed ones held where the colliders carried them
-                    held_mass = inv_mass.copy()
-                    held_mass[pushed] = 0.0
-                    face_collision.undo_crossings(x, start, held_mass, settled=previous)
+            face_collision.undo_crossings(x, start, inv_mass, settled=previous)  # the failsafe: nothing left crossed
 
         if any_partial:
             target = (target_start + (target_end - target_start) * t1)[partial]
@@ -479,13 +454,6 @@ def _recheck_moved_starts(previous, before, meshes, t0: float, thickness: float)
     collide(previous, before, moved, meshes, t0, t0, thickness, 0.0, only=meshes)
     again = (previous.take(moved, axis=0) != pushed).any(axis=1)
     previous[moved] = np.where(again[:, None], was, pushed)
-
-
-def _moves(collider) -> bool:
-    """Whether a collider may move during the frame (a still bounded plane counts as still)."""
-    if isinstance(collider, Plane):
-        return not (collider.point_start is None and collider.normal_start is None and collider.extent_start is None)
-    return not collider.still
 
 
 def _window(s: int, interval: int, substeps: int, join_lone: bool = False) -> tuple[int, int]:

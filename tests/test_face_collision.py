@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import solver
+from solver import face_collision
 from solver.face_collision import FaceCollision
 from solver.intersections import count_drawn_intersections, count_self_intersections, drawn_intersecting_faces
 
@@ -83,7 +84,15 @@ def test_the_failsafe_sends_a_crossing_back_to_the_substep_start_with_the_face_i
     x = flat.copy()
     x[3] = [0.2, 0.2, 0.0]
     collision.refresh(x, flat)  # the substep's candidates
-    assert collision.undo_crossings(x, flat, np.ones(4)) == 4 and np.array_equal(x, flat)
+    if not face_collision.SLIDES_PUSHED_OFF:
+        assert collision.undo_crossings(x, flat, np.ones(4)) == 4 and np.array_equal(x, flat)
+        return
+    # (SLIDES_PUSHED_OFF) nothing sent back: the vertex and the face are pushed a gap apart out of their plane,
+    # and their start moves with them (no speed out of the plane).
+    assert collision.undo_crossings(x, flat, np.ones(4)) == 0
+    height = face_collision._heights(x, np.array([[3, 0, 1, 2]]))[0]
+    assert np.allclose(x[3, :2], [0.2, 0.2]) and 0.9 * GAP < abs(height) <= GAP
+    assert np.allclose(flat[:, 2], x[:, 2]) and np.allclose(flat[3, :2], [1.0, 1.0])
 
 
 def _two_triangles():
