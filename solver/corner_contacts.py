@@ -77,7 +77,7 @@ ROD_END_ANGLE = 60.0
 _COS_ROD_END = math.cos(math.radians(ROD_END_ANGLE))
 # Only rods whose radius is under this x the cloth's longest edge (the edge pass's thin rule: 1). 0.3 in round 14:
 # a 2 cm post under a 64² cloth (4.4 cm diagonals, 0.44) flung it 14-28 cm up with its ends as tips; with the support
-# on hanging edges only (contact_support.HANGING_ONLY) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs
+# on hanging edges only (contact_support, `_HANGING`) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs
 # from the cap, 0 crossings at every frame, where before it ended on the floor skewered (round 15, fling18).
 ROD_END_RADIUS = 0.5
 # A contact whose push goes into the mesh at its corner (its direction leaning against the corner's faces' outward mean
@@ -274,7 +274,7 @@ def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
 
 def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
     """`corners` with the upper ends of `sharp`'s thin edges (their ends on one of its other sharp edges too, the thin
-    edges leaving them downwards, within ROD_END_ANGLE of -up (3,), the mesh's own frame); see ROD_ENDS. `corners`
+    edges leaving them downwards, within ROD_END_ANGLE of -up (3,), the mesh's own frame). `corners`
     itself when there are none. Kept per SharpEdges while the ends are the same."""
     kept = _ROD_ENDS.get(sharp)
     if kept is None or kept[0] is not corners:
@@ -449,7 +449,7 @@ def apex_points(mesh, lever: float, gap: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _cloth_corners(collider, longest: float, thickness, gravity, t1: float) -> _Corners:
-    """The collider's corners for a cloth whose longest edge is `longest` (ROD_ENDS' rods' ends with gravity, a closed
+    """The collider's corners for a cloth whose longest edge is `longest` (thin rods' upper ends with gravity, a closed
     still or rigid mesh's apexes, APEX_CORNERS)."""
     corners = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1))
     if APEX_CORNERS and not collider.deforming and collider.mesh.outward:
