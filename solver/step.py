@@ -233,7 +233,7 @@ def step(
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
     # The mesh colliders' edge, corner and ridge passes: the torn cloth's intact triangles and edges only.
-    collided = _torn_view(model, broken, run) if tearing.TORN_EDGES_OFF and broken.any() else model
+    collided = _torn_view(model, broken, run) if broken.any() else model
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
     any_meshes = any(isinstance(c, MeshCollider) for c in inputs.colliders)
@@ -385,8 +385,7 @@ def step(
         if tear is not None and tear(x):
             tore = True
             families = _overridden(run.families, inv_mass, broken)
-            if tearing.TORN_EDGES_OFF:
-                collided = _torn_view(model, broken, run)
+            collided = _torn_view(model, broken, run)
 
     if own is not None:
         most = float(np.sqrt(np.max(np.einsum("ij,ij->i", np.atleast_2d(accel), np.atleast_2d(accel)))))
