@@ -17,7 +17,8 @@ ground top (inside the ground box), cloth edges through the ground or the cube, 
 
 --shift moves the cloth by (DX, DY) mm (repeatable: one run per shift; write a negative one --shift=-6,3). --ab runs
 each case with the boolean switch MODULE.NAME off, then on (interleaved, each run's CPU seconds printed); --repeat R
-runs each R times (a best of R). Round 22 (cube26)'s tables (docs/design.md):
+runs each R times (a best of R). Round 22 (cube26)'s tables (docs/design.md) A/B'd step.RECHECK_MOVED_STARTS and
+step.RECHECK_REVERTS, folded in (always on) in round 24 (flags24): check out 7598006 to reproduce them with
   .venv/bin/python bench/cube_on_ground.py --frames 30 --ab step.RECHECK_MOVED_STARTS [--set step.RECHECK_REVERTS=True]
   .venv/bin/python bench/cube_on_ground.py --frames 24 --motion tip --ab step.RECHECK_MOVED_STARTS \
       --shift 4,0 --shift 0,7 --shift=-6,3          (and --motion still)
@@ -303,9 +304,9 @@ if __name__ == "__main__":
     ap.add_argument("--kind", choices=["quad", "triangulated", "jittered", "fan", "holed"], default=None)
     ap.add_argument("--motion", choices=["tip", "rock", "still", "blender"], default=None)
     ap.add_argument("--frames", type=int, default=30)
-    ap.add_argument("--set", action="append", default=[], help="e.g. step.EDGE_PASS_WINDOWS=2")
+    ap.add_argument("--set", action="append", default=[], help="e.g. step.MESH_COLLIDE_INTERVAL=2")
     ap.add_argument("--shift", action="append", default=[], help="DX,DY in mm (repeatable)")
-    ap.add_argument("--ab", default=None, help="a boolean switch, e.g. step.RECHECK_MOVED_STARTS: off, then on")
+    ap.add_argument("--ab", default=None, help="a boolean switch, e.g. step.LONE_VERTEX_WINDOW: off, then on")
     ap.add_argument("--repeat", type=int, default=1, help="each case (and --ab's off, on) this many times, interleaved")
     a = ap.parse_args()
     for item in a.set:

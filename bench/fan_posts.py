@@ -7,7 +7,8 @@ Usage: .venv/bin/python bench/fan_posts.py [--frames 30] [--kinds fan,quad,...] 
   32 edges), fan64 (64 spokes x 11 rings, r 1 m: bench/mesh_kinds_solver.py's, hub valence 64).
   posts: s4 (r 2 cm, 4 segments), s6 / s8 / s16 (r 1 cm), 50 cm tall, flat fan cap (tests/test_mesh_collider_posts.py's
   `post`), on a floor plane.
-  --flag: set a module switch before running, e.g. --flag contact_support.HANGING_ONLY=False (value evaluated).
+  --flag: set a module switch before running, e.g. --flag corner_contacts.APEX_CORNERS=True (value evaluated;
+  contact_support.HANGING_ONLY, round 15's, folded in round 24: 7598006 to reproduce).
 The cloth falls from 1 m with its centre (1.1, 2.3) cm + shift (x and y) off the post's axis (the tests' placement).
 Round 23 (fanpost23) added, per scene: the crossings (tests' `through_count`: cloth edges through the post's triangles
 plus post edges through the cloth's) at most from frame 12 / at the end, and the deepest cloth vertex inside the post

@@ -10,7 +10,7 @@ with the floor alone; CPU time (process time), median over the frames, best of t
     .venv/bin/python bench/mesh_collider_cost.py [--rounds 2] [--frames 48] [scene[/kind] ...]
     .venv/bin/python bench/mesh_collider_cost.py --profile torus/quad   # cProfile of the collider run
     .venv/bin/python bench/mesh_collider_cost.py --against /path/to/other/checkout   # A/B, same process
-    .venv/bin/python bench/mesh_collider_cost.py --against /path/to/base --set step.CORNER_PASS_WINDOWS=2 table
+    .venv/bin/python bench/mesh_collider_cost.py --against /path/to/base --set step.MESH_COLLIDE_INTERVAL=2 table
 
 Scenes: torus, ball, table, roundtable; kinds: quad, triangulated (default: all eight rows). Coarse shapes on
 request: ico80 (the 80-triangle icosphere, r 0.5), uv12x8 (r 0.4), dome (`meshes.open_dome()`, open).
@@ -183,7 +183,7 @@ def main() -> None:
     parser.add_argument("--against", type=Path, help="another checkout: its solver runs in turn with this one's")
     parser.add_argument(
         "--set", action="append", default=[], metavar="MODULE.NAME=VALUE",
-        help="set a switch of this checkout's solver (e.g. step.CORNER_PASS_WINDOWS=2), repeatable",
+        help="set a switch of this checkout's solver (e.g. step.MESH_COLLIDE_INTERVAL=2), repeatable",
     )  # fmt: skip
     args = parser.parse_args()
     for flag in args.set:

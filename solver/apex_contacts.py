@@ -29,7 +29,6 @@ from .mesh_collider import MIN_GAP, MeshCollider
 from .triangles import cross, dot
 from .vectors import rows_among
 
-RIDGES = True
 # A ridge's two faces turn more than this from each other (a pyramid's corner edge: 90°+; an 8-segment point's
 # edges ~45°; a 32-segment cone's sides ~11°, not ridges: the vertex pass sees cloth on them).
 RIDGE_ANGLE = 30.0
@@ -39,8 +38,8 @@ _ITERATIONS = 3
 # round a pyramid's foot had its whole 40 cm ridge in its prism: pushed to the top, it flew).
 DEEPEST = 2.0
 # Rigidly moving meshes too (a keyed pyramid sliding under a drape): the ridges where they start the substep give
-# the side, where they end the depth (docs/design.md, round 18 (topo21)).
-RIGID = True
+# the side, where they end the depth (docs/design.md, round 18 (topo21)). (RIDGES and RIGID, their switches, folded
+# in round 24 (flags24).)
 _EPS = 1e-12
 
 _RIDGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # TriangleMesh -> (P (3, R), Q (3, R), out (3, R))
@@ -99,8 +98,6 @@ def collide_cloth_ridges(x, x_start, inv_mass, model, colliders, thickness, t0=0
     """Keep every still or rigidly moving closed mesh collider's ridges at sharp tips out of the cloth triangles'
     insides (step's hook, after the corner pass; t0, t1: the substep's start and end as frame fractions, where a
     moving mesh's ridges are at the substep's start and end)."""
-    if not RIDGES:
-        return
     for collider in colliders:
         if not isinstance(collider, MeshCollider) or collider.deforming:
             continue
@@ -109,8 +106,6 @@ def collide_cloth_ridges(x, x_start, inv_mass, model, colliders, thickness, t0=0
             continue
         start = None
         if not collider.still:
-            if not RIGID:
-                continue
             (r, o), (r0, o0) = collider._pose_at(t1), collider._pose_at(t0)
             start = (r0 @ p + o0[:, None], r0 @ q + o0[:, None], r0 @ out)
             p, q, out = r @ p + o[:, None], r @ q + o[:, None], r @ out

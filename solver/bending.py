@@ -40,11 +40,10 @@ from .vectors import c_einsum
 
 BEND_LENGTH = 0.05  # m: a stencil's stiffness (N·m) is bend_stiffness (N/m) × BEND_LENGTH²
 _EPS = 1e-12
-# A quad grid's paths on strided views (grid_bending): ~2x quicker a sweep, equal to float32 rounding.
-STRIDED_ON_GRIDS = True
-# Gathered flat stencils (zero rest curvature) as one sparse operator (linear_bending): ~2x quicker a
-# sweep on triangle meshes, equal to float32 rounding.
-LINEAR_FLAT_STENCILS = True
+# A quad grid's paths run on strided views (grid_bending), gathered flat stencils (zero rest curvature) as one sparse
+# operator (linear_bending): each ~2x quicker a sweep, equal to float32 rounding (tests/test_bending.py compares them
+# with the gathered stencils, `PreparedBending(..., fast=False)`). Their switches STRIDED_ON_GRIDS and
+# LINEAR_FLAT_STENCILS folded in round 24 (flags24).
 _FLAT = 1e-9  # a stencil whose rest curvature is at most this is flat: C = |v|, linear in v
 _EPS32 = np.array(_EPS, np.float32)  # 0-d operands: a Python float costs ~0.3 us a ufunc call
 _ONE32 = np.array(1.0, np.float32)
@@ -155,7 +154,7 @@ class BendingFamily:
         if not stiffness > 0:
             return None  # bend 0: the cloth folds freely
         compliance = 0.0 if np.isinf(stiffness) else 1.0 / (stiffness * dt * dt)
-        grid = model.layout.grid if STRIDED_ON_GRIDS else None
+        grid = model.layout.grid
         return PreparedBending(self, compliance, model.layout.slot_of, workspace.buffer.shape[1], model.inv_mass, grid)
 
 
@@ -238,14 +237,17 @@ class _Scatter:
 class PreparedBending:
     """The bending stencils ready to project for one (params, substep length)."""
 
-    def __init__(self, family: BendingFamily, compliance: float, slot_of, width: int, inv_mass, grid=None):
-        """grid: the workspace's grid layout (`gridpath.GridLayout`), whose paths are then strided."""
+    def __init__(
+        self, family: BendingFamily, compliance: float, slot_of, width: int, inv_mass, grid=None, fast: bool = True
+    ):  # fmt: skip
+        """grid: the workspace's grid layout (`gridpath.GridLayout`), whose paths are then strided; fast False: every
+        stencil gathered (neither strided nor linear: the reference the tests compare the fast forms with)."""
         self.family, self.compliance = family, compliance
         parts = []  # (group, strided form or None, linear)
         for g in family.groups:
-            on_grid = GridPaths.of(g.vertices, g.weights, slot_of, grid)
+            on_grid = GridPaths.of(g.vertices, g.weights, slot_of, grid) if fast else None
             flat = g.rest <= _FLAT
-            if on_grid is not None or not LINEAR_FLAT_STENCILS or not flat.any():
+            if on_grid is not None or not fast or not flat.any():
                 parts.append((g, on_grid, False))
             elif flat.all():
                 parts.append((g, None, True))

@@ -30,14 +30,13 @@ from .topology import STRUCTURAL
 from .vectors import c_einsum
 
 _EPS = 1e-12
-SETTLE_OLD_STRETCH = True  # False: the stretch an edge started the substep with stays (round 10)
 STRETCH_TOLERANCE = 1e-3  # of the rest length: less stretching in a substep is left to the sweeps
 # Only edges whose outer end hangs below the inner one (the pull the support carries is the weight of the cloth
 # hanging from it): cloth lying on the floor round a rod's foot, 0.5-0.7 m out along the cloth, was dragged along the
 # floor through the rod's sides (x and x_start alike, no collision), and a fan disc on a 1 cm post or pointed rod was
 # tangled through the rod and flung (docs/design.md, round 15 (fling18)). With `up` given (against gravity): the
-# corner pass gives it for meshes with rod ends only (corner_contacts.ROD_ENDS).
-HANGING_ONLY = True
+# corner pass gives it for meshes with rod ends only (corner_contacts.ROD_END_ANGLE). (SETTLE_OLD_STRETCH, the old
+# stretch settled too (round 10), and HANGING_ONLY, this rule, folded in round 24 (flags24).)
 _HANGING = 0.0  # (the outer end lower than the inner by more than this x the edge's length)
 _HARD_REACH = 16  # structural edges (at rest, the median) a hard cloth's support reaches: the long-range limits' span
 
@@ -88,7 +87,7 @@ def propagate_support(
     to `reach` from them along the cloth at rest; pinned vertices (inverse mass 0) stay. The share of a
     correction that removes stretch the edge already had at the substep's start (x_start) moves the
     start too (in place): that share adds no velocity (all of it from x alone flung the cloth up). up (3,): against
-    gravity, only edges whose outer end hangs below their inner one (HANGING_ONLY); None: every edge."""
+    gravity, only edges whose outer end hangs below their inner one (see _HANGING); None: every edge."""
     n = len(x)
     fixed = np.zeros(n, dtype=bool)
     frontier = np.unique(held_vertices)
@@ -111,7 +110,7 @@ def propagate_support(
         length = np.sqrt(c_einsum("ij,ij->i", d, d))
         limit = rest * (1.0 + slack)
         stretched = length > limit  # (the long-range limits' stretch)
-        if HANGING_ONLY and up is not None:
+        if up is not None:
             stretched &= d @ up < -_HANGING * length
         over = stretched.nonzero()[0]
         if len(over) == 0:
@@ -121,8 +120,6 @@ def propagate_support(
         d0 = x_start.take(outer, axis=0) - x_start.take(inner, axis=0)
         started = np.sqrt(c_einsum("ij,ij->i", d0, d0))
         old = np.maximum(np.minimum(started, length) - limit, 0.0)  # the stretch it started the substep with
-        if not SETTLE_OLD_STRETCH:  # (round 10: stop only this substep's stretching, the old stays)
-            limit, old = limit + old, old * 0.0
         growing = (length - limit > STRETCH_TOLERANCE * rest.take(over)).nonzero()[0]
         if len(growing) == 0:
             return  # (a resting drape's edges stretch by round-off)

@@ -44,32 +44,27 @@ SHARP_TIP_ANGLE = 60.0
 _COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
 # After each pass and hold with contacts, the cloth's stretch beyond the vertices a corner holds up goes to
 # the cloth further out (solver/contact_support.py): a needle's tip held a falling cloth (robust12).
-SUPPORT_PROPAGATION = True
 # The other pointed corners (a table's or a box's, not a tip's shoulders) support the cloth hanging from them
 # after every pass and hold, from all their contacts (solver/corner_support.py): a tablecloth's corners hung
 # 40-90 % stretched (docs/design.md, round 14 (corner17)). Still meshes only, and the hanging cloth's pull handed on
 # to the cloth on the top (corner_support.REACTION): without it cloth that must slide off a box stayed on it (round 15).
-CORNER_SUPPORT = True
 # The propagation starts from each overloaded contact's nearest cloth vertex (its largest barycentric), not
 # all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
 # stretched and never shortened (both ends held), and the tip went through (round 11, needle13).
-SEED_NEAREST = True
 # A still mesh's vertices that share a face with a sharp tip (a 1 cm rod's shoulder ring, 1 cm below its point)
 # are corners too: the cloth tented from the tip drapes its triangles over them, wider than the rod, and a
 # shoulder vertex came up through a triangle's middle, where neither the edge pass (no cloth edge near) nor
 # the vertex pass sees it (docs/design.md, round 13 (needle16)).
-TIP_SHOULDERS = True
 # A sharp tip's face contacts push along the cloth's smooth normal there (its vertex normals interpolated),
 # as far as clears the flat triangle: the flat normal of a tent's steep side slid the vertex sitting on a
 # needle's tip sideways off it (5-10 mm a substep on a 64² cloth).
-SMOOTH_TIP_NORMALS = True
 # A still mesh's vertices where sides thinner than the cloth's edges (`SharpEdges.thin`, for the cloth's radius) meet
 # other sharp edges (a flat-topped post's cap rim, an open tube's rim) are corners and sharp tips for that cloth: a
 # cap smaller than a cloth triangle sits inside it, so neither a cloth vertex nor a cloth edge meets it, its rim
 # vertices spread in one plane (not pointed), and 15 of 18 cloths dropped on 1-2 cm posts ended skewered
-# (docs/design.md, round 14 (posts17)). Found per cloth radius (the edge pass's sharp edges).
-ROD_ENDS = True
-ROD_END_TIPS = True  # (and sharp tips: support propagation, smooth normals)
+# (docs/design.md, round 14 (posts17)). Found per cloth radius (the edge pass's sharp edges); they are sharp tips too
+# (support propagation, smooth normals). (These rules' switches, from SUPPORT_PROPAGATION to ROD_END_TIPS and
+# ROUND_POINTS, folded in round 24 (flags24).)
 # The pass's gap at most this x `longest` (twice the cloth's longest triangle edge at rest): a cloth whose Thickness
 # is more than its edges wraps a box's corner at the gap, its triangles chords of that ball, every one of them within
 # the gap of the corner and pushed along its own normal; a 1 m 24² cloth (49 mm edges) at Thickness 98 mm on a 0.3 m
@@ -82,7 +77,7 @@ ROD_END_ANGLE = 60.0
 _COS_ROD_END = math.cos(math.radians(ROD_END_ANGLE))
 # Only rods whose radius is under this x the cloth's longest edge (the edge pass's thin rule: 1). 0.3 in round 14:
 # a 2 cm post under a 64² cloth (4.4 cm diagonals, 0.44) flung it 14-28 cm up with its ends as tips; with the support
-# on hanging edges only (contact_support.HANGING_ONLY) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs
+# on hanging edges only (contact_support, `_HANGING`) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs
 # from the cap, 0 crossings at every frame, where before it ended on the floor skewered (round 15, fling18).
 ROD_END_RADIUS = 0.5
 # A contact whose push goes into the mesh at its corner (its direction leaning against the corner's faces' outward mean
@@ -142,7 +137,6 @@ def pointed_corners(
 # normals spread across their mean more than a cone's of ROUND_ANGLE would in its lesser direction (a box
 # edge's vertex spreads in one plane: 0; a 16-segment rod's cap rim 0.02, an 8-segment one's 0.08, a 45°
 # point 0.27). Before, every cloth hanging on a 45° point was skewered (round 11, needle13).
-ROUND_POINTS = True
 _ROUND_SPREAD = 0.5 * math.sin(math.radians(40.0)) ** 2  # (0.21: a cone of half-angle 50° all round)
 _COS_ROUND = math.cos(math.radians(40.0))
 
@@ -184,7 +178,7 @@ def pointed_mask(ids, normals, n: int, angles, with_mean=False, sorting=None, wi
     tips = least < _COS_SHARP_TIP
     # (the lesser spread is at most half the tangential spread: faces < 40° from the mean cannot reach it)
     candidate = ~pointed & (least < _COS_ROUND)
-    if ROUND_POINTS and candidate.any():
+    if candidate.any():
         at = candidate.take(ids).nonzero()[0]
         spread = _spread_all_round(ids.take(at), corner_normals.take(at, axis=1), weights.take(at), mean, n)
         round_point = candidate & (spread > _ROUND_SPREAD)
@@ -207,9 +201,9 @@ class _Corners:
         self.lists: list[_CornerList] = []
         self.motion = 0.0
         self.tips = np.zeros(0, dtype=bool)  # which corners are sharp tips (SHARP_TIP_ANGLE)
-        self.ends = np.zeros(0, dtype=bool)  # which are thin rods' ends (ROD_ENDS; only in `_with_rod_ends`)
+        self.ends = np.zeros(0, dtype=bool)  # which are thin rods' ends (only in `_with_rod_ends`)
         self.key = b""  # (`_with_rod_ends`: which ends)
-        self.carries = np.zeros(0, dtype=bool)  # which carry the cloth hanging from them (CORNER_SUPPORT)
+        self.carries = np.zeros(0, dtype=bool)  # which carry the cloth hanging from them (corner_support)
         self.normals = np.zeros((3, 0))  # (3, C) the mean normal of each corner's faces (still meshes')
         # (3, C) APEX_CORNERS' apexes' mean normals out of the mesh, of length 1 / tan(their turn) (0: another corner),
         # or None: no apexes. Such a corner is kept on its outside of a cloth triangle, or of a cloth edge under it,
@@ -222,7 +216,7 @@ class _Corners:
             found = pointed_corners(mesh.vertices, mesh.triangles, mesh.normals, mesh, tips=True, means=True)
             self.points, self.tips, self.normals = found
             self.carries = ~self.tips  # (not a tip's shoulders below)
-            if TIP_SHOULDERS and self.tips.any():
+            if self.tips.any():
                 shoulders = _shoulders(mesh.vertices, mesh.triangles, self.points, self.tips)
                 self.points = np.ascontiguousarray(np.concatenate([self.points, shoulders], axis=1))
                 self.tips = np.concatenate([self.tips, np.zeros(shoulders.shape[1], dtype=bool)])
@@ -263,7 +257,7 @@ class _Corners:
 
 def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
     """(3, S) places of a still mesh's vertices that share a face with a sharp tip and are not pointed corners
-    already (a pointed rod's shoulder ring, where its point meets its sides; see TIP_SHOULDERS)."""
+    already (a pointed rod's shoulder ring, where its point meets its sides; see SHARP_TIP_ANGLE's notes)."""
     vertices = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
     at_tip = rows_among(vertices, points.T[tips])
     fan = at_tip.take(triangles).any(axis=1)
@@ -278,7 +272,7 @@ def _shoulders(vertices, triangles, points, tips) -> np.ndarray:
 
 def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
     """`corners` with the upper ends of `sharp`'s thin edges (their ends on one of its other sharp edges too, the thin
-    edges leaving them downwards, within ROD_END_ANGLE of -up (3,), the mesh's own frame); see ROD_ENDS. `corners`
+    edges leaving them downwards, within ROD_END_ANGLE of -up (3,), the mesh's own frame). `corners`
     itself when there are none. Kept per SharpEdges while the ends are the same."""
     kept = _ROD_ENDS.get(sharp)
     if kept is None or kept[0] is not corners:
@@ -312,8 +306,7 @@ def _with_rod_ends(corners: _Corners, sharp, up, radius: float) -> _Corners:
         # the 1 cm 8-segment post's top ended with 36 edges through it, 18 without the support; round 15)
         found.carries = np.concatenate([corners.carries & ~known, np.zeros(len(ends), dtype=bool)])
         found.normals = np.concatenate([corners.normals, np.zeros((3, len(ends)))], axis=1)
-        if ROD_END_TIPS:
-            found.tips |= found.ends
+        found.tips |= found.ends
         found.key = key
     chosen[up.tobytes()] = found
     return found
@@ -454,7 +447,7 @@ def apex_points(mesh, lever: float, gap: float) -> tuple[np.ndarray, np.ndarray]
 
 
 def _cloth_corners(collider, longest: float, thickness, gravity, t1: float) -> _Corners:
-    """The collider's corners for a cloth whose longest edge is `longest` (ROD_ENDS' rods' ends with gravity, a closed
+    """The collider's corners for a cloth whose longest edge is `longest` (thin rods' upper ends with gravity, a closed
     still or rigid mesh's apexes, APEX_CORNERS)."""
     corners = _corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, t1))
     if APEX_CORNERS and not collider.deforming and collider.mesh.outward:
@@ -470,10 +463,10 @@ _ROD_ENDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # SharpEdges
 
 def _corners_of_collider(collider, sharp=None) -> _Corners:
     """A still or rigid collider's mesh's corners (with `sharp`, (SharpEdges of its mesh for a cloth, up (3,) in its
-    frame): and its thin rods' upper ends, ROD_ENDS), or a deforming one's for this frame (once a frame)."""
+    frame): and its thin rods' upper ends, ROD_END_ANGLE), or a deforming one's for this frame (once a frame)."""
     if not collider.deforming:
         corners = corners_of(collider.mesh)
-        return _with_rod_ends(corners, *sharp) if ROD_ENDS and sharp is not None else corners
+        return _with_rod_ends(corners, *sharp) if sharp is not None else corners
     found = _FRAME_CORNERS.get(collider)
     if found is None:
         # Closed deforming meshes only: an open one's pointed vertices (a cloth collider's crumples) made no
@@ -600,7 +593,7 @@ def collide_cloth_corners(
     ended behind a wall (docs/design.md, round 8 (edgewin10)).
     support: (slack, reach) of the shock propagation from the vertices a corner holds up after every pass
     and hold with contacts (`contact_support.propagate_support`); None: none. gravity (3,): which thin rods' ends
-    are corners (ROD_ENDS), and the cloth hangs against it from the other pointed corners (`corner_support`);
+    are corners (ROD_END_ANGLE), and the cloth hangs against it from the other pointed corners (`corner_support`);
     None: none."""
     _, longest = model.cloth_edges
     up = _up(gravity)
@@ -634,17 +627,14 @@ def collide_cloth_corners(
                 pushed = _hold(collider, x, x_start, t0, t1, held[1], mu)
                 if support is not None:  # (the sharp tips' among them: the propagation's seeds)
                     found = held[1]._replace(overloaded=pushed.take(held[1].tips.take(pushed).nonzero()[0]))
-        if found is None or support is None or not collider.mesh.outward or not SUPPORT_PROPAGATION:
+        if found is None or support is None or not collider.mesh.outward:
             continue
         # Only from supports the cloth was pulled through: a cloth resting on a
         # pyramid's sides (its apex pushing a few mm) slid off it when pulled towards the apex too.
         if len(found.overloaded):
-            if SEED_NEAREST:  # (each contact's vertex of the largest barycentric: one take of the (H, 3) rows)
-                nearest = found.beta.take(found.overloaded, axis=1).argmax(axis=0)
-                seeds = found.verts.take(found.overloaded * 3 + nearest)
-            else:
-                verts = found.verts.take(found.overloaded, axis=0)
-                seeds = verts[found.weights.take(found.overloaded, axis=1).T > 0.0]
+            # (each contact's vertex of the largest barycentric: one take of the (H, 3) rows)
+            nearest = found.beta.take(found.overloaded, axis=1).argmax(axis=0)
+            seeds = found.verts.take(found.overloaded * 3 + nearest)
             slack, reach = support
             # (hanging edges only from a mesh with rod ends: on a pointed rod it let a triangulated 64² cloth's
             # skirt through the rod at one placement of six, so pointed meshes keep the propagation as it was)
@@ -661,7 +651,7 @@ def collide_cloth_corners(
             facing = (up @ normals > 0.0).nonzero()[0]
             if len(facing) == 0:
                 continue
-            carries = found.carries.take(facing)  # (each contact's nearest vertex, as SEED_NEAREST)
+            carries = found.carries.take(facing)  # (each contact's nearest vertex, as the propagation's)
             nearest = found.beta.take(carries, axis=1).argmax(axis=0)
             seeds = found.verts.take(carries * 3 + nearest)
             points, normals = points.take(facing, axis=1), normals.take(facing, axis=1)
@@ -669,18 +659,10 @@ def collide_cloth_corners(
             support_hanging(x, x_start, seeds, model.structural_graph, inv_mass, support[0], up, points, normals, mu)
 
 
-def has_rod_ends(collider, longest: float, thickness, gravity) -> bool:
-    """Whether the still or rigid collider has thin rods' upper ends for a cloth whose longest edge is `longest`
-    (ROD_ENDS: a flat-topped post's cap, a pointed rod's tip)."""
-    if not isinstance(collider, MeshCollider) or collider.deforming:
-        return False
-    return bool(_corners_of_collider(collider, _rod_sharp(collider, longest, thickness, gravity, 1.0)).ends.any())
-
-
 def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
     """(the still or rigid collider's sharp edges for a cloth whose longest edge is `longest` (the edge pass's), up in
-    its frame at t1), whose thin rods' upper ends are corners too (ROD_ENDS); None: none asked (no gravity)."""
-    if not ROD_ENDS or collider.deforming or gravity is None:
+    its frame at t1), whose thin rods' upper ends are corners too (ROD_END_ANGLE); None: none asked (no gravity)."""
+    if collider.deforming or gravity is None:
         return None
     up = _up(gravity)
     if up is None:
@@ -769,7 +751,7 @@ def collide_corners(
         corner_moved = point - point0
         reach += np.sqrt(dot(corner_moved, corner_moved))
     found_faces = _face_contacts(point, tri, starts, ends, gap, reach, point0, outs)
-    if SMOOTH_TIP_NORMALS and collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
+    if collider.mesh.outward and len(found_faces[0]):  # (closed: an open V's crease
         # is all "tips", and its cloth pushed along the smooth normal ended behind a wall)
         found_faces = _smooth_tips(found_faces, corners.tips.take(c), triangles, p1)
     found_edges = _edge_contacts(point, tri, starts3, ends3, gap, reach, point0, outs)
@@ -816,7 +798,7 @@ def collide_corners(
     _scatter(x, x_start if settle_into is None else settle_into, rows, slots, weights, delta, settle, pose1)
     tips = corners.tips.take(c.take(at))
     overloaded = ((depth > _OVERLOADED * gap) & tips).nonzero()[0]
-    carries = corners.carries.take(c.take(at)).nonzero()[0] if CORNER_SUPPORT else _EMPTY
+    carries = corners.carries.take(c.take(at)).nonzero()[0]
     carried = corners.normals.take(c.take(at.take(carries)), axis=1)
     held = _Held(verts, beta, weights, per, direction, corner, gap, inv_mass, rows, slots, flat)
     held = held._replace(overloaded=overloaded, tips=tips, carries=carries, carried=carried)
@@ -854,7 +836,7 @@ def _not_inward(mesh, means, p1, verts, beta, direction):
 def _smooth_tips(found, tips, triangles, p1):
     """`_face_contacts`' contacts `found` with sharp tips (`tips`, per pair) pushed along the cloth's smooth
     normal at the contact point (area-weighted vertex normals of cloth vertices p1 (3, N), interpolated),
-    each depth grown so the push still clears the flat triangle (see SMOOTH_TIP_NORMALS)."""
+    each depth grown so the push still clears the flat triangle (see _smooth_tips)."""
     verts, beta, direction, pair, depth, start_gap = found
     which = tips.take(pair).nonzero()[0]
     if len(which) == 0:
@@ -893,7 +875,7 @@ class _Held(NamedTuple):
     flat: np.ndarray  # (3H,) the contacts' first vertices, then their second, then their third (verts.T.ravel())
     moving: tuple | None = None  # a deforming mesh's (_Corners, each contact's corner)
     overloaded: np.ndarray = _EMPTY  # the sharp tips' contacts the pass found through the cloth
-    carries: np.ndarray = _EMPTY  # the contacts with corners that carry hanging cloth (CORNER_SUPPORT)
+    carries: np.ndarray = _EMPTY  # the contacts with corners that carry hanging cloth (corner_support)
     carried: np.ndarray = np.zeros((3, 0))  # (3, K) those corners' faces' mean normals
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
     apexes: bool = False  # whether all are APEX_CORNERS' apexes' (held APEX_HOLD_ITERATIONS times)

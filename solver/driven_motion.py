@@ -31,10 +31,6 @@ DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface ne
 MOTION_SUBSTEP_GRAIN = 8
 # A grown collider's surface (see `grown_substeps`) moves at most this much of the gap it keeps per substep.
 GROWN_MOVE_PER_GAP = 1 / 3
-# True: a sphere asks for substeps when the box of its path over the frame meets the cloth's, not only its start or end
-# pose: a 0.2 m sphere keyed across a pinned hanging cloth in one frame (36 m/s, a teleport) kept 16 substeps and left
-# 10 cloth edges 19 cm through it for good; at 64 substeps none (docs/design.md, round 23 (probemove23)).
-SWEPT_SPHERES = True
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
 _HUGE = 2**31 - 1  # substeps asked for by a motion past any count
@@ -120,10 +116,11 @@ def collider_motion(collider, low, high) -> float:
     if isinstance(collider, Sphere):
         c0, r0 = collider.at(0.0)
         c1, r1 = collider.at(1.0)
-        if SWEPT_SPHERES:  # the box of its whole path, as a rectangle's (a fast one may skip past the cloth)
-            near = _meets(np.minimum(c0 - r0, c1 - r1), np.maximum(c0 + r0, c1 + r1), low, high)
-        else:
-            near = _meets(c0 - r0, c0 + r0, low, high) or _meets(c1 - r1, c1 + r1, low, high)
+        # The box of its whole path, as a rectangle's, not only its start or end pose: a 0.2 m sphere keyed across a
+        # pinned hanging cloth in one frame (36 m/s, a teleport) kept 16 substeps and left 10 cloth edges 19 cm
+        # through it for good; at 64 substeps none (docs/design.md, round 23 (probemove23); SWEPT_SPHERES, folded
+        # in round 24).
+        near = _meets(np.minimum(c0 - r0, c1 - r1), np.maximum(c0 + r0, c1 + r1), low, high)
         if not near:
             return 0.0
         return _longest((c1 - c0)[None]) + abs(r1 - r0)

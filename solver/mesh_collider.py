@@ -54,15 +54,12 @@ _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to
 # The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
 # keep, and the next substep's path from there is not a crossing (it fell through every mesh).
 MIN_GAP = 1e-6
-# A deforming triangle's crossings tested against its own motion, exactly (docs/design.md, issue 11,
-# round 9 (fastdeform11)); False: the shifted-path test alone (first order for rotation).
-EXACT_MOVING_CROSSINGS = True
-# A closed deforming mesh's free vertices found inside deeper than the gap at a frame's end go out to its
-# nearest surface (solver/inside_recovery.py; docs/design.md, round 10 (robust12)).
-INSIDE_RECOVERY = True
-# Still and rigid closed meshes too: one that appears or jumps round the cloth (a pose set without motion),
-# or a cloth started inside one, left 42-82 vertices of a curtain inside for good (round 11 (needle13)).
-RIGID_INSIDE_RECOVERY = True
+# A deforming triangle's crossings are tested against its own motion, exactly (docs/design.md, issue 11,
+# round 9 (fastdeform11); the shifted-path test alone is first order for rotation). A closed mesh's free vertices
+# found inside deeper than the gap at a frame's end go out to its nearest surface (solver/inside_recovery.py; round
+# 10 (robust12)); still and rigid ones too: one that appears or jumps round the cloth (a pose set without motion),
+# or a cloth started inside one, left 42-82 vertices of a curtain inside for good (round 11 (needle13)). (Their
+# switches EXACT_MOVING_CROSSINGS, INSIDE_RECOVERY, RIGID_INSIDE_RECOVERY folded in round 24 (flags24).)
 _INSIDE_CHECKED = "inside checked"  # (a key of the run's memory per collider: the mesh and pose last checked)
 _FAST_MOTION = 1.0  # of the gap: a triangle's corner motion over a substep that needs the exact test
 _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 before; docs/design.md, issue 11)
@@ -592,7 +589,7 @@ class MeshCollider:
             found = contacts.get(self.mesh)
             settle = (*settle, None if found is None else found[3])  # the rows `hold` kept on the surface
         self.collide_rows(x, x_start, active, t0, t1, thickness, cloth_friction, settle)
-        if t1 >= 1.0 and INSIDE_RECOVERY and (self.deforming or RIGID_INSIDE_RECOVERY):  # once a frame, last pass
+        if t1 >= 1.0:  # once a frame, last pass
             if self._inside_check_due(contacts):
                 self.recover_inside(x, x_start if settle is None else settle[0], active, thickness)
         if contacts is None or self.deforming or settle is None:
@@ -893,7 +890,7 @@ class MeshCollider:
         if outward:
             crossed &= h0 * outward > 0.0  # into a closed surface, not out of it
         away = end - closest
-        if velocity is not None and motion is not None and EXACT_MOVING_CROSSINGS:
+        if velocity is not None and motion is not None:
             found = _moving_crossings(start0, end, away, (a, b, c), velocity, dt, motion, gap, h1, crossed, outward)
             if found is not None:
                 which, hit_s, start_heights = found

@@ -13,11 +13,8 @@ import numpy as np
 
 # Polygons with more corners keep their fan only (a 12-gon has 220 triangles of corners, a 32-gon 4 960).
 MOST_CORNERS = 12
-# On: an n-gon's chord never collides with an edge out of one of its corners (off: only with edges between two of
-# its corners). At MOST_CORNERS 24 with it off a 16-gon folded flat across a pinned strip's edge blew up; on, it
-# does not, but the 20² seed 1 crumple kept ~200 pairs apart instead of 4-40 (docs/self-collision.md, round 19
-# (ngonpin22)): off by default, both measured, neither landed.
-CHORD_AT_CORNER = False
+# (An n-gon's chord never colliding with an edge out of one of its corners, CHORD_AT_CORNER, was measured in
+# docs/self-collision.md, round 19 (ngonpin22), left off and deleted in round 24 (flags24; base 7598006).)
 
 
 def inside_triangles(faces, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -75,12 +72,6 @@ class OwnPairs:
             at = np.searchsorted(known, np.minimum(first, second) * n_verts + np.maximum(first, second))
             self.edge_ngon[at] = self.triangle_ngon[ngon]
         self.edges = edges
-        # Chords (no side of any polygon): one crosses an edge out of a corner of its n-gon whenever the cloth
-        # folds flat at that corner, with no cloth through cloth (Blender's count skips triangles sharing a corner).
-        ring, after = faces.corner_verts, np.arange(1, len(faces.corner_verts) + 1)
-        following = ring[after - np.repeat(sizes, sizes) * (after == np.repeat(np.cumsum(sizes), sizes))]
-        sides = np.unique(np.minimum(ring, following) * n_verts + np.maximum(ring, following))
-        self.chord = (self.edge_ngon >= 0) & ~np.isin(known, sides)
 
     def _corner_of(self, polygon: np.ndarray, vertex: np.ndarray) -> np.ndarray:
         wanted = polygon * self.n + vertex
@@ -99,7 +90,7 @@ class OwnPairs:
         for mine, other in ((e, f), (f, e)):
             polygon, ends = self.edge_ngon[mine], self.edges[other]
             first, second = self._corner_of(polygon, ends[:, 0]), self._corner_of(polygon, ends[:, 1])
-            out |= (first & second) | (CHORD_AT_CORNER & self.chord[mine] & (first | second))
+            out |= first & second
         return out
 
 

@@ -39,8 +39,7 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 
 # The patches' min / max over runs of members a column at a time (`_Runs`) rather than by `reduceat`: the same
 # numbers (bit-identical drapes), ~3x quicker for the runs of ~4 members a patch holds. Runs wider than PADDED_MOST,
-# or padded to more than PADDED_SHARE times their values, keep the reduceat.
-USE_RUNS = True
+# or padded to more than PADDED_SHARE times their values, keep the reduceat. (Its switch USE_RUNS folded in round 24.)
 PADDED_MOST = 16
 PADDED_SHARE = 2.5
 
@@ -73,7 +72,7 @@ class _Runs:
         self.first = np.asarray(first, dtype=np.intp)
         self.columns: list[np.ndarray] | None = None
         runs = len(self.first)
-        if runs == 0 or not USE_RUNS:
+        if runs == 0:
             return
         size = np.diff(np.append(self.first, total))
         width = int(size.max())

@@ -21,7 +21,6 @@ class State:
     last_substeps: int = 0  # substeps the last frame took
     wanted_substeps: int = 0  # what its fast pins, grab or colliders asked for (more than taken: capped)
     driven_substeps: int = 0  # what they asked for in the last frame alone (held one frame more)
-    grown_frame: int = -1  # the last `frame` stepped with a grown mesh collider (step.py, `MeshCollider.grown`)
     # Data the solver may carry from frame to frame to save work (e.g. self-collision candidate
     # pairs); never needed for correctness, not copied, safe to clear at any time.
     scratch: dict = field(default_factory=dict, repr=False, compare=False)
@@ -54,7 +53,6 @@ class State:
             self.last_substeps,
             self.wanted_substeps,
             self.driven_substeps,
-            self.grown_frame,
         )
 
     def velocity(self, substep_time: float) -> np.ndarray:

@@ -12,9 +12,9 @@ from .bounded_planes import converted as bounded_planes_converted
 from .chord_contacts import collide_chords
 from .colliders import collide
 from .contact_support import support_reach
-from .corner_contacts import collide_cloth_corners, has_rod_ends
+from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
-from .edge_contacts import collide_cloth_edges, has_braked_edges, travelling
+from .edge_contacts import collide_cloth_edges, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -44,32 +44,14 @@ PIN_STIFFNESS = 5760.0
 MESH_COLLIDE_INTERVAL = 3
 DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
-# Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) run at the close of every
-# EDGE_PASS_WINDOWS-th mesh collider window, over the motion since, and hold their contacts in between
-# (at 3, cloth edges ended through a 2 cm board; docs/design.md, round 8 (edgehold9); at 2 a table's
-# worst 1% of cloth edges stretched 11% over its rims, at 1 5%: round 8 (edgewin10)). The sides of a rod
-# or bar thinner than a cloth edge that a cloth can hang on get it every substep (with the hold a cloth
-# hanging on one fell through; tests/test_mesh_collider_rods.py), open meshes too (solver/edge_contacts.py).
-# 0: every substep for all. Over 1 only where every mesh collider is still (`.still`: a 12 m/s box no longer carried
-# a hanging cloth with windows of 6) and has neither braked sharp edges nor thin rods' upper ends, the hold then taking
-# the cloth edges near the sharp edges too (edge_contacts.HOLD_REACH). At 2 the tables cost ~0.14-0.34x of the plain
-# step less with their strain no worse (the rising-box frame test pins its schedule: with them the still box it is
-# compared with runs another on purpose; the near edges' grip on a box's side went with NEAR_FRICTION_ALONG), but a
-# jittered cloth tucked under the round-legged table's top ended a vertex 5 mm inside at 1 of 8 placements (the corner
-# pass's side at the top's bottom corner, round 20 (table23)): 1 until that is understood (docs/design.md, issue 11,
-# rounds 17-20; the cone on a pillar's 236 edges through went with edge_contacts.CLOSED_APEX_GAP).
-EDGE_PASS_WINDOWS = 1
-# False: the long edge windows on moving rigid colliders too (not deforming). Measured off: with them the rising box
-# and the still box it is compared with differ by 16 mm / 0.34 m/s in its frame (windows of 3: 7 mm / 0.07), not
-# chaos (a 1e-7 m nudge moves the still box's by < 0.1 mm): the long windows' path is not yet frame-invariant.
-EDGE_WINDOWS_STILL_ONLY = True
-# The corner pass (solver/corner_contacts.py) on windows of CORNER_PASS_WINDOWS mesh collider windows, its hold
-# (and the corner support after it) in between, on the same meshes as the long edge windows (every mesh collider
-# still, no braked edges, no rod ends). 1: the vertex pass's windows (3 substeps). At 2 with EDGE_PASS_WINDOWS = 2 the
-# tables' 64² frame is 4-11 % cheaper (1.74-2.12x -> 1.49-1.98x the plain step), but a 48² tablecloth's corners
-# stretched 0.12 -> 0.27 (tests/test_tablecloth_corners.py fails) and two needle tests fail: off (docs/design.md,
-# issue 11, round 23 (tablecost23)).
-CORNER_PASS_WINDOWS = 1
+# Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) and the corner pass
+# (solver/corner_contacts.py) run on the vertex pass's windows (the edge and corner passes' may take a lone last
+# substep, below) and hold their contacts in between. Longer edge and corner windows (every 2nd or 3rd mesh collider
+# window, on still colliders only) were measured and dropped: at 3 cloth edges ended through a 2 cm board
+# (docs/design.md, round 8 (edgehold9)), at 2 a table's worst 1% of cloth edges stretched 11% over its rims (at 1
+# 5%: edgewin10), a jittered cloth tucked under a table's top ended a vertex 5 mm inside (round 20 (table23)), a 48²
+# tablecloth's corners stretched 0.12 -> 0.27 (round 23 (tablecost23)); their code went in round 24 (flags24: base
+# 7598006 to reproduce them with step.EDGE_PASS_WINDOWS / CORNER_PASS_WINDOWS).
 # A frame whose substeps leave a window of one substep at its end (16 at 3) gives that substep to the edge and
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
 # (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
@@ -82,14 +64,6 @@ LONE_SUBSTEP_JOINS_FROM = 3
 # vertex pass saw no crossing and the frame ended with it 6 mm inside (docs/design.md, round 23 (chair23)). Closed
 # meshes only (as the joined windows). Off: not yet run over the suite.
 LONE_VERTEX_WINDOW = False
-# True: a grown collider (`MeshCollider.grown`) gets its substeps from the gap and its growth gives no speed only
-# on a frame after one without (a shape remeshed every frame then takes its matched motion as a motion from its
-# second such frame on). Off since round 20 (small23): the caller decides; services mark a shape `grown` when the
-# one it replaces was kept a frame (Subdivision levels keyed down: its corners pop out) or was itself a pop and had
-# more vertices (levels keyed 2, 1, 0 one a frame: the second pop, taken as a motion, cut 6-20 edges through).
-# (Under a Build growing sideways even its first growing frame treated kept 9-21 edges through where the base's
-# swept cloth ended with none, round 19 (pop22).)
-GROWN_ONCE = False
 # A rigid mesh collider whose centre travels (`edge_contacts.travelling`: over TURN_TRAVEL gaps a substep) gets, where
 # its vertex pass closes a window, an edge pass over that substep after it and its vertex pass again: the vertex pass
 # runs last and can leave a cloth edge through the mesh with both ends out
@@ -97,20 +71,17 @@ GROWN_ONCE = False
 # side of a sharp edge), which the next substep's edge pass, whose path starts through, does not see: 1-6 cloth edges
 # ended through the box in 7 of 12 placements of bench/orbiting_box.py, 0 with it (docs/design.md, issue 11, round 21
 # (orbit24)). Still and deforming meshes and those turning about a still centre (a turntable): unchanged.
-EDGES_AFTER_MOVING_VERTICES = True
 # With two or more mesh colliders and windows: the substep starts (`previous`) that the edge, corner, ridge and
 # tipped-edge passes moved (they settle their pushes into the start) are swept, from where they were to where they
 # were moved, through every rigid mesh collider's vertex pass (without friction) before the windows take them; a
-# start the sweep moves goes back to where it was before those passes (RECHECK_REVERTS: their push of the start
-# undone; the position keeps the push and the vertex pass then takes it out from the start's side). A cube resting
+# start the sweep moves goes back to where it was before those passes (their push of the start undone; the position
+# keeps the push and the vertex pass then takes it out from the start's side). A cube resting
 # on a ground box: the cube's edge pass pushes a cloth edge off its bottom edge 45 degrees down, into the ground, its
 # start too, and the ground's vertex pass (which keeps each vertex on the side its path starts) kept it 6-20 mm under
 # (bench/cube_on_ground.py: 8 of 40 runs over kinds, motions and placements, 0 with it; the scenes of the tests with
-# one mesh collider never take it). RECHECK_REVERTS False (cube25's rule, the start left where the sweep put it)
-# also cleared those, but kept a cloth edge through the cube 10 frames in one run (docs/design.md, issue 11, rounds
-# 21 (cube25) and 22 (cube26)).
-RECHECK_MOVED_STARTS = True
-RECHECK_REVERTS = True
+# one mesh collider never take it). Leaving the start where the sweep put it (cube25's rule) also cleared those, but
+# kept a cloth edge through the cube 10 frames in one run (docs/design.md, issue 11, rounds 21 (cube25) and 22
+# (cube26); both switches folded in round 24 (flags24)).
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -192,11 +163,6 @@ def step(
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
     wanted = 0
     grown = [c for c in inputs.colliders if isinstance(c, MeshCollider) and c.grown]
-    if grown:
-        once = state.grown_frame != state.frame - 1
-        state.grown_frame = state.frame
-        if GROWN_ONCE and not once:
-            grown = []
     if params.substeps_follow_motion:
         motion = driven_motion(model, state, inputs, params, frame_time, skip=grown)
         asked = motion_substeps(motion, model.mean_edge_length)
@@ -257,42 +223,26 @@ def step(
     tear = TearCheck(model, broken, float(params.tear_factor)) if params.tear_factor > 0 else None
     tore = False
     # The mesh colliders' edge, corner and ridge passes: the torn cloth's intact triangles and edges only.
-    collided = _torn_view(model, broken, run) if tearing.TORN_EDGES_OFF and broken.any() else model
+    collided = _torn_view(model, broken, run) if broken.any() else model
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
     any_meshes = any(isinstance(c, MeshCollider) for c in inputs.colliders)
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
     join_lone = all(c.mesh.outward for c in inputs.colliders if isinstance(c, MeshCollider))
-    edge_interval = mesh_interval * EDGE_PASS_WINDOWS or 1
-    corner_interval = mesh_interval * max(CORNER_PASS_WINDOWS, 1)
-    if (edge_interval > mesh_interval or corner_interval > mesh_interval) and not all(
-        (c.still if EDGE_WINDOWS_STILL_ONLY else not c.deforming)
-        and not has_braked_edges(c, model.cloth_edges[1], params.thickness)
-        and not has_rod_ends(c, model.cloth_edges[1], params.thickness, params.gravity)
-        for c in inputs.colliders
-        if isinstance(c, MeshCollider)
-    ):  # (a low-poly ball's ridges kept an irregular cloth's edge through them with windows of 6, a fan disc on a
-        # thin post was flung 8-29 cm off it)
-        edge_interval = min(edge_interval, mesh_interval)
-        corner_interval = mesh_interval
-    hold_near = 1.0 / substeps if edge_interval > mesh_interval else None
     moving = (
         [
             c
             for c in inputs.colliders
             if isinstance(c, MeshCollider) and not c.deforming and travelling(c, params.thickness, 1.0 / substeps)
         ]
-        if EDGES_AFTER_MOVING_VERTICES and mesh_interval > 1  # (the windows' pass: none without them)
+        if mesh_interval > 1  # (the windows' pass: none without them)
         else []
     )
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
-    # (the corner pass's own window start only on its long windows: else the vertex pass's, as before)
-    corner_long = corner_interval > mesh_interval
-    corner_window_start = run.window_buffer(len(x), "corners") if corner_long else window_start
     meshes = [c for c in inputs.colliders if isinstance(c, MeshCollider)]
     rigid_meshes = [c for c in meshes if not c.deforming]  # (a start has no motion: no deforming mesh's sweep)
-    recheck = RECHECK_MOVED_STARTS and mesh_interval > 1 and len(meshes) > 1 and bool(rigid_meshes)
+    recheck = mesh_interval > 1 and len(meshes) > 1 and bool(rigid_meshes)
     starts_before = run.window_buffer(len(x), "starts") if recheck else None
     # The cloth beyond a corner's support keeps within the long-range limits' stretch, as far as a stretch wave
     # travels in a substep (solver/contact_support.py; not with tearing: a torn edge's ends are no longer held).
@@ -354,18 +304,18 @@ def step(
             opens, closes = s == first, s == last
             window = None if opens else (window_start, first / substeps)
             # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
-            corner_first, corner_last = _window(s, corner_interval, substeps, join_lone)
-            corner_window = None if s == corner_first else (corner_window_start, corner_first / substeps)
+            corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
+            corner_window = None if s == corner_first else (window_start, corner_first / substeps)
             if LONE_VERTEX_WINDOW and opens and closes and corner_first < first:
                 window = (window_start, (first - mesh_interval) / substeps)  # (the last window's start, kept)
-            edge_first, edge_last = _window(s, edge_interval, substeps, join_lone)
+            edge_first, edge_last = _window(s, mesh_interval, substeps, join_lone)
             edge_opens, edge_closes = s == edge_first, s == edge_last
             if starts_before is not None:
                 starts_before[...] = previous
             collide_cloth_edges(
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
-                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, hold_near=hold_near,
+                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
@@ -378,12 +328,10 @@ def step(
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
                 tipped_only=True,
             )  # fmt: skip
-            if starts_before is not None:  # (RECHECK_MOVED_STARTS)
+            if starts_before is not None:  # (the moved starts swept through the other meshes)
                 _recheck_moved_starts(previous, starts_before, rigid_meshes, t0, params.thickness)
             if edge_opens and not edge_closes:
                 edge_window_start[...] = previous
-            if corner_long and s == corner_first and s != corner_last:
-                run.window_buffer(len(x), "corners")[...] = previous
             if opens and not closes:  # (after the edge pass: with its settled pushes)
                 window_start[...] = previous
             collide(
@@ -392,7 +340,7 @@ def step(
             )  # fmt: skip
             if closes and chord_contacts.CHORD_PASS:
                 collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
-            if closes and moving:  # (EDGES_AFTER_MOVING_VERTICES)
+            if closes and moving:  # (an edge pass after a travelling mesh's vertex pass, above)
                 collide_cloth_edges(x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity)
                 collide(
                     x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, window=window,
@@ -412,8 +360,7 @@ def step(
         if tear is not None and tear(x):
             tore = True
             families = _overridden(run.families, inv_mass, broken)
-            if tearing.TORN_EDGES_OFF:
-                collided = _torn_view(model, broken, run)
+            collided = _torn_view(model, broken, run)
 
     if own is not None:
         most = float(np.sqrt(np.max(np.einsum("ij,ij->i", np.atleast_2d(accel), np.atleast_2d(accel)))))
@@ -441,14 +388,11 @@ def _cap_growth_speed(x, previous, own, free, cap: float) -> None:
 
 def _recheck_moved_starts(previous, before, meshes, t0: float, thickness: float) -> None:
     """The starts the edge and corner passes moved (rows where `previous` is not `before`) swept from `before` to
-    where they are through every rigid mesh collider's vertex pass at t0, without friction (RECHECK_MOVED_STARTS):
-    a start one mesh pushed into another goes back out on the side it was; with RECHECK_REVERTS, one the sweep
-    moves goes back to `before` (as it was before those passes; the sweep's settled pushes go into `before` too)."""
+    where they are through every rigid mesh collider's vertex pass at t0, without friction: a start one mesh pushed
+    into another goes back out on the side it was, and one the sweep moves goes back to `before` (as it was before
+    those passes; the sweep's settled pushes go into `before` too)."""
     moved = (previous != before).any(axis=1).nonzero()[0]
     if len(moved) == 0:
-        return
-    if not RECHECK_REVERTS:
-        collide(previous, before, moved, meshes, t0, t0, thickness, 0.0, only=meshes)
         return
     was, pushed = before.take(moved, axis=0), previous.take(moved, axis=0)
     collide(previous, before, moved, meshes, t0, t0, thickness, 0.0, only=meshes)

@@ -62,8 +62,7 @@ def mark_torn_faces(model, broken: np.ndarray, face_torn_frame: np.ndarray, fram
 # The mesh colliders' edge, corner and ridge passes take the torn cloth's intact triangles and edges only
 # (round 22, probe26): with every triangle edge, a torn edge whose ends had parted across a thin blade stayed a
 # "cloth edge" through it, and the edge pass pushed its far end up and away (a torn two-vertex piece rose
-# 6 m against gravity, another was flung at 95 m/s).
-TORN_EDGES_OFF = True
+# 6 m against gravity, another was flung at 95 m/s). (Its switch TORN_EDGES_OFF folded in round 24 (flags24).)
 
 
 class TornView:

@@ -138,11 +138,11 @@ def test_bending_stops_across_a_tear_and_holds_grabbed_vertices_still():
     assert np.array_equal(buffer[:, held], before[:, held]) and not np.array_equal(buffer, before)
 
 
-def _one_projection(monkeypatch, model, rest, switch: str, uses):
-    """moved(on, override): how one bending projection moves a shaken `rest` shape, with the module
-    flag `switch` of solver.bending set to `on` (asserting `uses(run) == on`), as is or with torn
-    edges ("torn") or held vertices ("held")."""
-    from solver import bending
+def _one_projection(model, rest, uses):
+    """moved(on, override): how one bending projection moves a shaken `rest` shape, with the fast forms
+    (on: as the solver runs, asserting `uses(run)`) or every stencil gathered (`PreparedBending(..., fast=False)`),
+    as is or with torn edges ("torn") or held vertices ("held")."""
+    from solver.bending import PreparedBending
 
     family = model.family("bending")
     n = len(rest)
@@ -154,9 +154,10 @@ def _one_projection(monkeypatch, model, rest, switch: str, uses):
     held[::7] = True
 
     def moved(on: bool, override=None):
-        monkeypatch.setattr(bending, switch, on)
         buffer = np.zeros((3, n), np.float32)
         run = family.prepare(model, solver.Params(), FRAME / 10, type("W", (), {"buffer": buffer})())
+        if not on:
+            run = PreparedBending(family, run.compliance, slots, n, model.inv_mass, fast=False)
         assert uses(run) == on
         if override == "torn":
             run = run.overridden(model.inv_mass, broken)
@@ -178,7 +179,7 @@ def _projects_alike(moved) -> None:
 
 
 @pytest.mark.parametrize("scrambled", [False, True])
-def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scrambled):
+def test_strided_grid_paths_project_as_the_gathered_stencils(scrambled):
     """On a quad grid's workspace the path stencils run on strided views (solver/grid_bending.py):
     one projection moves every vertex as the gathered stencils do, to float32 rounding, for a curved
     rest shape (the quarter cylinder), any vertex order, with torn edges and with held vertices."""
@@ -195,11 +196,11 @@ def test_strided_grid_paths_project_as_the_gathered_stencils(monkeypatch, scramb
         assert len(on) == 1
         return on.pop()
 
-    _projects_alike(_one_projection(monkeypatch, model, rest, "STRIDED_ON_GRIDS", strided))
+    _projects_alike(_one_projection(model, rest, strided))
 
 
 @pytest.mark.parametrize("kind", ["irregular", "fan", "half_cylinder"])
-def test_flat_stencils_as_one_sparse_operator_project_as_the_gathered_stencils(monkeypatch, kind):
+def test_flat_stencils_as_one_sparse_operator_project_as_the_gathered_stencils(kind):
     """Flat stencils (zero rest curvature) run as one sparse operator (solver/linear_bending.py): one
     projection moves every vertex as the per-stencil form does, to float32 rounding, on an irregular
     triangle mesh, a fan disc (its centre in 128 stencils: the rows beyond the table) and a curved
@@ -219,7 +220,7 @@ def test_flat_stencils_as_one_sparse_operator_project_as_the_gathered_stencils(m
     def uses(run):
         return run.linear is not None and (run.linear.window is not None) == windowed
 
-    moved = _one_projection(monkeypatch, model, rest, "LINEAR_FLAT_STENCILS", uses)
+    moved = _one_projection(model, rest, uses)
     _projects_alike(moved)
 
 

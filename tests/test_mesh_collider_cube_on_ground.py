@@ -3,7 +3,7 @@
 bench/cube_on_ground.py's scene (its `tip` and `still` motions): the cube's edge pass pushes a cloth edge off the
 cube's bottom edge 45 degrees down, into the ground, and settles the push into the substep's start; the ground's
 vertex pass, which keeps each vertex on the side its path starts, then kept the vertex under the ground
-(solver/step.py RECHECK_MOVED_STARTS; docs/design.md, issue 11, rounds 21 (cube25) and 22 (cube26)).
+(solver/step.py `_recheck_moved_starts`; docs/design.md, issue 11, rounds 21 (cube25) and 22 (cube26)).
 """
 
 import math
@@ -78,6 +78,7 @@ def lowest_under_the_ground(kind: str, motion: str, shift, frames: int = 24) -> 
 )
 def test_a_cube_s_bottom_edge_does_not_push_cloth_into_the_ground_it_stands_on(kind, motion, shift):
     """No cloth vertex under the ground's top at any frame's end, over placements of the cloth (with the moved
-    starts not swept through the ground (RECHECK_MOVED_STARTS off), 6-20 mm under from frame 10 or 11 in each)."""
+    starts not swept through the ground (step.RECHECK_MOVED_STARTS off, before round 24), 6-20 mm under from frame
+    10 or 11 in each)."""
     lowest = lowest_under_the_ground(kind, motion, shift)
     assert min(lowest) > -1e-4, [(f + 1, round(z * 1000, 1)) for f, z in enumerate(lowest) if z <= -1e-4]

@@ -3,7 +3,6 @@ sideways carries the cloth by friction and, stopped dead, lets it slide on witho
 turntable turns it. Measured in docs/design.md, "Round 11 (rigidlift13)"."""
 
 import functools
-import importlib
 import math
 
 import numpy as np
@@ -145,7 +144,7 @@ def box_frame_motion(kind: str, rising: bool, substeps: int = 16):
 
 
 @pytest.mark.parametrize("kind", ["quad", "triangulated"])
-def test_a_box_rising_under_a_drape_acts_in_its_frame_as_a_still_box_the_cloth_is_thrown_at(kind, monkeypatch):
+def test_a_box_rising_under_a_drape_acts_in_its_frame_as_a_still_box_the_cloth_is_thrown_at(kind):
     """Contacts with a rigid collider are reckoned in its own frame, the pose interpolated per substep, so a box
     rising at constant speed under a resting drape and a still box that the same drape is thrown down onto at
     that speed give the same motion relative to the box, up to rounding (measured: centres of mass within 4.3
@@ -153,10 +152,6 @@ def test_a_box_rising_under_a_drape_acts_in_its_frame_as_a_still_box_the_cloth_i
     box's overshoot over a ballistic throw is the still box's response to the impact (docs/design.md, "Round
     11 (rigidlift13)"). Fails with the pose not interpolated (`pose_start` = `pose`: the box jumps at each
     frame's start): 0.46 / 0.19 m and 1.03 / 0.70 of the speed apart (quad / triangulated)."""
-    # Both runs on one edge schedule: long edge windows (step.EDGE_PASS_WINDOWS > 1) are for still colliders only
-    # (EDGE_WINDOWS_STILL_ONLY), so with them the still box would run another schedule than the rising one on
-    # purpose, and the test compare the schedules, not the frames (docs/design.md, issue 11, round 20 (table23)).
-    monkeypatch.setattr(importlib.import_module("solver.step"), "EDGE_PASS_WINDOWS", 1)
     rising, still = box_frame_motion(kind, True), box_frame_motion(kind, False)
     assert np.abs(rising[:, 0] - still[:, 0]).max() < 0.01, (rising, still)
     assert np.abs(rising[:, 1] - still[:, 1]).max() < 0.05 * 4.8, (rising, still)
@@ -253,7 +248,7 @@ def test_a_box_running_along_a_curtain_at_6_m_per_s_leaves_no_cloth_edge_through
     the cloth it pushes slides across its leading face and round its edges at its speed, and no vertex ends inside
     it and no cloth edge through its faces at any frame's end (measured: at most 51-152% stretch while it pushes).
     With the vertex pass last and no edge pass after it, 1-6 cloth edges ended through the box at these placements
-    (their ends pushed out through the faces either side of a sharp edge; solver/step.py EDGES_AFTER_MOVING_VERTICES;
+    (their ends pushed out through the faces either side of a sharp edge; solver/step.py, `moving`;
     docs/design.md, round 21 (orbit24))."""
     path = functools.partial(orbit_pose, follow=follow, inset=inset)
     for _, stretch in box_through_curtain(kind, path):
