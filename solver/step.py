@@ -282,6 +282,7 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         edge_args = (params.thickness, params.friction)
+        chords = chord_contacts.CHORD_PASS and (s == substeps - 1 or not chord_contacts.CHORD_FRAME_END)
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(
@@ -297,7 +298,7 @@ def step(
                     tipped_only=True,
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
-            if any_meshes and chord_contacts.CHORD_PASS:
+            if any_meshes and chords:
                 collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
         else:  # windows of mesh_interval substeps, the last one cut short by the frame's end
             first, last = _window(s, mesh_interval, substeps)
@@ -338,7 +339,7 @@ def step(
                 x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction,
                 with_meshes=closes, window=window, contacts=run.mesh_contacts, pulled=pulled,
             )  # fmt: skip
-            if closes and chord_contacts.CHORD_PASS:
+            if closes and chords:
                 collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
             if closes and moving:  # (an edge pass after a travelling mesh's vertex pass, above)
                 collide_cloth_edges(x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity)

@@ -1,6 +1,7 @@
 """Long cloth edges chording a smooth closed mesh at rest (issue 11, round 23 (chord23)): a cloth edge of length L
 whose ends rest the gap g over a surface of radius R dips L² / (8R) between them; past g it cuts into the collider
-with no vertex inside. solver/chord_contacts.py (CHORD_PASS, off by default) keeps such edges' middles the gap off."""
+with no vertex inside. solver/chord_contacts.py (CHORD_PASS, off by default) keeps such edges' middles the gap off
+(on meshes with bends under CHORD_BEND_MOST)."""
 
 import numpy as np
 import pytest
@@ -49,3 +50,16 @@ def test_a_coarse_cloth_resting_on_a_smooth_torus_has_no_edge_through_it_with_th
     )
     assert strain.max() < 1.15
     assert state.positions[:, 2].max() > 0.5  # resting on the torus (its top at 0.5)
+
+
+def test_the_chord_pass_leaves_a_low_poly_balls_ridges_to_the_ridge_and_apex_rules(monkeypatch):
+    """tests/test_mesh_collider_apexes.py's jittered 20² cloth on the 80-triangle icosphere's top vertex (faces
+    meeting at ~20°), with the chord pass on: no edge through after the landing. With CHORD_BEND_MOST 30 (round 23's
+    smooth band, up to SHARP_ANGLE) the pass took those ridges for a smooth ball of radius ~0.1 m and fought the
+    ridge and apex rules: 6 edges through at frame 14 (round 24 (chord24))."""
+    from test_mesh_collider_apexes import (
+        test_an_irregular_cloth_on_an_80_triangle_balls_top_vertex_has_no_edge_under_it,
+    )
+
+    monkeypatch.setattr(chord_contacts, "CHORD_PASS", True)
+    test_an_irregular_cloth_on_an_80_triangle_balls_top_vertex_has_no_edge_under_it((0.013, 0.021), monkeypatch)
