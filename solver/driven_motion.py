@@ -24,6 +24,7 @@ import numpy as np
 from .colliders import Plane, Sphere
 from .grab import Grab
 from .mesh_collider import MIN_GAP, MeshCollider
+from .params import SAG_PER_EDGE
 
 DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface near the cloth moves per substep
 # Counts go up in steps of MOTION_SUBSTEP_GRAIN, so a motion that speeds up and slows down changes the
@@ -31,6 +32,12 @@ DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface ne
 MOTION_SUBSTEP_GRAIN = 8
 # A grown collider's surface (see `grown_substeps`) moves at most this much of the gap it keeps per substep.
 GROWN_MOVE_PER_GAP = 1 / 3
+# True (off by default, round 24 (cape24)): a frame whose pins accelerate (their move this frame minus the last
+# frame's, over the frame time squared) gets the substeps the sag rule (solver/params.py, `auto_substeps`) gives
+# for gravity plus that acceleration: a cape pinned to a chest leaning ±15° every 12 frames (pins at ~80-100 m/s²
+# where the linear keys turn) kept 16 substeps and stretched 16 % (mean of each frame's max, tri 24²); at 64: 4 %.
+PIN_ACCELERATION_SUBSTEPS = False
+PIN_ACCELERATION_HOLD = 6  # frames the largest recent acceleration holds (6: the cape, 46 substeps a frame on average)
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
 _HUGE = 2**31 - 1  # substeps asked for by a motion past any count
@@ -72,6 +79,33 @@ def driven_motion(model, state, inputs, params, frame_time: float, skip=()) -> f
         grow = reach + float(getattr(collider, "offset", 0.0))
         most = max(most, collider_motion(collider, low - grow, high + grow))
     return most
+
+
+def pin_acceleration_substeps(model, state, inputs, params, frame_time: float) -> int:
+    """Substeps the sag rule asks for with the pins' largest acceleration over the last two frames added to
+    gravity (0: no moving pins or no earlier frame). Remembers this frame's pin moves in `state.scratch`."""
+    start, end = inputs.pin_path(model.rest_positions)
+    driven = model.pin_weight > 0
+    if start is end or not driven.any() or not model.mean_edge_length > 0.0:
+        state.scratch.pop("pin_moves", None)
+        return 0
+    moves = end[driven] - start[driven]
+    last = state.scratch.get("pin_moves")
+    state.scratch["pin_moves"] = moves
+    if last is None or last.shape != moves.shape:
+        return 0
+    accel = _longest(moves - last) / (frame_time * frame_time)
+    held = state.scratch.setdefault("pin_accelerations", [])
+    held.append(accel)
+    del held[:-PIN_ACCELERATION_HOLD]
+    accel = max(held)
+    g = float(np.linalg.norm(np.asarray(params.gravity, dtype=np.float64)))
+    if not accel > 0.0:
+        return 0
+    wanted = frame_time / math.sqrt(SAG_PER_EDGE * model.mean_edge_length / (g + accel))
+    if not wanted < _HUGE:
+        return _HUGE
+    return int(max(math.ceil(wanted / MOTION_SUBSTEP_GRAIN - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
 
 
 def grown_substeps(model, state, inputs, params, frame_time: float, grown) -> int:
