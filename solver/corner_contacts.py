@@ -27,7 +27,7 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
 from .corner_support import support_hanging
-from .edge_contacts import ROOMY_SKINS, _sharp_of, _up, clamp, squared_stray
+from .edge_contacts import _sharp_of, _up, clamp, squared_stray
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _from_frame, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
@@ -490,7 +490,7 @@ class _CornerList:
     query) lie in a box within their half skins + gap of the corner; a vertex that strays its half skin from
     its anchor is anchored afresh and its triangles queried again (resting cloth queries nothing). A still
     mesh's list gives a vertex anchored far from every corner a half skin as wide as keeps it clear of them
-    all (as the edge pass's list, `edge_contacts.ROOMY_SKINS`)."""
+    all (as the edge pass's list, `edge_list.py`)."""
 
     def __init__(self, triangles: np.ndarray, n: int, gap: float, skin: float):
         self.triangles, self.gap, self.half = triangles, gap, 0.5 * skin
@@ -516,7 +516,7 @@ class _CornerList:
         which = strayed.nonzero()[0]
         anchored = p1.take(which, axis=1)
         self.anchor[:, which] = anchored
-        if ROOMY_SKINS and slack == 0.0:
+        if slack == 0.0:
             # (less a cloth triangle's width, two half skins: its box spans its three vertices' boxes, and a wide
             # one beside narrow ones reached corners none of them did; the round-legged table's list grew from
             # ~330 to ~5,200 pairs a pass)

@@ -15,8 +15,8 @@ push that clears what was already within the gap at the start carried to the sta
 vertex pass does. Measured in
 docs/design.md ("Issue 11, round 7 (thinwall7)").
 
-On closed meshes the pass runs on the mesh colliders' windows (every `step.EDGE_PASS_WINDOWS`-th, over
-the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
+On closed meshes the pass runs on the mesh colliders' windows (every `step.MESH_COLLIDE_INTERVAL`-th
+substep, over the motion since its last pass) and `hold_edges` keeps its contacts between passes; open meshes' rims
 (nothing solid below them) get the pass every substep (docs/design.md, "round 8 (edgehold9)").
 
 Deforming meshes (an armature, a shape key, a cloth used as a collider) get the end shape's sharp edges
@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from .contact import add_averaged, combined_friction, vertex_places
-from .edge_hold import HOLD_REACH, _held, clamp, hold_edges
+from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
 from .edge_list import squared_stray
 from .edge_rims import _low_rims_left, _side_rims_from_start, _supported, _through_faces
@@ -50,7 +50,6 @@ from .triangles import dot, segment_closest_along, segment_crossings
 
 # The names other modules import from here (the pass's entry and a few helpers now in the modules above).
 __all__ = [
-    "ROOMY_SKINS",
     "_COS_SHARP",
     "_sharp_of",
     "_up",
@@ -58,16 +57,12 @@ __all__ = [
     "cloth_edges",
     "collide_cloth_edges",
     "collide_edges",
-    "has_braked_edges",
     "hold_edges",
     "inside_just_off",
     "sharp_edges_of",
     "squared_stray",
     "travelling",
 ]
-
-# corner_contacts.py reads this name (the roomy skins are always on: edge_list.py)
-ROOMY_SKINS = True
 
 # BRAKED_EDGES (a rule, folded in round 24):
 # Contacts with the braked edges (`SharpEdges.braked`: an open mesh's edges sharp by the rounded rule or the shallow
@@ -105,7 +100,7 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
 
 def collide_cloth_edges(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    gravity=None, tipped_only: bool = False, hold_near: float | None = None,
+    gravity=None, tipped_only: bool = False,
 ) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
@@ -155,7 +150,7 @@ def collide_cloth_edges(
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
                 collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True,
-                sharp=rest, up=up, hold_near=hold_near,
+                sharp=rest, up=up,
             )  # fmt: skip
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
@@ -187,15 +182,9 @@ def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
     return sharp_edges_of(collider.mesh, radius, rounded, gap)
 
 
-def has_braked_edges(collider, longest: float, thickness: float) -> bool:
-    """Whether the collider has sharp edges for a cloth whose longest edge is `longest` that only the rounded rule or
-    the shallow ridges made sharp (`SharpEdges.braked`: a low-poly ball's ridges)."""
-    return _sharp_of(collider, 0.5 * longest, thickness).any_braked
-
-
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
-    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None, hold_near: float | None = None,
+    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None,
 ):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
@@ -204,9 +193,7 @@ def collide_edges(
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
-    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION). hold_near:
-    with keep_contacts, a substep's length (frame fraction): the contacts kept take the cloth edges that can reach a
-    sharp edge in a substep too (HOLD_REACH); None: the contacts alone."""
+    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
     if sharp is None:
         sharp = _sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
@@ -323,18 +310,7 @@ def collide_edges(
     if sharp.any_ends_only and collider.mesh.outward:
         contact &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), contact, gap)
     hit = contact.nonzero()[0]
-    near = _EMPTY
-    if keep_contacts and hold_near is not None and HOLD_REACH > 0.0:  # for the hold only (the pass pushes none)
-        # (travel: the edge's motion over the window + gap; its share of a substep, + gap)
-        reach = (travel - gap) * min(1.0, hold_near / max(t1 - t0, _EPS)) + gap
-        np.minimum(reach, gap * (1.0 + HOLD_REACH), out=reach)
-        near = (dist1 < reach) & ~contact & ~in_wedge
-        if sharp.any_thin:
-            near &= ~sharp.thin.take(s)
-        if sharp.any_ends_only and collider.mesh.outward:
-            near &= ~_ends_inside(collider.mesh, sharp, s, (*start[:2], *end[:2]), near, gap)
-        near = near.nonzero()[0]
-    if len(hit) == 0 and len(near) == 0:
+    if len(hit) == 0:
         return None
     ends = np.concatenate([i.take(hit)[:, None], j.take(hit)[:, None]], axis=1)
     u, push, n = u1.take(hit), gap - apart.take(hit), normal.take(hit, axis=1)
@@ -395,26 +371,6 @@ def collide_edges(
         return None
     if on_edge is None:
         on_edge = _point([sharp_a, sharp_b], v, 0)
-    pushed = None
-    if len(near):  # the pass pushes its contacts (the first len(hit)); the hold has the near edges too
-        pushed = (ends, wi, wj, delta, n * amount, sharp_a, sharp_b, n)
-        at_near, v_near = s.take(near), v1.take(near)
-        ends_near = np.concatenate([i.take(near)[:, None], j.take(near)[:, None]], axis=1)
-        u_near, n_near = u1.take(near), normal.take(near, axis=1)
-        wi_near, wj_near = inv_mass.take(ends_near[:, 0]) * (1.0 - u_near), inv_mass.take(ends_near[:, 1]) * u_near
-        weight_near = (1.0 - u_near) * wi_near + u_near * wj_near
-        ok_near = weight_near > 0.0
-        ends, at, v = np.concatenate([ends, ends_near]), np.concatenate([at, at_near]), np.concatenate([v, v_near])
-        u, n = np.concatenate([u, u_near]), np.concatenate([n, n_near], axis=1)
-        wi, wj = np.concatenate([wi, wi_near]), np.concatenate([wj, wj_near])
-        per_weight = np.concatenate([per_weight, np.where(ok_near, 1.0 / np.where(ok_near, weight_near, 1.0), 0.0)])
-        sharp_a, sharp_b = a1.take(at, axis=1), b1.take(at, axis=1)
-        on_edge = _point([sharp_a, sharp_b], v, 0)
-        if draped is not None:
-            draped = np.concatenate([draped, np.zeros(len(near), dtype=bool)])
-    near_mask = None
-    if len(near):
-        near_mask = np.concatenate([np.zeros(len(hit), dtype=bool), np.ones(len(near), dtype=bool)])
     held = _held(ends[:, 0], ends[:, 1], u, n, on_edge, sharp.along.take(at, axis=1), gap, wi, wj, per_weight, inv_mass)
     length = dot(sharp_b - sharp_a, held.along)
     # (the hold's per-contact constants, once: where along the line the nearest point may lie, the ends' inverse
@@ -427,17 +383,9 @@ def collide_edges(
         long=long,
         short=np.concatenate([~long, ~long]),
         end_mass=inv_mass.take(held.ends),
-        near=near_mask,
     )
     if collider.deforming:  # (the hold finds the sharp edges where they are then)
         held = held._replace(moving=(sharp, at, v))
-    if pushed is not None:
-        ends, wi, wj, delta, settled, sharp_a, sharp_b, n = pushed
-        if len(ends):
-            rows, local = vertex_places(ends, len(inv_mass))
-            _scatter(x, settle_into, rows, local, wi, wj, delta, settled, pose1)
-            iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, rows, local)
-        return held
     local = held.local.reshape(2, -1).T
     _scatter(x, settle_into, held.rows, local, wi, wj, delta, n * amount, pose1)
     iterate_edge_contacts(x, ends, sharp_a, sharp_b, n, inv_mass, gap, pose1, _scatter, held.rows, local)

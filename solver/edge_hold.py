@@ -37,7 +37,6 @@ class _Held(NamedTuple):
     long: np.ndarray | None = None  # (C,) sharp edges longer than the longest cloth edge (a table's rims)
     short: np.ndarray | None = None  # (2C,) each end's contact is with a short sharp edge (~long, twice)
     end_mass: np.ndarray | None = None  # (2C,) each end's inverse mass
-    near: np.ndarray | None = None  # (C,) the near edges (HOLD_REACH), not the pass's contacts; None: none
 
 
 def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Held:
@@ -58,18 +57,6 @@ def _held(i, j, u, n, on_edge, along, gap, wi, wj, per_weight, inv_mass) -> _Hel
 # it a jittered cloth landing on the round-legged table slid off it. Both only on sharp edges longer than the
 # longest cloth edge (`_Held.long`): on a rod's short tip edges they pushed a hanging cloth through the rod's
 # sides (docs/design.md, round 13 (creep16)).
-# With edge windows longer than the vertex pass's (step.EDGE_PASS_WINDOWS), the pass leaves the hold, besides its
-# contacts, the cloth edges that end within their travel in a substep (their motion over the window, its share of a
-# substep) + the gap of a sharp edge, at most HOLD_REACH gaps beyond the gap, not on thin sides (`SharpEdges.thin`):
-# not pushed by the pass, the hold pushes them once they press. Cloth sliding over a rim meets new sharp edges
-# between passes (docs/design.md, round 16 (tablewin19), round 17 (tablewin20)). 0: the contacts alone.
-HOLD_REACH = 3.0
-# NEAR_FRICTION_ALONG (a rule, folded in round 24):
-# The near edges' friction brakes their slide along the sharp edge only, not over it (round 19 (table22)): a
-# contact's friction brakes the slide across its cloth edge, which on a cloth edge square to a rim is the slide along
-# the rim, but on a triangulated cloth's diagonals half the slide over it too, and with the near edges' contacts
-# added that grip held a triangulated 16² cloth landing 0.55 m over a 0.8 m box's side on the box (mean z 0.39 m at
-# frame 72, Coulomb at mu 0.3 holds ~0.49 m; without: 0.02 m, on the floor, as with windows of 3).
 STEP_MOST = 2.0  # the step search's largest step, in means
 
 
@@ -126,8 +113,6 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
             along_edge *= held.draped
         slide -= along_edge
         slide -= direction * dot(slide, direction)
-        if held.near is not None:  # the near edges: along the sharp edge only
-            slide = np.where(held.near, along * dot(slide, along), slide)
         length = np.sqrt(dot(slide, slide))
         push -= slide * np.minimum(1.0, mu * depth / np.maximum(length, _EPS))
     # The nine sums per moved row in one bincount: the push's, the settled push's and the wanted (frictionless)
