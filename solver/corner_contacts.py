@@ -47,7 +47,7 @@ _COS_SHARP_TIP = math.cos(math.radians(SHARP_TIP_ANGLE))
 # The other pointed corners (a table's or a box's, not a tip's shoulders) support the cloth hanging from them
 # after every pass and hold, from all their contacts (solver/corner_support.py): a tablecloth's corners hung
 # 40-90 % stretched (docs/design.md, round 14 (corner17)). Still meshes only, and the hanging cloth's pull handed on
-# to the cloth on the top (corner_support.REACTION): without it cloth that must slide off a box stayed on it (round 15).
+# to the cloth on the top (corner_support.py): without it cloth that must slide off a box stayed on it (round 15).
 # The propagation starts from each overloaded contact's nearest cloth vertex (its largest barycentric), not
 # all three: the contact triangle's other two hung 3 cm under it on a 64² cloth, their edges to it 50-70 %
 # stretched and never shortened (both ends held), and the tip went through (round 11, needle13).

@@ -18,9 +18,9 @@ length (the mean over its inner edges), the share that removes the stretch it st
 the start too (no velocity).
 
 The support lifts the hanging cloth as if the corner were infinitely heavy, so alone it kept the hanging cloth's
-pull from the cloth on the top, and cloth that must slide off a box stayed on it (6 tests, round 14). With REACTION
-the momentum its moves give (the moves of x alone, mass-weighted: what the sweep would have pulled the seed down
-by) is handed on, per seed, to the seed's neighbours it left (the cloth on the top beside the corner), as a move of x
+pull from the cloth on the top, and cloth that must slide off a box stayed on it (6 tests, round 14). So the
+momentum its moves give (the moves of x alone, mass-weighted: what the sweep would have pulled the seed down by) is
+handed on, per seed, to the seed's neighbours it left (the cloth on the top beside the corner), as a move of x
 alone: across gravity only (the corner carries the weight), less the friction over the bend by the capstan rule
 (exp(-mu θ), θ the angle the pull leans below the top's plane). Handed to the seed itself instead (moved off the
 corner), the corner's edges stretched again (48² quad table 31-93 %) and the cloth ended 13 mm inside the table.
@@ -42,8 +42,7 @@ DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must li
 # The momentum the support gives the hanging cloth (its moves of x alone, mass-weighted) pulls the cloth on the top
 # next to the seed it hangs from (x alone; across gravity, less the capstan rule's friction over the bend): without
 # it the cloth on the top never felt the hanging cloth's pull, and cloth that must slide off a box stayed on it
-# (docs/design.md, round 15 (corner18)).
-REACTION = True
+# (docs/design.md, round 15 (corner18); the switch REACTION until round 24).
 # The share of the support's lift that gives velocity (its move of x alone, beyond the stretch the edge started the
 # substep with) that settles too (moves the substep's start with it): 0, the default, all of it gives velocity; 1, none
 # (round 23's LIFT_SETTLES). Any share quiets the coarse tablecloth's drape and stretches its corners: 0.1 left the 48²
@@ -182,7 +181,7 @@ def support_hanging(
     """Shorten the stretched structural edges hanging from `seeds` (rows of x), ring by ring outward (see the
     module doc), in place on x and x_start; `up`: the unit vector against gravity (3,); points, normals (3, S):
     each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too).
-    friction: the corner's; with REACTION, the momentum the moves gave the hanging cloth pulls the cloth on the top
+    friction: the corner's; the momentum the moves gave the hanging cloth pulls the cloth on the top
     next to its seed (`_pull_the_top`)."""
     seeds, first, found, corner_of = _rings(graph, seeds, CORNER_RINGS)
     if not found.rings:
@@ -208,11 +207,11 @@ def support_hanging(
     if limit_all is None:
         limit_all = found.limits[slack] = found.rest * (1.0 + slack)
     live = None  # (the ring before's vertices the support reached; None: all, the seeds)
-    # (REACTION: each row's moves' dynamic part, x its mass after the rings, summed per ring and seed in one bincount)
+    # (the reaction: each row's moves' dynamic part x its mass after the rings, per ring and seed in one bincount)
     kicks = np.zeros((3, len(found.flat) // 3))
     moved = np.zeros(len(found.flat) // 3, dtype=bool)
     pull_slots = found.pull_slots if found.alike else found.pull_slots.copy()
-    top = None  # (the seeds' own edges to cloth that does not hang: on the top, REACTION)
+    top = None  # (the seeds' own edges to cloth that does not hang: on the top, for the reaction)
     # Every edge of a ring in each array (the ones that do not hang with zero corrections: a bincount adds their
     # zeros, a row no edge moved is moved by zero, so the same sums and positions as the hanging edges' alone).
     for ring in found.rings:
@@ -251,18 +250,18 @@ def support_hanging(
             np.add(settles, LIFT_DAMPING * (total[:3] - settles), out=settles)
         rows = local[:, ring.rows_at]
         np.subtract(rows, total.reshape(2, 3, count).transpose(0, 2, 1), out=rows)
-        if REACTION:
-            kick = kicks[:, ring.row_span]
-            np.subtract(total[:3], total[3:], out=kick)
-            if ring.pull_slots is None:  # (its rows' seeds: each one's last hanging edge's)
-                which = hanging.nonzero()[0]
-                origin = np.zeros(count, dtype=np.int64)
-                origin[ring.at.take(which)] = ring.origin.take(which)
-                pull_slots[:, ring.row_span] = found.channels[ring.number][:, None] + origin
+        # (the reaction's kicks)
+        kick = kicks[:, ring.row_span]
+        np.subtract(total[:3], total[3:], out=kick)
+        if ring.pull_slots is None:  # (its rows' seeds: each one's last hanging edge's)
+            which = hanging.nonzero()[0]
+            origin = np.zeros(count, dtype=np.int64)
+            origin[ring.at.take(which)] = ring.origin.take(which)
+            pull_slots[:, ring.row_span] = found.channels[ring.number][:, None] + origin
     # (x[rows] -= total[:3].T ring by ring, the same arithmetic; fancy assignment costs twice the put)
     x.put(found.flat, local[0, len(seeds) :])
     x_start.put(found.flat, local[1, len(seeds) :])
-    if REACTION and top is not None:
+    if top is not None:
         # (the pull as the sum of each ring's bincount, ring after ring: rows not moved add zeros)
         np.divide(kicks, inv_mass.take(found.local[len(seeds) :]), out=kicks, where=moved)
         per_ring = np.bincount(pull_slots.ravel(), weights=kicks.ravel(), minlength=found.channels.size * len(seeds))
