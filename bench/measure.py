@@ -116,11 +116,15 @@ def inside_box(x) -> float:
 
 
 def set_flags(flags) -> None:
-    """`--set=module.FLAG=value` options: each sets `solver.module.FLAG` to the evaluated value."""
+    """`--set=module.FLAG=value` options: each sets `solver.module.FLAG` to the evaluated value. A name the module
+    does not have (a switch folded in or deleted since: docs/switches.md) stops the bench, not run the default."""
     for flag in flags:
         name, value = flag.split("=")
-        module, attr = name.rsplit(".", 1)
-        setattr(importlib.import_module("solver." + module), attr, eval(value))
+        module_name, attr = name.rsplit(".", 1)
+        module = importlib.import_module("solver." + module_name)
+        if not hasattr(module, attr):
+            raise SystemExit(f"--set {name}: solver.{module_name} has no {attr} (folded or deleted: docs/switches.md)")
+        setattr(module, attr, eval(value))
 
 
 def scene_rows(rows, scenes, kinds=KINDS) -> list[tuple[str, str]]:
