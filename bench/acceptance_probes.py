@@ -109,6 +109,21 @@ DIRS = [
 ]
 
 
+def parity_votes(tree, p) -> int:
+    """How many of the DIRS rays from p cross the tree's triangles an odd number of times (inside: 2 of 3)."""
+    votes = 0
+    for d in DIRS:
+        o, c = Vector(p), 0
+        for _ in range(200):
+            hit = tree.ray_cast(o, d)
+            if hit[0] is None:
+                break
+            c += 1
+            o = hit[0] + d * 1e-6
+        votes += c & 1
+    return votes
+
+
 def inside_count(points, V, T):
     """2-of-3 ray parity vote."""
     if len(T) == 0:
@@ -116,18 +131,7 @@ def inside_count(points, V, T):
     tree = BVHTree.FromPolygons([tuple(v) for v in V], [tuple(t) for t in T], all_triangles=True)
     n_in, depth = 0, 0.0
     for p in points:
-        votes = 0
-        for d in DIRS:
-            o = Vector(p)
-            c = 0
-            for _ in range(200):
-                hit = tree.ray_cast(o, d)
-                if hit[0] is None:
-                    break
-                c += 1
-                o = hit[0] + d * 1e-6
-            votes += c & 1
-        if votes >= 2:
+        if parity_votes(tree, p) >= 2:
             n_in += 1
             nn = tree.find_nearest(Vector(p))
             if nn[0] is not None:

@@ -70,17 +70,7 @@ def inside_deep(P, V, T, tol=1e-3):
     tree = BVHTree.FromPolygons([tuple(v) for v in V], [tuple(t) for t in T], all_triangles=True)
     n, deep = 0, 0.0
     for p in P:
-        votes = 0
-        for d in A.DIRS:
-            o, c = Vector(p), 0
-            for _ in range(200):
-                hit = tree.ray_cast(o, d)
-                if hit[0] is None:
-                    break
-                c += 1
-                o = hit[0] + d * 1e-6
-            votes += c & 1
-        if votes >= 2:
+        if A.parity_votes(tree, p) >= 2:
             nn = tree.find_nearest(Vector(p))
             if nn[0] is not None and nn[3] > tol and abs(winding(np.asarray(p), V, T)) > 0.5:
                 n += 1
