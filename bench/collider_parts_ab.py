@@ -41,6 +41,10 @@ PARTS = (
     "mesh_collider.MeshCollider.collide_rows",
     "mesh_collider._Candidates.pairs",
     "step.project",
+    # (the hooks, whole: their dispatch and the holds' set-up between the parts above)
+    "edge_contacts.collide_cloth_edges",
+    "corner_contacts.collide_cloth_corners",
+    "corner_support.support_hanging",
 )
 
 
