@@ -35,6 +35,7 @@ PARTS = (
     "edge_contacts.collide_edges",
     "edge_list._EdgeList.pairs",  # (edge_contacts._EdgeList before round 24)
     "edge_contacts.hold_edges",
+    "edge_iterations.iterate_edge_contacts",
     "corner_contacts.collide_corners",
     "corner_contacts._CornerList.pairs",
     "corner_contacts._hold",
