@@ -36,14 +36,10 @@ def iterate_edge_contacts(
     span2 = dot(span, span)
     line = span2 > _EPS
     span2_safe = np.where(line, span2, 1.0)
-    count = len(ends)
-    both_ends = ends.T.ravel() if pose1 is None else None  # (first ends, then second ends)
+    first_ends, second_ends = (ends[:, 0].copy(), ends[:, 1].copy()) if pose1 is None else (None, None)
     for _ in range(EXTRA_ITERATIONS):
         if pose1 is None:  # (each end's row straight from x: the same values as through `rows`)
-            # (as contiguous columns: x.T's strided view against the contiguous sharp edges and normals costs
-            # NumPy's slow mixed-layout loops in each operation)
-            p = x.take(both_ends, axis=0).T.copy()
-            first, second = p[:, :count], p[:, count:]
+            first, second = x.take(first_ends, axis=0).T, x.take(second_ends, axis=0).T
         else:
             rotation, origin = pose1
             p = (x.take(rows, axis=0) - origin) @ rotation  # (k, 3) rows in the collider's frame, as columns below
