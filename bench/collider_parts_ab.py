@@ -35,12 +35,17 @@ PARTS = (
     "edge_contacts.collide_edges",
     "edge_list._EdgeList.pairs",  # (edge_contacts._EdgeList before round 24)
     "edge_contacts.hold_edges",
+    "edge_iterations.iterate_edge_contacts",
     "corner_contacts.collide_corners",
     "corner_contacts._CornerList.pairs",
     "corner_contacts._hold",
     "mesh_collider.MeshCollider.collide_rows",
     "mesh_collider._Candidates.pairs",
     "step.project",
+    # (the hooks, whole: their dispatch and the holds' set-up between the parts above)
+    "edge_contacts.collide_cloth_edges",
+    "corner_contacts.collide_cloth_corners",
+    "corner_support.support_hanging",
 )
 
 

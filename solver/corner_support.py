@@ -175,17 +175,50 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
     )
 
 
+class SupportPlan(NamedTuple):
+    """What `support_hanging` works out from its seeds, corners, masses and slack alone (no positions): the same
+    for every call with the same ones (a corner pass's contacts, held on the substeps between passes)."""
+
+    seeds: np.ndarray  # the seeds sorted and unique
+    found: _Rings
+    corner_at: np.ndarray  # (E, 3) each ring edge's seed's corner
+    facing: np.ndarray  # (3, E) its faces' mean normal
+    free_all: np.ndarray  # (E,) whether its outer end is free
+    tolerance_all: np.ndarray  # (E,) TOLERANCE x rest, +inf where the outer end is fixed
+    limit_all: np.ndarray  # (E,) (1 + slack) x rest
+
+
+def support_plan(seeds, graph: StructuralGraph, inv_mass, slack: float, points, normals) -> SupportPlan | None:
+    """`support_hanging`'s plan for these seeds (rows of x), masses, slack and corners (points, normals (3, S));
+    None: no ring to support (the seeds have no free neighbours)."""
+    seeds, first, found, corner_of = _rings(graph, seeds, CORNER_RINGS)
+    if not found.rings:
+        return None
+    corner_at = points.T.take(corner_of, axis=0)
+    facing = normals.take(corner_of, axis=1)
+    free_all = inv_mass.take(found.outer) > 0.0
+    tolerance_all = np.where(free_all, found.tolerance, np.inf)
+    limit_all = found.limits.get(slack)
+    if limit_all is None:
+        limit_all = found.limits[slack] = found.rest * (1.0 + slack)
+    return SupportPlan(seeds, found, corner_at, facing, free_all, tolerance_all, limit_all)
+
+
 def support_hanging(
-    x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: float, up, points, normals, friction: float = 0.0
-) -> None:
+    x, x_start, seeds, graph: StructuralGraph, inv_mass, slack: float, up, points, normals, friction: float = 0.0,
+    plan: SupportPlan | None = None,
+) -> None:  # fmt: skip
     """Shorten the stretched structural edges hanging from `seeds` (rows of x), ring by ring outward (see the
     module doc), in place on x and x_start; `up`: the unit vector against gravity (3,); points, normals (3, S):
     each seed's corner and its faces' mean normal (the cloth beyond the corner's mean plane hangs from it too).
     friction: the corner's; the momentum the moves gave the hanging cloth pulls the cloth on the top
-    next to its seed (`_pull_the_top`)."""
-    seeds, first, found, corner_of = _rings(graph, seeds, CORNER_RINGS)
-    if not found.rings:
-        return
+    next to its seed (`_pull_the_top`). plan: `support_plan` of these seeds, graph, inv_mass, slack, points and
+    normals, made once for the calls that share them (the same arithmetic); None: made here."""
+    if plan is None:
+        plan = support_plan(seeds, graph, inv_mass, slack, points, normals)
+        if plan is None:
+            return
+    seeds, found = plan.seeds, plan.found
     # The rows the rings move (the seeds, then each ring's rows), now and at the substep's start, gathered once:
     # (2, M, 3). Each ring reads its inner ends there (the ring before's moves included) and moves its rows there,
     # and they go back to x and x_start once at the end (the same arithmetic as moving x and x_start ring by ring).
@@ -197,15 +230,10 @@ def support_hanging(
     # are free, and their limits are the same when their ring comes. An edge beyond the corner's mean plane hangs
     # whatever its slope (a lower bound of +inf), a fixed outer end is never moved (a tolerance of +inf).
     outer = local.take(found.outer_at, axis=1)
-    corner_at = points.T.take(corner_of, axis=0)
-    facing = normals.take(corner_of, axis=1)
-    beyond_all = c_einsum("ij,ji->i", outer[0] - corner_at, facing) > 0.0  # (beyond the corner's mean plane)
-    free_all = inv_mass.take(found.outer) > 0.0
+    # (beyond the corner's mean plane)
+    beyond_all = c_einsum("ij,ji->i", outer[0] - plan.corner_at, plan.facing) > 0.0
+    free_all, tolerance_all, limit_all = plan.free_all, plan.tolerance_all, plan.limit_all
     down_all = np.where(beyond_all, np.inf, found.down)
-    tolerance_all = np.where(free_all, found.tolerance, np.inf)
-    limit_all = found.limits.get(slack)
-    if limit_all is None:
-        limit_all = found.limits[slack] = found.rest * (1.0 + slack)
     live = None  # (the ring before's vertices the support reached; None: all, the seeds)
     # (the reaction: each row's moves' dynamic part x its mass after the rings, per ring and seed in one bincount)
     kicks = np.zeros((3, len(found.flat) // 3))

@@ -42,3 +42,25 @@ def test_seeds_in_another_order_or_repeated_move_the_cloth_alike():
     for seeds, order in (([b, a], [1, 0]), ([a, b, a], [0, 1, 0]), ([b, b, a], [1, 1, 0])):
         got = _supported(model, x, np.array(seeds), low[:, order], normals[:, order])
         assert np.array_equal(got[0], reference[0]) and np.array_equal(got[1], reference[1]), seeds
+
+
+def test_a_plan_made_once_moves_the_cloth_as_one_made_each_call():
+    """The holds between corner passes hand `support_hanging` the pass's `support_plan` (round 25, tablecost25): the
+    same moves to the bit, call after call (each call moving the cloth on from the last one's result)."""
+    model, x, (a, b) = _hanging_cloth()
+    seeds = np.array([b, a, b])
+    points = np.array([[0.0, 0.0, 0.0], [0.3, -0.3, 0.3], [0.0, 0.0, 0.0]])
+    normals = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
+    up = np.array([0.0, 0.0, 1.0])
+    plan = corner_support.support_plan(seeds, model.structural_graph, model.inv_mass, 0.05, points, normals)
+    assert plan is not None
+    runs = []
+    for kept in (None, plan):
+        moved, start = x.copy(), model.rest_positions.copy()
+        for _ in range(3):
+            corner_support.support_hanging(
+                moved, start, seeds, model.structural_graph, model.inv_mass, 0.05, up, points, normals, 0.3, kept
+            )
+        runs.append((moved, start))
+    assert np.abs(runs[0][0] - x).max() > 1e-3
+    assert np.array_equal(runs[0][0], runs[1][0]) and np.array_equal(runs[0][1], runs[1][1])
