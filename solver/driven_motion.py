@@ -38,6 +38,14 @@ GROWN_MOVE_PER_GAP = 1 / 3
 # where the linear keys turn) kept 16 substeps and stretched 16 % (mean of each frame's max, tri 24²); at 64: 4 %.
 PIN_ACCELERATION_SUBSTEPS = False
 PIN_ACCELERATION_HOLD = 6  # frames the largest recent acceleration holds (6: the cape, 46 substeps a frame on average)
+# Round 25 (pinacc25): a load (gravity + the pins' acceleration) at most PIN_ACCELERATION_FREE times what the base
+# count's substeps hold asks for nothing (pins at a steady speed, a gentle sway, a walk's bob: a 64² cloth, whose
+# base the sag rule sets, took 32 for a 2.4 m/s² bob instead of its 26 without it), and the rule asks for at most
+# PIN_ACCELERATION_MOST times the base count (the cape, five kinds × lean / rail: 3 keeps the uncapped rule's
+# stretch, 2 gives back up to 5× of it). Its memory is State's (`pin_moves`, `pin_accelerations`): a copied state
+# resumes with the same counts.
+PIN_ACCELERATION_FREE = 2.0
+PIN_ACCELERATION_MOST = 3
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
 _HUGE = 2**31 - 1  # substeps asked for by a motion past any count
@@ -82,30 +90,40 @@ def driven_motion(model, state, inputs, params, frame_time: float, skip=()) -> f
 
 
 def pin_acceleration_substeps(model, state, inputs, params, frame_time: float) -> int:
-    """Substeps the sag rule asks for with the pins' largest acceleration over the last two frames added to
-    gravity (0: no moving pins or no earlier frame). Remembers this frame's pin moves in `state.scratch`."""
+    """Substeps a frame whose pins accelerate needs: the sag rule's count for gravity plus the pins' largest
+    acceleration over the last PIN_ACCELERATION_HOLD frames (a pin's move this frame minus its move the last frame,
+    over the frame time squared), against the substep the base count (`params.substeps`) gives; 0 when that load
+    is at most PIN_ACCELERATION_FREE times what the base count holds (still pins, pins at a steady speed, a gentle
+    sway) and never more than PIN_ACCELERATION_MOST times the base count. Remembers the pins' moves and the
+    accelerations in `state` (`pin_moves`, `pin_accelerations`)."""
     start, end = inputs.pin_path(model.rest_positions)
     driven = model.pin_weight > 0
     if start is end or not driven.any() or not model.mean_edge_length > 0.0:
-        state.scratch.pop("pin_moves", None)
+        state.pin_moves, state.pin_accelerations = None, ()
         return 0
     moves = end[driven] - start[driven]
-    last = state.scratch.get("pin_moves")
-    state.scratch["pin_moves"] = moves
+    last = state.pin_moves
+    state.pin_moves = moves
     if last is None or last.shape != moves.shape:
+        state.pin_accelerations = ()
         return 0
-    accel = _longest(moves - last) / (frame_time * frame_time)
-    held = state.scratch.setdefault("pin_accelerations", [])
-    held.append(accel)
-    del held[:-PIN_ACCELERATION_HOLD]
+    held = (*state.pin_accelerations, _longest(moves - last) / (frame_time * frame_time))
+    state.pin_accelerations = held = held[-PIN_ACCELERATION_HOLD:]
     accel = max(held)
-    g = float(np.linalg.norm(np.asarray(params.gravity, dtype=np.float64)))
     if not accel > 0.0:
         return 0
-    wanted = frame_time / math.sqrt(SAG_PER_EDGE * model.mean_edge_length / (g + accel))
+    base = max(int(params.substeps), 1)
+    g = float(np.linalg.norm(np.asarray(params.gravity, dtype=np.float64)))
+    # How far (m) a load may move a vertex in one substep: the sag rule's allowance, or what gravity moves it
+    # in one of the base count's substeps where that is more (a fine cloth whose count the cap held down).
+    allowance = max(SAG_PER_EDGE * model.mean_edge_length, g * (frame_time / base) ** 2)
+    wanted = frame_time * math.sqrt((g + accel) / allowance)
+    if not wanted * wanted > PIN_ACCELERATION_FREE * base * base:
+        return 0
     if not wanted < _HUGE:
-        return _HUGE
-    return int(max(math.ceil(wanted / MOTION_SUBSTEP_GRAIN - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
+        return PIN_ACCELERATION_MOST * base
+    grained = int(max(math.ceil(wanted / MOTION_SUBSTEP_GRAIN - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
+    return min(grained, PIN_ACCELERATION_MOST * base)
 
 
 def grown_substeps(model, state, inputs, params, frame_time: float, grown) -> int:
