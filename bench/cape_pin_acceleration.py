@@ -11,7 +11,8 @@ worst frame's max, avgmax (the mean over frames of each frame's max), the pins' 
 the substeps taken.
 
     VC=.venv/bin/python; $VC bench/cape_pin_acceleration.py kind=tri motion=lean [sub=64] [it=2] [limit=inf] [acc=6]
-    acc=H: solver.driven_motion.PIN_ACCELERATION_SUBSTEPS on, held H frames (PIN_ACCELERATION_HOLD); 0: off
+    acc=H: the pin-acceleration rule (on by default since round 25) held H frames (PIN_ACCELERATION_HOLD); 0: off
+    (PIN_ACCELERATION_MOST = 0); default 6 (main), so round 24's "rule off" commands now need acc=0
     most=M, free=F: PIN_ACCELERATION_MOST / PIN_ACCELERATION_FREE; n=N: an N² cloth (fan: unchanged)
 """
 
@@ -84,17 +85,15 @@ def run(
     limit=None,
     follow=True,
     verbose=False,
-    acc=0,
+    acc=6,
     n=24,
     most=None,
     free=None,
 ):
     import solver.driven_motion as dm
 
-    dm.PIN_ACCELERATION_SUBSTEPS = bool(acc)
     dm.PIN_ACCELERATION_HOLD = max(int(acc), 1)
-    if most is not None:
-        dm.PIN_ACCELERATION_MOST = int(most)
+    dm.PIN_ACCELERATION_MOST = 0 if not acc else 3 if most is None else int(most)
     if free is not None:
         dm.PIN_ACCELERATION_FREE = float(free)
     v, f = cloth(kind, n)
@@ -147,7 +146,7 @@ def run(
         sub=p.substeps,
         it=p.iterations,
         lim=p.stretch_limit,
-        on=dm.PIN_ACCELERATION_SUBSTEPS,
+        on=dm.PIN_ACCELERATION_MOST > 0,
         meansub=round(float(np.mean(subs)), 1),
         bend=p.bend_stiffness,
         cpu=round(time.process_time() - c0, 1),

@@ -10,6 +10,7 @@ against off: the frames' counts must be equal.
 
     .venv/bin/python bench/pin_acceleration_ceiling.py stretch [kinds=tri,quad,...] [jobs=2]
     .venv/bin/python bench/pin_acceleration_ceiling.py calm [jobs=2]
+    .venv/bin/python bench/pin_acceleration_ceiling.py cost [repeats=3]   # CPU s, off / on interleaved, best of
 """
 
 import sys
@@ -70,10 +71,29 @@ def calm(procs):
         )
 
 
+def cost(repeats):
+    """CPU seconds of the 47 frames, the rule off and on (most 3) interleaved in this process, best of `repeats`."""
+    cases = [("tri", "lean"), ("tri", "rail"), ("quad", "lean"), ("tri", "walk")]
+    best = {}
+    for _ in range(repeats):
+        for k, m in cases:
+            for name, kw in (("off", dict(acc=0)), ("on", dict(acc=6, most=3, free=2.0))):
+                r = run(kind=k, motion=m, **kw)
+                key = (k, m, name)
+                best[key] = min(best.get(key, (1e9,))[0], r["cpu"]), r["meansub"]
+    print("| kind | motion | off: CPU s (mean substeps) | on | ratio |")
+    print("|---|---|---|---|---|")
+    for k, m in cases:
+        (a, sa), (b, sb) = best[k, m, "off"], best[k, m, "on"]
+        print(f"| {k} | {m} | {a} ({sa}) | {b} ({sb}) | {b / a:.2f} |", flush=True)
+
+
 if __name__ == "__main__":
     args = dict(a.split("=") for a in sys.argv[2:])
     procs = int(args.get("jobs", 2))
     if sys.argv[1] == "stretch":
         stretch(tuple(args.get("kinds", ",".join(KINDS)).split(",")), procs)
+    elif sys.argv[1] == "cost":
+        cost(int(args.get("repeats", 3)))
     else:
         calm(procs)

@@ -11,8 +11,11 @@ the next frame as many (what the drivers moved flies on with their speed when th
 folded over itself by a pinned strip in 2 frames (~1 m a frame, face self-collision): 57 intersecting
 face pairs for good at 16 substeps, 104 at 32 on the fold's frames (half an edge a substep), 27 at 48
 on them alone, none at 48 held one frame more (docs/self-collision.md, round 10 (substeps12)).
-Still pins and colliders (and colliders far from the cloth) ask for nothing, so calm scenes keep
-the count `auto_substeps` gives them.
+Pins that accelerate hard (a leaning chest turning back, a shaken rail) load the cloth like more gravity:
+those frames get the sag rule's count for that load (`pin_acceleration_substeps`, at most
+PIN_ACCELERATION_MOST times the base count). Still pins and colliders (and colliders far from the cloth),
+pins at a steady speed and gentle sways ask for nothing, so calm scenes keep the count `auto_substeps`
+gives them.
 """
 
 from __future__ import annotations
@@ -32,11 +35,11 @@ DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface ne
 MOTION_SUBSTEP_GRAIN = 8
 # A grown collider's surface (see `grown_substeps`) moves at most this much of the gap it keeps per substep.
 GROWN_MOVE_PER_GAP = 1 / 3
-# True (off by default, round 24 (cape24)): a frame whose pins accelerate (their move this frame minus the last
-# frame's, over the frame time squared) gets the substeps the sag rule (solver/params.py, `auto_substeps`) gives
-# for gravity plus that acceleration: a cape pinned to a chest leaning ±15° every 12 frames (pins at ~80-100 m/s²
-# where the linear keys turn) kept 16 substeps and stretched 16 % (mean of each frame's max, tri 24²); at 64: 4 %.
-PIN_ACCELERATION_SUBSTEPS = False
+# A frame whose pins accelerate (their move this frame minus the last frame's, over the frame time squared) gets the
+# substeps the sag rule (solver/params.py, `auto_substeps`) gives for gravity plus that acceleration
+# (`pin_acceleration_substeps`; round 24 (cape24), on since round 25 (pinacc25)): a cape pinned to a chest leaning
+# ±15° every 12 frames (pins at ~80-100 m/s² where the linear keys turn) kept 16 substeps and stretched 16 % (mean
+# of each frame's max, tri 24²); at 64: 4 %, with the rule 6.9 % at 46 a frame.
 PIN_ACCELERATION_HOLD = 6  # frames the largest recent acceleration holds (6: the cape, 46 substeps a frame on average)
 # Round 25 (pinacc25): a load (gravity + the pins' acceleration) at most PIN_ACCELERATION_FREE times what the base
 # count's substeps hold asks for nothing (pins at a steady speed, a gentle sway, a walk's bob: a 64² cloth, whose
@@ -45,7 +48,7 @@ PIN_ACCELERATION_HOLD = 6  # frames the largest recent acceleration holds (6: th
 # stretch, 2 gives back up to 5× of it). Its memory is State's (`pin_moves`, `pin_accelerations`): a copied state
 # resumes with the same counts.
 PIN_ACCELERATION_FREE = 2.0
-PIN_ACCELERATION_MOST = 3
+PIN_ACCELERATION_MOST = 3  # (0 turns the rule off: the benches' acc=0)
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
 _HUGE = 2**31 - 1  # substeps asked for by a motion past any count

@@ -1,4 +1,4 @@
-"""Auto Substeps and accelerating pins (solver/driven_motion.py, PIN_ACCELERATION_SUBSTEPS, off by default):
+"""Auto Substeps and accelerating pins (solver/driven_motion.py, `pin_acceleration_substeps`; on since round 25):
 a hanging cloth whose pinned row is shaken back and forth stretches far less when the frames where the pins
 turn around (and the next PIN_ACCELERATION_HOLD) get the sag rule's substeps for gravity plus that acceleration;
 pins still or moving at a steady speed keep the base count (docs/design.md, round 24 (cape24))."""
@@ -55,29 +55,22 @@ def _shaken(kind: str, shake: float, speed: float = 0.0, frames: int = 24, bob: 
 
 
 @pytest.mark.parametrize("kind", ["tri", "quad"])
-def test_shaken_rail_stretches_less_with_pin_acceleration_substeps(monkeypatch, kind):
-    monkeypatch.setattr(driven, "PIN_ACCELERATION_SUBSTEPS", True)
+def test_shaken_rail_stretches_less_with_pin_acceleration_substeps(kind):
     stretch, counts = _shaken(kind, 0.2)
     assert 16 < max(counts) <= driven.PIN_ACCELERATION_MOST * 16
     assert stretch < 0.025, stretch  # 29 % (tri) and 3.6 % (quad) with the rule off; 1.1 / 1.0 % on
 
 
-def test_steady_pins_keep_the_base_count(monkeypatch):
-    monkeypatch.setattr(driven, "PIN_ACCELERATION_SUBSTEPS", True)
+def test_steady_pins_keep_the_base_count():
     _, still = _shaken("tri", 0.0)
     _, walking = _shaken("tri", 0.0, speed=1.5)
     _, bobbing = _shaken("tri", 0.0, speed=1.5, bob=0.03)  # a walk's bob: 2.4 m/s² at most, under the free load
     assert set(still) == {16} and set(walking) == {16} and set(bobbing) == {16}
 
 
-def test_off_by_default():
-    assert driven.PIN_ACCELERATION_SUBSTEPS is False
-
-
-def test_a_copied_state_resumes_with_the_same_substeps(monkeypatch):
+def test_a_copied_state_resumes_with_the_same_substeps():
     """The rule's memory (the pins' last moves, the held accelerations) is State, not scratch: a state copied
     mid-run (a resumed bake) goes on bit for bit as the run it was copied from."""
-    monkeypatch.setattr(driven, "PIN_ACCELERATION_SUBSTEPS", True)
     vertices, faces = meshes.grid(8, 8, size=1.0)
     vertices = np.asarray(vertices, dtype=np.float64)
     rest = np.stack([np.zeros(len(vertices)), vertices[:, 1] * 0.6, 1.5 - vertices[:, 0] * 0.8], 1)
@@ -114,12 +107,11 @@ def _fine_cloth():
 
 
 @pytest.mark.parametrize(("accel", "expected"), [(0.0, 0), (2.4, 0), (9.0, 0), (40.0, 64), (1000.0, 3 * 26)])
-def test_the_rule_asks_nothing_for_a_gentle_load_and_at_most_three_times_the_base(monkeypatch, accel, expected):
+def test_the_rule_asks_nothing_for_a_gentle_load_and_at_most_three_times_the_base(accel, expected):
     """A 64² cloth 0.6 x 0.8 m, whose base count the sag rule sets (26, not the 16 floor): its pins accelerating
     at a walk's bob (2.4 m/s²; 32 without PIN_ACCELERATION_FREE) or up to ~g ask for nothing, 40 m/s² for the sag
     rule's count for g + 40 (57, in steps of 8), and a violent shake (1000 m/s²: 257) for at most
     PIN_ACCELERATION_MOST = 3 times the base count."""
-    monkeypatch.setattr(driven, "PIN_ACCELERATION_SUBSTEPS", True)
     rest, top, model = _fine_cloth()
     base = auto_substeps(FRAME, model.mean_edge_length, vertex_count=len(rest))
     params = solver.Params(substeps=base, substeps_follow_motion=True)
