@@ -5,12 +5,15 @@ at x -0.22, top row pinned; the pins follow bench/acceptance_probes_r24.py's `ca
 by 15° about X and 10° about Z times a triangle wave (keys every 3 frames at sin(2π(f-1)/12), linear between),
 a 3 cm bob, walking 1.2 m over 47 frames (motion=lean). motion=leanonly (no walk, no bob), smooth (the sine, not
 linear keys), walk (no lean), still, rail (the pinned row shaken ±0.2 m along Y, the same triangle wave: a curtain
-rail). Default settings (Auto Substeps following motion, bend 0.05). Prints the end's mean / max edge stretch, the
+rail), sway (a gentle ±5 cm sine sway, 2 s), walkbob (0.6 m/s with a smooth 3 cm bob).
+Default settings (Auto Substeps following motion, bend 0.05). Prints the end's mean / max edge stretch, the
 worst frame's max, avgmax (the mean over frames of each frame's max), the pins' largest acceleration (m/s²) and
 the substeps taken.
 
     VC=.venv/bin/python; $VC bench/cape_pin_acceleration.py kind=tri motion=lean [sub=64] [it=2] [limit=inf] [acc=6]
-    acc=H: solver.driven_motion.PIN_ACCELERATION_SUBSTEPS on, held H frames (PIN_ACCELERATION_HOLD); 0: off
+    acc=H: the pin-acceleration rule (on by default since round 25) held H frames (PIN_ACCELERATION_HOLD); 0: off
+    (PIN_ACCELERATION_MOST = 0); default 6 (main), so round 24's "rule off" commands now need acc=0
+    most=M, free=F: PIN_ACCELERATION_MOST / PIN_ACCELERATION_FREE; n=N: an N² cloth (fan: unchanged)
 """
 
 import math
@@ -58,6 +61,10 @@ def pose(rest, f, motion):
         return rest + np.array([0, 0.2 * tri_wave(f), 0])
     if motion == "smooth":
         s = math.sin(2 * math.pi * (f - 1) / 12)
+    if motion == "sway":  # a gentle sway: ±5 cm along Y, a 2 s sine (0.5 m/s² at most)
+        return rest + np.array([0, 0.05 * math.sin(2 * math.pi * (f - 1) / 48), 0])
+    if motion == "walkbob":  # walking 0.6 m/s with a smooth 3 cm bob every 12 frames (2.4 m/s² at most)
+        return rest + np.array([0.6 * (f - 1) / 24, 0, 0.015 * (1 - math.cos(2 * math.pi * (f - 1) / 12))])
     ax, az = math.radians(15) * s, math.radians(10) * s
     bob = 0.03 * abs(s) if motion != "leanonly" else 0.0
     walk = 1.2 * (f - 1) / 47 if motion in ("lean", "walk", "smooth") else 0.0
@@ -69,12 +76,27 @@ def pose(rest, f, motion):
     return (rest - piv) @ R.T + piv + np.array([walk, 0, bob])
 
 
-def run(kind="tri", motion="lean", frames=48, sub=None, it=None, limit=None, follow=True, verbose=False, acc=0):
+def run(
+    kind="tri",
+    motion="lean",
+    frames=48,
+    sub=None,
+    it=None,
+    limit=None,
+    follow=True,
+    verbose=False,
+    acc=6,
+    n=24,
+    most=None,
+    free=None,
+):
     import solver.driven_motion as dm
 
-    dm.PIN_ACCELERATION_SUBSTEPS = bool(acc)
     dm.PIN_ACCELERATION_HOLD = max(int(acc), 1)
-    v, f = cloth(kind)
+    dm.PIN_ACCELERATION_MOST = 0 if not acc else 3 if most is None else int(most)
+    if free is not None:
+        dm.PIN_ACCELERATION_FREE = float(free)
+    v, f = cloth(kind, n)
     top = v[:, 2] > v[:, 2].max() - (0.03 if kind == "fan" else 1e-6)
     model = solver.build_model(v, f, pin_weight=top.astype(float))
     vals = table.cloth_values({})
@@ -124,7 +146,7 @@ def run(kind="tri", motion="lean", frames=48, sub=None, it=None, limit=None, fol
         sub=p.substeps,
         it=p.iterations,
         lim=p.stretch_limit,
-        on=dm.PIN_ACCELERATION_SUBSTEPS,
+        on=dm.PIN_ACCELERATION_MOST > 0,
         meansub=round(float(np.mean(subs)), 1),
         bend=p.bend_stiffness,
         cpu=round(time.process_time() - c0, 1),
@@ -138,6 +160,6 @@ if __name__ == "__main__":
         kw[k] = (
             val
             if k in ("kind", "motion")
-            else (val == "1" if k in ("follow", "verbose") else (float(val) if k == "limit" else int(val)))
+            else (val == "1" if k in ("follow", "verbose") else (float(val) if k in ("limit", "free") else int(val)))
         )
     print(run(**kw), flush=True)

@@ -11,8 +11,11 @@ the next frame as many (what the drivers moved flies on with their speed when th
 folded over itself by a pinned strip in 2 frames (~1 m a frame, face self-collision): 57 intersecting
 face pairs for good at 16 substeps, 104 at 32 on the fold's frames (half an edge a substep), 27 at 48
 on them alone, none at 48 held one frame more (docs/self-collision.md, round 10 (substeps12)).
-Still pins and colliders (and colliders far from the cloth) ask for nothing, so calm scenes keep
-the count `auto_substeps` gives them.
+Pins that accelerate hard (a leaning chest turning back, a shaken rail) load the cloth like more gravity:
+those frames get the sag rule's count for that load (`pin_acceleration_substeps`, at most
+PIN_ACCELERATION_MOST times the base count). Still pins and colliders (and colliders far from the cloth),
+pins at a steady speed and gentle sways ask for nothing, so calm scenes keep the count `auto_substeps`
+gives them.
 """
 
 from __future__ import annotations
@@ -32,12 +35,20 @@ DRIVEN_MOVE_PER_EDGE = 1 / 3  # mean edges a pin target or a collider surface ne
 MOTION_SUBSTEP_GRAIN = 8
 # A grown collider's surface (see `grown_substeps`) moves at most this much of the gap it keeps per substep.
 GROWN_MOVE_PER_GAP = 1 / 3
-# True (off by default, round 24 (cape24)): a frame whose pins accelerate (their move this frame minus the last
-# frame's, over the frame time squared) gets the substeps the sag rule (solver/params.py, `auto_substeps`) gives
-# for gravity plus that acceleration: a cape pinned to a chest leaning ±15° every 12 frames (pins at ~80-100 m/s²
-# where the linear keys turn) kept 16 substeps and stretched 16 % (mean of each frame's max, tri 24²); at 64: 4 %.
-PIN_ACCELERATION_SUBSTEPS = False
+# A frame whose pins accelerate (their move this frame minus the last frame's, over the frame time squared) gets the
+# substeps the sag rule (solver/params.py, `auto_substeps`) gives for gravity plus that acceleration
+# (`pin_acceleration_substeps`; round 24 (cape24), on since round 25 (pinacc25)): a cape pinned to a chest leaning
+# ±15° every 12 frames (pins at ~80-100 m/s² where the linear keys turn) kept 16 substeps and stretched 16 % (mean
+# of each frame's max, tri 24²); at 64: 4 %, with the rule 6.9 % at 46 a frame.
 PIN_ACCELERATION_HOLD = 6  # frames the largest recent acceleration holds (6: the cape, 46 substeps a frame on average)
+# Round 25 (pinacc25): a load (gravity + the pins' acceleration) at most PIN_ACCELERATION_FREE times what the base
+# count's substeps hold asks for nothing (pins at a steady speed, a gentle sway, a walk's bob: a 64² cloth, whose
+# base the sag rule sets, took 32 for a 2.4 m/s² bob instead of its 26 without it), and the rule asks for at most
+# PIN_ACCELERATION_MOST times the base count (the cape, five kinds × lean / rail: 3 keeps the uncapped rule's
+# stretch, 2 gives back up to 5× of it). Its memory is State's (`pin_moves`, `pin_accelerations`): a copied state
+# resumes with the same counts.
+PIN_ACCELERATION_FREE = 2.0
+PIN_ACCELERATION_MOST = 3  # (0 turns the rule off: the benches' acc=0)
 MAX_MOTION_SUBSTEPS = 100  # the Substeps setting's ceiling (params.MAX_SUBSTEPS): a frame ~6x the 16 floor's cost
 
 _HUGE = 2**31 - 1  # substeps asked for by a motion past any count
@@ -82,30 +93,40 @@ def driven_motion(model, state, inputs, params, frame_time: float, skip=()) -> f
 
 
 def pin_acceleration_substeps(model, state, inputs, params, frame_time: float) -> int:
-    """Substeps the sag rule asks for with the pins' largest acceleration over the last two frames added to
-    gravity (0: no moving pins or no earlier frame). Remembers this frame's pin moves in `state.scratch`."""
+    """Substeps a frame whose pins accelerate needs: the sag rule's count for gravity plus the pins' largest
+    acceleration over the last PIN_ACCELERATION_HOLD frames (a pin's move this frame minus its move the last frame,
+    over the frame time squared), against the substep the base count (`params.substeps`) gives; 0 when that load
+    is at most PIN_ACCELERATION_FREE times what the base count holds (still pins, pins at a steady speed, a gentle
+    sway) and never more than PIN_ACCELERATION_MOST times the base count. Remembers the pins' moves and the
+    accelerations in `state` (`pin_moves`, `pin_accelerations`)."""
     start, end = inputs.pin_path(model.rest_positions)
     driven = model.pin_weight > 0
     if start is end or not driven.any() or not model.mean_edge_length > 0.0:
-        state.scratch.pop("pin_moves", None)
+        state.pin_moves, state.pin_accelerations = None, ()
         return 0
     moves = end[driven] - start[driven]
-    last = state.scratch.get("pin_moves")
-    state.scratch["pin_moves"] = moves
+    last = state.pin_moves
+    state.pin_moves = moves
     if last is None or last.shape != moves.shape:
+        state.pin_accelerations = ()
         return 0
-    accel = _longest(moves - last) / (frame_time * frame_time)
-    held = state.scratch.setdefault("pin_accelerations", [])
-    held.append(accel)
-    del held[:-PIN_ACCELERATION_HOLD]
+    held = (*state.pin_accelerations, _longest(moves - last) / (frame_time * frame_time))
+    state.pin_accelerations = held = held[-PIN_ACCELERATION_HOLD:]
     accel = max(held)
-    g = float(np.linalg.norm(np.asarray(params.gravity, dtype=np.float64)))
     if not accel > 0.0:
         return 0
-    wanted = frame_time / math.sqrt(SAG_PER_EDGE * model.mean_edge_length / (g + accel))
+    base = max(int(params.substeps), 1)
+    g = float(np.linalg.norm(np.asarray(params.gravity, dtype=np.float64)))
+    # How far (m) a load may move a vertex in one substep: the sag rule's allowance, or what gravity moves it
+    # in one of the base count's substeps where that is more (a fine cloth whose count the cap held down).
+    allowance = max(SAG_PER_EDGE * model.mean_edge_length, g * (frame_time / base) ** 2)
+    wanted = frame_time * math.sqrt((g + accel) / allowance)
+    if not wanted * wanted > PIN_ACCELERATION_FREE * base * base:
+        return 0
     if not wanted < _HUGE:
-        return _HUGE
-    return int(max(math.ceil(wanted / MOTION_SUBSTEP_GRAIN - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
+        return PIN_ACCELERATION_MOST * base
+    grained = int(max(math.ceil(wanted / MOTION_SUBSTEP_GRAIN - 1e-9), 1) * MOTION_SUBSTEP_GRAIN)
+    return min(grained, PIN_ACCELERATION_MOST * base)
 
 
 def grown_substeps(model, state, inputs, params, frame_time: float, grown) -> int:

@@ -96,7 +96,7 @@ CLOTH: tuple[Setting, ...] = _resolved(
         "Auto Substeps",
         "Choose the substeps from the frame rate and the cloth's edge length, so fine and small cloth "
         "stretches no more than coarse cloth, and the motion is the same at any frame rate; frames in "
-        "which pins or colliders near the cloth move fast get more (at most 100)",
+        "which pins or colliders near the cloth move fast, or pins accelerate hard, get more (at most 100)",
         default=True,
         param="substeps_follow_motion",
     ),

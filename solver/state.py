@@ -21,6 +21,12 @@ class State:
     last_substeps: int = 0  # substeps the last frame took
     wanted_substeps: int = 0  # what its fast pins, grab or colliders asked for (more than taken: capped)
     driven_substeps: int = 0  # what they asked for in the last frame alone (held one frame more)
+    # The pins' moves over the last frame ((P, 3), the pinned vertices in index order; None: none moved) and their
+    # largest accelerations over the last PIN_ACCELERATION_HOLD frames (m/s², oldest first): what Auto Substeps
+    # follows for accelerating pins (solver/driven_motion.py, `pin_acceleration_substeps`). State, not scratch: a
+    # copied state (a resumed bake) takes the same substeps as the run it was copied from.
+    pin_moves: np.ndarray | None = None
+    pin_accelerations: tuple[float, ...] = ()
     # Data the solver may carry from frame to frame to save work (e.g. self-collision candidate
     # pairs); never needed for correctness, not copied, safe to clear at any time.
     scratch: dict = field(default_factory=dict, repr=False, compare=False)
@@ -53,6 +59,8 @@ class State:
             self.last_substeps,
             self.wanted_substeps,
             self.driven_substeps,
+            dup(self.pin_moves),
+            self.pin_accelerations,
         )
 
     def velocity(self, substep_time: float) -> np.ndarray:

@@ -167,8 +167,8 @@ def step(
     if params.substeps_follow_motion:
         motion = driven_motion(model, state, inputs, params, frame_time, skip=grown)
         asked = motion_substeps(motion, model.mean_edge_length)
-        if _driven.PIN_ACCELERATION_SUBSTEPS:
-            asked = max(asked, _driven.pin_acceleration_substeps(model, state, inputs, params, frame_time))
+        # Pins that accelerate (a body that leans and turns back) load the cloth like more gravity.
+        asked = max(asked, _driven.pin_acceleration_substeps(model, state, inputs, params, frame_time))
         # What the drivers moved keeps their speed into the next frame (a folded flap flies on when its
         # pins stop): their count holds one frame more.
         wanted, state.driven_substeps = max(asked, state.driven_substeps), asked
