@@ -29,6 +29,7 @@ from .triangles import closest_points, dot
 
 CHORD_PASS = False
 CHORD_FRAME_END = False  # only at the frame's last substep (else at every vertex pass)
+CHORD_NOT_LAST = False  # not at the frame's last substep (round 25: its push reaches the output unprojected)
 CHORD_LEAST = 6.0  # gaps: cloth edges shorter than this at rest are never tested (their dip is under the gap
 # for radii over L² / (8 g): 6 gaps at g 5 mm are 3 cm, a dip of the gap at R 2.3 cm)
 # ... nor those whose dip L² / (8 R) over the mesh's tightest smooth bend R (`smooth_radius`: the CHORD_QUANTILE of
@@ -43,6 +44,12 @@ CHORD_QUANTILE = 0.05
 CHORD_BEND_MOST = 10.0
 # A middle is pushed only when nearer than (1 - CHORD_SLACK) gaps, and out to that (0: the whole gap).
 CHORD_SLACK = 0.5
+# Middles deeper inside than their edge's greatest dip L² / (8 R) (its ends outside) are left alone (round 25).
+CHORD_DEEPEST_DIP = False
+CHORD_REST_STRETCH = 0.0
+# A middle is pushed only where the cloth's normal at its edge is within acos(this) of the surface's (round 25).
+CHORD_LIES_ON = 0.0
+DEBUG = None
 _EPS = 1e-12
 
 _lists: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> {(edge count, gap): _Candidates}
@@ -101,11 +108,17 @@ def collide_chords(x, previous, inv_mass, model, colliders, t0: float, t1: float
         gap = max(float(thickness) + c.offset, MIN_GAP)
         edges = _long_edges(model, gap, smooth_radius(c.mesh))
         if len(edges):
-            _collide_one(x, previous, inv_mass, edges, c, t0, t1, gap)
+            r = model.rest_positions
+            d = r[edges[:, 0]] - r[edges[:, 1]]
+            rest2 = np.einsum("ij,ij->i", d, d)
+            _collide_one(
+                x, previous, inv_mass, edges, c, t0, t1, gap, model.triangles[0] if CHORD_LIES_ON else None, rest2
+            )
 
 
-def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap) -> None:
+def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap, triangles=None, rest2=None) -> None:
     mesh = c.mesh
+    radius = smooth_radius(mesh)
     grid = c._grid(gap)
     i, j = edges[:, 0], edges[:, 1]
     m1 = 0.5 * (x.take(i, axis=0) + x.take(j, axis=0))
@@ -140,6 +153,45 @@ def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap) -> 
         return
     col, r, dist, signed = col.take(hit), r.take(hit, axis=1), dist.take(hit), signed.take(hit)
     normal, inside = normal.take(hit, axis=1), inside.take(hit)
+    if CHORD_DEEPEST_DIP:
+        # A straight edge whose ends lie outside a surface bending no tighter than `radius` dips at most
+        # L² / (8 radius) under it at its middle: a middle deeper than that has an end inside (or the cloth is
+        # cut through the mesh), which is the vertex pass's and the inside recovery's, not a chord's.
+        if CHORD_REST_STRETCH:
+            most = rest2.take(col) * CHORD_REST_STRETCH**2 / (8.0 * radius)
+        else:
+            d = x.take(i.take(col), axis=0) - x.take(j.take(col), axis=0)
+            most = np.einsum("ij,ij->i", d, d) / (8.0 * radius)
+        if DEBUG is not None:
+            DEBUG.append(("deep", t1, -signed, most))
+        fits = (-signed <= most).nonzero()[0]
+        if len(fits) < len(col):
+            if len(fits) == 0:
+                return
+            col, r, dist, signed = col.take(fits), r.take(fits, axis=1), dist.take(fits), signed.take(fits)
+            normal, inside = normal.take(fits, axis=1), inside.take(fits)
+    if triangles is not None:
+        # The cloth must lie along the surface there (its normal at the edge within CHORD_LIES_ON of the push's
+        # line): a cloth cutting through the mesh (a curtain a ball appeared round) crosses it steeply, and a push
+        # along the surface's normal would drive it along its own plane.
+        tv = x.take(triangles, axis=0)
+        fn = np.cross(tv[:, 1] - tv[:, 0], tv[:, 2] - tv[:, 0])
+        vn = np.empty((3, len(x)))
+        for k in range(3):
+            vn[k] = np.bincount(triangles.ravel(), weights=np.repeat(fn[:, k], 3), minlength=len(x))
+        en = vn.take(i.take(col), axis=1) + vn.take(j.take(col), axis=1)
+        if pose1 is not None:
+            en = _to_frame(en.T, pose1[0], np.zeros(3))
+        en_len = np.sqrt(dot(en, en))
+        lies = np.abs(dot(en, normal)) >= CHORD_LIES_ON * en_len
+        if DEBUG is not None:
+            DEBUG.append(("lies", t1, len(lies), int(lies.sum())))
+        fits = lies.nonzero()[0]
+        if len(fits) < len(col):
+            if len(fits) == 0:
+                return
+            col, r, dist, signed = col.take(fits), r.take(fits, axis=1), dist.take(fits), signed.take(fits)
+            normal, inside = normal.take(fits, axis=1), inside.take(fits)
     # The push's direction: from the closest point out (through it when inside); on the surface, the face's normal.
     direction = np.where(dist > _EPS * 1e3, r / np.maximum(dist, _EPS) * np.where(inside, -1.0, 1.0), normal)
     depth = keep - signed
@@ -161,6 +213,8 @@ def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap) -> 
     for k in range(3):
         both = np.concatenate([push[k], push[k]]) * share
         total[k] = np.bincount(rows, weights=both, minlength=n).take(moved) / count.take(moved)
+    if DEBUG is not None:
+        DEBUG.append(("push", t1, len(moved), float(np.sqrt((total * total).sum(0)).max())))
     if pose1 is None:
         for k in range(3):
             x[moved, k] += total[k]
