@@ -12,7 +12,8 @@ longer than CHORD_LEAST gaps at rest has its middle tested against every still o
 Verlet list of candidate triangles per middle, as the vertex pass keeps per vertex); a middle nearer than the gap to
 the nearest triangle (or behind it) is pushed out along the direction from that closest point, the push shared by
 the two ends by their inverse masses at the barycentric weights 1/2, 1/2 (as the edge pass does), averaged over the
-edges that push one vertex (Jacobi). The push settles: the ends' starts move with them, so it adds no velocity (the
+edges that push one vertex (Jacobi). A middle deeper than its edge could dip (CHORD_STRETCH_MOST) is left alone.
+The push settles: the ends' starts move with them, so it adds no velocity (the
 vertex pass has already taken the approach's speed; a lift that gave speed would bounce resting cloth).
 Not handled: deforming and open meshes (no outside to tell a middle's side by), friction on the push.
 """
@@ -29,7 +30,6 @@ from .triangles import closest_points, dot
 
 CHORD_PASS = False
 CHORD_FRAME_END = False  # only at the frame's last substep (else at every vertex pass)
-CHORD_NOT_LAST = False  # not at the frame's last substep (round 25: its push reaches the output unprojected)
 CHORD_LEAST = 6.0  # gaps: cloth edges shorter than this at rest are never tested (their dip is under the gap
 # for radii over L² / (8 g): 6 gaps at g 5 mm are 3 cm, a dip of the gap at R 2.3 cm)
 # ... nor those whose dip L² / (8 R) over the mesh's tightest smooth bend R (`smooth_radius`: the CHORD_QUANTILE of
@@ -44,16 +44,15 @@ CHORD_QUANTILE = 0.05
 CHORD_BEND_MOST = 10.0
 # A middle is pushed only when nearer than (1 - CHORD_SLACK) gaps, and out to that (0: the whole gap).
 CHORD_SLACK = 0.5
-# Middles deeper inside than their edge's greatest dip L² / (8 R) (its ends outside) are left alone (round 25).
-CHORD_DEEPEST_DIP = False
-CHORD_REST_STRETCH = 0.0
-# A middle is pushed only where the cloth's normal at its edge is within acos(this) of the surface's (round 25).
-CHORD_LIES_ON = 0.0
-DEBUG = None
+# A middle deeper inside than its edge could dip with its ends outside, (CHORD_STRETCH_MOST x its rest length)² / (8 R)
+# (R: smooth_radius), is no resting chord (an end inside, or the edge stretched across the mesh: a curtain a ball
+# appeared round): it is left to the vertex pass and the inside recovery (round 25 (chord25): that curtain's median
+# swing 0.35-0.40 m -> 0.16-0.23, main 0.13-0.20; tests/test_mesh_collider_inside.py).
+CHORD_STRETCH_MOST = 1.1
 _EPS = 1e-12
 
 _lists: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> {(edge count, gap): _Candidates}
-_long: list = []  # the last cloth's (edges, least, long edges (K, 2)) (a model is no dict key)
+_long: list = []  # the last cloth's (edges, least, (long edges (K, 2), their rest lengths²)) (a model is no dict key)
 
 
 _radii: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> its smooth radius
@@ -82,7 +81,8 @@ def smooth_radius(mesh) -> float:
     return radius
 
 
-def _long_edges(model, gap: float, radius: float = np.inf) -> np.ndarray:
+def _long_edges(model, gap: float, radius: float = np.inf) -> tuple[np.ndarray, np.ndarray]:
+    """The cloth edges the pass tests against a mesh of smooth radius `radius`, and their rest lengths squared."""
     edges = model.cloth_edges[0]
     least = CHORD_LEAST * gap
     if CHORD_DIP > 0.0:
@@ -92,7 +92,9 @@ def _long_edges(model, gap: float, radius: float = np.inf) -> np.ndarray:
             return found
     rest = model.rest_positions
     d = rest[edges[:, 0]] - rest[edges[:, 1]]
-    found = np.ascontiguousarray(edges[np.einsum("ij,ij->i", d, d) > least * least])
+    square = np.einsum("ij,ij->i", d, d)
+    long = square > least * least
+    found = (np.ascontiguousarray(edges[long]), square[long])
     _long[:] = [(edges, least, found), *_long[:3]]
     return found
 
@@ -106,19 +108,15 @@ def collide_chords(x, previous, inv_mass, model, colliders, t0: float, t1: float
         if not isinstance(c, MeshCollider) or c.deforming or not c.mesh.outward or len(c.mesh) == 0:
             continue
         gap = max(float(thickness) + c.offset, MIN_GAP)
-        edges = _long_edges(model, gap, smooth_radius(c.mesh))
+        radius = smooth_radius(c.mesh)
+        edges, rest_squared = _long_edges(model, gap, radius)
         if len(edges):
-            r = model.rest_positions
-            d = r[edges[:, 0]] - r[edges[:, 1]]
-            rest2 = np.einsum("ij,ij->i", d, d)
-            _collide_one(
-                x, previous, inv_mass, edges, c, t0, t1, gap, model.triangles[0] if CHORD_LIES_ON else None, rest2
-            )
+            deepest = rest_squared * (CHORD_STRETCH_MOST**2 / (8.0 * radius))
+            _collide_one(x, previous, inv_mass, edges, deepest, c, t0, t1, gap)
 
 
-def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap, triangles=None, rest2=None) -> None:
+def _collide_one(x, previous, inv_mass, edges, deepest, c: MeshCollider, t0, t1, gap) -> None:
     mesh = c.mesh
-    radius = smooth_radius(mesh)
     grid = c._grid(gap)
     i, j = edges[:, 0], edges[:, 1]
     m1 = 0.5 * (x.take(i, axis=0) + x.take(j, axis=0))
@@ -148,50 +146,11 @@ def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap, tri
     inside = dot(r, normal) < 0.0
     signed = np.where(inside, -dist, dist)
     keep = (1.0 - CHORD_SLACK) * gap
-    hit = (signed < keep).nonzero()[0]
+    hit = ((signed < keep) & (signed >= -deepest.take(col))).nonzero()[0]  # (deeper: no chord, CHORD_STRETCH_MOST)
     if len(hit) == 0:
         return
     col, r, dist, signed = col.take(hit), r.take(hit, axis=1), dist.take(hit), signed.take(hit)
     normal, inside = normal.take(hit, axis=1), inside.take(hit)
-    if CHORD_DEEPEST_DIP:
-        # A straight edge whose ends lie outside a surface bending no tighter than `radius` dips at most
-        # L² / (8 radius) under it at its middle: a middle deeper than that has an end inside (or the cloth is
-        # cut through the mesh), which is the vertex pass's and the inside recovery's, not a chord's.
-        if CHORD_REST_STRETCH:
-            most = rest2.take(col) * CHORD_REST_STRETCH**2 / (8.0 * radius)
-        else:
-            d = x.take(i.take(col), axis=0) - x.take(j.take(col), axis=0)
-            most = np.einsum("ij,ij->i", d, d) / (8.0 * radius)
-        if DEBUG is not None:
-            DEBUG.append(("deep", t1, -signed, most))
-        fits = (-signed <= most).nonzero()[0]
-        if len(fits) < len(col):
-            if len(fits) == 0:
-                return
-            col, r, dist, signed = col.take(fits), r.take(fits, axis=1), dist.take(fits), signed.take(fits)
-            normal, inside = normal.take(fits, axis=1), inside.take(fits)
-    if triangles is not None:
-        # The cloth must lie along the surface there (its normal at the edge within CHORD_LIES_ON of the push's
-        # line): a cloth cutting through the mesh (a curtain a ball appeared round) crosses it steeply, and a push
-        # along the surface's normal would drive it along its own plane.
-        tv = x.take(triangles, axis=0)
-        fn = np.cross(tv[:, 1] - tv[:, 0], tv[:, 2] - tv[:, 0])
-        vn = np.empty((3, len(x)))
-        for k in range(3):
-            vn[k] = np.bincount(triangles.ravel(), weights=np.repeat(fn[:, k], 3), minlength=len(x))
-        en = vn.take(i.take(col), axis=1) + vn.take(j.take(col), axis=1)
-        if pose1 is not None:
-            en = _to_frame(en.T, pose1[0], np.zeros(3))
-        en_len = np.sqrt(dot(en, en))
-        lies = np.abs(dot(en, normal)) >= CHORD_LIES_ON * en_len
-        if DEBUG is not None:
-            DEBUG.append(("lies", t1, len(lies), int(lies.sum())))
-        fits = lies.nonzero()[0]
-        if len(fits) < len(col):
-            if len(fits) == 0:
-                return
-            col, r, dist, signed = col.take(fits), r.take(fits, axis=1), dist.take(fits), signed.take(fits)
-            normal, inside = normal.take(fits, axis=1), inside.take(fits)
     # The push's direction: from the closest point out (through it when inside); on the surface, the face's normal.
     direction = np.where(dist > _EPS * 1e3, r / np.maximum(dist, _EPS) * np.where(inside, -1.0, 1.0), normal)
     depth = keep - signed
@@ -213,8 +172,6 @@ def _collide_one(x, previous, inv_mass, edges, c: MeshCollider, t0, t1, gap, tri
     for k in range(3):
         both = np.concatenate([push[k], push[k]]) * share
         total[k] = np.bincount(rows, weights=both, minlength=n).take(moved) / count.take(moved)
-    if DEBUG is not None:
-        DEBUG.append(("push", t1, len(moved), float(np.sqrt((total * total).sum(0)).max())))
     if pose1 is None:
         for k in range(3):
             x[moved, k] += total[k]

@@ -286,8 +286,6 @@ def step(
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         edge_args = (params.thickness, params.friction)
         chords = chord_contacts.CHORD_PASS and (s == substeps - 1 or not chord_contacts.CHORD_FRAME_END)
-        if chord_contacts.CHORD_NOT_LAST and s == substeps - 1:
-            chords = False  # (the frame's last push would reach the output without the constraints after it)
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(
