@@ -48,6 +48,15 @@ DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must li
 # (round 23's LIFT_SETTLES). Any share quiets the coarse tablecloth's drape and stretches its corners: 0.1 left the 48²
 # corners 18 % (base 13 %), 0.25 18 %, 0.5 37 %, 1 48 % (docs/design.md, round 24 (rest24)). Off.
 LIFT_DAMPING = 0.0
+# How far along the cloth the support reaches (m): CORNER_RINGS cut to round(REACH / the cloth's median structural
+# edge), at least LEAST_RINGS; None: CORNER_RINGS whatever the edges. CORNER_RINGS was set on 48² tablecloths (3.8 cm
+# edges, 4 rings: 15 cm); a 24² cloth's 4 rings (7.8 cm edges) reach 31 cm, and that surplus kept the cloth resting on
+# a box moving (its inner top 1.9 mm a frame; 0.16: 2 rings, 0.04 mm). 48² and finer: 4 rings, as before. Off: with
+# 1 ring least the 24² fan disc (15 cm median edge) slid 10 cm over 30 frames on the table, with 2 its few vertices
+# resting on the box moved more (1.5 -> 6.7 mm a frame), and the suite was run with 1 only (docs/design.md, round 25
+# (rest25)). The candidate: 0.16 with LEAST_RINGS 2 (test_resting_on_a_box sets it).
+REACH: float | None = None
+LEAST_RINGS = 2
 _CACHED = 32  # seed sets kept per cloth
 TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
 _EPS = 1e-12
@@ -100,7 +109,12 @@ def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.nd
     entry = _RINGS.get(id(graph.neighbours))
     if entry is None or entry[0]() is not graph.neighbours:
         _RINGS.pop(id(graph.neighbours), None)  # (a dead cloth's: its id taken again)
-        entry = kept(_RINGS, id(graph.neighbours), _CLOTHS, lambda: (weakref.ref(graph.neighbours), {}, {}))
+        entry = kept(
+            _RINGS, id(graph.neighbours), _CLOTHS,
+            lambda: (weakref.ref(graph.neighbours), {}, {}, float(np.median(graph.rest)) if len(graph.rest) else 0.0),
+        )  # fmt: skip
+    if REACH is not None and entry[3] > 0.0:
+        count = max(LEAST_RINGS, min(count, int(np.floor(REACH / entry[3] + 0.5))))
     by_set: dict[tuple[bytes, int], _Rings] = entry[1]
     by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]] = entry[2]
 
