@@ -1,7 +1,7 @@
 """Every placement of bench/chair_placements.py (the 13 of rounds 23-24) x the five mesh kinds, for one checkout and one
 set of switches: one bench/chair_placements.py line each, in subprocesses, `-j` at a time (issue 11, round 25
-(chair25)). Lines are printed as they finish, prefixed by the label; sort them to compare runs. --only=KIND:DX:DY:TURN,...
-runs those jobs alone, in that order (a loaded machine: the placements that decide first).
+(chair25)). Lines are printed as they finish, prefixed by the label; sort them to compare runs.
+--only=KIND:DX:DY:TURN,... runs those jobs alone, in that order (a loaded machine: the placements that decide first).
 
     .venv/bin/python bench/chair_placements_sweep.py CHECKOUT LABEL [-jN] [--kinds=quad,tri] [n] [frames] \
         [--only=tri:0:0.03:20,...] [--set=module.NAME=value ...]
