@@ -99,13 +99,13 @@ DROP_INWARD_UP_ONLY = False
 # another (a chair's seat's top rear corners under the back's foot, the back's bottom corners on the seat's top) are
 # not pointed on the union's outside, and their mean normals are not the way out there (DROP_INWARD dropped a seat
 # corner's push that held the cloth out of the back: docs/design.md, issue 11, round 24 (chair24)). A leg's top
-# corners inside the seat's underside are culled already (`inside_just_off`). Off: round 25 (chair25).
+# corners inside the seat's underside are culled already (`inside_just_off`). Off: alone it put a vertex
+# 14.6 mm inside the chair's back at a placement where main has none (those corners' contacts held the cloth there);
+# with DROP_INWARD + DROP_INWARD_UP_ONLY the quad keeps every vertex out, the triangulated cloth not (5 mm under a
+# leg's foot). Kept as corners but out of DROP_INWARD's rule instead: no change there (round 25 (chair25), bc6788c's
+# DROP_INWARD_OPEN_ONLY).
 SKIP_COVERED = False
 COVERED_WITHIN = 1e-4
-# ... or kept as corners but never dropped by DROP_INWARD (their mean normal is not the union's way out; the contact
-# the rule dropped at the chair's seat corner was holding the cloth out of the back). Off: round 25 (chair25).
-DROP_INWARD_OPEN_ONLY = False
-_COVERED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _Corners -> which lie on another part
 _LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
@@ -173,21 +173,6 @@ def _covered(places, ids, which, within: float) -> np.ndarray:
         hit = dot(far, far) <= reach * reach
         covered[first + np.unique(i[hit])] = True
     return covered
-
-
-def _covered_corners(corners: _Corners, mesh) -> np.ndarray:
-    """(C,) which of a still or rigid closed mesh's corners lie on another loose part of it (DROP_INWARD_OPEN_ONLY;
-    found once per _Corners)."""
-    found = _COVERED.get(corners)
-    if found is None:
-        places, weld = np.unique(mesh.vertices, axis=0, return_inverse=True)
-        ids = weld.reshape(-1).take(mesh.triangles)
-        at = rows_among(places, corners.points.T)
-        which = at.nonzero()[0]  # (the corners at a vertex, in the order of places; map back to the corners')
-        covered = _covered(places, ids, which, COVERED_WITHIN)
-        found = rows_among(corners.points.T, places.take(which.take(covered.nonzero()[0]), axis=0))
-        _COVERED[corners] = found
-    return found
 
 
 # A point whose faces turn less than POINTED_ANGLE from their mean but all round it (a cone's tip of half-angle
@@ -822,8 +807,6 @@ def collide_corners(
         return
     if DROP_INWARD and collider.mesh.outward and corners.normals.shape[1] == len(corners):
         means = corners.normals.take(c.take(at), axis=1)
-        if DROP_INWARD_OPEN_ONLY:
-            means = means * ~_covered_corners(corners, collider.mesh).take(c.take(at))
         if DROP_INWARD_UP_ONLY:
             up_here = None if up is None else (up if pose1 is None else pose1[0].T @ up)
             means = means * (0.0 if up_here is None else (up_here @ means * collider.mesh.outward > 0.0))
