@@ -29,7 +29,7 @@ from .contact_support import propagate_support
 from .corner_support import support_hanging, support_plan
 from .edge_contacts import _sharp_of, _up, clamp, squared_stray
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _from_frame, _to_frame
-from .triangles import corner_angles, cross, dot
+from .triangles import closest_points, corner_angles, cross, dot
 from .vectors import rows_among
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -94,6 +94,18 @@ DROP_INWARD = False
 # 5 mm under a leg's foot twice) (round 24 (chair24)). (Dropping only a push that ends a vertex inside, or only one
 # leaning more than 0.3 against the mean normal, were worse: round 23 (chair23b); removed in round 24.)
 DROP_INWARD_UP_ONLY = False
+# A closed still or rigid mesh's pointed vertex that lies on another loose part of it (within COVERED_WITHIN of the
+# mesh's size of one of that part's triangles) is no corner: the union's inner corners, where one closed box stands on
+# another (a chair's seat's top rear corners under the back's foot, the back's bottom corners on the seat's top) are
+# not pointed on the union's outside, and their mean normals are not the way out there (DROP_INWARD dropped a seat
+# corner's push that held the cloth out of the back: docs/design.md, issue 11, round 24 (chair24)). A leg's top
+# corners inside the seat's underside are culled already (`inside_just_off`). Off: alone it put a vertex
+# 14.6 mm inside the chair's back at a placement where main has none (those corners' contacts held the cloth there);
+# with DROP_INWARD + DROP_INWARD_UP_ONLY the quad keeps every vertex out, the triangulated cloth not (5 mm under a
+# leg's foot). Kept as corners but out of DROP_INWARD's rule instead: no change there (round 25 (chair25), bc6788c's
+# DROP_INWARD_OPEN_ONLY).
+SKIP_COVERED = False
+COVERED_WITHIN = 1e-4
 _LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
@@ -126,10 +138,41 @@ def pointed_corners(
 
         hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
         which = which.take((~hidden).nonzero()[0])
+        if SKIP_COVERED and len(which):
+            which = which.take((~_covered(places, ids, which, COVERED_WITHIN)).nonzero()[0])
     points = np.ascontiguousarray(places[which].T)
     if means:
         return points, tip.take(which), mean.take(which, axis=1)
     return (points, tip.take(which)) if tips else points
+
+
+def _covered(places, ids, which, within: float) -> np.ndarray:
+    """Which of the welded vertices `which` (of `places` (P, 3), triangles `ids` (T, 3) of them) lie within `within` x
+    the mesh's size of a triangle of another loose part (SKIP_COVERED). Build time only (pairs in chunks)."""
+    from .topology import components
+
+    label = components(len(places), np.concatenate([ids[:, :2], ids[:, 1:]]))
+    part = label.take(ids[:, 0])
+    if len(np.unique(part)) < 2:
+        return np.zeros(len(which), dtype=bool)
+    reach = within * float(np.sqrt(np.sum((places.max(axis=0) - places.min(axis=0)) ** 2)))
+    corners = places.take(which, axis=0)
+    low, high = places.take(ids, axis=0).min(axis=1) - reach, places.take(ids, axis=0).max(axis=1) + reach
+    a, b, c = (places.take(ids[:, k], axis=0) for k in range(3))
+    covered = np.zeros(len(which), dtype=bool)
+    step = max(1, 4_000_000 // max(len(ids), 1))
+    for first in range(0, len(which), step):  # (a box test over all pairs, then the distance on the few left)
+        p = corners[first : first + step]
+        near = ((p[:, None] >= low[None]) & (p[:, None] <= high[None])).all(axis=2)
+        near &= part[None, :] != label.take(which[first : first + step])[:, None]
+        i, t = near.nonzero()
+        if len(i) == 0:
+            continue
+        closest = closest_points(p[i].T, a[t].T, b[t].T, c[t].T)[0]
+        far = closest - p[i].T
+        hit = dot(far, far) <= reach * reach
+        covered[first + np.unique(i[hit])] = True
+    return covered
 
 
 # A point whose faces turn less than POINTED_ANGLE from their mean but all round it (a cone's tip of half-angle

@@ -57,14 +57,11 @@ MESH_INTERVAL_MIN_SUBSTEPS = 4
 # corner passes' window before it (of 4), when every mesh collider is closed: 5 of their passes a frame, not 6
 # (together ~3/4 of a pass's cost; a pass ~6x a hold). The vertex pass keeps its lone window: with it joined too
 # a triangulated cloth's vertex ended 4 mm inside the table at impact (docs/design.md, round 11 (tablecost13)).
+# Sweeping the lone substep's vertex pass from the last window's start instead (round 23's LONE_VERTEX_WINDOW) fixed
+# the quad cloth 6 mm inside the chair's back but put vertices inside a chair's back, seat or leg at other placements
+# (4.7-8.7 mm) where this keeps them out; deleted in round 25 (chair25: e555609 reproduces it).
 # Windows shorter than this keep the lone substep (deforming meshes' 2). 0: never.
 LONE_SUBSTEP_JOINS_FROM = 3
-# The vertex pass on a frame's lone last substep (16 substeps in windows of 3) sweeps from the last window's start, not
-# the substep's: the corner pass closing its joined window there settles its pushes into the substep's start too, and a
-# vertex it (or the corner support) pushed into a chair's back or seat started and ended the substep inside, so the
-# vertex pass saw no crossing and the frame ended with it 6 mm inside (docs/design.md, round 23 (chair23)). Closed
-# meshes only (as the joined windows). Off: not yet run over the suite.
-LONE_VERTEX_WINDOW = False
 # A rigid mesh collider whose centre travels (`edge_contacts.travelling`: over TURN_TRAVEL gaps a substep) gets, where
 # its vertex pass closes a window, an edge pass over that substep after it and its vertex pass again: the vertex pass
 # runs last and can leave a cloth edge through the mesh with both ends out
@@ -310,8 +307,6 @@ def step(
             # (the edge and corner passes' windows may take a lone last substep, the vertex pass's not)
             corner_first, corner_last = _window(s, mesh_interval, substeps, join_lone)
             corner_window = None if s == corner_first else (window_start, corner_first / substeps)
-            if LONE_VERTEX_WINDOW and opens and closes and corner_first < first:
-                window = (window_start, (first - mesh_interval) / substeps)  # (the last window's start, kept)
             edge_first, edge_last = _window(s, mesh_interval, substeps, join_lone)
             edge_opens, edge_closes = s == edge_first, s == edge_last
             if starts_before is not None:
