@@ -66,7 +66,9 @@ lint: venv
 # and CPU time; `make test` fails if any suite failed and names it. The venvs are all made before the lanes start.
 # Suites run alone: make test-main, test-blender42, test-numpy2, test-blender-numpy2.
 # Each suite lists its 25 slowest tests (the CI budget: keep new tests cheap).
-# Serially the four took 4368 s (round 24, fresh clone, loaded 2-core machine).
+# Serially the four took 4368 s (round 24, fresh clone, loaded 2-core machine). Round 25 (ci25), lanes, fresh clone,
+# load 22-31 on the 2 cores: test-blender42 305 passed in 1723 s wall, 232 s CPU; the costliest tests then were
+# test_chord_contacts' two torus drapes (~110 s CPU each, ~900 s wall each in test-main; ~10 s CPU since ci25).
 TEST_LANES := "test-main" "test-blender42 test-numpy2 test-blender-numpy2"
 test: lint venvs
 	@PYTEST_ADDOPTS="--durations=25 $${PYTEST_ADDOPTS:-}" bash tools/lanes.sh "$(MAKE)" $(TEST_LANES)
