@@ -59,16 +59,19 @@ lint: venv
 	cd out/mypy && ../../$(BIN)/mypy --config-file ../../pyproject.toml \
 		-m verlet_cloth -p verlet_cloth.solver -p verlet_cloth.operators -p verlet_cloth.services -p verlet_cloth.ui
 
-# The whole suite on bpy 5.0.1 + NumPy 1.26, then the Blender suite (marker `blender`, see
-# tests/conftest.py) on Blender 4.2 LTS, the pure suite on NumPy 2.x and the Blender suite on bpy 5.0.1 +
-# NumPy 2.x. All four run even if one fails.
-test: lint
-	@status=0; \
-	$(MAKE) --no-print-directory test-main || status=1; \
-	$(MAKE) --no-print-directory test-blender42 || status=1; \
-	$(MAKE) --no-print-directory test-numpy2 || status=1; \
-	$(MAKE) --no-print-directory test-blender-numpy2 || status=1; \
-	exit $$status
+# The whole suite on bpy 5.0.1 + NumPy 1.26; the Blender suite (marker `blender`, see tests/conftest.py) on
+# Blender 4.2 LTS; the pure suite on NumPy 2.x; the Blender suite on bpy 5.0.1 + NumPy 2.x. In two lanes run side by
+# side (tools/lanes.sh; one per core): lane 1 = test-main, lane 2 = the other three, one after the other. Every suite
+# runs even if one fails; each lane's output is printed in full when both have ended, then each suite's result, wall
+# and CPU time; `make test` fails if any suite failed and names it. The venvs are all made before the lanes start.
+# Suites run alone: make test-main, test-blender42, test-numpy2, test-blender-numpy2.
+# Each suite lists its 25 slowest tests (the CI budget: keep new tests cheap).
+# Serially the four took 4368 s (round 24, fresh clone, loaded 2-core machine). Round 25 (ci25), lanes, fresh clone,
+# load 22-31 on the 2 cores: test-blender42 305 passed in 1723 s wall, 232 s CPU; the costliest tests then were
+# test_chord_contacts' two torus drapes (~110 s CPU each, ~900 s wall each in test-main; ~10 s CPU since ci25).
+TEST_LANES := "test-main" "test-blender42 test-numpy2 test-blender-numpy2"
+test: lint venvs
+	@PYTEST_ADDOPTS="--durations=25 $${PYTEST_ADDOPTS:-}" bash tools/lanes.sh "$(MAKE)" $(TEST_LANES)
 
 # Which versions a run tests, printed before it.
 versions = $(1)/bin/python -c "from importlib.metadata import version as v, PackageNotFoundError as E; \

@@ -151,7 +151,48 @@ def edges_through(x, edges, vertices, triangles) -> int:
     """How many cloth edges (pairs of indices into x) pass through one of the triangles (vertices, triangles)."""
     p, q = x[edges[:, 0]], x[edges[:, 1]]
     corners = vertices[triangles]
-    low, high = np.minimum(p, q), np.maximum(p, q)
-    e, t = ((low[:, None] <= corners.max(axis=1)[None]) & (high[:, None] >= corners.min(axis=1)[None])).all(2).nonzero()
+    e, t = overlapping_boxes(np.minimum(p, q), np.maximum(p, q), corners.min(axis=1), corners.max(axis=1))
     crossed = segment_crossings(p[e].T, q[e].T, *(corners[t, k].T for k in range(3)))[0]
     return len(np.unique(e[crossed]))
+
+
+def overlapping_boxes(low_a, high_a, low_b, high_b) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) of every box i of a and j of b that overlap (closed boxes, (N, 3) corners), in the order of
+    `(all pairs' overlap).nonzero()`, found through a uniform grid whose cells are wider than 99 % of the boxes (so
+    each of those is in at most 2 cells a side; the others, a floor's, are tried against all): a 24² cloth's edges
+    against an 18k-triangle torus, 2.3 -> 0.1 s CPU a frame."""
+    empty = np.zeros(0, dtype=np.int64)
+    if len(low_a) == 0 or len(low_b) == 0:
+        return empty, empty
+    if not all(np.isfinite(c).all() for c in (low_a, high_a, low_b, high_b)):  # a cloth blown up: all pairs
+        return ((low_a[:, None] <= high_b[None]) & (high_a[:, None] >= low_b[None])).all(2).nonzero()
+    la, ha, lb, hb = low_a, high_a, low_b, high_b
+    extent_a, extent_b = (ha - la).max(axis=1), (hb - lb).max(axis=1)
+    width = 1.01 * max(float(np.quantile(extent_a, 0.99)), float(np.quantile(extent_b, 0.99)), 1e-12)
+    small_a, small_b = np.flatnonzero(extent_a * 1.001 < width), np.flatnonzero(extent_b * 1.001 < width)
+    big_a, big_b = np.setdiff1d(np.arange(len(la)), small_a), np.setdiff1d(np.arange(len(lb)), small_b)
+    origin = np.minimum(la.min(axis=0), lb.min(axis=0))
+    offsets = np.array([(i, j, k) for i in (0, 1) for j in (0, 1) for k in (0, 1)])
+
+    def cells(boxes, low, high):
+        first, last = np.floor((low[boxes] - origin) / width), np.floor((high[boxes] - origin) / width)
+        cell = first[:, None] + offsets[None]  # (N, 8, 3)
+        box, corner = (cell <= last[:, None]).all(2).nonzero()
+        return boxes[box], cell[box, corner].astype(np.int64)
+
+    box_a, cell_a = cells(small_a, la, ha)
+    box_b, cell_b = cells(small_b, lb, hb)
+    key = np.unique(np.concatenate([cell_a, cell_b]).reshape(-1, 3), axis=0, return_inverse=True)[1].reshape(-1)
+    key_a, key_b = key[: len(box_a)], key[len(box_a) :]
+    order = np.argsort(key_b, kind="stable")
+    sorted_b = key_b[order]
+    start = np.searchsorted(sorted_b, key_a, "left")
+    count = np.searchsorted(sorted_b, key_a, "right") - start
+    at = np.repeat(start - (np.cumsum(count) - count), count) + np.arange(int(count.sum()))
+    pairs = [np.repeat(box_a, count).astype(np.int64) * len(lb) + box_b[order[at]]]
+    pairs += [(big_a[:, None] * len(lb) + np.arange(len(lb))[None]).ravel()]  # the big boxes against all
+    pairs += [(np.arange(len(la))[:, None] * len(lb) + big_b[None]).ravel()]
+    pair = np.unique(np.concatenate(pairs).astype(np.int64))
+    i, j = pair // len(lb), pair % len(lb)
+    keep = ((la[i] <= hb[j]) & (ha[i] >= lb[j])).all(1)
+    return i[keep], j[keep]

@@ -1149,9 +1149,11 @@ def test_a_thickness_more_than_the_cloths_edges_is_said_and_the_cloth_drapes_eit
     """A doll's-house scale (round 22, probe26): a 10 cm 24² handkerchief (4.3 mm edges) dropped on a 3 cm cube at
     the default 5 mm Thickness ended 71 % stretched on the mean (408 % at most) with 144 edges through the cube, and
     nothing said why. The corner pass's gap is now capped by the cloth's edges (thick26), so it drapes; the panel
-    and Make Cloth say the Thickness is more than the edges, with the one to set for a close fit (half an edge)."""
+    and Make Cloth say the Thickness is more than the edges, with the one to set for a close fit (half an edge).
+    24 frames, not 40 (ci25: 11.5 -> 7.2 s CPU): with the cap off (corner_contacts.THICK_GAP_CAP = None) the cloth
+    is 84 % stretched on the mean at frame 24 (73 % at 40); with it, 0.26 % (0.21 % at 2.2 mm)."""
     checks = sys.modules[ADDON_MODULE + ".services.checks"]
-    scene = setup_scene(blender, 40)
+    scene = setup_scene(blender, 24)
     _floor(blender)
     assert blender.ops.verlet_cloth.make_collider(kind="PLANE") == {"FINISHED"}
     blender.ops.mesh.primitive_cube_add(size=0.03, location=(0.0, 0.0, 0.015))
@@ -1169,7 +1171,7 @@ def test_a_thickness_more_than_the_cloths_edges_is_said_and_the_cloth_drapes_eit
         rest = evaluated_mesh(blender, cloth, triangles=False)[0]
         edges = np.array([e.vertices[:] for e in cloth.data.edges])
         rest_length = np.linalg.norm(rest[edges[:, 0]] - rest[edges[:, 1]], axis=1)
-        for frame in range(2, 41):
+        for frame in range(2, 25):
             scene.frame_set(frame)
         x = evaluated_mesh(blender, cloth, triangles=False)[0]
         return float(np.mean(np.maximum(np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest_length - 1, 0)))
