@@ -62,7 +62,7 @@ lint: venv
 # The whole suite on bpy 5.0.1 + NumPy 1.26; the Blender suite (marker `blender`, see tests/conftest.py) on
 # Blender 4.2 LTS; the pure suite on NumPy 2.x; the Blender suite on bpy 5.0.1 + NumPy 2.x. In two lanes run side by
 # side (tools/lanes.sh; one per core): lane 1 = test-main, lane 2 = the other three, one after the other. Every suite
-# runs even if one fails; each lane's output is printed in full when both have ended, then each suite's result, wall
+# runs even if one fails; lane 1's output streams, lane 2's is printed in full when both have ended, then each suite's result, wall
 # and CPU time; `make test` fails if any suite failed and names it. The venvs are all made before the lanes start.
 # Suites run alone: make test-main, test-blender42, test-numpy2, test-blender-numpy2.
 # Each suite lists its 25 slowest tests (the CI budget: keep new tests cheap).

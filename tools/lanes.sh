@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # `make test`'s lanes: tools/lanes.sh MAKE LANE... runs each LANE (a space-separated list of make targets, run one
-# after the other, every one even if one fails) in parallel with the others. A lane's output goes to a log in a
-# temporary folder (never the checkout: tests/test_package.py's zip test reads untracked files); a line is printed
-# as each target ends, then every log in full, lane by lane, once all have ended, then a summary: each target's
+# after the other, every one even if one fails) in parallel with the others. The first lane's output streams as it runs
+# (and is kept in a log); the others' go to logs in a temporary folder (never the checkout: tests/test_package.py's
+# zip test reads untracked files); a line is printed as each target ends, then those logs in full, lane by lane, once
+# all have ended, then a summary: each target's
 # result, wall and CPU time (user + sys of the processes it ran). Exits 1 if any target failed, naming them.
 # Ctrl+C or SIGTERM stops every lane (their processes share this script's process group).
 set -u
+# Python writes through a pipe unbuffered, so the streamed lane shows each test as it ends.
+export PYTHONUNBUFFERED=1
 make=$1
 shift
 logs=$(mktemp -d "${TMPDIR:-/tmp}/vc_lanes.XXXXXX")
 trap 'rm -rf "$logs"' EXIT
 trap 'trap - INT TERM; kill 0' INT TERM
-echo "== make test: ${#} lanes in parallel, logs in $logs (printed when all end) =="
+echo "== make test: ${#} lanes in parallel; lane 1 streams, the others' logs ($logs) are printed when all end =="
 lane=0
 for targets in "$@"; do
 	lane=$((lane + 1))
@@ -19,8 +22,16 @@ for targets in "$@"; do
 		TIMEFORMAT="%R %U %S"
 		for target in $targets; do
 			log="$logs/$lane-$target"
-			{ time "$make" --no-print-directory "$target" >"$log.log" 2>&1; } 2>"$log.time"
-			echo $? >"$log.rc"
+			if [ "$lane" = 1 ]; then
+				# The first lane streams as it runs, so a CI log never goes silent for the whole run.
+				{ time {
+					"$make" --no-print-directory "$target" 2>&1 | tee "$log.log"
+					echo "${PIPESTATUS[0]}" >"$log.rc"
+				}; } 2>"$log.time"
+			else
+				{ time "$make" --no-print-directory "$target" >"$log.log" 2>&1; } 2>"$log.time"
+				echo $? >"$log.rc"
+			fi
 			read -r wall user sys <"$log.time"
 			cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.0f", u + s }')
 			printf "%s %.0f %s\n" "$(cat "$log.rc")" "$wall" "$cpu" >"$log.sum"
@@ -38,7 +49,11 @@ for targets in "$@"; do
 	for target in $targets; do
 		echo
 		echo "==================== lane $lane: make $target ===================="
-		cat "$logs/$lane-$target.log" 2>/dev/null || echo "(no log: the lane was stopped)"
+		if [ "$lane" = 1 ]; then
+			echo "(streamed above)"
+		else
+			cat "$logs/$lane-$target.log" 2>/dev/null || echo "(no log: the lane was stopped)"
+		fi
 	done
 done
 echo
