@@ -69,6 +69,8 @@ lint: venv
 # Serially the four took 4368 s (round 24, fresh clone, loaded 2-core machine). Round 25 (ci25), lanes, fresh clone,
 # load 22-31 on the 2 cores: test-blender42 305 passed in 1723 s wall, 232 s CPU; the costliest tests then were
 # test_chord_contacts' two torus drapes (~110 s CPU each, ~900 s wall each in test-main; ~10 s CPU since ci25).
+# Fresh clone of d7066db on the quiet machine: .ci/run 37:53 wall (venvs + lint ~3 min; lane 1 test-main 2036 s;
+# lane 2 208 + 1691 + 198 s), every suite passed.
 TEST_LANES := "test-main" "test-blender42 test-numpy2 test-blender-numpy2"
 test: lint venvs
 	@PYTEST_ADDOPTS="--durations=25 $${PYTEST_ADDOPTS:-}" bash tools/lanes.sh "$(MAKE)" $(TEST_LANES)
