@@ -7,22 +7,21 @@ the worst structural strain within 15 cm (across) of the top's corners (the test
 and the deepest a vertex lay inside the boxes at a frame's end (mm, < 0 outside).
 """
 
-import importlib
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent))
+import measure  # noqa: E402
+
 import solver  # noqa: E402
 from solver import meshes  # noqa: E402
 
 flags = [a[len("--set=") :] for a in sys.argv[1:] if a.startswith("--set=")]
 args = [a for a in sys.argv[1:] if not a.startswith("--set")]
-for f in flags:
-    name, val = f.split("=")
-    mod, attr = name.rsplit(".", 1)
-    setattr(importlib.import_module("solver." + mod), attr, eval(val))
+measure.set_flags(flags)
 kind, n = args[0], int(args[1]) if len(args) > 1 else 48
 vertices, faces = meshes.grid(n, n, size=1.8, height=0.99)
 if kind == "tri":

@@ -16,32 +16,18 @@ inside after any substep's failsafe in that frame, the longest edge over its res
 """
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
-import solver
-from solver import face_collision, meshes, settings
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+# (the test's box and its path: the same scene, measured here at every substep, not only at frame ends)
+from test_face_collision_moving_collider import HALF, centre, cube, pose  # noqa: E402
 
-HALF = 0.15
-KEY = 16
+import solver  # noqa: E402
+from solver import face_collision, meshes, settings  # noqa: E402
+
 RULES = {"cross": (True, False), "noslide": (False, False), "push": (True, True)}
-
-
-def cube():
-    v = np.array([[x, y, z] for x in (-HALF, HALF) for y in (-HALF, HALF) for z in (-HALF, HALF)], float)
-    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
-    return solver.TriangleMesh(v, np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))]))
-
-
-def centre(frame: float) -> np.ndarray:
-    u = min(max((frame - 1) / (KEY - 1), 0.0), 1.0)
-    return np.array([-0.8 + 1.15 * u * u * (3 - 2 * u), 0.0, 0.75])
-
-
-def pose(frame: int) -> np.ndarray:
-    m = np.eye(4)
-    m[:3, 3] = centre(frame)
-    return m
 
 
 def run(kind: str, rule: str, frames: int = 14, trace: int | None = None):
