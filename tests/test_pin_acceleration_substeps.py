@@ -121,3 +121,53 @@ def test_the_rule_asks_nothing_for_a_gentle_load_and_at_most_three_times_the_bas
     inputs = solver.StepInputs(pin_targets=moved, pin_targets_start=rest)
     assert base == 26
     assert driven.pin_acceleration_substeps(model, state, inputs, params, FRAME) == expected
+
+
+def _shaken_by_a_deforming_box(monkeypatch, on: bool):
+    """(vertex passes of the mesh collider, frames, the deepest a vertex ends inside the box (m, < 0 outside)) of a
+    12² cloth hanging in the YZ plane, its top row shaken ±0.2 m, beside a box behind it (x -0.3 .. -0.01) that
+    breathes ±2 % a frame (a deforming collider: its windows are DEFORMING_COLLIDE_INTERVAL substeps)."""
+    step_module = __import__("sys").modules["solver.step"]
+    monkeypatch.setattr(step_module, "PIN_SUBSTEPS_COLLIDE_RATE", on)
+    calls = []
+    real = solver.MeshCollider.collide_rows
+    monkeypatch.setattr(
+        solver.MeshCollider, "collide_rows", lambda self, *a, **k: (calls.append(1), real(self, *a, **k))[1]
+    )
+    vertices, faces = meshes.grid(12, 12, size=1.0)
+    vertices = np.asarray(vertices, dtype=np.float64)
+    rest = np.stack([np.zeros(len(vertices)), vertices[:, 1] * 0.6, 1.5 - vertices[:, 0] * 0.8], 1)
+    top = rest[:, 2] > rest[:, 2].max() - 1e-6
+    model = solver.build_model(rest, faces, pin_weight=top.astype(float))
+    params = solver.Params(substeps=16, substeps_follow_motion=True, bend_stiffness=0.05)
+    corners = np.array([[x, y, z] for x in (-0.3, -0.01) for y in (-0.4, 0.4) for z in (0.6, 1.6)])
+    boxes = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6)]
+    boxes += [(0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
+    centre = corners.mean(axis=0)
+
+    def box(frame):
+        return centre + (corners - centre) * (1.0 + 0.02 * math.sin(frame))
+
+    def at(frame):
+        return rest + np.array([0.0, 0.2 * _wave(frame), 0.0])
+
+    state, deepest, substeps = model.initial_state(), -np.inf, []
+    for frame in range(2, 10):
+        collider = solver.MeshCollider(box(frame), boxes, mesh_start=box(frame - 1))
+        solver.step(model, state, params, FRAME, [collider], pin_targets=at(frame), pin_targets_start=at(frame - 1))
+        substeps.append(state.last_substeps)
+        low, high = box(frame).min(axis=0), box(frame).max(axis=0)
+        depth = np.minimum(state.positions - low, high - state.positions).min(axis=1)
+        deepest = max(deepest, float(depth.max()))
+    return len(calls), substeps, deepest
+
+
+def test_pin_substeps_can_keep_the_mesh_colliders_rate(monkeypatch):
+    """PIN_SUBSTEPS_COLLIDE_RATE (off by default; docs/design.md, round 26 (capecost_r26)): where the pins' rule
+    alone raises the count to 2x or more, the mesh colliders' windows grow alike: about half the vertex passes
+    here, and the cloth stays out of the box."""
+    off, substeps, deepest_off = _shaken_by_a_deforming_box(monkeypatch, False)
+    on, substeps_on, deepest_on = _shaken_by_a_deforming_box(monkeypatch, True)
+    assert max(substeps) >= 32 and substeps == substeps_on
+    assert on <= 0.7 * off, (on, off)  # (64 against 104: not every frame is raised)
+    assert deepest_on < 0.0 and deepest_off < 0.0
