@@ -122,13 +122,25 @@ def _floor_drop(col, tag, size, loc=(0.02, 0.03), rot=0.1, z=None):
         else {k: eval(v) for k, v in (i.split("=") for i in filter(None, os.environ.get("CLOTHKW", "").split(",")))}
     )
     R.cloth(c, bend=0.05, **kw)  # CLOTHKW=friction=0,...: ours' cloth settings (bisecting)
-    if os.environ.get("WHERE"):  # WHERE=f1,f2,...: print the most stretched edges at those frames (then stop)
-        for f in range(1, max(map(int, os.environ["WHERE"].split(","))) + 1):
-            s.frame_set(f)
-            if str(f) in os.environ["WHERE"].split(","):
-                where(c, rest, [col])
-        return
     P24.go(s, c, [col], tag, rest)
+
+
+_go = P24.go
+
+
+def go_where(s, c, cols, tag, rest, **kw):
+    """WHERE=f1,f2,...: instead of the checks, the most stretched edges at those frames (any scene)."""
+    if not os.environ.get("WHERE"):
+        return _go(s, c, cols, tag, rest, **kw)
+    frames = [int(f) for f in os.environ["WHERE"].split(",")]
+    for f in range(1, max(frames) + 1):
+        s.frame_set(f)
+        if f in frames:
+            where(c, rest, cols)
+    return None
+
+
+P24.go = go_where  # (r24's scenes call it through the module)
 
 
 def box():
