@@ -45,6 +45,10 @@ PIN_STIFFNESS = 5760.0
 MESH_COLLIDE_INTERVAL = 3
 DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
+# A rigid mesh collider moving in the frame (its pose at the start not its pose at the end) runs every
+# MOVING_COLLIDE_INTERVAL-th substep (0: as a still one's, MESH_COLLIDE_INTERVAL; kinds_r26, off: a table pulled at
+# 3.6 m/s under a fan disc showed 38-75 % stretch spikes at 3, 4-10 % at 1; docs/design.md, round 26).
+MOVING_COLLIDE_INTERVAL = 0
 # Edge contacts with closed meshes' sharp edges (solver/edge_contacts.py) and the corner pass
 # (solver/corner_contacts.py) run on the vertex pass's windows (the edge and corner passes' may take a lone last
 # substep, below) and hold their contacts in between. Longer edge and corner windows (every 2nd or 3rd mesh collider
@@ -436,7 +440,16 @@ def _mesh_interval(colliders, substeps: int, self_collision) -> int:
         return 1
     if any(isinstance(c, MeshCollider) and c.deforming for c in colliders):
         return DEFORMING_COLLIDE_INTERVAL
+    if MOVING_COLLIDE_INTERVAL and any(_moving(c) for c in colliders):
+        return MOVING_COLLIDE_INTERVAL
     return MESH_COLLIDE_INTERVAL
+
+
+def _moving(collider) -> bool:
+    """Whether a rigid mesh collider's pose differs between the frame's start and end."""
+    if not isinstance(collider, MeshCollider) or collider.pose is None or collider.pose_start is None:
+        return False
+    return not all(np.array_equal(a, b) for a, b in zip(collider.pose, collider.pose_start))
 
 
 def _self_collision(state: State, model: Model, params: Params, gap: float) -> FaceCollision | SelfCollision:
