@@ -1335,8 +1335,9 @@ def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
     sharing a row, `_components`). A zone with a start a moving collider swept over moves as one piece from its
     start by its vertices' mean motion this substep (from `ends`, where the passes left them), and at least as far
     along the collider's motion as the collider carries that start (the longest such carry in the zone): its shape
-    is its uncrossed start's, it is out of the collider, and it keeps moving (a rigid impact zone, translation only,
-    Bridson et al. 2002). A zone with a held vertex moves by the held vertices' mean motion (as `_carried`); the
+    is its uncrossed start's and it keeps moving (a rigid impact zone, translation only, Bridson et al. 2002); if
+    that would leave one of its vertices inside the collider at t1, it moves by that carry alone (as the collider).
+    A zone with a held vertex moves by the held vertices' mean motion (as `_carried`); the
     others go back to their starts. Returns ((N, 3) carry, every movable vertex of the zones); `carried_by` takes
     the carries."""
     rows = np.concatenate(zone_rows)
@@ -1372,6 +1373,14 @@ def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
     unit = zone_carry / np.maximum(carry_length, 1e-300)[:, None]
     short = carry_length - dot(d.T, unit.T)
     d += np.where((is_swept & (short > 0))[:, None], short[:, None] * unit, 0.0)
+    # A zone whose mean motion would put a vertex inside the collider at t1 moves with the collider alone.
+    moved = free[is_swept[labels[free]]]
+    if len(moved):
+        inside = (carrier(moved, previous[moved] + d[labels[moved]]) != 0.0).any(axis=1)
+        if inside.any():
+            rigid = np.zeros(n, dtype=bool)
+            rigid[labels[moved[inside]]] = True
+            d = np.where(rigid[:, None], zone_carry, d)
     d = np.where((held_count > 0)[:, None], held_mean, d)
     carry = np.zeros((n, 3))
     carry[free] = d[labels[free]]

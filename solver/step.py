@@ -406,10 +406,11 @@ def _rewind_carrier(start, movers, t0: float, t1: float, thickness: float):
     """(REWIND_WITH_COLLIDERS) For `undo_crossings`: a function of vertex indices (k,) giving (k, 3) how far the
     moving colliders carry each one's substep start: 0 unless the collider's vertex pass (from rest at the start,
     t0 to t1, no friction) would push it further than the gap (it covers the start at t1); then the collider's
-    own motion at that start from t0 to t1 (a rigid mesh's pose, a sphere's centre; otherwise the push)."""
+    own motion at that start from t0 to t1 (a rigid mesh's pose, a sphere's centre; otherwise the push). With
+    `points` (k, 3), the same for those points instead of the vertices' starts."""
 
-    def carrier(rows: np.ndarray) -> np.ndarray:
-        p0 = start.take(rows, axis=0)
+    def carrier(rows: np.ndarray, points: np.ndarray | None = None) -> np.ndarray:
+        p0 = start.take(rows, axis=0) if points is None else points  # (or other points held still: inside at t1?)
         out = np.zeros_like(p0)
         for collider in movers:
             pushed, settled = p0.copy(), p0.copy()
