@@ -15,8 +15,12 @@ sent back (the curtain buckles out of its plane): tri passes, quad fails (one fr
 (slides25): the 2.51 is not a hair but the old fault: at frame 9's substep 3 the failsafe sends 24 vertices back
 for real crossings (a change of side, not slides) to starts the box has swept over; 7-10 of them stay inside the box
 for 12 substeps and the frame's last substep pushes the corner's two ends out through two faces (top, front).
-bench/curtain_midframe.py counts the vertices inside after every substep (this test checks only frame ends).
-The default is an expected failure (strict: it reports the day the default changes or another fix makes it pass).
+bench/curtain_midframe.py counts the vertices inside after every substep. Round 26 (rewind_r26): this test checks
+the box after every substep's failsafe too (the push's cases now fail: 1 vertex inside mid-frame 7 on the tri, 10 in
+frame 9 on the quad), and runs step.REWIND_WITH_COLLIDERS (off) with the push: a crossed zone whose start the box
+covers moves as one piece by its mean motion, not back into the box — both kinds pass (0 inside at any substep,
+stretch at most 1.32 tri / 1.40 quad). The default is an expected failure (strict: it reports the day the default
+changes or another fix makes it pass).
 """
 
 import importlib
