@@ -1099,7 +1099,7 @@ class FaceCollision:
             involved = np.concatenate([rows.ravel() for rows in bad])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             carry = None
-            if carrier is not None and carried_by is not None:  # zones, moved as one piece (`_zone_carry`)
+            if carrier is not None and carried_by is not None and entry is not None:  # zones (`_zone_carry`)
                 if sum(len(rows) for rows in bad) == 0:
                     break
                 zone_rows.append(np.concatenate(bad))
