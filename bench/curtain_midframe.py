@@ -9,12 +9,14 @@ the failsafe sent back and how many are inside the box before / after it.
 
     PYTHONPATH=. .venv/bin/python bench/curtain_midframe.py [kinds] [rules] [--trace F]
     kinds: quad,tri (comma-separated; default quad,tri); rules: cross (the default: in-plane slides sent back),
-    noslide (face_collision.IN_PLANE_SLIDES_CROSS False), push (face_collision.SLIDES_PUSHED_OFF); default all three.
+    noslide (face_collision.IN_PLANE_SLIDES_CROSS False), push (face_collision.SLIDES_PUSHED_OFF), cross-zone and
+    push-zone (the same with step.REWIND_WITH_COLLIDERS, round 26); default cross, noslide, push.
 
 One line per run: per frame "F:end/mid/stretch": vertices inside at the frame's end (the test's check), the most
 inside after any substep's failsafe in that frame, the longest edge over its rest length at the frame's end.
 """
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -27,12 +29,24 @@ from test_face_collision_moving_collider import HALF, centre, cube, pose  # noqa
 import solver  # noqa: E402
 from solver import face_collision, meshes, settings  # noqa: E402
 
-RULES = {"cross": (True, False), "noslide": (False, False), "push": (True, True)}
+step_module = importlib.import_module("solver.step")  # (solver.step is the function)
+
+# (IN_PLANE_SLIDES_CROSS, SLIDES_PUSHED_OFF, step.REWIND_WITH_COLLIDERS); round 26 (rewind_r26): cross-zone /
+# push-zone: a crossed zone whose start the moving box covers moves as one piece with its mean motion (`_zone_carry`).
+RULES = {
+    "cross": (True, False, False),
+    "noslide": (False, False, False),
+    "push": (True, True, False),
+    "cross-zone": (True, False, True),
+    "push-zone": (True, True, True),
+}
 
 
 def run(kind: str, rule: str, frames: int = 14, trace: int | None = None):
     """[(frame, inside at its end, most inside after a substep, stretch)] of one run."""
-    face_collision.IN_PLANE_SLIDES_CROSS, face_collision.SLIDES_PUSHED_OFF = RULES[rule]
+    face_collision.IN_PLANE_SLIDES_CROSS, face_collision.SLIDES_PUSHED_OFF, step_module.REWIND_WITH_COLLIDERS = RULES[
+        rule
+    ]
     v, f = solver.grid(16, 16, size=1.0)
     f = meshes.triangulated(f) if kind == "tri" else f
     v = np.asarray(v, float)[:, [0, 2, 1]] + [0.0, 0.0, 1.1]
@@ -46,9 +60,9 @@ def run(kind: str, rule: str, frames: int = 14, trace: int | None = None):
     now = {"frame": 0, "after": [], "sent": []}
     original = face_collision.FaceCollision.undo_crossings
 
-    def undo(self, x, previous, inv_mass, rounds=16, settled=None):
+    def undo(self, x, previous, inv_mass, rounds=16, settled=None, carrier=None):
         before = x.copy()
-        count = original(self, x, previous, inv_mass, rounds, settled)
+        count = original(self, x, previous, inv_mass, rounds, settled, carrier)
         now["after"].append((before, x.copy()))
         now["sent"].append(count)
         return count
@@ -90,7 +104,7 @@ def main(argv):
         trace = int(argv[i + 1])
         argv = argv[:i] + argv[i + 2 :]
     kinds = argv[0].split(",") if argv else ["quad", "tri"]
-    rules = argv[1].split(",") if len(argv) > 1 else list(RULES)
+    rules = argv[1].split(",") if len(argv) > 1 else ["cross", "noslide", "push"]
     for kind in kinds:
         for rule in rules:
             out = run(kind, rule, trace=trace)

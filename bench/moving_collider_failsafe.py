@@ -15,12 +15,15 @@ longest cloth edge over its rest length), intersecting face pairs (solver.inters
     kinds: quad tri irr fan hole; colliders: box fast sphere turning;
     variants: main (the failsafe as on main), noslide (face_collision.IN_PLANE_SLIDES_CROSS False: round 23
     (failsafe23b)), push (face_collision.SLIDES_PUSHED_OFF: round 24 (curtain24)), nofailsafe (undo_crossings a
-    no-op: diagnosis only). Round 23's carry / recheck / kept (step.REWOUND_*) were deleted in round 24.
+    no-op: diagnosis only); main-zone, noslide-zone, push-zone: the same with step.REWIND_WITH_COLLIDERS (round 26
+    (rewind_r26): a crossed zone whose start the moving collider covers moves as one piece, not into it).
+    Round 23's carry / recheck / kept (step.REWOUND_*) were deleted in round 24.
 Prints one line per run: kind collider variant, frames with vertices inside (frame:count), max stretch, last-frame
 stretch, max pairs, CPU s, triangles turned over (their normal against the rest one's: the curtain folded onto
 itself in its plane, which the exact test does not see, coplanar contacts not counting), most and at the end.
 """
 
+import importlib
 import sys
 import time
 
@@ -30,6 +33,8 @@ import solver
 from solver import face_collision, meshes, settings
 from solver.face_collision import FaceCollision
 from solver.intersections import count_self_intersections
+
+step_module = importlib.import_module("solver.step")  # (solver.step is the function)
 
 HALF = 0.15
 FRAMES = 24
@@ -109,9 +114,11 @@ def run(kind, which, n=16, frames=FRAMES):
     rows = []
     for fr in range(1, frames):
         collider, (c, r) = collider_at(which, fr, mesh)
+        MID["after"] = []
         t = time.process_time()
         solver.step(model, state, params, 1 / 24, colliders=[collider])
         t = time.process_time() - t
+        mid = inside_mid(which, collider, MID["after"])
         x = state.positions
         stretch = float((np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / rest).max())
         normal = np.cross(x[tri[:, 1]] - x[tri[:, 0]], x[tri[:, 2]] - x[tri[:, 0]])
@@ -119,17 +126,43 @@ def run(kind, which, n=16, frames=FRAMES):
         turned = int(against.sum())
         flat = int((against & (np.abs(x[tri, 1]) < 1e-4).all(axis=1)).sum())  # turned in the plane y = 0
         pairs = count_self_intersections(model, x)
-        rows.append((fr + 1, inside(which, x, c, r), stretch, pairs, t, turned, flat, float(np.abs(x[:, 1]).max())))
+        rows.append(
+            (fr + 1, inside(which, x, c, r), stretch, pairs, t, turned, flat, float(np.abs(x[:, 1]).max()), mid)
+        )
     return rows
 
 
 def variant(name):
-    face_collision.IN_PLANE_SLIDES_CROSS = name != "noslide"
-    face_collision.SLIDES_PUSHED_OFF = name == "push"
+    face_collision.IN_PLANE_SLIDES_CROSS = name not in ("noslide", "noslide-zone")
+    face_collision.SLIDES_PUSHED_OFF = name in ("push", "push-zone")
+    step_module.REWIND_WITH_COLLIDERS = name.endswith("-zone")
     if name == "nofailsafe":
         FaceCollision.undo_crossings = lambda self, *a, **k: 0
     else:
-        FaceCollision.undo_crossings = ORIGINAL_UNDO
+        FaceCollision.undo_crossings = _counting_undo
+
+
+MID = {"after": []}  # positions after each substep's failsafe, this frame
+
+
+def _counting_undo(self, x, *args, **kwargs):
+    count = ORIGINAL_UNDO(self, x, *args, **kwargs)
+    MID["after"].append(x.copy())
+    return count
+
+
+def inside_mid(which, collider, after):
+    """The most vertices inside the collider after any substep's failsafe this frame (at its pose then)."""
+    most, n = 0, len(after)
+    for s, x in enumerate(after):
+        t = (s + 1) / n
+        if which == "sphere":
+            c = collider.at(t)[0]
+            most = max(most, int((np.linalg.norm(x - c, axis=1) < HALF - 1e-3).sum()))
+        else:
+            r, c = collider._pose_at(t)
+            most = max(most, int((np.abs((x - c) @ r) < HALF - 1e-3).all(axis=1).sum()))
+    return most
 
 
 ORIGINAL_UNDO = FaceCollision.undo_crossings
@@ -142,7 +175,7 @@ if __name__ == "__main__":
         del args[args.index("--n") : args.index("--n") + 2]
     kinds = [a for a in args if a in ("quad", "tri", "irr", "fan", "hole")] or ["quad", "tri", "irr", "fan", "hole"]
     colliders = [a for a in args if a in ("box", "fast", "sphere", "turning")] or ["box", "fast", "sphere", "turning"]
-    names = ("main", "noslide", "push", "nofailsafe")
+    names = ("main", "noslide", "push", "nofailsafe", "main-zone", "noslide-zone", "push-zone")
     variants = [a for a in args if a in names] or ["main", "noslide"]
     for kind in kinds:
         for which in colliders:
@@ -150,8 +183,10 @@ if __name__ == "__main__":
                 variant(name)
                 rows = run(kind, which, n)
                 hits = " ".join(f"{f}:{k}" for f, k, *_ in rows if k) or "-"
+                mids = " ".join(f"{r[0]}:{r[8]}" for r in rows if r[8]) or "-"
                 print(
-                    f"{kind:5} {which:7} {name:10} inside {hits:28} stretch max {max(r[2] for r in rows):5.2f} "
+                    f"{kind:5} {which:7} {name:10} inside {hits:28} mid {mids:28} "
+                    f"stretch max {max(r[2] for r in rows):5.2f} "
                     f"last {rows[-1][2]:5.2f} pairs max {max(r[3] for r in rows)} cpu {sum(r[4] for r in rows):5.1f} "
                     f"turned max {max(r[5] for r in rows)} last {rows[-1][5]} in-plane max {max(r[6] for r in rows)} "
                     f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f}",

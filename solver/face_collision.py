@@ -1010,7 +1010,13 @@ class FaceCollision:
         return due_vt, self.near.ee_due
 
     def undo_crossings(
-        self, x: np.ndarray, previous: np.ndarray, inv_mass: np.ndarray, rounds: int = 16, settled=None
+        self,
+        x: np.ndarray,
+        previous: np.ndarray,
+        inv_mass: np.ndarray,
+        rounds: int = 16,
+        settled=None,
+        carrier=None,
     ) -> int:
         """Failsafe after the substep's last pass, in place: send the vertices of candidate pairs
         still crossed (a vertex now on the other side of a triangle it passed through, two edges that
@@ -1020,7 +1026,12 @@ class FaceCollision:
         Harmon et al. 2008: the start was not crossed, so rewinding everything involved ends clean).
         Vertices that cannot move (inverse mass 0) stay. Returns how many vertices went back.
         `settled`: the start the next substep's velocity comes from, if not `previous` (the colliders
-        moved it); the vertices sent back start there from rest too."""
+        moved it); the vertices sent back start there from rest too.
+        `carrier`: None, or a function of vertex indices (k,) giving (k, 3) how far a moving collider carries
+        each one's start in the substep (0 for a start no collider swept over). Then the crossed rows are
+        joined into zones, and a zone with a swept start goes to its start moved as one piece by its mean
+        motion, at least as far as the collider carries it (`_zone_carry`), not back into the collider; the
+        vertices of such zones keep that motion as their speed."""
         found = self.found_at if self.found_at is not None and len(self.found_at) == len(x) else x.copy()
         flat = 1e-6 * self.gap  # nearer a plane than this is in it
         back = np.zeros(len(x), dtype=bool)
@@ -1046,6 +1057,10 @@ class FaceCollision:
         stale = True  # the live rows' start sides are to be found
         pushed = np.zeros(len(x), dtype=bool) if SLIDES_PUSHED_OFF and IN_PLANE_SLIDES_CROSS else None
         pushed_by = np.zeros_like(x) if pushed is not None else None
+        carried_by = None if carrier is None else np.zeros_like(x)  # how far each vertex sent back was carried
+        zone_rows: list = []
+        ends = None
+        entry = x.copy() if carrier is not None else None
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
@@ -1083,9 +1098,19 @@ class FaceCollision:
                     motion[moved_off] += self.gap
             involved = np.concatenate([rows.ravel() for rows in bad])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
+            carry = None
+            if carrier is not None and carried_by is not None and entry is not None:  # zones (`_zone_carry`)
+                if sum(len(rows) for rows in bad) == 0:
+                    break
+                zone_rows.append(np.concatenate(bad))
+                if ends is None:
+                    ends = x.copy()  # (where the passes left the vertices: each zone's mean motion from them)
+                    ends[back] = entry[back]
+                carry, involved = _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by)
             if len(involved) == 0 and moved_off is None:
                 break
-            carry = _carried(previous, x, inv_mass, np.concatenate(bad))
+            if carry is None:
+                carry = _carried(previous, x, inv_mass, np.concatenate(bad))
             if carry is None:
                 x[involved] = previous[involved]
                 motion[involved] = np.sqrt(dot(shift, shift))
@@ -1117,6 +1142,8 @@ class FaceCollision:
             (previous if settled is None else settled)[kept] += pushed_by[kept]
         if settled is not None and settled is not previous:
             settled[back] = x[back]
+            if carried_by is not None:  # a zone keeps its motion (0 for those sent back to their starts)
+                settled[back] -= carried_by[back]
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
@@ -1279,6 +1306,86 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+def _components(rows: np.ndarray, n: int) -> np.ndarray:
+    """(n,) a label per vertex: the smallest vertex index of its group, vertices joined by sharing a row of `rows`
+    (R, m) (label propagation with pointer jumping; a vertex in no row is its own)."""
+    labels = np.arange(n)
+    flat = rows.ravel()
+    width = rows.shape[1]
+    if len(flat) == 0:
+        return labels
+    while True:
+        low = np.repeat(labels[rows].min(axis=1), width)
+        order = np.lexsort((low, flat))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = flat[order[1:]] != flat[order[:-1]]
+        vertices, least = flat[order[first]], low[order[first]]
+        new = labels.copy()
+        new[vertices] = np.minimum(new[vertices], least)
+        new = new[new]
+        if np.array_equal(new, labels):
+            return labels
+        labels = new
+
+
+def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
+    """(see `undo_crossings`' `carrier`) The crossed rows found so far in this call joined into zones (vertices
+    sharing a row, `_components`). A zone with a start a moving collider swept over moves as one piece from its
+    start by its vertices' mean motion this substep (from `ends`, where the passes left them), and at least as far
+    along the collider's motion as the collider carries that start (the longest such carry in the zone): its shape
+    is its uncrossed start's and it keeps moving (a rigid impact zone, translation only, Bridson et al. 2002); if
+    that would leave one of its vertices inside the collider at t1, it moves by that carry alone (as the collider).
+    A zone with a held vertex moves by the held vertices' mean motion (as `_carried`); the
+    others go back to their starts. Returns ((N, 3) carry, every movable vertex of the zones); `carried_by` takes
+    the carries."""
+    rows = np.concatenate(zone_rows)
+    n = len(ends)
+    labels = _components(rows, n)
+    flat = np.unique(rows.ravel())
+    movable = inv_mass[flat] > 0
+    free = flat[movable]
+    swept = np.zeros((n, 3))
+    if len(free):
+        swept[free] = carrier(free)
+    label = labels[flat]
+    motion = ends[flat] - previous[flat]
+    count = np.bincount(label, minlength=n).astype(float)
+    mean = np.stack([np.bincount(label, weights=motion[:, k], minlength=n) for k in range(3)], 1).astype(float)
+    mean /= np.maximum(count, 1.0)[:, None]
+    held = ~movable
+    held_count = np.bincount(label[held], minlength=n).astype(float)
+    held_mean = np.stack([np.bincount(label[held], weights=motion[held, k], minlength=n) for k in range(3)], 1).astype(
+        float
+    )
+    held_mean /= np.maximum(held_count, 1.0)[:, None]
+    # the longest swept carry in each zone
+    length = dot(swept[flat].T, swept[flat].T)
+    order = np.lexsort((length, label))
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = label[order[1:]] != label[order[:-1]]
+    zone_carry = np.zeros((n, 3))
+    zone_carry[label[order[last]]] = swept[flat[order[last]]]
+    carry_length = np.sqrt(dot(zone_carry.T, zone_carry.T))
+    is_swept = carry_length > 0
+    d = np.where(is_swept[:, None], mean, 0.0)
+    unit = zone_carry / np.maximum(carry_length, 1e-300)[:, None]
+    short = carry_length - dot(d.T, unit.T)
+    d += np.where((is_swept & (short > 0))[:, None], short[:, None] * unit, 0.0)
+    # A zone whose mean motion would put a vertex inside the collider at t1 moves with the collider alone.
+    moved = free[is_swept[labels[free]]]
+    if len(moved):
+        inside = (carrier(moved, previous[moved] + d[labels[moved]]) != 0.0).any(axis=1)
+        if inside.any():
+            rigid = np.zeros(n, dtype=bool)
+            rigid[labels[moved[inside]]] = True
+            d = np.where(rigid[:, None], zone_carry, d)
+    d = np.where((held_count > 0)[:, None], held_mean, d)
+    carry = np.zeros((n, 3))
+    carry[free] = d[labels[free]]
+    carried_by[free] = carry[free]
+    return carry, free
 
 
 def _carried(previous: np.ndarray, x: np.ndarray, inv_mass: np.ndarray, rows: np.ndarray) -> np.ndarray | None:

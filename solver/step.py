@@ -11,7 +11,7 @@ from . import driven_motion as _driven
 from .apex_contacts import collide_cloth_ridges
 from .bounded_planes import converted as bounded_planes_converted
 from .chord_contacts import collide_chords
-from .colliders import collide
+from .colliders import Plane, Sphere, collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
@@ -19,7 +19,7 @@ from .edge_contacts import collide_cloth_edges, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
-from .mesh_collider import MeshCollider
+from .mesh_collider import MeshCollider, _from_frame, _to_frame
 from .model import Model
 from .params import Params
 from .run import run_cache
@@ -102,6 +102,12 @@ def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
 
 
 _ORIGIN = np.zeros(3)
+# The face failsafe (`FaceCollision.undo_crossings`) sends a crossed row back to its substep start. A moving
+# collider may have swept over that start during the substep: the vertex was left inside it and pushed out later
+# through its far side (the curtain swept by a box, docs/self-collision.md rounds 22-25). With this, a start that a
+# moving collider covers at the substep's end (its vertex pass would push it further than the gap) makes its crossed
+# zone move as one piece by its mean motion, at least as far as the collider's motion there (`_zone_carry`).
+REWIND_WITH_COLLIDERS = False
 _max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce  # without np.max's Python wrapper
 
 
@@ -271,6 +277,7 @@ def step(
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
     face_collision = self_collision if isinstance(self_collision, FaceCollision) else None
     start = np.empty_like(x) if face_collision is not None and inputs.colliders else previous
+    movers = [c for c in inputs.colliders if _moves(c)] if REWIND_WITH_COLLIDERS and face_collision is not None else []
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         np.subtract(x, previous, out=displacement)
@@ -367,7 +374,10 @@ def step(
                 # Face-based contacts against a layer the colliders just moved back (they undo its share).
                 face_collision.resolve(x, inv_mass, previous=previous, friction=params.friction, refresh=False)
                 collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
-            face_collision.undo_crossings(x, start, inv_mass, settled=previous)  # the failsafe: nothing left crossed
+            carrier = None
+            if movers:  # (a start a moving collider swept over is no place to go back to)
+                carrier = _rewind_carrier(start, movers, t0, t1, params.thickness)
+            face_collision.undo_crossings(x, start, inv_mass, settled=previous, carrier=carrier)  # nothing left crossed
 
         if any_partial:
             target = (target_start + (target_end - target_start) * t1)[partial]
@@ -400,6 +410,49 @@ def _cap_growth_speed(x, previous, own, free, cap: float) -> None:
     if len(over):
         scale = cap / length.take(over)
         previous[over] = x[over] - own[over] - gained[over] * scale[:, None]
+
+
+def _moves(collider) -> bool:
+    """Whether a collider moves over the frame (a still bounded Plane is not `still`, but does not move)."""
+    if isinstance(collider, Plane):
+        return collider.point_start is not None or collider.normal_start is not None
+    return not collider.still
+
+
+def _rewind_carrier(start, movers, t0: float, t1: float, thickness: float):
+    """(REWIND_WITH_COLLIDERS) For `undo_crossings`: a function of vertex indices (k,) giving (k, 3) how far the
+    moving colliders carry each one's substep start: 0 unless the collider's vertex pass (from rest at the start,
+    t0 to t1, no friction) would push it further than the gap (it covers the start at t1); then the collider's
+    own motion at that start from t0 to t1 (a rigid mesh's pose, a sphere's centre; otherwise the push). With
+    `points` (k, 3), the same for those points instead of the vertices' starts."""
+
+    def carrier(rows: np.ndarray, points: np.ndarray | None = None) -> np.ndarray:
+        p0 = start.take(rows, axis=0) if points is None else points  # (or other points held still: inside at t1?)
+        out = np.zeros_like(p0)
+        for collider in movers:
+            pushed, settled = p0.copy(), p0.copy()
+            collide(pushed, settled, np.ones(len(rows), dtype=bool), [collider], t0, t1, thickness, 0.0)
+            push = pushed - p0
+            gap = float(thickness) + float(getattr(collider, "offset", 0.0) or 0.0)
+            swept = np.einsum("ij,ij->i", push, push) > gap * gap  # (further than the gap: inside it at t1)
+            if swept.any():
+                out[swept] = _rigid_motion(collider, p0[swept], t0, t1, push[swept])
+        return out
+
+    return carrier
+
+
+def _rigid_motion(collider, points: np.ndarray, t0: float, t1: float, fallback: np.ndarray) -> np.ndarray:
+    """(k, 3) how far a rigid collider's motion from t0 to t1 moves `points` (k, 3) held in its frame; `fallback`
+    for a collider with no rigid pose (a deforming mesh, a plane)."""
+    if isinstance(collider, Sphere):
+        return np.broadcast_to(collider.at(t1)[0] - collider.at(t0)[0], points.shape).copy()
+    if isinstance(collider, MeshCollider) and not collider.deforming:
+        first, last = collider._pose_at(t0), collider._pose_at(t1)
+        if first is None or last is None:
+            return fallback
+        return _from_frame(_to_frame(points, *first), *last) - points
+    return fallback
 
 
 def _recheck_moved_starts(previous, before, meshes, t0: float, thickness: float) -> None:

@@ -15,9 +15,15 @@ sent back (the curtain buckles out of its plane): tri passes, quad fails (one fr
 (slides25): the 2.51 is not a hair but the old fault: at frame 9's substep 3 the failsafe sends 24 vertices back
 for real crossings (a change of side, not slides) to starts the box has swept over; 7-10 of them stay inside the box
 for 12 substeps and the frame's last substep pushes the corner's two ends out through two faces (top, front).
-bench/curtain_midframe.py counts the vertices inside after every substep (this test checks only frame ends).
-The default is an expected failure (strict: it reports the day the default changes or another fix makes it pass).
+bench/curtain_midframe.py counts the vertices inside after every substep. Round 26 (rewind_r26): this test checks
+the box after every substep's failsafe too (the push's cases now fail: 1 vertex inside mid-frame 7 on the tri, 10 in
+frame 9 on the quad), and runs step.REWIND_WITH_COLLIDERS (off) with the push: a crossed zone whose start the box
+covers moves as one piece by its mean motion, not back into the box — both kinds pass (0 inside at any substep,
+stretch at most 1.32 tri / 1.40 quad). The default is an expected failure (strict: it reports the day the default
+changes or another fix makes it pass).
 """
+
+import importlib
 
 import numpy as np
 import pytest
@@ -52,10 +58,11 @@ def _expected_failure(reason: str):
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
-RULES = {  # (face_collision.IN_PLANE_SLIDES_CROSS, face_collision.SLIDES_PUSHED_OFF)
-    "slides-cross": (True, False),  # the default: in-plane slides sent back
-    "slides-do-not-cross": (False, False),  # round 23 (failsafe23b), off: an edge-first drop folds in its plane
-    "slides-pushed-off": (True, True),  # round 24 (curtain24), off: the quad curtain's corner edge 2.51 at frame 9
+RULES = {  # (face_collision.IN_PLANE_SLIDES_CROSS, face_collision.SLIDES_PUSHED_OFF, step.REWIND_WITH_COLLIDERS)
+    "slides-cross": (True, False, False),  # the default: in-plane slides sent back
+    "slides-do-not-cross": (False, False, False),  # round 23 (failsafe23b), off: an edge-first drop folds in its plane
+    "slides-pushed-off": (True, True, False),  # round 24 (curtain24), off: the quad's rewinds into the box (r25)
+    "pushed-off-carried": (True, True, True),  # round 26 (rewind_r26), off: the rewinds carried by the box
 }
 SENT_BACK = _expected_failure("issue 13: in-plane slides sent back into the moving box (the default)")
 CASES = [
@@ -63,16 +70,29 @@ CASES = [
     pytest.param("quad", "slides-cross", marks=SENT_BACK),
     pytest.param("tri", "slides-do-not-cross"),
     pytest.param("quad", "slides-do-not-cross"),
-    pytest.param("tri", "slides-pushed-off"),
-    pytest.param("quad", "slides-pushed-off", marks=_expected_failure("2.51 at frame 9: rewound into the box (r25)")),
+    pytest.param("tri", "slides-pushed-off", marks=_expected_failure("1 vertex inside mid-frame 7 (r25)")),
+    pytest.param("quad", "slides-pushed-off", marks=_expected_failure("10 inside mid-frame 9: rewound into the box")),
+    pytest.param("tri", "pushed-off-carried"),
+    pytest.param("quad", "pushed-off-carried"),
 ]
 
 
 @pytest.mark.parametrize("kind, rule", CASES)
 def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, rule, monkeypatch, frames=12):
-    slides_cross, pushed_off = RULES[rule]
+    slides_cross, pushed_off, carried = RULES[rule]
     monkeypatch.setattr(face_collision, "IN_PLANE_SLIDES_CROSS", slides_cross)
     monkeypatch.setattr(face_collision, "SLIDES_PUSHED_OFF", pushed_off)
+    monkeypatch.setattr(importlib.import_module("solver.step"), "REWIND_WITH_COLLIDERS", carried)
+    # Inside the box is checked after every substep's failsafe (its last pass), not only at frame ends.
+    after = []
+    undo = face_collision.FaceCollision.undo_crossings
+
+    def counted(self, x, *args, **kwargs):
+        sent = undo(self, x, *args, **kwargs)
+        after.append(x.copy())
+        return sent
+
+    monkeypatch.setattr(face_collision.FaceCollision, "undo_crossings", counted)
     v, f = solver.grid(16, 16, size=1.0)
     f = meshes.triangulated(f) if kind == "tri" else f
     v = np.asarray(v, float)[:, [0, 2, 1]] + [0.0, 0.0, 1.1]  # the XZ plane, 0.6-1.6 m up
@@ -86,7 +106,13 @@ def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, rule, monkeyp
     mesh = cube()
     for frame in range(1, frames + 1):
         box = solver.MeshCollider(mesh, pose=pose(frame + 1), pose_start=pose(frame))
+        after.clear()
         solver.step(model, state, params, 1 / 24, colliders=[box])
+        for s, y in enumerate(after):
+            t = (s + 1) / len(after)
+            middle = centre(frame) + (centre(frame + 1) - centre(frame)) * t
+            inside = (np.abs(y - middle) < HALF - 1e-3).all(axis=1)
+            assert not inside.any(), f"frame {frame + 1} substep {s}: {int(inside.sum())} vertices inside the box"
         x = state.positions
         inside = (np.abs(x - centre(frame + 1)) < HALF - 1e-3).all(axis=1)
         assert not inside.any(), f"frame {frame + 1}: {int(inside.sum())} vertices inside the box"
