@@ -1,12 +1,14 @@
 """The chord pass on bench/identity.py's torus and ball scenes (issue 11, round 25 (chord25)), solver only.
 
     .venv/bin/python bench/chord_identity_scenes.py [--scenes torus,ball] [--kinds quad,tri,jitter,fan,holed]
-        [--variants off,on,deep] [--n 24] [--frames 24] [--set module.FLAG=value ...]
+        [--variants off,on,deep,steep] [--n 24] [--frames 24] [--set module.FLAG=value ...]
 
 identity.py's scenes (a 1.6 m cloth of each kind dropped from 1.1 m on its 96 × 24 torus or ico_ball(3), floor
 under it, 24 frames). At the last frame: cloth edges through the collider's triangles, the largest edge strain (%),
-CPU s. Variants: off (chord_contacts.CHORD_PASS False), on (True), deep (True with CHORD_STRETCH_MOST 1e3: round
-24's pass, no middle too deep to push); interleaved per scene.
+CPU s, cloth vertices inside the collider (ray parity, solver.inside_recovery.inside_closed). Variants: off
+(chord_contacts.CHORD_PASS False), on (True), deep (True with CHORD_STRETCH_MOST 1e3: round 24's pass, no middle too
+deep to push), steep (True with CHORD_LIES_ON 0: round 25's pass, a cloth crossing the mesh steeply pushed too);
+interleaved per scene.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from mesh_kinds_solver import torus  # noqa: E402
 
 import solver  # noqa: E402
 from solver import chord_contacts  # noqa: E402
+from solver.inside_recovery import inside_closed  # noqa: E402
 
 
 def main() -> None:
@@ -41,7 +44,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[])
     args = parser.parse_args()
     measure.set_flags(args.set)
-    most = chord_contacts.CHORD_STRETCH_MOST
+    most, lies = chord_contacts.CHORD_STRETCH_MOST, chord_contacts.CHORD_LIES_ON
     makers = {"torus": lambda: torus(segments=96, rings=24), "ball": lambda: cost.ico_ball(3)}
     for scene in args.scenes.split(","):
         v, t = makers[scene]()
@@ -50,6 +53,7 @@ def main() -> None:
             for variant in args.variants.split(","):
                 chord_contacts.CHORD_PASS = variant != "off"
                 chord_contacts.CHORD_STRETCH_MOST = 1e3 if variant == "deep" else most
+                chord_contacts.CHORD_LIES_ON = 0.0 if variant == "steep" else lies
                 model = solver.build_model(*identity.cloth(kind, args.n))
                 state = model.initial_state()
                 floor = solver.Plane(point=(0, 0, 0))
@@ -63,8 +67,10 @@ def main() -> None:
                 length = np.linalg.norm(rest[edges[:, 0]] - rest[edges[:, 1]], axis=1)
                 strain = np.linalg.norm(x[edges[:, 0]] - x[edges[:, 1]], axis=1) / length - 1.0
                 through = measure.edges_through_chunked(x, edges, v, t)
+                inside = int(inside_closed(np.ascontiguousarray(x.T), *(v[t[:, k]].T for k in range(3)))[0].sum())
                 print(
-                    f"{kind}-{scene:6s} {variant:4s} through {through:4d}  strain {100 * strain.max():5.1f} %  "
+                    f"{kind}-{scene:6s} {variant:5s} through {through:4d}  inside {inside:3d}  "
+                    f"strain {100 * strain.max():5.1f} %  "
                     f"{seconds:5.2f} s",
                     flush=True,
                 )

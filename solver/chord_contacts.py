@@ -12,7 +12,8 @@ longer than CHORD_LEAST gaps at rest has its middle tested against every still o
 Verlet list of candidate triangles per middle, as the vertex pass keeps per vertex); a middle nearer than the gap to
 the nearest triangle (or behind it) is pushed out along the direction from that closest point, the push shared by
 the two ends by their inverse masses at the barycentric weights 1/2, 1/2 (as the edge pass does), averaged over the
-edges that push one vertex (Jacobi). A middle deeper than its edge could dip (CHORD_STRETCH_MOST) is left alone.
+edges that push one vertex (Jacobi). A middle deeper than its edge could dip (CHORD_STRETCH_MOST) is left alone, and
+so is one where the cloth crosses the surface steeply rather than lying along it (CHORD_LIES_ON, round 26).
 The push settles: the ends' starts move with them, so it adds no velocity (the
 vertex pass has already taken the approach's speed; a lift that gave speed would bounce resting cloth).
 Not handled: deforming and open meshes (no outside to tell a middle's side by), friction on the push.
@@ -49,6 +50,12 @@ CHORD_SLACK = 0.5
 # appeared round): it is left to the vertex pass and the inside recovery (round 25 (chord25): that curtain's median
 # swing 0.35-0.40 m -> 0.16-0.23, main 0.13-0.20; tests/test_mesh_collider_inside.py).
 CHORD_STRETCH_MOST = 1.1
+# A middle is pushed only where the cloth lies along the surface: the cloth's normal at the edge (the sum of its two
+# ends' area-weighted vertex normals) within acos(CHORD_LIES_ON) of the push's line (0: no such test). A cloth
+# crossing the mesh steeply (a curtain a ball appeared round, cut through it) is no chord resting on it; pushing its
+# middles along the surface's normal drives it along its own plane (round 25 (chord25) at 4e12254: 0.9 brought that
+# curtain's median swing to main's range; round 26 (chordlies_r26)).
+CHORD_LIES_ON = 0.9
 _EPS = 1e-12
 
 _lists: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> {(edge count, gap): _Candidates}
@@ -56,6 +63,50 @@ _long: list = []  # the last cloth's (edges, least, (long edges (K, 2), their re
 
 
 _radii: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> its smooth radius
+_around: list = []  # the last cloth's (triangles, (triangle ids sorted by vertex, each vertex's first, its count))
+
+
+def _vertex_triangles(triangles: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each vertex's triangles as a CSR list (triangle ids, start per vertex, count per vertex), kept per array."""
+    for kept, found in _around:
+        if kept is triangles:
+            return found
+    flat = triangles.ravel()
+    order = np.argsort(flat, kind="stable")
+    count = np.bincount(flat, minlength=n)
+    start = np.concatenate([[0], np.cumsum(count)[:-1]])
+    found = ((order // 3).astype(np.intp), start, count)
+    _around[:] = [(triangles, found), *_around[:1]]
+    return found
+
+
+def _edge_normals(x, triangles: np.ndarray, ends_i: np.ndarray, ends_j: np.ndarray) -> np.ndarray:
+    """(3, k): the sum of the area-weighted vertex normals at each edge's two ends: from the ends' own triangles (a
+    CSR gather) when they are fewer than the cloth's, else from every triangle's."""
+    ids, start, count = _vertex_triangles(triangles, len(x))
+    ends = np.concatenate([ends_i, ends_j])
+    c = count.take(ends)
+    total = int(c.sum())
+    if total < len(triangles):
+        owner = np.repeat(np.arange(len(ends)), c)
+        tri = triangles.take(ids.take(np.repeat(start.take(ends) - (np.cumsum(c) - c), c) + np.arange(total)), axis=0)
+        bins, rows = owner, None
+    else:
+        tri, rows = triangles, ends
+        bins = triangles.ravel()
+    a, b, cc = (x.take(tri[:, k], axis=0) for k in range(3))
+    u, w = b - a, cc - a
+    k = len(ends_i)
+    out = np.empty((3, k))
+    for axis in range(3):
+        p, q = (axis + 1) % 3, (axis + 2) % 3
+        face = u[:, p] * w[:, q] - u[:, q] * w[:, p]
+        if rows is None:
+            summed = np.bincount(bins, weights=face, minlength=len(ends))
+        else:
+            summed = np.bincount(bins, weights=np.repeat(face, 3), minlength=len(x)).take(rows)
+        out[axis] = summed[:k] + summed[k:]
+    return out
 
 
 def smooth_radius(mesh) -> float:
@@ -112,10 +163,11 @@ def collide_chords(x, previous, inv_mass, model, colliders, t0: float, t1: float
         edges, rest_squared = _long_edges(model, gap, radius)
         if len(edges):
             deepest = rest_squared * (CHORD_STRETCH_MOST**2 / (8.0 * radius))
-            _collide_one(x, previous, inv_mass, edges, deepest, c, t0, t1, gap)
+            triangles = model.triangles[0] if CHORD_LIES_ON > 0.0 else None
+            _collide_one(x, previous, inv_mass, edges, deepest, c, t0, t1, gap, triangles)
 
 
-def _collide_one(x, previous, inv_mass, edges, deepest, c: MeshCollider, t0, t1, gap) -> None:
+def _collide_one(x, previous, inv_mass, edges, deepest, c: MeshCollider, t0, t1, gap, triangles=None) -> None:
     mesh = c.mesh
     grid = c._grid(gap)
     i, j = edges[:, 0], edges[:, 1]
@@ -151,6 +203,17 @@ def _collide_one(x, previous, inv_mass, edges, deepest, c: MeshCollider, t0, t1,
         return
     col, r, dist, signed = col.take(hit), r.take(hit, axis=1), dist.take(hit), signed.take(hit)
     normal, inside = normal.take(hit, axis=1), inside.take(hit)
+    if triangles is not None:
+        # (CHORD_LIES_ON: the cloth's normal at the edge against the surface's at the middle, either side)
+        en = _edge_normals(x, triangles, i.take(col), j.take(col))
+        if pose1 is not None:
+            en = _to_frame(en.T, pose1[0], np.zeros(3))
+        lies = (np.abs(dot(en, normal)) >= CHORD_LIES_ON * np.sqrt(dot(en, en))).nonzero()[0]
+        if len(lies) < len(col):
+            if len(lies) == 0:
+                return
+            col, r, dist, signed = col.take(lies), r.take(lies, axis=1), dist.take(lies), signed.take(lies)
+            normal, inside = normal.take(lies, axis=1), inside.take(lies)
     # The push's direction: from the closest point out (through it when inside); on the surface, the face's normal.
     direction = np.where(dist > _EPS * 1e3, r / np.maximum(dist, _EPS) * np.where(inside, -1.0, 1.0), normal)
     depth = keep - signed

@@ -63,3 +63,36 @@ def test_the_chord_pass_leaves_a_low_poly_balls_ridges_to_the_ridge_and_apex_rul
 
     monkeypatch.setattr(chord_contacts, "CHORD_PASS", True)
     test_an_irregular_cloth_on_an_80_triangle_balls_top_vertex_has_no_edge_under_it((0.013, 0.021), monkeypatch)
+
+
+def _moved_by_the_pass(cloth, faces, lies_on, monkeypatch):
+    """One chord pass (no step) over `cloth` against a 0.2 m ball (a spherified 24-cube: 3.75° bends) at the origin:
+    how many cloth vertices it moved."""
+    monkeypatch.setattr(chord_contacts, "CHORD_PASS", True)
+    monkeypatch.setattr(chord_contacts, "CHORD_LIES_ON", lies_on)
+    quads_v, quads = meshes.box(24)
+    ball = quads_v / np.linalg.norm(quads_v, axis=1, keepdims=True) * 0.2
+    model = solver.build_model(cloth, faces)
+    x = model.rest_positions.copy()
+    before = x.copy()
+    inv_mass = np.ones(len(x))
+    collider = solver.MeshCollider(ball, meshes.triangulated(quads))
+    chord_contacts.collide_chords(x, x.copy(), inv_mass, model, [collider], 0.0, 1.0, solver.Params().thickness)
+    return int((np.abs(x - before).max(axis=1) > 0.0).sum())
+
+
+def test_the_chord_pass_leaves_a_cloth_crossing_the_mesh_steeply_and_pushes_one_lying_on_it(monkeypatch):
+    """CHORD_LIES_ON (round 26 (chordlies_r26)): a middle is pushed only where the cloth's normal at its edge is within
+    acos(CHORD_LIES_ON) of the surface's. A vertical curtain cut through the ball (as one a ball appears round: its
+    middles near the ball's surface were pushed along the curtain's own plane and flung it, 0.35-0.40 m, round 25) is
+    left alone; a cap lying on the ball at the gap (its 7 cm edges dipping ~3 mm into the gap) is pushed. With
+    CHORD_LIES_ON 0 the curtain's vertices are pushed too (asserted: the scene reaches the pass)."""
+    v, quads = meshes.grid(9, 9, size=0.56)
+    curtain = np.stack([v[:, 0], np.full(len(v), 0.05), v[:, 1]], axis=1)  # (5 cm off the centre)
+    faces = meshes.triangulated(quads)
+    assert _moved_by_the_pass(curtain, faces, 0.0, monkeypatch) > 0
+    assert _moved_by_the_pass(curtain, faces, 0.9, monkeypatch) == 0
+    u, quads = meshes.grid(5, 5, size=0.28)
+    direction = np.stack([u[:, 0], u[:, 1], np.full(len(u), 0.2)], axis=1)
+    cap = direction / np.linalg.norm(direction, axis=1, keepdims=True) * 0.205
+    assert _moved_by_the_pass(cap, meshes.triangulated(quads), 0.9, monkeypatch) > 0
