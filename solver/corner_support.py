@@ -57,6 +57,12 @@ LIFT_DAMPING = 0.0
 # (rest25)). The candidate: 0.16 with LEAST_RINGS 2 (test_resting_on_a_box sets it).
 REACH: float | None = None
 LEAST_RINGS = 2
+# How REACH is measured (round 26 (reach_r26)): "median", the rings cut to round(REACH / the cloth's median structural
+# edge) (round 25); "nearest", per seed set, ring k is kept while the midpoint of its shortest way back to the seeds
+# (the mean of ring k-1's and ring k's nearest path length from the seeds, in rest lengths along the rings' edges) is
+# within REACH: a grid's rings are cut as by the median, but a fan disc's rings, whose short edges run along its
+# circles (spokes long), are measured by those short edges.
+REACH_BY = "median"
 _CACHED = 32  # seed sets kept per cloth
 TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
 _EPS = 1e-12
@@ -113,23 +119,31 @@ def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.nd
             _RINGS, id(graph.neighbours), _CLOTHS,
             lambda: (weakref.ref(graph.neighbours), {}, {}, float(np.median(graph.rest)) if len(graph.rest) else 0.0),
         )  # fmt: skip
-    if REACH is not None and entry[3] > 0.0:
+    reach = None
+    if REACH is not None and REACH_BY == "nearest":
+        reach = (float(REACH), LEAST_RINGS)
+    elif REACH is not None and entry[3] > 0.0:
         count = max(LEAST_RINGS, min(count, int(np.floor(REACH / entry[3] + 0.5))))
-    by_set: dict[tuple[bytes, int], _Rings] = entry[1]
-    by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]] = entry[2]
+    by_set: dict[tuple, _Rings] = entry[1]
+    by_asked: dict[tuple, tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]] = entry[2]
 
     def walked() -> tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]:
         seeds, first = np.unique(asked, return_index=True)
-        found = kept(by_set, (seeds.tobytes(), count), _CACHED, lambda: _walk(graph, seeds, count))
+        found = kept(by_set, (seeds.tobytes(), count, reach), _CACHED, lambda: _walk(graph, seeds, count, reach))
         return seeds, first, found, first.take(found.origin)
 
-    return kept(by_asked, (asked.tobytes(), count), _ASKED, walked)
+    return kept(by_asked, (asked.tobytes(), count, reach), _ASKED, walked)
 
 
-def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
-    """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique)."""
+def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int, reach: tuple[float, int] | None = None) -> _Rings:
+    """The first `count` rings of structural edges breadth first from `seeds` (sorted, unique); reach: (REACH,
+    LEAST_RINGS) of REACH_BY "nearest" (the rings beyond the first LEAST_RINGS cut where the midpoint of their
+    nearest path length from the seeds passes REACH), or None."""
     reached = np.zeros(len(graph.starts) - 1, dtype=bool)
     reached[seeds] = True
+    if reach is not None:
+        way = np.zeros(len(reached))  # (each reached vertex's shortest path from the seeds along the rings' edges)
+        nearest = 0.0  # (the ring before's nearest)
     rings: list[_Ring] = []
     frontier = seeds
     origin = np.arange(len(seeds))  # (the frontier's seeds)
@@ -147,6 +161,14 @@ def _walk(graph: StructuralGraph, seeds: np.ndarray, count: int) -> _Rings:
         slot, source, outer = slot.take(new), source.take(new), outer.take(new)
         rows, at = np.unique(outer, return_inverse=True)
         at = at.reshape(-1)
+        if reach is not None:  # (topology alone, once per seed set: kept)
+            path = way.take(frontier.take(source)) + graph.rest.take(slot)
+            order = np.lexsort((path, at))
+            shortest = path.take(order.take(np.searchsorted(at.take(order), np.arange(len(rows)))))
+            if len(rings) >= reach[1] and 0.5 * (nearest + float(shortest.min())) > reach[0]:
+                break
+            way[rows] = shortest
+            nearest = float(shortest.min())
         reached[rows] = True
         edge_origin = origin.take(source)
         rest = graph.rest.take(slot)
