@@ -1,6 +1,6 @@
 """tests/test_tablecloth_corners.py's measure, printed instead of asserted (issue 11, round 25 (rest25)).
 
-    .venv/bin/python bench/corner_metric.py quad|tri [n] [--set=module.FLAG=value ...]
+    .venv/bin/python bench/corner_metric.py quad|tri|jitter|fan|holed [n] [--set=module.FLAG=value ...]
 
 A 1.8 m n² cloth (default 48, the test's) dropped 22 cm onto meshes.boxes()' table: the mean over frames 37-48 of
 the worst structural strain within 15 cm (across) of the top's corners (the test's bound: 0.25), its largest frame,
@@ -23,9 +23,12 @@ flags = [a[len("--set=") :] for a in sys.argv[1:] if a.startswith("--set=")]
 args = [a for a in sys.argv[1:] if not a.startswith("--set")]
 measure.set_flags(flags)
 kind, n = args[0], int(args[1]) if len(args) > 1 else 48
-vertices, faces = meshes.grid(n, n, size=1.8, height=0.99)
-if kind == "tri":
-    faces = meshes.triangulated(faces)
+if kind in ("quad", "tri"):
+    vertices, faces = meshes.grid(n, n, size=1.8, height=0.99)
+    if kind == "tri":
+        faces = meshes.triangulated(faces)
+else:  # (round 26: jitter, fan, holed, as measure.cloth_kind makes them)
+    vertices, faces = measure.cloth_kind(kind, n, 1.8, 0.99)
 model = solver.build_model(vertices + (0.011, 0.023, 0.0), faces)
 state = model.initial_state()
 mesh = solver.TriangleMesh(*meshes.boxes())

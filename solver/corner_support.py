@@ -48,18 +48,34 @@ DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must li
 # (round 23's LIFT_SETTLES). Any share quiets the coarse tablecloth's drape and stretches its corners: 0.1 left the 48²
 # corners 18 % (base 13 %), 0.25 18 %, 0.5 37 %, 1 48 % (docs/design.md, round 24 (rest24)). Off.
 LIFT_DAMPING = 0.0
-# How far along the cloth the support reaches (m): CORNER_RINGS cut to round(REACH / the cloth's median structural
-# edge), at least LEAST_RINGS; None: CORNER_RINGS whatever the edges. CORNER_RINGS was set on 48² tablecloths (3.8 cm
-# edges, 4 rings: 15 cm); a 24² cloth's 4 rings (7.8 cm edges) reach 31 cm, and that surplus kept the cloth resting on
-# a box moving (its inner top 1.9 mm a frame; 0.16: 2 rings, 0.04 mm). 48² and finer: 4 rings, as before. Off: with
-# 1 ring least the 24² fan disc (15 cm median edge) slid 10 cm over 30 frames on the table, with 2 its few vertices
-# resting on the box moved more (1.5 -> 6.7 mm a frame), and the suite was run with 1 only (docs/design.md, round 25
-# (rest25)). The candidate: 0.16 with LEAST_RINGS 2 (test_resting_on_a_box sets it).
+# How far along the cloth the support reaches (m): CORNER_RINGS cut to round(REACH / the cloth's structural edge, as
+# REACH_BY measures it), at least LEAST_RINGS; None: CORNER_RINGS whatever the edges. CORNER_RINGS was set on 48²
+# tablecloths (3.8 cm edges, 4 rings: 15 cm); a 24² cloth's 4 rings (7.8 cm edges) reach 31 cm, and that surplus kept
+# the cloth resting on a box moving (its inner top 1.9 mm a frame; 0.16: 2 rings, 0.04 mm). 48² and finer: 4 rings, as
+# before. Off: with 1 ring least the 24² fan disc (15 cm median edge) slid 10 cm over 30 frames on the table, with 2 its
+# few vertices resting on the box moved more (1.5 -> 6.7 mm a frame), and the suite was run with 1 only (docs/design.md,
+# round 25 (rest25)). The candidate: 0.16 with LEAST_RINGS 2 (test_resting_on_a_box sets it), measured by REACH_BY.
 REACH: float | None = None
 LEAST_RINGS = 2
+# What REACH is measured in (round 26 (reach_r26)): "quartile", the lower quartile of the cloth's structural rest
+# lengths; "median", their median (round 25). The same on the grids (one edge length; the triangulated grid's diagonals
+# are its longer third), but a fan disc's median is a spoke (15 cm at 24²) while 37 % of its edges run along its
+# circles (2.9 cm): by the median it got 1 ring (slid 10 cm on the table) or LEAST_RINGS 2, by the quartile it keeps
+# its 4 (its rows as with REACH off). The jittered grid's quartile is shorter than its median: 24² 2 rings either way,
+# 32² 3 (median 2). Still off at 32²: 3 rings left the box quad resting 0.23 -> 0.72 mm a frame and the jittered
+# tablecloth's corners 4.3 -> 11 % (docs/design.md, round 26). (A ring's shortest way back to the seeds, "nearest",
+# gave the jittered 24² cloth 3 rings, its box rows twice the median's: dropped, commit 191eb9d.)
+REACH_BY = "quartile"
 _CACHED = 32  # seed sets kept per cloth
 TOLERANCE = STRETCH_TOLERANCE  # of the rest length: less stretch is left to the sweeps
 _EPS = 1e-12
+
+
+def _edge_lengths(rest: np.ndarray) -> tuple[float, float]:
+    """The median and the lower quartile of a cloth's structural rest lengths (0 without edges)."""
+    if not len(rest):
+        return 0.0, 0.0
+    return float(np.median(rest)), float(np.quantile(rest, 0.25))
 
 
 class _Ring(NamedTuple):
@@ -111,10 +127,11 @@ def _rings(graph: StructuralGraph, asked: np.ndarray, count: int) -> tuple[np.nd
         _RINGS.pop(id(graph.neighbours), None)  # (a dead cloth's: its id taken again)
         entry = kept(
             _RINGS, id(graph.neighbours), _CLOTHS,
-            lambda: (weakref.ref(graph.neighbours), {}, {}, float(np.median(graph.rest)) if len(graph.rest) else 0.0),
+            lambda: (weakref.ref(graph.neighbours), {}, {}, *_edge_lengths(graph.rest)),
         )  # fmt: skip
-    if REACH is not None and entry[3] > 0.0:
-        count = max(LEAST_RINGS, min(count, int(np.floor(REACH / entry[3] + 0.5))))
+    edge = entry[4] if REACH_BY == "quartile" else entry[3]
+    if REACH is not None and edge > 0.0:
+        count = max(LEAST_RINGS, min(count, int(np.floor(REACH / edge + 0.5))))
     by_set: dict[tuple[bytes, int], _Rings] = entry[1]
     by_asked: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray, _Rings, np.ndarray]] = entry[2]
 
