@@ -12,42 +12,19 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(1, str(Path(__file__).resolve().parent))
+root = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(root), str(root / "bench"), str(root / "tests")]
 import measure  # noqa: E402
-
-import solver  # noqa: E402
-from solver import meshes  # noqa: E402
+from solver_scenes import tablecloth, tablecloth_corner_strains  # noqa: E402
 
 flags = [a[len("--set=") :] for a in sys.argv[1:] if a.startswith("--set=")]
 args = [a for a in sys.argv[1:] if not a.startswith("--set")]
 measure.set_flags(flags)
 kind, n = args[0], int(args[1]) if len(args) > 1 else 48
 if kind in ("quad", "tri"):
-    vertices, faces = meshes.grid(n, n, size=1.8, height=0.99)
-    if kind == "tri":
-        faces = meshes.triangulated(faces)
+    vertices, faces = tablecloth("triangulated" if kind == "tri" else "quad", n)
 else:  # (round 26: jitter, fan, holed, as measure.cloth_kind makes them)
     vertices, faces = measure.cloth_kind(kind, n, 1.8, 0.99)
-model = solver.build_model(vertices + (0.011, 0.023, 0.0), faces)
-state = model.initial_state()
-mesh = solver.TriangleMesh(*meshes.boxes())
-c = model.constraints
-structural = c.kind == 0
-(i, j), rest = c.pairs[structural].T, c.rest_length[structural]
-corners = np.array([[sx * 0.5, sy * 0.35] for sx in (-1, 1) for sy in (-1, 1)])
-worst, deepest = [], -np.inf
-for frame in range(48):
-    colliders = [solver.MeshCollider(mesh), solver.Plane(point=(0, 0, 0))]
-    solver.step(model, state, solver.Params(), 1 / 24, colliders)
-    x = state.positions
-    deepest = max(deepest, meshes.deepest_in_boxes(x))
-    if frame >= 36:
-        strain = np.linalg.norm(x[i] - x[j], axis=1) / rest - 1.0
-        near = np.zeros(len(rest), dtype=bool)
-        for corner in corners:
-            near |= np.linalg.norm(x[i, :2] - corner, axis=1) < 0.15
-            near |= np.linalg.norm(x[j, :2] - corner, axis=1) < 0.15
-        worst.append(float(strain[near].max()))
+worst, deepest = tablecloth_corner_strains(vertices, faces)
 print(f"{kind} {n}² {flags}: corner strain {np.mean(worst):.3f} (worst frame {max(worst):.3f}), "
       f"deepest {1000 * deepest:.2f} mm")  # fmt: skip

@@ -147,6 +147,39 @@ def torus(major=0.6, minor=0.25, segments=64, rings=24, height=0.25):
     return vertices, np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3), np.stack([a, c, d], -1).reshape(-1, 3)])
 
 
+def tablecloth(kind: str, n: int = 48) -> tuple[np.ndarray, np.ndarray]:
+    """tests/test_tablecloth_corners.py's cloth: a 1.8 m n² grid at 0.99 m; kind "quad" or "triangulated"."""
+    vertices, faces = meshes.grid(n, n, size=1.8, height=0.99)
+    return vertices, meshes.triangulated(faces) if kind == "triangulated" else faces
+
+
+def tablecloth_corner_strains(vertices, faces, frames: int = 48, measured_from: int = 36):
+    """A 1.8 m cloth at 0.99 m (`tablecloth`) dropped onto meshes.boxes()' table (tests/test_tablecloth_corners.py's
+    scene): per measured frame, the worst structural strain within 15 cm (across) of the top's four corners; and the
+    deepest a vertex lay inside the boxes at any frame's end (m, < 0 outside)."""
+    model = solver.build_model(vertices + (0.011, 0.023, 0.0), faces)
+    state = model.initial_state()
+    mesh = solver.TriangleMesh(*meshes.boxes())
+    c = model.constraints
+    structural = c.kind == 0
+    (i, j), rest = c.pairs[structural].T, c.rest_length[structural]
+    corners = np.array([[sx * 0.5, sy * 0.35] for sx in (-1, 1) for sy in (-1, 1)])
+    worst, deepest = [], -np.inf
+    for frame in range(frames):
+        colliders = [solver.MeshCollider(mesh), solver.Plane(point=(0, 0, 0))]
+        solver.step(model, state, solver.Params(), FRAME, colliders)
+        x = state.positions
+        deepest = max(deepest, meshes.deepest_in_boxes(x))
+        if frame >= measured_from:
+            strain = np.linalg.norm(x[i] - x[j], axis=1) / rest - 1.0
+            near = np.zeros(len(rest), dtype=bool)
+            for corner in corners:
+                near |= np.linalg.norm(x[i, :2] - corner, axis=1) < 0.15
+                near |= np.linalg.norm(x[j, :2] - corner, axis=1) < 0.15
+            worst.append(float(strain[near].max()))
+    return worst, deepest
+
+
 def edges_through(x, edges, vertices, triangles) -> int:
     """How many cloth edges (pairs of indices into x) pass through one of the triangles (vertices, triangles)."""
     p, q = x[edges[:, 0]], x[edges[:, 1]]
