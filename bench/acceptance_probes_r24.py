@@ -249,7 +249,8 @@ def pillow_key():
     go(s, c, [p], "pillow_key", rest)
 
 
-def walker(cape=False):
+def walker(cape=False, band=1e-4):
+    """The walking body (and a shawl, or a cape whose vertices within `band` of its top are pinned)."""
     s = R.scene()
     R.floor()
     bpy.ops.mesh.primitive_uv_sphere_add(radius=0.18, segments=24, ring_count=16, location=(0, 0, 0))
@@ -311,7 +312,8 @@ def walker(cape=False):
     c.location = (-0.22, 0.0, 0.95)
     bpy.context.view_layer.update()
     P0 = A.rest_world(c)
-    top = [i for i in range(len(P0)) if P0[i, 2] > P0[:, 2].max() - 1e-4]
+    top = [i for i in range(len(P0)) if P0[i, 2] > P0[:, 2].max() - band]
+    print("pins", len(top), "of", len(P0), flush=True)
     c.vertex_groups.new(name="Pins").add(top, 1.0, "REPLACE")
     s.frame_set(1)
     mw = c.matrix_world.copy()

@@ -200,74 +200,7 @@ def tilted():
 
 def cape():
     """r24's walker(cape=True) with the pinned band PIN_BAND (the fan disc's top is a single vertex)."""
-    band = float(os.environ.get("PIN_BAND", "0.04" if KIND == "fan" else "0.0001"))
-    s = R.scene()
-    R.floor()
-    bpy.ops.mesh.primitive_uv_sphere_add(radius=0.18, segments=24, ring_count=16, location=(0, 0, 0))
-    body = bpy.context.active_object
-    body.name = "Body"
-    bm = bmesh.new()
-    bm.from_mesh(body.data)
-    for v in bm.verts:
-        v.co.z += 0.18 + (0.84 if v.co.z > 1e-6 else 0.0)
-    eq = [e for e in bm.edges if abs(e.verts[0].co.z - e.verts[1].co.z) > 0.5]
-    bmesh.ops.subdivide_edges(bm, edges=eq, cuts=8, use_grid_fill=True)
-    bm.to_mesh(body.data)
-    bm.free()
-    arm = bpy.data.armatures.new("Rig")
-    ao = bpy.data.objects.new("Rig", arm)
-    A.link(ao)
-    A.activate(ao)
-    bpy.ops.object.mode_set(mode="EDIT")
-    b1 = arm.edit_bones.new("Hips")
-    b1.head, b1.tail = (0, 0, 0), (0, 0, 0.6)
-    b2 = arm.edit_bones.new("Chest")
-    b2.head, b2.tail = (0, 0, 0.6), (0, 0, 1.2)
-    b2.parent = b1
-    b2.use_connect = True
-    bpy.ops.object.mode_set(mode="OBJECT")
-    A.activate(ao, body)
-    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
-    hips, chest = ao.pose.bones["Hips"], ao.pose.bones["Chest"]
-    chest.rotation_mode = "XYZ"
-    for f in range(1, FRAMES + 1, 3):
-        ph = 2 * math.pi * (f - 1) / 12
-        hips.location = (0.0, 0.03 * abs(math.sin(ph)), 0.0)
-        hips.keyframe_insert("location", frame=f)
-        chest.rotation_euler = (math.radians(15) * math.sin(ph), 0, math.radians(10) * math.sin(ph))
-        chest.keyframe_insert("rotation_euler", frame=f)
-    ao.location = (0, 0, 0)
-    ao.keyframe_insert("location", frame=1)
-    ao.location = (1.2 * (FRAMES - 1) / 47, 0, 0)
-    ao.keyframe_insert("location", frame=FRAMES)
-    for fc in P24.R_fcurves(ao):
-        for kp in fc.keyframe_points:
-            kp.interpolation = "LINEAR"
-    R.collider(body)
-    c = R.blender_grid(name="Cape", n=N, size=1.0, kind=KIND)
-    c.scale = (0.6, 0.8, 1.0)
-    bpy.context.view_layer.update()
-    bpy.ops.object.select_all(action="DESELECT")
-    A.activate(c)
-    bpy.ops.object.transform_apply(scale=True)
-    c.rotation_euler = (0, math.radians(90), 0)
-    c.location = (-0.22, 0.0, 0.95)
-    bpy.context.view_layer.update()
-    P0 = A.rest_world(c)
-    top = [i for i in range(len(P0)) if P0[i, 2] > P0[:, 2].max() - band]
-    print("pins", len(top), "of", len(P0), flush=True)
-    c.vertex_groups.new(name="Pins").add(top, 1.0, "REPLACE")
-    s.frame_set(1)
-    mw = c.matrix_world.copy()
-    c.parent = ao
-    c.parent_type = "BONE"
-    c.parent_bone = "Chest"
-    bpy.context.view_layer.update()
-    c.matrix_world = mw
-    bpy.context.view_layer.update()
-    rest = A.rest_world(c)
-    R.cloth(c, bend=0.05, pin="Pins")
-    P24.go(s, c, [body], "cape", rest)
+    P24.walker(cape=True, band=float(os.environ.get("PIN_BAND", "0.04" if KIND == "fan" else "0.0001")))
 
 
 CASES = dict(box=box, table=table, ball=ball, torus=torus, tilted=tilted, cape=cape, table_slide=P24.table_slide)
