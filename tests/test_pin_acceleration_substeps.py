@@ -25,16 +25,21 @@ def _wave(frame: int) -> float:
     return a + (b - a) * (k - i)
 
 
-def _shaken(kind: str, shake: float, speed: float = 0.0, frames: int = 24, bob: float = 0.0):
-    """(mean over frames of the largest edge stretch, substeps taken) of a 0.6 x 0.8 m 16² cloth hanging in the
-    YZ plane, its top row pinned and moved `shake` m along Y times the wave, plus `speed` m/s along X and a
-    smooth `bob` m up and down every 12 frames."""
-    vertices, faces = meshes.grid(16, 16, size=1.0)
+def _cape(n: int, kind: str = "quad"):
+    """(rest (N, 3), top row mask, model) of a 0.6 x 0.8 m n² cloth hanging in the YZ plane, its top row pinned."""
+    vertices, faces = meshes.grid(n, n, size=1.0)
     faces = meshes.triangulated(faces) if kind == "tri" else faces
     vertices = np.asarray(vertices, dtype=np.float64)
     rest = np.stack([np.zeros(len(vertices)), vertices[:, 1] * 0.6, 1.5 - vertices[:, 0] * 0.8], 1)
     top = rest[:, 2] > rest[:, 2].max() - 1e-6
-    model = solver.build_model(rest, faces, pin_weight=top.astype(float))
+    return rest, top, solver.build_model(rest, faces, pin_weight=top.astype(float))
+
+
+def _shaken(kind: str, shake: float, speed: float = 0.0, frames: int = 24, bob: float = 0.0):
+    """(mean over frames of the largest edge stretch, substeps taken) of a 0.6 x 0.8 m 16² cloth hanging in the
+    YZ plane, its top row pinned and moved `shake` m along Y times the wave, plus `speed` m/s along X and a
+    smooth `bob` m up and down every 12 frames."""
+    rest, _, model = _cape(16, kind)
     params = solver.Params(
         substeps=auto_substeps(FRAME, model.mean_edge_length), substeps_follow_motion=True, bend_stiffness=0.05
     )
@@ -71,11 +76,7 @@ def test_steady_pins_keep_the_base_count():
 def test_a_copied_state_resumes_with_the_same_substeps():
     """The rule's memory (the pins' last moves, the held accelerations) is State, not scratch: a state copied
     mid-run (a resumed bake) goes on bit for bit as the run it was copied from."""
-    vertices, faces = meshes.grid(8, 8, size=1.0)
-    vertices = np.asarray(vertices, dtype=np.float64)
-    rest = np.stack([np.zeros(len(vertices)), vertices[:, 1] * 0.6, 1.5 - vertices[:, 0] * 0.8], 1)
-    top = rest[:, 2] > rest[:, 2].max() - 1e-6
-    model = solver.build_model(rest, faces, pin_weight=top.astype(float))
+    rest, _, model = _cape(8)
     params = solver.Params(substeps=16, substeps_follow_motion=True, bend_stiffness=0.05)
 
     def at(frame):
@@ -99,11 +100,7 @@ def test_a_copied_state_resumes_with_the_same_substeps():
 
 @functools.cache
 def _fine_cloth():
-    vertices, faces = meshes.grid(64, 64, size=1.0)
-    vertices = np.asarray(vertices, dtype=np.float64)
-    rest = np.stack([np.zeros(len(vertices)), vertices[:, 1] * 0.6, 1.5 - vertices[:, 0] * 0.8], 1)
-    top = rest[:, 2] > rest[:, 2].max() - 1e-6
-    return rest, top, solver.build_model(rest, faces, pin_weight=top.astype(float))
+    return _cape(64)
 
 
 @pytest.mark.parametrize(("accel", "expected"), [(0.0, 0), (2.4, 0), (9.0, 0), (40.0, 64), (1000.0, 3 * 26)])
@@ -134,11 +131,7 @@ def _shaken_by_a_deforming_box(monkeypatch, on: bool):
     monkeypatch.setattr(
         solver.MeshCollider, "collide_rows", lambda self, *a, **k: (calls.append(1), real(self, *a, **k))[1]
     )
-    vertices, faces = meshes.grid(12, 12, size=1.0)
-    vertices = np.asarray(vertices, dtype=np.float64)
-    rest = np.stack([np.zeros(len(vertices)), vertices[:, 1] * 0.6, 1.5 - vertices[:, 0] * 0.8], 1)
-    top = rest[:, 2] > rest[:, 2].max() - 1e-6
-    model = solver.build_model(rest, faces, pin_weight=top.astype(float))
+    rest, _, model = _cape(12)
     params = solver.Params(substeps=16, substeps_follow_motion=True, bend_stiffness=0.05)
     corners = np.array([[x, y, z] for x in (-0.3, -0.01) for y in (-0.4, 0.4) for z in (0.6, 1.6)])
     boxes = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6)]
