@@ -23,6 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from solver_scenes import torus  # noqa: E402
 from test_mesh_collider_swinging_legs import edges_through  # noqa: E402
 
 import solver  # noqa: E402
@@ -41,26 +42,13 @@ def cloth(kind: str, size: float):
     return (vertices, quads) if kind == "quad" else (vertices, meshes.triangulated(quads))
 
 
-def torus(major=1.0, minor=0.25, segments=48, rings=12, height=0.25):
-    u = np.arange(segments) * (2 * np.pi / segments)
-    v = np.arange(rings) * (2 * np.pi / rings)
-    uu, vv = np.meshgrid(u, v, indexing="ij")
-    radius = major + minor * np.cos(vv)
-    vertices = np.stack([radius * np.cos(uu), radius * np.sin(uu), minor * np.sin(vv) + height], -1).reshape(-1, 3)
-    i, j = np.meshgrid(np.arange(segments), np.arange(rings), indexing="ij")
-    a, b = i * rings + j, ((i + 1) % segments) * rings + j
-    c, d = ((i + 1) % segments) * rings + (j + 1) % rings, i * rings + (j + 1) % rings
-    triangles = np.concatenate([np.stack([a, b, c], -1).reshape(-1, 3), np.stack([a, c, d], -1).reshape(-1, 3)])
-    return vertices, triangles
-
-
 def scene(name: str, kind: str):
     if name == "ball":
         V, T = meshes.uv_sphere(32, 16, 0.3, (0.0, 0.0, 0.3))
         X, F = cloth(kind, 1.0)
         loc, rot, z = (0.02, 0.03), 0.1, 0.68
     else:
-        V, T = torus()
+        V, T = torus(major=1.0, segments=48, rings=12)  # (Add > Torus, 48 x 12)
         X, F = cloth(kind, 2.4)
         loc, rot, z = (0.45, -0.3), 0.2, 0.58
     c, s = math.cos(rot), math.sin(rot)
