@@ -61,7 +61,7 @@ from .near_rows import NearRows
 from .ngon_hulls import OwnPairs, inside_triangles
 from .patch_pairs import PatchPairs
 from .seams import SewnPolygons, seam_groups
-from .topology import has_pair
+from .topology import components, has_pair
 from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
 from .vectors import column_mean, columns_of, largest_of_rows, spans_of_rows, squared_distances, translated
@@ -1308,28 +1308,6 @@ class FaceCollision:
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
 
 
-def _components(rows: np.ndarray, n: int) -> np.ndarray:
-    """(n,) a label per vertex: the smallest vertex index of its group, vertices joined by sharing a row of `rows`
-    (R, m) (label propagation with pointer jumping; a vertex in no row is its own)."""
-    labels = np.arange(n)
-    flat = rows.ravel()
-    width = rows.shape[1]
-    if len(flat) == 0:
-        return labels
-    while True:
-        low = np.repeat(labels[rows].min(axis=1), width)
-        order = np.lexsort((low, flat))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = flat[order[1:]] != flat[order[:-1]]
-        vertices, least = flat[order[first]], low[order[first]]
-        new = labels.copy()
-        new[vertices] = np.minimum(new[vertices], least)
-        new = new[new]
-        if np.array_equal(new, labels):
-            return labels
-        labels = new
-
-
 def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
     """(see `undo_crossings`' `carrier`) The crossed rows found so far in this call joined into zones (vertices
     sharing a row, `_components`). A zone with a start a moving collider swept over moves as one piece from its
@@ -1342,7 +1320,7 @@ def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
     the carries."""
     rows = np.concatenate(zone_rows)
     n = len(ends)
-    labels = _components(rows, n)
+    labels = components(n, np.concatenate([rows[:, k : k + 2] for k in range(rows.shape[1] - 1)]))
     flat = np.unique(rows.ravel())
     movable = inv_mass[flat] > 0
     free = flat[movable]
@@ -1351,15 +1329,9 @@ def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
         swept[free] = carrier(free)
     label = labels[flat]
     motion = ends[flat] - previous[flat]
-    count = np.bincount(label, minlength=n).astype(float)
-    mean = np.stack([np.bincount(label, weights=motion[:, k], minlength=n) for k in range(3)], 1).astype(float)
-    mean /= np.maximum(count, 1.0)[:, None]
+    mean, _ = _zone_means(label, motion, n)
     held = ~movable
-    held_count = np.bincount(label[held], minlength=n).astype(float)
-    held_mean = np.stack([np.bincount(label[held], weights=motion[held, k], minlength=n) for k in range(3)], 1).astype(
-        float
-    )
-    held_mean /= np.maximum(held_count, 1.0)[:, None]
+    held_mean, held_count = _zone_means(label[held], motion[held], n)
     # the longest swept carry in each zone
     length = dot(swept[flat].T, swept[flat].T)
     order = np.lexsort((length, label))
@@ -1386,6 +1358,13 @@ def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
     carry[free] = d[labels[free]]
     carried_by[free] = carry[free]
     return carry, free
+
+
+def _zone_means(label: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """((n, 3) the mean of the (k, 3) `values` over each label in 0..n-1 (0 where none), (n,) how many)."""
+    count = np.bincount(label, minlength=n).astype(float)
+    sums = np.stack([np.bincount(label, weights=values[:, k], minlength=n) for k in range(3)], 1).astype(float)
+    return sums / np.maximum(count, 1.0)[:, None], count
 
 
 def _carried(previous: np.ndarray, x: np.ndarray, inv_mass: np.ndarray, rows: np.ndarray) -> np.ndarray | None:

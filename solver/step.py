@@ -11,7 +11,7 @@ from . import driven_motion as _driven
 from .apex_contacts import collide_cloth_ridges
 from .bounded_planes import converted as bounded_planes_converted
 from .chord_contacts import collide_chords
-from .colliders import Plane, Sphere, collide
+from .colliders import Sphere, collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
@@ -277,7 +277,9 @@ def step(
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
     face_collision = self_collision if isinstance(self_collision, FaceCollision) else None
     start = np.empty_like(x) if face_collision is not None and inputs.colliders else previous
-    movers = [c for c in inputs.colliders if _moves(c)] if REWIND_WITH_COLLIDERS and face_collision is not None else []
+    movers = []  # (REWIND_WITH_COLLIDERS) the colliders that move over the frame
+    if REWIND_WITH_COLLIDERS and face_collision is not None:
+        movers = [c for c in inputs.colliders if not _driven._still(c)]
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         np.subtract(x, previous, out=displacement)
@@ -412,13 +414,6 @@ def _cap_growth_speed(x, previous, own, free, cap: float) -> None:
         previous[over] = x[over] - own[over] - gained[over] * scale[:, None]
 
 
-def _moves(collider) -> bool:
-    """Whether a collider moves over the frame (a still bounded Plane is not `still`, but does not move)."""
-    if isinstance(collider, Plane):
-        return collider.point_start is not None or collider.normal_start is not None
-    return not collider.still
-
-
 def _rewind_carrier(start, movers, t0: float, t1: float, thickness: float):
     """(REWIND_WITH_COLLIDERS) For `undo_crossings`: a function of vertex indices (k,) giving (k, 3) how far the
     moving colliders carry each one's substep start: 0 unless the collider's vertex pass (from rest at the start,
@@ -436,13 +431,13 @@ def _rewind_carrier(start, movers, t0: float, t1: float, thickness: float):
             gap = float(thickness) + float(getattr(collider, "offset", 0.0) or 0.0)
             swept = np.einsum("ij,ij->i", push, push) > gap * gap  # (further than the gap: inside it at t1)
             if swept.any():
-                out[swept] = _rigid_motion(collider, p0[swept], t0, t1, push[swept])
+                out[swept] = _collider_carry(collider, p0[swept], t0, t1, push[swept])
         return out
 
     return carrier
 
 
-def _rigid_motion(collider, points: np.ndarray, t0: float, t1: float, fallback: np.ndarray) -> np.ndarray:
+def _collider_carry(collider, points: np.ndarray, t0: float, t1: float, fallback: np.ndarray) -> np.ndarray:
     """(k, 3) how far a rigid collider's motion from t0 to t1 moves `points` (k, 3) held in its frame; `fallback`
     for a collider with no rigid pose (a deforming mesh, a plane)."""
     if isinstance(collider, Sphere):
@@ -493,16 +488,9 @@ def _mesh_interval(colliders, substeps: int, self_collision) -> int:
         return 1
     if any(isinstance(c, MeshCollider) and c.deforming for c in colliders):
         return DEFORMING_COLLIDE_INTERVAL
-    if MOVING_COLLIDE_INTERVAL and any(_moving(c) for c in colliders):
-        return MOVING_COLLIDE_INTERVAL
+    if MOVING_COLLIDE_INTERVAL and any(isinstance(c, MeshCollider) and not c.still for c in colliders):
+        return MOVING_COLLIDE_INTERVAL  # (a rigid one: a deforming mesh returned above)
     return MESH_COLLIDE_INTERVAL
-
-
-def _moving(collider) -> bool:
-    """Whether a rigid mesh collider's pose differs between the frame's start and end."""
-    if not isinstance(collider, MeshCollider) or collider.pose is None or collider.pose_start is None:
-        return False
-    return not all(np.array_equal(a, b) for a, b in zip(collider.pose, collider.pose_start))
 
 
 def _self_collision(state: State, model: Model, params: Params, gap: float) -> FaceCollision | SelfCollision:
