@@ -24,6 +24,9 @@ from .vectors import c_einsum
 _HARD = 1e-30  # compliance of an infinitely stiff constraint
 _EPS = 1e-12
 HUB_VALENCE = 24  # a vertex in more pairs than this is a hub
+# A strided batch of fewer pairs than this (phantoms included) updates both ends with one broadcast multiply
+# (`_kernel`): quicker under ~1,500 pairs (16²-48²), slower at 64² (docs/design.md, issue 11, round 27 (substep_r27)).
+BROADCAST_UPDATE_BELOW = 1536
 _NO_SLOTS = np.zeros(0, dtype=np.int64)
 
 
@@ -515,7 +518,21 @@ def _kernel(co: _Coefficients, buffer: np.ndarray):
             multiply(d, plus_b, update_b)
             add(ends, update, ends)
 
-        return strided
+        if d[0].size >= BROADCAST_UPDATE_BELOW:
+            return strided
+        # A small batch: both halves of the update in one multiply, d broadcast over a C-ordered (3, 2, ...) block
+        # (its inner axis the view's own, not the 2 long one of `update`), then the same add (the same products
+        # and sums: 24², the update's three calls ~10 -> ~8.5 us a batch; slower from 64²'s ~2,000 pairs).
+        pair_d = d[:, None]
+        signed_c = np.ascontiguousarray(co.signed_scale)
+        block = np.empty((3, *signed_c.shape), np.float32)
+
+        def strided_small() -> None:
+            ratio_of_lengths()
+            multiply(pair_d, signed_c, block)
+            add(ends, block, ends)
+
+        return strided_small
     take, put = flat_buffer.take, flat_buffer.__setitem__
     flat, flat_rows, both, pairs, signed = gather.flat, gather.flat_rows, gather.both, gather.pairs, co.signed_scale
     assert signed is not None

@@ -231,6 +231,16 @@ def step(
     any_partial = bool(partial.any())
     partial_fraction = partial_pin_fraction(model.pin_weight[partial], dt)[:, None] if any_partial else None
     pulled = partial if any_partial else None  # (the colliders push these out at once: `collide_sphere`)
+    # The pinned and partially pinned rows' targets over the frame, start + span × t, taken once a frame (each substep
+    # interpolated all N rows and then picked these: the same values, ~3 fewer (N, 3) passes and masks a substep).
+    pin_rows = np.flatnonzero(pinned) if any_pinned else None
+    if pin_rows is not None:
+        pin_start = target_start.take(pin_rows, axis=0)
+        pin_span = target_end.take(pin_rows, axis=0) - pin_start
+    partial_rows = np.flatnonzero(partial) if any_partial else None
+    if partial_rows is not None:
+        partial_start = target_start.take(partial_rows, axis=0)
+        partial_span = target_end.take(partial_rows, axis=0) - partial_start
     broken, face_torn_frame = ensure_tear_state(state, model)
     if held is not None or broken.any():
         families = _overridden(run.families, inv_mass, broken)
@@ -298,8 +308,8 @@ def step(
         if start is not previous:
             start[...] = x
         x += displacement
-        if any_pinned:
-            x[pinned] = (target_start + (target_end - target_start) * t1)[pinned]
+        if pin_rows is not None:
+            x[pin_rows] = pin_start + pin_span * t1
         if held is not None:
             x[held_index] = held_start + (held_end - held_start) * t1
 
@@ -381,9 +391,9 @@ def step(
                 carrier = _rewind_carrier(start, movers, t0, t1, params.thickness)
             face_collision.undo_crossings(x, start, inv_mass, settled=previous, carrier=carrier)  # nothing left crossed
 
-        if any_partial:
-            target = (target_start + (target_end - target_start) * t1)[partial]
-            x[partial] += (target - x[partial]) * partial_fraction
+        if partial_rows is not None:
+            target = partial_start + partial_span * t1
+            x[partial_rows] += (target - x.take(partial_rows, axis=0)) * partial_fraction
 
         if tear is not None and tear(x):
             tore = True

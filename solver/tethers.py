@@ -24,6 +24,7 @@ _FLAT = 1.1  # graph / straight-line distance below which the rest shape counts 
 _MAX_ANCHORS = 8  # pins measured from (farthest-point sample of all pins)
 _PER_VERTEX = 2  # tethers per free vertex: to its nearest anchors
 _EPS = 1e-12
+_any = np.logical_or.reduce  # (ndarray.any without its Python wrapper)
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,17 @@ class PreparedTethers:
         self.anchor = [slot_of[a] for a in anchor]
         self.limit = [(r * (1.0 + slack)).astype(np.float32) for r in rest]
         self.p = np.empty((3, len(vertex)), np.float32)
-        self.a = np.empty_like(self.p)
+        # Indices into the flattened (3, N) workspace: the tethered vertices' (3V,) and every anchor's at once
+        # (K, 3, V): one take each (the anchors are pinned, never tethered: their positions do not change while the
+        # tethers project), one scatter back. 9 takes and 3 scatters a sweep before (24²: ~98 -> ~45 us).
+        n = len(slot_of)
+        rows = n * np.arange(3)[:, None]
+        self.flat_vertex = (self.vertex[None, :] + rows).reshape(-1)
+        flat_anchors = [a[None, :] + rows for a in self.anchor]
+        self.flat_anchors = np.stack(flat_anchors) if flat_anchors else np.zeros((0, 3, 0), np.int64)
+        self.anchors = np.empty(self.flat_anchors.shape, np.float32)
+        self.offset, self.squared = np.empty_like(self.p), np.empty_like(self.p)  # scratch, reused every sweep
+        self.distance, self.over = np.empty(len(vertex), np.float32), np.empty(len(vertex), bool)
 
     def begin_substep(self) -> None:
         pass
@@ -147,26 +158,27 @@ class PreparedTethers:
         return PreparedTethers(self.tethers, self.slot_of, self.slack, inv_mass[self.tethers.vertex] > 0)
 
     def project(self, buffer: np.ndarray) -> None:
-        p, a = self.p, self.a
+        p = self.p
         if p.shape[1] == 0:
             return
-        for r in range(3):
-            np.take(buffer[r], self.vertex, out=p[r])
+        flat = buffer.reshape(-1)
+        flat.take(self.flat_vertex, None, p.reshape(-1), "clip")
+        flat.take(self.flat_anchors, None, self.anchors, "clip")
         moved = False
-        for anchor, limit in zip(self.anchor, self.limit, strict=True):
-            for r in range(3):
-                np.take(buffer[r], anchor, out=a[r])
-            offset = p - a
-            squared = offset * offset
-            distance = np.sqrt(squared[0] + squared[1] + squared[2])
-            over = distance > limit
-            if over.any():
+        offset, squared, distance, over = self.offset, self.squared, self.distance, self.over
+        for a, limit in zip(self.anchors, self.limit, strict=True):
+            np.subtract(p, a, out=offset)
+            np.multiply(offset, offset, out=squared)
+            np.add(squared[0], squared[1], out=distance)
+            np.add(distance, squared[2], out=distance)
+            np.sqrt(distance, out=distance)
+            np.greater(distance, limit, out=over)
+            if _any(over):
                 offset *= np.where(over, limit / np.maximum(distance, _EPS), 1.0)
                 np.add(a, offset, out=p)
                 moved = True
         if moved:
-            for r in range(3):
-                buffer[r][self.vertex] = p[r]
+            flat[self.flat_vertex] = p.reshape(-1)
 
 
 @dataclass(frozen=True)

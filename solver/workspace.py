@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# Under this many vertices `load` and `store` copy the (N, 3) rows as one transposed block, not column by column: 3
+# calls instead of 7-9 (24²: ~38 -> ~23 us a sweep; slower from 48², where the columns' quicker loops win).
+BLOCK_BELOW = 1024
+
 
 class Workspace:
     def __init__(self, order: np.ndarray | None, n: int):
@@ -27,6 +31,11 @@ class Workspace:
         if len(x) == 0:
             return
         origin = x[self._reference].copy()
+        if len(x) < BLOCK_BELOW:  # a small cloth: the transposed block at once (the same values)
+            rows = x if self.order is None else x.take(self.order, axis=0)
+            np.subtract(rows.T, origin[:, None], out=self.buffer, casting="same_kind")
+            np.copyto(self.start, self.buffer)
+            return
         # Coordinate by coordinate: NumPy is ~2x quicker on the strided columns of (N, 3) rows than
         # on the transposed block (the same values).
         for k in range(3):
@@ -39,6 +48,12 @@ class Workspace:
         if len(x) == 0:
             return
         self.buffer -= self.start
+        if len(x) < BLOCK_BELOW:  # (as in `load`)
+            if self.order is None:
+                x += self.buffer.T
+            else:
+                x[self.order] += self.buffer.T
+            return
         for k in range(3):  # column by column, as in `load`
             if self.order is None:
                 x[:, k] += self.buffer[k]

@@ -343,3 +343,25 @@ def test_a_colourings_tail_sets_project_as_one_split_batch_that_conserves_moment
     assert excess(before).sum() > 0.05
     assert excess(x).sum() < 0.6 * excess(before).sum()
     assert (excess(x) <= excess(before) + 1e-6).all()
+
+
+@pytest.mark.parametrize("triangulate", [False, True])
+def test_small_cloth_call_cuts_give_the_same_positions_bit_for_bit(monkeypatch, triangulate):
+    """A small cloth's fewer-call paths (round 27: the strided batches' broadcast update, the workspace's block copy)
+    end where the column-by-column and three-call paths do, to the last bit (a swinging, pinned 12² cloth: the
+    tethers, long-range limits and stretch all act)."""
+    from solver import pairs, workspace
+
+    vertices, faces = meshes.grid(12, 12, size=1.0, height=1.0)
+    if triangulate:
+        faces = meshes.triangulated(faces)
+    top = vertices[:, 1] >= vertices[:, 1].max() - 1e-9
+    model = solver.build_model(vertices, faces, pin_weight=top.astype(float))
+    params = solver.Params(gravity=(2.0, 0.0, -9.81))
+    assert pairs.BROADCAST_UPDATE_BELOW > 12 * 12 and workspace.BLOCK_BELOW > 12 * 12  # the small paths run
+    small = run(model, params, frames=6).positions
+    monkeypatch.setattr(pairs, "BROADCAST_UPDATE_BELOW", 0)
+    monkeypatch.setattr(workspace, "BLOCK_BELOW", 0)
+    general = run(model, params, frames=6).positions
+    assert np.isfinite(small).all() and np.abs(small - vertices).max() > 0.05  # it moved
+    assert np.array_equal(small, general)
