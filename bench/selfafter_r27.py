@@ -17,6 +17,8 @@ it) is copied, and each variant runs FRAMES frames from that copy, interleaved b
   nearC       the default rules with `FaceCollision.patch_near` = C cells: patches within C cells at rest are
               neighbours (static rows bounded by the patches' rigid motions) rather than far pairs expanded
               every substep; the patches are built again at the copy (the first frame pays that).
+  cellC       the default rules with `FaceCollision.patch_edges` = C (the patches' cell in median rest edges;
+              default 1), the patches built again at the copy (cell1: the default's control, built again too).
 Prints per frame: CPU ms (time.process_time), the candidate queries' ms, full queries, vertices re-queried,
 the listed pairs, and with --strays how many vertices a substep an ideal per-vertex Verlet list (no pads,
 positions at the substep's end relative to the mean, each vertex re-anchored when it strays) would re-query
@@ -151,6 +153,8 @@ def run(saved: bytes, variant: str, frames: int, params, meter: Meter, crossings
         engine.skin = float(variant[4:]) * engine.gap
     elif variant.startswith("near"):
         engine.patch_near, engine.patches = float(variant[4:]), None
+    elif variant.startswith("cell"):
+        engine.patch_edges, engine.patches = float(variant[4:]), None
     meter.restart()
     total = 0.0
     for _ in range(frames):
