@@ -69,8 +69,9 @@ from .vectors import column_mean, columns_of, largest_of_rows, spans_of_rows, sq
 # The patches' cell (`_patch_cell`) at least the whole number of median rest edges nearest this many gaps (None: off,
 # `patch_edges` edges). 3: two edges where edges are ~1.6 gaps (the 128² 2 m drape, the 64² 1 m flag), one where
 # they are 3 gaps (the 64² 2 m drape). The same candidates whatever the cell (`PatchPairs` gives the box query's
-# pairs), so the same positions; after the impact -4 to -25 % a frame measured (docs/self-collision.md, round 27
-# (selfafter_r27)), not yet over the impact, the fall and the five kinds: off by default.
+# pairs), so the same positions; after the impact -12 to -25 % a frame measured, even at first contact, the build a
+# few seconds dearer once (docs/self-collision.md, round 27 (selfafter_r27)); not yet over the impact's middle, the
+# fall and the five kinds: off by default.
 PATCH_CELL_GAPS: float | None = None
 
 
