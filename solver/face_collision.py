@@ -66,6 +66,14 @@ from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
 from .vectors import column_mean, columns_of, largest_of_rows, spans_of_rows, squared_distances, translated
 
+# The patches' cell (`_patch_cell`) at least the whole number of median rest edges nearest this many gaps (None: off,
+# `patch_edges` edges). 3: two edges where edges are ~1.6 gaps (the 128² 2 m drape, the 64² 1 m flag), one where
+# they are 3 gaps (the 64² 2 m drape). The same candidates whatever the cell (`PatchPairs` gives the box query's
+# pairs), so the same positions; after the impact -12 to -25 % a frame measured, even at first contact, the build a
+# few seconds dearer once (docs/self-collision.md, round 27 (selfafter_r27)); not yet over the impact's middle, the
+# fall and the five kinds: off by default.
+PATCH_CELL_GAPS: float | None = None
+
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """x[rows] as a C-contiguous (3, k) array."""
@@ -728,12 +736,17 @@ class FaceCollision:
         self.changed[:] = True  # the kept grids were not built: a partial query bins them afresh
 
     def _patch_cell(self) -> float:
-        """The patches' cell: PATCH_EDGES × the median rest edge, and no less than the gap."""
+        """The patches' cell: `patch_edges` × the median rest edge (with PATCH_CELL_GAPS, at least the whole number
+        of edges nearest that many gaps), and no less than the gap."""
         rest = self.model.rest_positions
         if len(self.edges) == 0:
             return max(self.gap, 1e-6)
         length = np.sqrt(squared_distances(rest[self.edges[:, 0]], rest[self.edges[:, 1]]))
-        return max(self.patch_edges * float(np.median(length)), self.gap, 1e-9)
+        median = float(np.median(length))
+        edges = self.patch_edges
+        if PATCH_CELL_GAPS is not None and median > 0:
+            edges = max(edges, float(round(PATCH_CELL_GAPS * self.gap / median)))
+        return max(edges * median, self.gap, 1e-9)
 
     def _measure(self, first: np.ndarray, second: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(distance at the anchors, listing limit) of primitive pairs, vertex rows first (K, 1 or 2) and
