@@ -96,6 +96,10 @@ IN_PLANE_SLIDES_CROSS = True
 # start moves with them (no speed out of the plane). An exactly planar sheet crushed in its plane buckles out
 # of it instead of freezing; a row whose vertices were already pushed or sent back in this call is sent back.
 SLIDES_PUSHED_OFF = False
+# With a `carrier` (zones, `_zone_carry`) the failsafe may take this many times its rounds: each round places a
+# zone by its mean motion, which can meet the rows just outside it, and the zone grows by them the next round (the
+# fan disc on the fast box: 19 rounds at one substep; the 16th round's placement, untested, left 3 pairs crossed).
+ZONE_ROUNDS = 4
 _ZERO = np.zeros(3)
 
 
@@ -1061,6 +1065,8 @@ class FaceCollision:
         zone_rows: list = []
         ends = None
         entry = x.copy() if carrier is not None else None
+        if carrier is not None:  # a zone grows by about a ring of rows a round (its placement meets its neighbours)
+            rounds *= ZONE_ROUNDS
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
