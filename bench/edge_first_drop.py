@@ -12,6 +12,7 @@ md5 (the first 10 hex digits: identity.py's id, so `main` must print 42d4d0a7c9 
 
 import argparse
 import hashlib
+import sys
 import time
 
 import numpy as np
@@ -23,8 +24,18 @@ from solver.intersections import count_self_intersections
 FRAME = 1 / 24
 
 
+def set_rule(module, name: str, value: bool) -> None:
+    """Set a failsafe switch on a checkout that has it; round 27 (fanbox_r27) folded IN_PLANE_SLIDES_CROSS,
+    SLIDES_PUSHED_OFF and REWIND_WITH_COLLIDERS into plain code (all three True): a rule that needs one False
+    exits (run it at aab9675 or older)."""
+    if hasattr(module, name):
+        setattr(module, name, value)
+    elif not value:
+        sys.exit(f"{name} = False: folded away in round 27 (fanbox_r27); run this rule at aab9675")
+
+
 def run(variant: str, n: int, frames: int) -> str:
-    face_collision.SLIDES_PUSHED_OFF = variant == "push"
+    set_rule(face_collision, "SLIDES_PUSHED_OFF", variant == "push")  # (push: the default since round 27)
     vertices, faces = meshes.grid(n, n, size=1.0, height=0.0)
     vertices = vertices[:, [0, 2, 1]] + [0.0, 0.0, 0.6]
     model = solver.build_model(vertices, faces)
@@ -63,7 +74,8 @@ def run(variant: str, n: int, frames: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("variants", nargs="*", default=["main", "push"])
+    folded = not hasattr(face_collision, "SLIDES_PUSHED_OFF")  # (round 27: the push is the default)
+    parser.add_argument("variants", nargs="*", default=["push"] if folded else ["main", "push"])
     parser.add_argument("--n", type=int, default=24)
     parser.add_argument("--frames", type=int, default=24)
     args = parser.parse_args()

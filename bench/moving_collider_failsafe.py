@@ -17,7 +17,8 @@ longest cloth edge over its rest length), intersecting face pairs (solver.inters
     (failsafe23b)), push (face_collision.SLIDES_PUSHED_OFF: round 24 (curtain24)), nofailsafe (undo_crossings a
     no-op: diagnosis only); main-zone, noslide-zone, push-zone: the same with step.REWIND_WITH_COLLIDERS (round 26
     (rewind_r26): a crossed zone whose start the moving collider covers moves as one piece, not into it).
-    Round 23's carry / recheck / kept (step.REWOUND_*) were deleted in round 24.
+    Round 23's carry / recheck / kept (step.REWOUND_*) were deleted in round 24. Round 27 (fanbox_r27) made push-zone
+    the default and folded the three switches: on it and later only push-zone and nofailsafe run (the rest at aab9675).
 Prints one line per run: kind collider variant, frames with vertices inside (frame:count), max stretch, last-frame
 stretch, max pairs, CPU s, triangles turned over (their normal against the rest one's: the curtain folded onto
 itself in its plane, which the exact test does not see, coplanar contacts not counting), most and at the end.
@@ -132,10 +133,20 @@ def run(kind, which, n=16, frames=FRAMES):
     return rows
 
 
+def set_rule(module, name: str, value: bool) -> None:
+    """Set a failsafe switch on a checkout that has it; round 27 (fanbox_r27) folded IN_PLANE_SLIDES_CROSS,
+    SLIDES_PUSHED_OFF and REWIND_WITH_COLLIDERS into plain code (all three True): a rule that needs one False
+    exits (run it at aab9675 or older)."""
+    if hasattr(module, name):
+        setattr(module, name, value)
+    elif not value:
+        sys.exit(f"{name} = False: folded away in round 27 (fanbox_r27); run this rule at aab9675")
+
+
 def variant(name):
-    face_collision.IN_PLANE_SLIDES_CROSS = name not in ("noslide", "noslide-zone")
-    face_collision.SLIDES_PUSHED_OFF = name in ("push", "push-zone")
-    step_module.REWIND_WITH_COLLIDERS = name.endswith("-zone")
+    set_rule(face_collision, "IN_PLANE_SLIDES_CROSS", name not in ("noslide", "noslide-zone"))
+    set_rule(face_collision, "SLIDES_PUSHED_OFF", name in ("push", "push-zone", "nofailsafe"))
+    set_rule(step_module, "REWIND_WITH_COLLIDERS", name.endswith("-zone") or name == "nofailsafe")
     if name == "nofailsafe":
         FaceCollision.undo_crossings = lambda self, *a, **k: 0
     else:

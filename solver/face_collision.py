@@ -93,17 +93,17 @@ def _largest_difference(motion: np.ndarray, first: np.ndarray, second: np.ndarra
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 # The failsafe counts pairs in one plane all along as crossed when the vertex slides onto the face
-# (`_slid_onto`) or the edges slide across each other (`_slid_across`) in that plane. False: a slide in
-# the plane is not a crossing (only a change of side, or ending in the plane from off it, is). A curtain
-# swept edge-on by a moving box is squashed flat in its own plane, and the slides sent 8-22 vertices a
-# substep back to starts the box had swept over (docs/self-collision.md, round 23 (failsafe23b)).
-IN_PLANE_SLIDES_CROSS = True
-# With IN_PLANE_SLIDES_CROSS, a row the failsafe finds crossed only by an in-plane slide (in the plane at both
-# ends of the substep) is not sent back: its vertex (edge) and face (other edge) are pushed a gap apart along
-# the plane's normal, the side fixed by the vertex indices (the higher on the normal's side), and the substep's
-# start moves with them (no speed out of the plane). An exactly planar sheet crushed in its plane buckles out
-# of it instead of freezing; a row whose vertices were already pushed or sent back in this call is sent back.
-SLIDES_PUSHED_OFF = False
+# (`_slid_onto`) or the edges slide across each other (`_slid_across`) in that plane. Such a row (in the plane at
+# both ends of the substep) is not sent back: its vertex (edge) and face (other edge) are pushed a gap apart along
+# the plane's normal (`_push_slides`), the side fixed by the vertex indices (the higher on the normal's side), and
+# the substep's start moves with them (no speed out of the plane). An exactly planar sheet crushed in its plane
+# buckles out of it instead of freezing; a row whose vertices were already pushed or sent back in this call is sent
+# back. (Rounds 23-27, docs/self-collision.md: a slide sent back froze a curtain swept edge-on by a moving box;
+# not counting slides let an edge-first drop fold in its plane. Once IN_PLANE_SLIDES_CROSS / SLIDES_PUSHED_OFF.)
+# With a `carrier` (zones, `_zone_carry`) the failsafe may take this many times its rounds: each round places a
+# zone by its mean motion, which can meet the rows just outside it, and the zone grows by them the next round (the
+# fan disc on the fast box: 19 rounds at one substep; the 16th round's placement, untested, left 3 pairs crossed).
+ZONE_ROUNDS = 4
 _ZERO = np.zeros(3)
 
 
@@ -1068,12 +1068,14 @@ class FaceCollision:
         near_vt_rows, near_ee_rows = np.arange(len(near_vt)), np.arange(len(near_ee))
         vt, ee = self._live_rows()
         stale = True  # the live rows' start sides are to be found
-        pushed = np.zeros(len(x), dtype=bool) if SLIDES_PUSHED_OFF and IN_PLANE_SLIDES_CROSS else None
-        pushed_by = np.zeros_like(x) if pushed is not None else None
+        pushed = np.zeros(len(x), dtype=bool)  # vertices pushed off an in-plane slide (`_push_slides`)
+        pushed_by = np.zeros_like(x)
         carried_by = None if carrier is None else np.zeros_like(x)  # how far each vertex sent back was carried
         zone_rows: list = []
         ends = None
         entry = x.copy() if carrier is not None else None
+        if carrier is not None:  # a zone grows by about a ring of rows a round (its placement meets its neighbours)
+            rounds *= ZONE_ROUNDS
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
@@ -1103,12 +1105,10 @@ class FaceCollision:
             ee_bad = _crossed_rows(_edges_crossed, previous, x, ee, ee0, ee_rows, flat, motion)
             near_ee_bad = _crossed_rows(_edges_crossed, previous, x, near_ee, near_ee0, near_ee_rows, flat, motion)
             bad = [vt[vt_bad], near_vt[near_vt_bad], ee[ee_bad], near_ee[near_ee_bad]]
-            moved_off = None
-            if pushed is not None:
-                starts = [vt0[vt_bad], near_vt0[near_vt_bad], ee0[ee_bad], near_ee0[near_ee_bad]]
-                bad, moved_off = self._push_slides(x, inv_mass, bad, starts, flat, back, pushed, pushed_by)
-                if moved_off is not None:
-                    motion[moved_off] += self.gap
+            starts = [vt0[vt_bad], near_vt0[near_vt_bad], ee0[ee_bad], near_ee0[near_ee_bad]]
+            bad, moved_off = self._push_slides(x, inv_mass, bad, starts, flat, back, pushed, pushed_by)
+            if moved_off is not None:
+                motion[moved_off] += self.gap
             involved = np.concatenate([rows.ravel() for rows in bad])
             involved = involved[(inv_mass[involved] > 0) & ~back[involved]]
             carry = None
@@ -1134,7 +1134,7 @@ class FaceCollision:
             # Neighbours a vertex sent back would meet through their edge go back with it.
             motion[self.collapsed.send_back(previous, x, back, movable)] = np.sqrt(dot(shift, shift))
             # Only pairs with a vertex just sent back (or pushed off the plane) can have changed.
-            changed = back if pushed is None else back | pushed
+            changed = back | pushed
             vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
             near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
             # The near rows' bounds took each vertex and edge where `due` saw them, at the substep's ends: a
@@ -1150,7 +1150,7 @@ class FaceCollision:
                 previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
             )
         self.near.checked(x)  # the due near rows measured again where the substep ends
-        if pushed is not None and pushed_by is not None and pushed.any():  # their start moves with them
+        if pushed.any():  # their start moves with them
             kept = pushed & ~back  # (no speed out of the plane)
             (previous if settled is None else settled)[kept] += pushed_by[kept]
         if settled is not None and settled is not previous:
@@ -1162,7 +1162,7 @@ class FaceCollision:
         return count
 
     def _push_slides(self, x, inv_mass, bad, starts, flat, back, pushed, pushed_by):
-        """(SLIDES_PUSHED_OFF) Of the failsafe's crossed rows `bad` (vertex–triangle, near vertex–triangle,
+        """Of the failsafe's crossed rows `bad` (vertex–triangle, near vertex–triangle,
         edge–edge, near edge–edge; `starts`: their start heights / separations), those crossed only by a slide in
         their plane whose vertices are neither sent back nor pushed yet: pushed a gap apart along the plane's
         normal, in place (x, and `pushed_by` the push, `pushed` marked). Returns (the rows left to send back,
@@ -1499,10 +1499,7 @@ def _vertex_crossed(previous, x, ends: np.ndarray, height0: np.ndarray, flat: fl
     the vertex ends in the triangle's plane or past it, or came back to its side (through the face
     and back around its edge), and at a moment it was in the plane it was on the face (boundary included)."""
     height1 = _heights(x, ends)
-    if IN_PLANE_SLIDES_CROSS:
-        out = _slid_onto(previous, x, ends, height0, height1, flat)
-    else:
-        out = np.zeros(len(ends), dtype=bool)
+    out = _slid_onto(previous, x, ends, height0, height1, flat)
     reach = motion[ends[:, 0]] + largest_of_rows(motion, ends[:, 1:])
     flipped = _flipped(height0, height1, flat)
     returned = np.flatnonzero(
@@ -1601,10 +1598,7 @@ def _edges_crossed(
     changed sides (or met) or came back to theirs, and at a moment the four ends were coplanar the
     edges met, inside both."""
     separation1 = _separations(x, ends)
-    if IN_PLANE_SLIDES_CROSS:
-        out = _slid_across(previous, x, ends, separation0, separation1, flat)
-    else:
-        out = np.zeros(len(ends), dtype=bool)
+    out = _slid_across(previous, x, ends, separation0, separation1, flat)
     reach = largest_of_rows(motion, ends[:, :2]) + largest_of_rows(motion, ends[:, 2:])
     rows = np.flatnonzero(
         _flipped(separation0, separation1, flat)

@@ -102,12 +102,6 @@ def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
 
 
 _ORIGIN = np.zeros(3)
-# The face failsafe (`FaceCollision.undo_crossings`) sends a crossed row back to its substep start. A moving
-# collider may have swept over that start during the substep: the vertex was left inside it and pushed out later
-# through its far side (the curtain swept by a box, docs/self-collision.md rounds 22-25). With this, a start that a
-# moving collider covers at the substep's end (its vertex pass would push it further than the gap) makes its crossed
-# zone move as one piece by its mean motion, at least as far as the collider's motion there (`_zone_carry`).
-REWIND_WITH_COLLIDERS = False
 _max_reduce, _min_reduce = np.maximum.reduce, np.minimum.reduce  # without np.max's Python wrapper
 
 
@@ -287,9 +281,12 @@ def step(
     # `previous`, which can carry a layer's start through another's (a 24-spoke fan's crumple at 2 substeps).
     face_collision = self_collision if isinstance(self_collision, FaceCollision) else None
     start = np.empty_like(x) if face_collision is not None and inputs.colliders else previous
-    movers = []  # (REWIND_WITH_COLLIDERS) the colliders that move over the frame
-    if REWIND_WITH_COLLIDERS and face_collision is not None:
-        movers = [c for c in inputs.colliders if not _driven._still(c)]
+    # The face failsafe sends a crossed row back to its substep start, which a moving collider may have swept
+    # over (the vertex left inside it, pushed out later through its far side: a curtain swept by a box,
+    # docs/self-collision.md rounds 22-27). A start that a moving collider covers at the substep's end makes its
+    # crossed zone move as one piece by its mean motion, at least as far as the collider's motion there
+    # (`_rewind_carrier`, `_zone_carry`; once REWIND_WITH_COLLIDERS).
+    movers = [c for c in inputs.colliders if not _driven._still(c)] if face_collision is not None else []
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
         np.subtract(x, previous, out=displacement)
@@ -425,7 +422,7 @@ def _cap_growth_speed(x, previous, own, free, cap: float) -> None:
 
 
 def _rewind_carrier(start, movers, t0: float, t1: float, thickness: float):
-    """(REWIND_WITH_COLLIDERS) For `undo_crossings`: a function of vertex indices (k,) giving (k, 3) how far the
+    """For `undo_crossings`: a function of vertex indices (k,) giving (k, 3) how far the
     moving colliders carry each one's substep start: 0 unless the collider's vertex pass (from rest at the start,
     t0 to t1, no friction) would push it further than the gap (it covers the start at t1); then the collider's
     own motion at that start from t0 to t1 (a rigid mesh's pose, a sphere's centre; otherwise the push). With

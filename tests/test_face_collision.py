@@ -75,7 +75,7 @@ def test_the_failsafe_sends_a_crossing_back_to_the_substep_start_with_the_face_i
     assert collision.undo_crossings(x, previous, np.array([1.0, 1.0, 1.0, 0.0])) == 3
     assert x[3, 2] == -0.05
     # Landing exactly in the face's plane (a floor flattening two layers into one) counts as crossed;
-    # so does sliding onto the face within its plane.
+    # so does sliding onto the face within its plane, which is pushed off the plane instead of sent back.
     x = previous.copy()
     x[3, 2] = 0.0
     assert collision.undo_crossings(x, previous, np.ones(4)) == 4
@@ -84,11 +84,8 @@ def test_the_failsafe_sends_a_crossing_back_to_the_substep_start_with_the_face_i
     x = flat.copy()
     x[3] = [0.2, 0.2, 0.0]
     collision.refresh(x, flat)  # the substep's candidates
-    if not face_collision.SLIDES_PUSHED_OFF:
-        assert collision.undo_crossings(x, flat, np.ones(4)) == 4 and np.array_equal(x, flat)
-        return
-    # (SLIDES_PUSHED_OFF) nothing sent back: the vertex and the face are pushed a gap apart out of their plane,
-    # and their start moves with them (no speed out of the plane).
+    # Nothing sent back: the vertex and the face are pushed a gap apart out of their plane, and their start moves
+    # with them (no speed out of the plane).
     assert collision.undo_crossings(x, flat, np.ones(4)) == 0
     height = face_collision._heights(x, np.array([[3, 0, 1, 2]]))[0]
     assert np.allclose(x[3, :2], [0.2, 0.2]) and 0.9 * GAP < abs(height) <= GAP

@@ -19,11 +19,10 @@ bench/curtain_midframe.py counts the vertices inside after every substep. Round 
 the box after every substep's failsafe too (the push's cases now fail: 1 vertex inside mid-frame 7 on the tri, 10 in
 frame 9 on the quad), and runs step.REWIND_WITH_COLLIDERS (off) with the push: a crossed zone whose start the box
 covers moves as one piece by its mean motion, not back into the box — both kinds pass (0 inside at any substep,
-stretch at most 1.32 tri / 1.40 quad). The default is an expected failure (strict: it reports the day the default
-changes or another fix makes it pass).
+stretch at most 1.32 tri / 1.40 quad). Round 27 (fanbox_r27) made both the default and folded them (with
+IN_PLANE_SLIDES_CROSS) into plain code; the rules' old cases (slides sent back, slides not crossing, the push alone)
+are gone with their switches: main at aab9675 runs them (slides sent back and the push alone fail this test).
 """
-
-import importlib
 
 import numpy as np
 import pytest
@@ -54,35 +53,8 @@ def pose(frame: int) -> np.ndarray:
     return m
 
 
-def _expected_failure(reason: str):
-    return pytest.mark.xfail(strict=True, reason=reason)
-
-
-RULES = {  # (face_collision.IN_PLANE_SLIDES_CROSS, face_collision.SLIDES_PUSHED_OFF, step.REWIND_WITH_COLLIDERS)
-    "slides-cross": (True, False, False),  # the default: in-plane slides sent back
-    "slides-do-not-cross": (False, False, False),  # round 23 (failsafe23b), off: an edge-first drop folds in its plane
-    "slides-pushed-off": (True, True, False),  # round 24 (curtain24), off: the quad's rewinds into the box (r25)
-    "pushed-off-carried": (True, True, True),  # round 26 (rewind_r26), off: the rewinds carried by the box
-}
-SENT_BACK = _expected_failure("issue 13: in-plane slides sent back into the moving box (the default)")
-CASES = [
-    pytest.param("tri", "slides-cross", marks=SENT_BACK),
-    pytest.param("quad", "slides-cross", marks=SENT_BACK),
-    pytest.param("tri", "slides-do-not-cross"),
-    pytest.param("quad", "slides-do-not-cross"),
-    pytest.param("tri", "slides-pushed-off", marks=_expected_failure("1 vertex inside mid-frame 7 (r25)")),
-    pytest.param("quad", "slides-pushed-off", marks=_expected_failure("10 inside mid-frame 9: rewound into the box")),
-    pytest.param("tri", "pushed-off-carried"),
-    pytest.param("quad", "pushed-off-carried"),
-]
-
-
-@pytest.mark.parametrize("kind, rule", CASES)
-def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, rule, monkeypatch, frames=12):
-    slides_cross, pushed_off, carried = RULES[rule]
-    monkeypatch.setattr(face_collision, "IN_PLANE_SLIDES_CROSS", slides_cross)
-    monkeypatch.setattr(face_collision, "SLIDES_PUSHED_OFF", pushed_off)
-    monkeypatch.setattr(importlib.import_module("solver.step"), "REWIND_WITH_COLLIDERS", carried)
+@pytest.mark.parametrize("kind", ["tri", "quad"])
+def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, monkeypatch, frames=12):
     # Inside the box is checked after every substep's failsafe (its last pass), not only at frame ends.
     after = []
     undo = face_collision.FaceCollision.undo_crossings
