@@ -341,27 +341,25 @@ def _rod_ends(corners: _Corners, sharp, radius: float):
 # a vertex point sideways, and a 20² cloth's edge ended 2-7 mm under the top vertex with both ends outside
 # (docs/design.md, round 22 (uvpole26)). Still and rigid meshes. Off: a coarse ball's step costs ~10-50 % more with
 # a 20² cloth (the corner pass now runs on it; measured under load, round 23 (apex23)), and 101 of the 235 tests of
-# tests/test_mesh_collider*.py were run with it on (all passed, with APEX_OUTSIDE_ONLY).
+# tests/test_mesh_collider*.py were run with it on (all passed, with the outside-only rule below).
 APEX_CORNERS = False
-# ... and an apex meets only cloth triangles whose three vertices are all outside its faces' cone (none under it, as
-# `_under_apex` tells): a cloth cut through the mesh (a closed ball appearing round a curtain,
+# An apex meets only cloth triangles whose three vertices are all outside its faces' cone (none under it, as
+# `_under_apex` tells; `collide_corners`): a cloth cut through the mesh (a closed ball appearing round a curtain,
 # tests/test_mesh_collider_inside.py) has triangles across the apexes with vertices inside, whose "outside" is no
 # side of the cloth: each was pushed the way its normal leant to the apex's and the curtain was flung 0.46-0.53 m
 # (0.10-0.33 m without apexes); kept on the side they started on instead, a vertex ended inside. Those are left to
-# the vertex pass and the inside recovery, as without apexes. Docs/design.md, round 23 (apex23).
-APEX_OUTSIDE_ONLY = True
+# the vertex pass and the inside recovery, as without apexes. Docs/design.md, round 23 (apex23). (The sub-switch
+# APEX_OUTSIDE_ONLY, True, folded in round 27 (switchdebt_r27); aab9675 has it.)
 # The lever of the cloth edge across an apex, in `longest` (twice the cloth's longest rest triangle edge, L): L / 2,
 # the edge's end when the apex is under its middle, where it dips deepest (as the edge pass's SHALLOW_APEXES). Round
 # 22 took 0.5 (L, twice that): a 64² 1.4 m cloth (31 mm diagonals) had all 86 vertices of the 12 x 8 UV ball as
 # apexes and none with L / 2; the 20² cloths of bench/pole_apex.py keep the same apexes (round 23 (apex23)).
 APEX_LEVER = 0.25
-# A pass's contacts that are all an apex's are held on the substeps between the windows' passes, as every other
-# corner's (`_hold`), with APEX_HOLD_ITERATIONS Jacobi iterations. Tried not held (the next pass keeps the apex on its
-# outside whichever side the cloth went; the holds were ~1/3 of the apexes' time in a profile): a 4.7 mm cloth edge
-# under the 80-triangle ball at the landing (0 held), and no clear saving under load; 1 iteration: 1.5 mm (0.6 with
-# 4). Both kept as they were (round 23 (apex23)).
-APEX_HOLD = True
-APEX_HOLD_ITERATIONS = 4
+# A pass's apex contacts are held on the substeps between the windows' passes as every other corner's (`_hold`, with
+# _ITERATIONS Jacobi iterations). Tried not held (the next pass keeps the apex on its outside whichever side the cloth
+# went; the holds were ~1/3 of the apexes' time in a profile): a 4.7 mm cloth edge under the 80-triangle ball at the
+# landing (0 held), and no clear saving under load; 1 iteration: 1.5 mm (0.6 with 4) (round 23 (apex23)). (The
+# switches APEX_HOLD, True, and APEX_HOLD_ITERATIONS, 4, folded in round 27 (switchdebt_r27); aab9675 has them.)
 _APEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _Corners -> {(lever, gap): _Corners}
 
 
@@ -748,7 +746,7 @@ def collide_corners(
     outs = None if corners.outs is None else corners.outs.take(c, axis=1)
     point0 = point if point0 is None else point0
     ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
-    if outs is not None and APEX_OUTSIDE_ONLY:  # (no apex against a cloth triangle with a vertex under it)
+    if outs is not None:  # (no apex against a cloth triangle with a vertex under it)
         under = _under_apex(ends3[:, 0], point, outs) | _under_apex(ends3[:, 1], point, outs)
         outside = (~(under | _under_apex(ends3[:, 2], point, outs))).nonzero()[0]
         if len(outside) < len(c):
@@ -811,11 +809,6 @@ def collide_corners(
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
-    if corners.outs is not None and (not APEX_HOLD or APEX_HOLD_ITERATIONS < _ITERATIONS):
-        if corners.outs.take(c.take(at), axis=1).any(axis=0).all():  # (an apex's contacts alone)
-            if not APEX_HOLD:
-                return None
-            held = held._replace(apexes=True)
     return held if keep else None
 
 
@@ -864,7 +857,6 @@ class _Held(NamedTuple):
     carries: np.ndarray = _EMPTY  # the contacts with corners that carry hanging cloth (corner_support)
     carried: np.ndarray = np.zeros((3, 0))  # (3, K) those corners' faces' mean normals
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
-    apexes: bool = False  # whether all are APEX_CORNERS' apexes' (held APEX_HOLD_ITERATIONS times)
 
 
 def _left(x, held: _Held, pose) -> np.ndarray:
@@ -942,8 +934,7 @@ def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndar
         corners, c = held.moving
         start = corners.points0.take(c, axis=1)
         held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
-    iterations = APEX_HOLD_ITERATIONS if held.apexes else _ITERATIONS
-    return _push_again(x, held, collider._pose_at(t1), iterations, x_start, collider._pose_at(t0), mu)
+    return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0), mu)
 
 
 def _face_contacts(point, tri, starts, ends, gap: float, reach, point0, outs=None):
