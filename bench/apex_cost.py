@@ -1,14 +1,14 @@
 """What corner_contacts.APEX_CORNERS costs a cloth on a coarse ball: CPU a frame, the rule off and on, interleaved.
 
 Pure solver, the scene of bench/pole_apex.py (an N² 1.4 m cloth of a mesh kind dropped from 0.9 m onto a 0.4 m ball
-on the floor, `--offset` mm off its top point). Each round runs the scene with the rule off, then on, then (with
-`--held`) on with corner_contacts.APEX_HOLD on (same process, the switches flipped between runs), and times frames
-`--from`..`--frames` (CPU, process time; the landing and the rest); prints each ball × kind's best-of-rounds ms a
-frame off and on, and the change. `--outside-only off` sets corner_contacts.APEX_OUTSIDE_ONLY off for the "on" runs
-(round 22's rule). `--iterations K` adds a run on with holds of K Jacobi iterations (APEX_HOLD_ITERATIONS).
+on the floor, `--offset` mm off its top point). Each round runs the scene with the rule off, then on (same process,
+the switch flipped between runs), and times frames `--from`..`--frames` (CPU, process time; the landing and the
+rest); prints each ball × kind's best-of-rounds ms a frame off and on, and the change. (Round 23's `--outside-only`,
+`--held` and `--iterations K`, which set APEX_OUTSIDE_ONLY, APEX_HOLD and APEX_HOLD_ITERATIONS, went with those
+sub-switches in round 27, folded as True, True and 4: aab9675 has them.)
 
     .venv/bin/python bench/apex_cost.py [--balls ico80,uv12x8] [--kinds quad,tri,jit,fan,holed] [--n 20]
-        [--rounds 3] [--frames 24] [--from 11] [--offset 13:21] [--outside-only on|off] [--held] [--iterations K]
+        [--rounds 3] [--frames 24] [--from 11] [--offset 13:21]
 
 See docs/design.md, "Round 23 (apex23 ...)".
 """
@@ -56,32 +56,18 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=24)
     parser.add_argument("--from", dest="first", type=int, default=11)
     parser.add_argument("--offset", default="13:21")
-    parser.add_argument("--outside-only", default="on", choices=("on", "off"))
-    parser.add_argument("--held", action="store_true")
-    parser.add_argument("--iterations", type=int, default=0)
     args = parser.parse_args()
     offset = tuple(float(v) / 1000 for v in args.offset.split(":"))
-    corner_contacts.APEX_OUTSIDE_ONLY = args.outside_only == "on"
     for ball in args.balls.split(","):
         for kind in args.kinds.split(","):
-            configs = [(False, False, 4), (True, False, 4)] + ([(True, True, 4)] if args.held else [])
-            if args.iterations:
-                configs.append((True, True, args.iterations))
-            best = dict.fromkeys(configs, np.inf)
+            best = {False: np.inf, True: np.inf}
             for _ in range(args.rounds):
-                for on, hold, iterations in configs:
-                    corner_contacts.APEX_CORNERS, corner_contacts.APEX_HOLD = on, hold
-                    corner_contacts.APEX_HOLD_ITERATIONS = iterations
-                    key = (on, hold, iterations)
-                    best[key] = min(best[key], run(ball, kind, args.n, offset, args.frames, args.first))
-            corner_contacts.APEX_CORNERS, corner_contacts.APEX_HOLD = False, True
-            corner_contacts.APEX_HOLD_ITERATIONS = 4
-            off = 1000 * best[False, False, 4]
-            line = f"{ball:8s} {kind:5s} off {off:6.1f} ms"
-            for (on, hold, iterations), value in best.items():
-                if on:
-                    name = (f"on+held/{iterations}" if iterations != 4 else "on+held") if hold else "on"
-                    line += f"  {name} {1000 * value:6.1f} ms {100 * (1000 * value / off - 1):+5.1f} %"
+                for on in (False, True):
+                    corner_contacts.APEX_CORNERS = on
+                    best[on] = min(best[on], run(ball, kind, args.n, offset, args.frames, args.first))
+            corner_contacts.APEX_CORNERS = False
+            off, on = 1000 * best[False], 1000 * best[True]
+            line = f"{ball:8s} {kind:5s} off {off:6.1f} ms  on {on:6.1f} ms {100 * (on / off - 1):+5.1f} %"
             print(line, flush=True)
 
 

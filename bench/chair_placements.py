@@ -6,7 +6,10 @@ frame with one; the largest structural edge strain at the end and over frames 24
 quarter of the median left out, as bench/tablecloth_corners.py); -v: each frame with one, and which boxes' triangles.
 
     .venv/bin/python bench/chair_placements.py CHECKOUT KIND DX DY TURN [n] [frames] [-v] [--set=module.NAME=value]
-    .venv/bin/python bench/chair_placements.py . quad 0 0 20 64 48 --set=corner_contacts.DROP_INWARD=True
+    .venv/bin/python bench/chair_placements.py . quad 0 0 20 64 48 --set=corner_support.REACH=0.16
+
+(Rounds 23-25 ran it with corner_contacts.DROP_INWARD, DROP_INWARD_UP_ONLY and SKIP_COVERED on: deleted in round 27,
+aab9675 has them.)
 
 KIND: quad, tri, jitter, fan, holed. (0, 0, 20) is bench/tablecloth_corners.py's chair.
 """

@@ -7,7 +7,8 @@ set of switches: one bench/chair_placements.py line each, in subprocesses, `-j` 
         [--only=tri:0:0.03:20,...] [--set=module.NAME=value ...]
     git archive e555609 | tar -x -C /tmp/base    # main's tree, for the base run
     .venv/bin/python bench/chair_placements_sweep.py /tmp/base main -j2
-    .venv/bin/python bench/chair_placements_sweep.py . skip -j2 --set=corner_contacts.SKIP_COVERED=True
+    .venv/bin/python bench/chair_placements_sweep.py . reach -j2 --set=corner_support.REACH=0.16
+(Round 25 swept corner_contacts.SKIP_COVERED / DROP_INWARD here: deleted in round 27, aab9675 has them.)
 """
 
 import subprocess

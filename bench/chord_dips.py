@@ -13,8 +13,9 @@ under it) dropped on a smooth closed mesh and run `frames` frames at the default
   L, pred   the longest cloth edge (rest, cm) and L² / (8R) - g for it (mm; R the collider's smallest radius of
             curvature, g the 5 mm gap): > 0 says such an edge, its ends held at the gap, can dip through;
   strain    the largest edge stretch (%);   ms       CPU ms a frame (time.process_time, the step alone).
-Variants: off (main: chord_contacts.CHORD_PASS False), on (True), end (on at the frame's last substep alone:
-CHORD_FRAME_END, round 24); interleaved per scene and kind, in one process.
+Variants: off (main: chord_contacts.CHORD_PASS False), on (True); interleaved per scene and kind, in one process.
+(Round 24's `end` variant, the pass at the frame's last substep alone, went with CHORD_FRAME_END in round 27;
+aab9675 has it.)
 Scenes: ball (20k icosphere r 0.5), torus (bench/mesh_kinds_solver.py's: R 0.6, r 0.25, 192 × 48), cyl16 (a 16-segment
 cylinder r 0.3 × 2.4 m lying along y on the floor), uv (a 32 × 16 UV sphere r 0.5).
 """
@@ -139,8 +140,7 @@ def main() -> None:
         for n in (int(k) for k in args.n.split(",")):
             for kind in args.kinds.split(","):
                 for variant in args.variants.split(","):
-                    chord_contacts.CHORD_PASS = variant in ("on", "end")
-                    chord_contacts.CHORD_FRAME_END = variant == "end"
+                    chord_contacts.CHORD_PASS = variant == "on"
                     r = run(scene, kind, n, args.frames, depth_of)
                     print(
                         f"{scene:6s} {n:3d}² {kind:6s} {variant:3s} through {r['through']:4d}  dip {r['dip']:6.2f} mm  "

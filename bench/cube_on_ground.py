@@ -306,7 +306,7 @@ if __name__ == "__main__":
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--set", action="append", default=[], help="e.g. step.MESH_COLLIDE_INTERVAL=2")
     ap.add_argument("--shift", action="append", default=[], help="DX,DY in mm (repeatable)")
-    ap.add_argument("--ab", default=None, help="a boolean switch, e.g. corner_contacts.DROP_INWARD: off, then on")
+    ap.add_argument("--ab", default=None, help="a boolean switch, e.g. step.REWIND_WITH_COLLIDERS: off, then on")
     ap.add_argument("--repeat", type=int, default=1, help="each case (and --ab's off, on) this many times, interleaved")
     a = ap.parse_args()
     for item in a.set:

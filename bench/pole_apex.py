@@ -15,9 +15,9 @@ frame; the worst edge depth, the frames with an edge inside, and the worst from 
 
     .venv/bin/python bench/pole_apex.py [--balls uv12x8,ico80v] [--kinds quad,tri,jit,fan,holed]
         [--offsets 0:0,3:2,13:21,40:30] [--n 20] [--frames 36] [--every] [--apex on|off|default]
-        [--outside-only on|off]
 
-`--apex` sets corner_contacts.APEX_CORNERS (default: as committed), `--outside-only` APEX_OUTSIDE_ONLY (round 23).
+`--apex` sets corner_contacts.APEX_CORNERS (default: as committed). (Round 23's `--outside-only`, which set
+APEX_OUTSIDE_ONLY, went with that switch in round 27: aab9675 has both.)
 
 `--offsets` are (x:y) mm from the top point. `--every` prints each frame's edge depth (mm). See docs/design.md,
 "Round 22 (uvpole26 ...)" and "Round 23 (apex23 ...)".
@@ -150,14 +150,11 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=36)
     parser.add_argument("--every", action="store_true")
     parser.add_argument("--apex", default="default", choices=("on", "off", "default"))
-    parser.add_argument("--outside-only", default="default", choices=("on", "off", "default"))
     args = parser.parse_args()
     from solver import corner_contacts
 
     if args.apex != "default":
         corner_contacts.APEX_CORNERS = args.apex == "on"
-    if args.outside_only != "default":
-        corner_contacts.APEX_OUTSIDE_ONLY = args.outside_only == "on"
     offsets = [tuple(float(v) / 1000 for v in o.split(":")) for o in args.offsets.split(",")]
     total = 0.0
     for name in args.balls.split(","):

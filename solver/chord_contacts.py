@@ -30,7 +30,6 @@ from .mesh_collider import _SKIN, MIN_GAP, MeshCollider, _Candidates, _columns, 
 from .triangles import closest_points, dot
 
 CHORD_PASS = False
-CHORD_FRAME_END = False  # only at the frame's last substep (else at every vertex pass)
 CHORD_LEAST = 6.0  # gaps: cloth edges shorter than this at rest are never tested (their dip is under the gap
 # for radii over L² / (8 g): 6 gaps at g 5 mm are 3 cm, a dip of the gap at R 2.3 cm)
 # ... nor those whose dip L² / (8 R) over the mesh's tightest smooth bend R (`smooth_radius`: the CHORD_QUANTILE of

@@ -29,7 +29,7 @@ from .contact_support import propagate_support
 from .corner_support import support_hanging, support_plan
 from .edge_contacts import _sharp_of, _up, clamp, squared_stray
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _from_frame, _to_frame
-from .triangles import closest_points, corner_angles, cross, dot
+from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
 
 # A vertex is pointed when one of its faces' normals is further than this from their mean: a cube's
@@ -80,32 +80,11 @@ _COS_ROD_END = math.cos(math.radians(ROD_END_ANGLE))
 # on hanging edges only (contact_support, `_HANGING`) and the sides' pass (edge_contacts.ROD_ENDS_TIPPED) it hangs
 # from the cap, 0 crossings at every frame, where before it ended on the floor skewered (round 15, fling18).
 ROD_END_RADIUS = 0.5
-# A contact whose push goes into the mesh at its corner (its direction leaning against the corner's faces' outward mean
-# normal) while its cloth point lies outside the mesh is dropped, not applied (not pushed, iterated, held or a support
-# seed): a cloth triangle that started a window on the wrong side of a box's corner was held there, its vertex pushed
-# ~1 cm into the chair's back every substep and ended 6 mm inside it (docs/design.md, issue 11, round 23 (chair23)).
-# Closed still or rigid meshes' corners with a mean normal (not rod ends, shoulders or a deforming mesh's). Off: it
-# fixes that chair, the fan disc on the chair (48 edges through -> 0) and table, but the jittered cloth on the chair
-# went 86 -> 288 % worst strain with 5 edges through a leg at the end (round 23 (chair23b)).
-DROP_INWARD = False
-# ... only at corners facing up, against gravity (not a leg's foot on the floor): the chair's quad fixed, jittered
-# 86 -> 109 % worst strain (0 edges through), fan still 5.3 mm inside (round 23 (chair23b)). Off: on 63 placements of
-# the chair x 5 kinds it put a vertex inside at 3 where main had none (quad 1.8 mm in the back, the triangulated cloth
-# 5 mm under a leg's foot twice) (round 24 (chair24)). (Dropping only a push that ends a vertex inside, or only one
-# leaning more than 0.3 against the mean normal, were worse: round 23 (chair23b); removed in round 24.)
-DROP_INWARD_UP_ONLY = False
-# A closed still or rigid mesh's pointed vertex that lies on another loose part of it (within COVERED_WITHIN of the
-# mesh's size of one of that part's triangles) is no corner: the union's inner corners, where one closed box stands on
-# another (a chair's seat's top rear corners under the back's foot, the back's bottom corners on the seat's top) are
-# not pointed on the union's outside, and their mean normals are not the way out there (DROP_INWARD dropped a seat
-# corner's push that held the cloth out of the back: docs/design.md, issue 11, round 24 (chair24)). A leg's top
-# corners inside the seat's underside are culled already (`inside_just_off`). Off: alone it put a vertex
-# 14.6 mm inside the chair's back at a placement where main has none (those corners' contacts held the cloth there);
-# with DROP_INWARD + DROP_INWARD_UP_ONLY the quad keeps every vertex out, the triangulated cloth not (5 mm under a
-# leg's foot). Kept as corners but out of DROP_INWARD's rule instead: no change there (round 25 (chair25), bc6788c's
-# DROP_INWARD_OPEN_ONLY).
-SKIP_COVERED = False
-COVERED_WITHIN = 1e-4
+# (Deleted in round 27 (switchdebt_r27), aab9675 reproduces them: DROP_INWARD, a contact whose push leant into the
+# mesh against its corner's mean normal while its cloth point lay outside dropped; DROP_INWARD_UP_ONLY, at corners
+# facing up only; SKIP_COVERED / COVERED_WITHIN, a closed mesh's pointed vertex lying on another loose part of it no
+# corner. They fixed the chair's quad and fan but put vertices inside where main keeps them out, on the chair, in
+# three rounds (docs/design.md, rounds 23-25 (chair23b, chair24, chair25); docs/switches.md rows 2, 3, 15).)
 _LEAST_COS = 0.3  # (a smooth normal further than this from the flat one: the flat one)
 _OVERLOADED = 1.0  # gaps: a contact deeper than this (the corner through the cloth, not only in its gap) bears
 _ITERATIONS = 4  # Jacobi passes over the contacts found (1 or 2 left a pyramid rising into cloth through it)
@@ -138,41 +117,10 @@ def pointed_corners(
 
         hidden = inside_just_off(mesh, places[which].T, mean.take(which, axis=1) * mesh.outward)
         which = which.take((~hidden).nonzero()[0])
-        if SKIP_COVERED and len(which):
-            which = which.take((~_covered(places, ids, which, COVERED_WITHIN)).nonzero()[0])
     points = np.ascontiguousarray(places[which].T)
     if means:
         return points, tip.take(which), mean.take(which, axis=1)
     return (points, tip.take(which)) if tips else points
-
-
-def _covered(places, ids, which, within: float) -> np.ndarray:
-    """Which of the welded vertices `which` (of `places` (P, 3), triangles `ids` (T, 3) of them) lie within `within` x
-    the mesh's size of a triangle of another loose part (SKIP_COVERED). Build time only (pairs in chunks)."""
-    from .topology import components
-
-    label = components(len(places), np.concatenate([ids[:, :2], ids[:, 1:]]))
-    part = label.take(ids[:, 0])
-    if len(np.unique(part)) < 2:
-        return np.zeros(len(which), dtype=bool)
-    reach = within * float(np.sqrt(np.sum((places.max(axis=0) - places.min(axis=0)) ** 2)))
-    corners = places.take(which, axis=0)
-    low, high = places.take(ids, axis=0).min(axis=1) - reach, places.take(ids, axis=0).max(axis=1) + reach
-    a, b, c = (places.take(ids[:, k], axis=0) for k in range(3))
-    covered = np.zeros(len(which), dtype=bool)
-    step = max(1, 4_000_000 // max(len(ids), 1))
-    for first in range(0, len(which), step):  # (a box test over all pairs, then the distance on the few left)
-        p = corners[first : first + step]
-        near = ((p[:, None] >= low[None]) & (p[:, None] <= high[None])).all(axis=2)
-        near &= part[None, :] != label.take(which[first : first + step])[:, None]
-        i, t = near.nonzero()
-        if len(i) == 0:
-            continue
-        closest = closest_points(p[i].T, a[t].T, b[t].T, c[t].T)[0]
-        far = closest - p[i].T
-        hit = dot(far, far) <= reach * reach
-        covered[first + np.unique(i[hit])] = True
-    return covered
 
 
 # A point whose faces turn less than POINTED_ANGLE from their mean but all round it (a cone's tip of half-angle
@@ -393,27 +341,25 @@ def _rod_ends(corners: _Corners, sharp, radius: float):
 # a vertex point sideways, and a 20² cloth's edge ended 2-7 mm under the top vertex with both ends outside
 # (docs/design.md, round 22 (uvpole26)). Still and rigid meshes. Off: a coarse ball's step costs ~10-50 % more with
 # a 20² cloth (the corner pass now runs on it; measured under load, round 23 (apex23)), and 101 of the 235 tests of
-# tests/test_mesh_collider*.py were run with it on (all passed, with APEX_OUTSIDE_ONLY).
+# tests/test_mesh_collider*.py were run with it on (all passed, with the outside-only rule below).
 APEX_CORNERS = False
-# ... and an apex meets only cloth triangles whose three vertices are all outside its faces' cone (none under it, as
-# `_under_apex` tells): a cloth cut through the mesh (a closed ball appearing round a curtain,
+# An apex meets only cloth triangles whose three vertices are all outside its faces' cone (none under it, as
+# `_under_apex` tells; `collide_corners`): a cloth cut through the mesh (a closed ball appearing round a curtain,
 # tests/test_mesh_collider_inside.py) has triangles across the apexes with vertices inside, whose "outside" is no
 # side of the cloth: each was pushed the way its normal leant to the apex's and the curtain was flung 0.46-0.53 m
 # (0.10-0.33 m without apexes); kept on the side they started on instead, a vertex ended inside. Those are left to
-# the vertex pass and the inside recovery, as without apexes. Docs/design.md, round 23 (apex23).
-APEX_OUTSIDE_ONLY = True
+# the vertex pass and the inside recovery, as without apexes. Docs/design.md, round 23 (apex23). (The sub-switch
+# APEX_OUTSIDE_ONLY, True, folded in round 27 (switchdebt_r27); aab9675 has it.)
 # The lever of the cloth edge across an apex, in `longest` (twice the cloth's longest rest triangle edge, L): L / 2,
 # the edge's end when the apex is under its middle, where it dips deepest (as the edge pass's SHALLOW_APEXES). Round
 # 22 took 0.5 (L, twice that): a 64² 1.4 m cloth (31 mm diagonals) had all 86 vertices of the 12 x 8 UV ball as
 # apexes and none with L / 2; the 20² cloths of bench/pole_apex.py keep the same apexes (round 23 (apex23)).
 APEX_LEVER = 0.25
-# A pass's contacts that are all an apex's are held on the substeps between the windows' passes, as every other
-# corner's (`_hold`), with APEX_HOLD_ITERATIONS Jacobi iterations. Tried not held (the next pass keeps the apex on its
-# outside whichever side the cloth went; the holds were ~1/3 of the apexes' time in a profile): a 4.7 mm cloth edge
-# under the 80-triangle ball at the landing (0 held), and no clear saving under load; 1 iteration: 1.5 mm (0.6 with
-# 4). Both kept as they were (round 23 (apex23)).
-APEX_HOLD = True
-APEX_HOLD_ITERATIONS = 4
+# A pass's apex contacts are held on the substeps between the windows' passes as every other corner's (`_hold`, with
+# _ITERATIONS Jacobi iterations). Tried not held (the next pass keeps the apex on its outside whichever side the cloth
+# went; the holds were ~1/3 of the apexes' time in a profile): a 4.7 mm cloth edge under the 80-triangle ball at the
+# landing (0 held), and no clear saving under load; 1 iteration: 1.5 mm (0.6 with 4) (round 23 (apex23)). (The
+# switches APEX_HOLD, True, and APEX_HOLD_ITERATIONS, 4, folded in round 27 (switchdebt_r27); aab9675 has them.)
 _APEXES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _Corners -> {(lever, gap): _Corners}
 
 
@@ -755,7 +701,6 @@ def collide_corners(
     corners = _cloth_corners(collider, longest, thickness, gravity, t1)
     if len(corners) == 0 or len(triangles) == 0:
         return
-    up = _up(gravity) if DROP_INWARD else None
     gap = max(float(thickness) + collider.offset, MIN_GAP)
     if THICK_GAP_CAP is not None:  # (a cloth thicker than its edges: see THICK_GAP_CAP)
         gap = max(min(gap, THICK_GAP_CAP * longest), MIN_GAP)
@@ -801,7 +746,7 @@ def collide_corners(
     outs = None if corners.outs is None else corners.outs.take(c, axis=1)
     point0 = point if point0 is None else point0
     ends3, starts3 = ends3.take(meets, axis=2), starts3.take(meets, axis=2)
-    if outs is not None and APEX_OUTSIDE_ONLY:  # (no apex against a cloth triangle with a vertex under it)
+    if outs is not None:  # (no apex against a cloth triangle with a vertex under it)
         under = _under_apex(ends3[:, 0], point, outs) | _under_apex(ends3[:, 1], point, outs)
         outside = (~(under | _under_apex(ends3[:, 2], point, outs))).nonzero()[0]
         if len(outside) < len(c):
@@ -832,17 +777,6 @@ def collide_corners(
     )
     if len(verts) == 0:
         return
-    if DROP_INWARD and collider.mesh.outward and corners.normals.shape[1] == len(corners):
-        means = corners.normals.take(c.take(at), axis=1)
-        if DROP_INWARD_UP_ONLY:
-            up_here = None if up is None else (up if pose1 is None else pose1[0].T @ up)
-            means = means * (0.0 if up_here is None else (up_here @ means * collider.mesh.outward > 0.0))
-        kept = _not_inward(collider.mesh, means, p1, verts, beta, direction)
-        if kept is not None:
-            if len(kept) == 0:
-                return
-            verts, beta, direction = verts.take(kept, axis=0), beta.take(kept, axis=1), direction.take(kept, axis=1)
-            at, depth, start_gap = at.take(kept), depth.take(kept), start_gap.take(kept)
     corner = point.take(at, axis=1)
     weights = beta * inv_mass.take(verts.T)  # (3, H): each vertex's share
     total = dot(beta, weights)
@@ -875,32 +809,7 @@ def collide_corners(
     if corner_moved is not None:  # (the hold finds the corners where they are then)
         held = held._replace(moving=(corners, c.take(at)))
     _push_again(x, held, pose1, _ITERATIONS - 1)
-    if corners.outs is not None and (not APEX_HOLD or APEX_HOLD_ITERATIONS < _ITERATIONS):
-        if corners.outs.take(c.take(at), axis=1).any(axis=0).all():  # (an apex's contacts alone)
-            if not APEX_HOLD:
-                return None
-            held = held._replace(apexes=True)
     return held if keep else None
-
-
-def _not_inward(mesh, means, p1, verts, beta, direction):
-    """Which contacts to keep (DROP_INWARD), or None: all. A contact is dropped when its direction has a negative
-    component along its corner's outward mean normal (`means` (3, H), the faces' mean as the mesh's normals) while its
-    cloth point (cloth vertices p1 (3, N), the contacts' `verts` (H, 3) and barycentrics `beta` (3, H)) lies outside
-    the closed mesh (the generalised winding number, for those few)."""
-    lean = dot(direction, means) * mesh.outward
-    inward = (lean < 0.0).nonzero()[0]
-    if len(inward) == 0:
-        return None
-    from .edge_contacts import inside_just_off
-
-    cloth_point = _at_points(p1.take(verts.take(inward, axis=0).T.ravel(), axis=1), beta.take(inward, axis=1))
-    outside = ~inside_just_off(mesh, cloth_point, np.zeros_like(cloth_point))
-    if not outside.any():
-        return None
-    keep = np.ones(len(lean), dtype=bool)
-    keep[inward.take(outside.nonzero()[0])] = False
-    return keep.nonzero()[0]
 
 
 def _smooth_tips(found, tips, triangles, p1):
@@ -948,7 +857,6 @@ class _Held(NamedTuple):
     carries: np.ndarray = _EMPTY  # the contacts with corners that carry hanging cloth (corner_support)
     carried: np.ndarray = np.zeros((3, 0))  # (3, K) those corners' faces' mean normals
     tips: np.ndarray = _EMPTY  # (H,) whether each contact's corner is a sharp tip
-    apexes: bool = False  # whether all are APEX_CORNERS' apexes' (held APEX_HOLD_ITERATIONS times)
 
 
 def _left(x, held: _Held, pose) -> np.ndarray:
@@ -1026,8 +934,7 @@ def _hold(collider, x, x_start, t0, t1, held: _Held, mu: float = 0.0) -> np.ndar
         corners, c = held.moving
         start = corners.points0.take(c, axis=1)
         held = held._replace(corner=start + (corners.points.take(c, axis=1) - start) * t1)
-    iterations = APEX_HOLD_ITERATIONS if held.apexes else _ITERATIONS
-    return _push_again(x, held, collider._pose_at(t1), iterations, x_start, collider._pose_at(t0), mu)
+    return _push_again(x, held, collider._pose_at(t1), _ITERATIONS, x_start, collider._pose_at(t0), mu)
 
 
 def _face_contacts(point, tri, starts, ends, gap: float, reach, point0, outs=None):

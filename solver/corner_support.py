@@ -43,11 +43,11 @@ DOWNHILL = 0.3  # of an edge's rest length: how much lower its outer end must li
 # next to the seed it hangs from (x alone; across gravity, less the capstan rule's friction over the bend): without
 # it the cloth on the top never felt the hanging cloth's pull, and cloth that must slide off a box stayed on it
 # (docs/design.md, round 15 (corner18); the switch REACTION until round 24).
-# The share of the support's lift that gives velocity (its move of x alone, beyond the stretch the edge started the
-# substep with) that settles too (moves the substep's start with it): 0, the default, all of it gives velocity; 1, none
-# (round 23's LIFT_SETTLES). Any share quiets the coarse tablecloth's drape and stretches its corners: 0.1 left the 48²
-# corners 18 % (base 13 %), 0.25 18 %, 0.5 37 %, 1 48 % (docs/design.md, round 24 (rest24)). Off.
-LIFT_DAMPING = 0.0
+# The support's lift beyond the stretch the edge started the substep with gives velocity (moves x alone). Settling a
+# share of it too (moving the substep's start with it: LIFT_DAMPING, round 23's LIFT_SETTLES) quieted the coarse
+# tablecloth's drape and stretched its corners: 0.1 left the 48² corners 18 % (base 13 %), 0.25 18 %, 0.5 37 %, 1 48 %
+# (docs/design.md, round 24 (rest24)); the resting jitter's cause is the reach (REACH, round 25). Deleted in round 27
+# (switchdebt_r27); aab9675 reproduces it.
 # How far along the cloth the support reaches (m): CORNER_RINGS cut to round(REACH / the cloth's structural edge, as
 # REACH_BY measures it), at least LEAST_RINGS; None: CORNER_RINGS whatever the edges. CORNER_RINGS was set on 48²
 # tablecloths (3.8 cm edges, 4 rings: 15 cm); a 24² cloth's 4 rings (7.8 cm edges) reach 31 cm, and that surplus kept
@@ -304,9 +304,6 @@ def support_hanging(
         share = np.bincount(ring.at, weights=hanging, minlength=count)
         live = np.greater(share, 0.0, out=moved[ring.row_span])
         np.divide(total, share, out=total, where=live)
-        if LIFT_DAMPING:
-            settles = total[3:]
-            np.add(settles, LIFT_DAMPING * (total[:3] - settles), out=settles)
         rows = local[:, ring.rows_at]
         np.subtract(rows, total.reshape(2, 3, count).transpose(0, 2, 1), out=rows)
         # (the reaction's kicks)

@@ -315,7 +315,7 @@ def step(
         if self_collision is not None:
             self_collision.resolve(x, inv_mass, previous=previous, friction=params.friction)
         edge_args = (params.thickness, params.friction)
-        chords = chord_contacts.CHORD_PASS and (s == substeps - 1 or not chord_contacts.CHORD_FRAME_END)
+        chords = chord_contacts.CHORD_PASS
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(

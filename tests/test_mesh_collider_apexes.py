@@ -62,7 +62,8 @@ def test_a_ball_whose_vertices_are_apexes_appearing_round_a_curtain_lets_it_out_
     appearing round the quad curtain's middle, with APEX_CORNERS on: at every placement no vertex inside it after any
     frame, and the curtain swings no further than without the rule (median |y| at frame 8 < 0.3 m; 0.10-0.33 m with
     APEX_CORNERS off). The cloth is cut through the ball: its triangles across an apex have vertices inside, and
-    kept on the apex's outside each went the way its normal leant (APEX_OUTSIDE_ONLY off: median 0.46 m: fails)."""
+    kept on the apex's outside each went the way its normal leant (round 23's APEX_OUTSIDE_ONLY off, aab9675:
+    median 0.46 m: fails)."""
     from test_mesh_collider_inside import BALL_PLACEMENTS, around_curtain_rigid, closed_ball
 
     monkeypatch.setattr(corner_contacts, "APEX_CORNERS", True)

@@ -3,9 +3,10 @@
 A 1.8 m 24² quad cloth dropped 22 cm onto the 0.6 m box (bench/resting_jitter.py's scene) lies still on the top once
 it has landed. Until round 25 it did not: the corner support (solver/corner_support.py) reached 4 rings of 7.8 cm
 edges (31 cm) down the hanging cloth and kept the top's inner vertices moving 1.9 mm a frame on average over frames
-121-150 (e555609; corner_support.LIFT_DAMPING = 0.1: 0.6). With its reach by length (corner_support.REACH, 16 cm: 2
-rings here) they move 0.04 mm. REACH is off by default (round 25: the fan disc's drapes not settled), so the test sets
-it; with REACH = None (the default) this fails (docs/design.md, round 25 (rest25)).
+121-150 (e555609; corner_support.LIFT_DAMPING = 0.1, deleted in round 27: 0.6). With its reach by length
+(corner_support.REACH, 16 cm: 2 rings here) they move 0.04 mm. REACH is off by default (round 25: the fan disc's
+drapes not settled), so the test sets it; with REACH = None (the default) this fails (docs/design.md, round 25
+(rest25)).
 """
 
 import sys
