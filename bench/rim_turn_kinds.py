@@ -8,6 +8,7 @@ stretch (%) and the cloth edges through the collider's triangles. Prints, per sc
 stretch, its frame, the last stretch, the most edges through at any frame, and CPU seconds.
 
     .venv/bin/python bench/rim_turn_kinds.py [--frames 24] [--turn 0 15] [--scene ball torus] [--kind fan quad ...]
+        [--set edge_rims.RIM_OUT_IN_CONE=True ...]   (solver module switches, for every run; round 27 (ridge_r27))
 """
 
 from __future__ import annotations
@@ -88,7 +89,15 @@ if __name__ == "__main__":
     ap.add_argument("--turn", type=float, nargs="+", default=[0.0, 15.0])
     ap.add_argument("--scene", nargs="+", default=["ball", "torus"])
     ap.add_argument("--kind", nargs="+", default=["tri", "quad", "jit", "fan", "hole"])
+    ap.add_argument("--set", nargs="*", default=[], help="module.NAME=value (a solver module's switch)")
     a = ap.parse_args()
+    import importlib
+
+    for item in a.set:
+        name, value = item.split("=", 1)
+        module, attribute = name.rsplit(".", 1)
+        setattr(importlib.import_module(f"solver.{module}"), attribute, eval(value))
+        print("set", name, "=", value)
     for name in a.scene:
         for kind in a.kind:
             for turn in a.turn:

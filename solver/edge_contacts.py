@@ -39,7 +39,7 @@ from .contact import add_averaged, combined_friction, vertex_places
 from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
 from .edge_list import squared_stray
-from .edge_rims import _low_rims_left, _side_rims_from_start, _supported, _through_faces
+from .edge_rims import _COS_CONE_LEAST, _low_rims_left, _side_rims_from_start, _supported, _through_faces
 from .edge_schedule import _below_a_tip, _split, _turning, _up, travelling
 from .inside_recovery import _bins_of, inside_closed
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _to_frame
@@ -96,6 +96,14 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
     edges = np.unique(np.sort(edges, axis=1), axis=0)
     d = positions[edges[:, 0]] - positions[edges[:, 1]]
     return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
+
+
+# RIDGE_PUSH_IN_CONE (ridge_r27, off): a closed still mesh's convex edge between two faces pushes a cloth edge only
+# out of the mesh, within the edge's outward cone (between its faces' outward normals): a push from the side the
+# cloth edge started on that points past a face's plane (the cloth slid across the ridge's line over the surface, as
+# a fast swinging border does round a UV ball's 11.25 degree ridges) goes along that face's normal instead
+# (`_in_cone`; docs/design.md, round 27). Main's: the start's side, whatever it is (a zero-thickness wall's rule).
+RIDGE_PUSH_IN_CONE = False
 
 
 def collide_cloth_edges(
@@ -322,6 +330,8 @@ def collide_edges(
         if out is None:  # (a deforming mesh's: out across the edge from its first triangle, now)
             out = -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1))
         normal = np.where(through, out, normal)
+    if RIDGE_PUSH_IN_CONE and collider.mesh.outward and not collider.deforming:
+        normal = _in_cone(sharp, s, normal, through)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
     in_wedge = sharp.in_wedge(normal, s)
@@ -431,6 +441,34 @@ def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndar
             tested = points.take(asked.take(under), axis=1)
             found[asked.take(under)] |= inside_closed(tested, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
     return found
+
+
+def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
+    """RIDGE_PUSH_IN_CONE: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
+    through a face, turned to the nearer side of the edge's outward cone (between its faces' outward normals) where it
+    points past a face's plane: beyond the face whose `into` it leans along (a cloth edge that slid across the
+    ridge's line over the surface is on the surface, not beside a wall)."""
+    convex = sharp.rim.take(s) & ~sharp.open_rims.take(s) & ~through
+    k = convex.nonzero()[0]
+    if len(k) == 0:
+        return normal
+    # (only ridges turning under 90 degrees, as RIM_OUT_IN_CONE's: at a box's rim main's side rule is kept)
+    at = s.take(k)
+    shallow = (dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)) > _COS_CONE_LEAST).nonzero()[0]
+    if len(shallow) == 0:
+        return normal
+    k, at = k.take(shallow), at.take(shallow)
+    n = normal.take(k, axis=1)
+    over_face = dot(n, sharp.into.take(at, axis=1))
+    over_other = dot(n, sharp.into_other.take(at, axis=1))
+    face = (over_face > 0.0) & (over_face >= over_other)
+    other = (over_other > 0.0) & ~face
+    if not (face.any() or other.any()):
+        return normal
+    n = np.where(face, sharp.out_face.take(at, axis=1), np.where(other, sharp.out_other.take(at, axis=1), n))
+    normal = normal.copy()
+    normal[:, k] = n
+    return normal
 
 
 def _point(points, s, first: int):

@@ -43,6 +43,13 @@ _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
 # substep; the two ends' pushes did not cancel, and a drape centred over the wall glided off along its top at
 # 0.9 m/s (docs/design.md, round 19 (wall22)).
 _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than this goes back too
+# RIM_OUT_IN_CONE (ridge_r27, off): a cloth edge through a face of a closed mesh's convex ridge whose faces turn by
+# under 90 degrees goes out along the other face's outward normal (the edge's outward cone's side nearest the face's
+# plane), not across the ridge in the face's plane: that in-plane way runs along the surface at a shallow ridge (a
+# UV ball's 11.25 degrees, a torus's 30), and pushed cloth edges 2-3 cm sideways (docs/design.md, round 27). At 90
+# degrees (a box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept.
+RIM_OUT_IN_CONE = False
+_COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
 
 
 def _low_rims_left(sharp, through, rim, at, out, up) -> None:
@@ -168,8 +175,11 @@ def _through_faces(sharp, at, first, second):
         depth_face = np.where(inside, below_face, depth_face)
         depth_other = np.where(inside, below_other, depth_other)
     allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
-    faces = zip(heights, (sharp.into, sharp.into_other), sizes, allowed, strict=True)
-    for (height_p, height_q), into, (width, corner_along), exits_other in faces:
+    faces = zip(heights, (sharp.into, sharp.into_other), sizes, allowed, (other_n, face_n), strict=True)
+    shallow = None
+    if RIM_OUT_IN_CONE:  # (a closed mesh's ridge turning under 90 degrees: out along the other face's normal)
+        shallow = dot(face_n, other_n) > _COS_CONE_LEAST
+    for (height_p, height_q), into, (width, corner_along), exits_other, beyond_n in faces:
         hp, hq = height_p, height_q
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
         # (the rest only for the cloth edges through the face's plane: a few percent of a pass's)
@@ -190,6 +200,8 @@ def _through_faces(sharp, at, first, second):
         crossed = (y >= 0.0) & (y <= h)
         crossed &= (x >= xc * y / h) & (x <= edge_length + (xc - edge_length) * y / h)
         through[k] |= crossed
+        if shallow is not None and shallow.any():
+            inside = np.where(shallow.take(k), -beyond_n.take(k, axis=1), inside)
         out[:, k] -= inside * crossed
     out /= np.maximum(np.sqrt(dot(out, out)), _EPS)
     return through, out
