@@ -3,7 +3,7 @@ r"""The deforming body's Verlet list on a recorded cape (docs/design.md, issue 1
 
 Replays a recording of bench/cape_cost_trace.py (its docstring: `record`) in the pure solver:
 
-    VC_ROOT=$PWD .venv/bin/python bench/deforming_list_cost.py split REC [--set mod.NAME=VALUE ...]
+    VC_ROOT=$PWD .venv/bin/python bench/deforming_list_cost.py split REC [--set mesh_collider.SWEEP_QUERY=True ...]
         # CPU ms a frame in the collider's list and narrow phase (wrapped timers), the list's query count,
         # and whether the positions equal the recording's
     VC_ROOT=$PWD .venv/bin/python bench/deforming_list_cost.py broad REC [FRAMES]
@@ -85,6 +85,7 @@ def broad(path, nframes):
     import solver.mesh_collider as M
     import solver.triangle_grid as G
 
+    M.SWEEP_QUERY = True  # (off by default: the queries are hooked where the sweep is asked)
     rows, cur = [], {}
     sweep_of, overlapping = G.TriangleGrid.sweep, G.BoxSweep.overlapping
 
