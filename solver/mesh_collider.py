@@ -72,9 +72,9 @@ _BRUTE = 1 << 15
 # A deforming collider's list asks its (per-frame) triangle boxes by `BoxSweep` (the pairs the grid finds, in the
 # order `BoxGroups` gives them: by vertex, then triangle) while that tests at most _SWEEP_MOST box pairs, else the
 # grid (a finely tessellated body: its slab along the sweep's axis holds too many). The cape's 1,104-triangle body:
-# its queries' broad phase 1.8x quicker; the replays bit-equal but cape tri 48² (likely: a vertex's pairs reach the
-# narrow phase in another order than the grid's, by level and cell; not traced): off (docs/design.md, issue 11,
-# round 27 (bodylist_r27)).
+# its queries' broad phase 1.8x quicker; the replays bit-equal but cape tri 48² (a rounding, 4e-16 m from frame 26:
+# likely a sum over a vertex's pairs, which the grid gives by level and cell; not traced): off (docs/design.md,
+# issue 11, round 27 (bodylist_r27)).
 SWEEP_QUERY = False
 _SWEEP_MOST = 1 << 16
 
