@@ -51,6 +51,7 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
 _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to their box's side
+DEFORMING_REFRESH = 0.5  # a deforming collider's (its list queries nearly every call anyway: round 27)
 # The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
 # keep, and the next substep's path from there is not a crossing (it fell through every mesh).
 MIN_GAP = 1e-6
@@ -68,6 +69,14 @@ _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 b
 # plus ~1-2 us a box (the round-legged table's 252 triangles, 300 boxes: 0.24 against 0.40 ms; 4,000 boxes:
 # 0.7 against 9.2; docs/design.md, round 10 (table12)).
 _BRUTE = 1 << 15
+# A deforming collider's list asks its (per-frame) triangle boxes by `BoxSweep` (the pairs the grid finds, in the
+# order `BoxGroups` gives them: by vertex, then triangle) while that tests at most _SWEEP_MOST box pairs, else the
+# grid (a finely tessellated body: its slab along the sweep's axis holds too many). The cape's 1,104-triangle body:
+# its queries' broad phase 1.8x quicker; the replays bit-equal but cape tri 48² (a rounding, 4e-16 m from frame 26:
+# likely a sum over a vertex's pairs, which the grid gives by level and cell; not traced): off (docs/design.md,
+# issue 11, round 27 (bodylist_r27)).
+SWEEP_QUERY = False
+_SWEEP_MOST = 1 << 16
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -225,7 +234,7 @@ class _Candidates:
             if len(out):
                 # One query also refreshes the vertices that have used half their skin, so queries
                 # (with a fixed cost of ~0.2 ms a call) come every few substeps, not every one.
-                half = _REFRESH * self.skin
+                half = (_REFRESH if self.motion is None else DEFORMING_REFRESH) * self.skin
                 inside = (low >= box_low + half) & (high <= box_high - half)
                 stale |= ~(inside[0] & inside[1] & inside[2])
                 if self.mesh is not None and self.motion is None:
@@ -287,7 +296,12 @@ class _Candidates:
         self.low[:, who], self.high[:, who] = box_low, box_high
         self.centre[:, who] = (box_low + box_high) * 0.5
         ask_low, ask_high = box_low.take(asked, axis=1) - self.gap, box_high.take(asked, axis=1) + self.gap
-        if grid.triangle_count <= GROUPED_MOST or len(asked) * grid.triangle_count <= _BRUTE:
+        found = None
+        if SWEEP_QUERY and self.motion is not None:  # a deforming mesh's grid is new each frame: a sort is cheaper
+            found = grid.sweep().overlapping(ask_low, ask_high, _SWEEP_MOST)
+        if found is not None:
+            q, t = found
+        elif grid.triangle_count <= GROUPED_MOST or len(asked) * grid.triangle_count <= _BRUTE:
             q, t = grid.groups().overlapping(ask_low, ask_high)
         else:
             q, t = grid.query_boxes(ask_low.T, ask_high.T)

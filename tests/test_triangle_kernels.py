@@ -183,6 +183,32 @@ def test_box_groups_find_exactly_the_overlapping_boxes_sorted(queries):
     )
 
 
+@pytest.mark.parametrize("queries", [3, 40, 500])
+def test_box_sweep_finds_what_box_groups_find_in_the_same_order(queries):
+    """`BoxSweep` (a deforming collider's list query): the pairs and the order of `overlapping` (by query, then
+    box), with the mixed mesh's floor and sliver among its wide boxes, boxes touching exactly (equal
+    coordinates), and None past its budget."""
+    rng = np.random.default_rng(7)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid().build(vertices, triangles, margin=0.01)
+    sweep = grid.sweep()
+    assert len(sweep.wide) >= 3  # the floor's two and the sliver
+    points = rng.normal(size=(queries, 3)) * 0.6
+    lower = (points - rng.uniform(0, 0.1, size=(queries, 3))).T.copy()
+    upper = (points + rng.uniform(0, 0.1, size=(queries, 3))).T.copy()
+    lower[:, 0], upper[:, 0] = grid.high[:, 5], grid.high[:, 5] + 0.05  # touching box 5 at its top corner
+    lower[:, 1], upper[:, 1] = grid.low[:, 7] - 0.05, grid.low[:, 7]  # and box 7 at its bottom corner
+    q, t = sweep.overlapping(lower, upper, 1 << 30)
+    q_all, t_all = overlapping(lower, upper, grid.low, grid.high)
+    assert len(q_all) >= max(2, queries // 4) and {(0, 5), (1, 7)} <= set(zip(q_all.tolist(), t_all.tolist()))
+    assert np.array_equal(q, q_all) and np.array_equal(t, t_all)
+    assert sweep.overlapping(lower, upper, 0) is None
+    grid.build(vertices + 0.5, triangles)  # rebuilt: the sweep follows
+    q, t = grid.sweep().overlapping(lower, upper, 1 << 30)
+    q_all, t_all = overlapping(lower, upper, grid.low, grid.high)
+    assert np.array_equal(q, q_all) and np.array_equal(t, t_all)
+
+
 def test_grid_rebuilds_in_place_for_moving_triangles():
     rng = np.random.default_rng(5)
     vertices, triangles = _mixed_mesh(rng)
