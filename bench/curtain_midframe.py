@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 # (the test's box and its path: the same scene, measured here at every substep, not only at frame ends)
+from measure import set_rule  # noqa: E402
 from test_face_collision_moving_collider import HALF, centre, cube, pose  # noqa: E402
 
 import solver  # noqa: E402
@@ -40,16 +41,6 @@ RULES = {
     "cross-zone": (True, False, True),
     "push-zone": (True, True, True),  # the default since round 27 (fanbox_r27)
 }
-
-
-def set_rule(module, name: str, value: bool) -> None:
-    """Set a failsafe switch on a checkout that has it; round 27 (fanbox_r27) folded IN_PLANE_SLIDES_CROSS,
-    SLIDES_PUSHED_OFF and REWIND_WITH_COLLIDERS into plain code (all three True): a rule that needs one False
-    exits (run it at aab9675 or older)."""
-    if hasattr(module, name):
-        setattr(module, name, value)
-    elif not value:
-        sys.exit(f"{name} = False: folded away in round 27 (fanbox_r27); run this rule at aab9675")
 
 
 def run(kind: str, rule: str, frames: int = 14, trace: int | None = None):

@@ -12,26 +12,16 @@ md5 (the first 10 hex digits: identity.py's id, so `main` must print 42d4d0a7c9 
 
 import argparse
 import hashlib
-import sys
 import time
 
 import numpy as np
+from measure import set_rule
 
 import solver
 from solver import face_collision, meshes
 from solver.intersections import count_self_intersections
 
 FRAME = 1 / 24
-
-
-def set_rule(module, name: str, value: bool) -> None:
-    """Set a failsafe switch on a checkout that has it; round 27 (fanbox_r27) folded IN_PLANE_SLIDES_CROSS,
-    SLIDES_PUSHED_OFF and REWIND_WITH_COLLIDERS into plain code (all three True): a rule that needs one False
-    exits (run it at aab9675 or older)."""
-    if hasattr(module, name):
-        setattr(module, name, value)
-    elif not value:
-        sys.exit(f"{name} = False: folded away in round 27 (fanbox_r27); run this rule at aab9675")
 
 
 def run(variant: str, n: int, frames: int) -> str:

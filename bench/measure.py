@@ -127,6 +127,16 @@ def set_flags(flags) -> None:
         setattr(module, attr, eval(value))
 
 
+def set_rule(module, name: str, value: bool) -> None:
+    """Set a failsafe switch on a checkout that has it; round 27 (fanbox_r27) folded IN_PLANE_SLIDES_CROSS,
+    SLIDES_PUSHED_OFF and REWIND_WITH_COLLIDERS into plain code (all three True): a rule that needs one False
+    exits (run it at aab9675 or older)."""
+    if hasattr(module, name):
+        setattr(module, name, value)
+    elif not value:
+        sys.exit(f"{name} = False: folded away in round 27 (fanbox_r27); run this rule at aab9675")
+
+
 def scene_rows(rows, scenes, kinds=KINDS) -> list[tuple[str, str]]:
     """(scene, kind) pairs from "scene/kind" or "scene" command-line rows (every pair when there are none)."""
     todo = []

@@ -29,6 +29,7 @@ import sys
 import time
 
 import numpy as np
+from measure import set_rule
 
 import solver
 from solver import face_collision, meshes, settings
@@ -131,16 +132,6 @@ def run(kind, which, n=16, frames=FRAMES):
             (fr + 1, inside(which, x, c, r), stretch, pairs, t, turned, flat, float(np.abs(x[:, 1]).max()), mid)
         )
     return rows
-
-
-def set_rule(module, name: str, value: bool) -> None:
-    """Set a failsafe switch on a checkout that has it; round 27 (fanbox_r27) folded IN_PLANE_SLIDES_CROSS,
-    SLIDES_PUSHED_OFF and REWIND_WITH_COLLIDERS into plain code (all three True): a rule that needs one False
-    exits (run it at aab9675 or older)."""
-    if hasattr(module, name):
-        setattr(module, name, value)
-    elif not value:
-        sys.exit(f"{name} = False: folded away in round 27 (fanbox_r27); run this rule at aab9675")
 
 
 def variant(name):
