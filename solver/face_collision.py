@@ -66,13 +66,13 @@ from .triangle_grid import TriangleGrid
 from .triangles import FACE, closest_points, cross, cubic_roots, dot, segment_closest, segment_crossings
 from .vectors import column_mean, columns_of, largest_of_rows, spans_of_rows, squared_distances, translated
 
-# The patches' cell (`_patch_cell`) at least the whole number of median rest edges nearest this many gaps (None: off,
+# The patches' cell (`_patch_cell`) at least the whole number of median rest edges nearest this many gaps (None:
 # `patch_edges` edges). 3: two edges where edges are ~1.6 gaps (the 128² 2 m drape, the 64² 1 m flag), one where
 # they are 3 gaps (the 64² 2 m drape). The same candidates whatever the cell (`PatchPairs` gives the box query's
-# pairs), so the same positions; after the impact -12 to -25 % a frame measured, even at first contact, the build a
-# few seconds dearer once (docs/self-collision.md, round 27 (selfafter_r27)); not yet over the impact's middle, the
-# fall and the five kinds: off by default.
-PATCH_CELL_GAPS: float | None = None
+# pairs), so the same positions (identity 27/27, the face / self-collision test files 112/112 with it); after the
+# impact -12 to -25 % a frame, the 64² crumple -14 % over its run, the 128² quad drape -2 %, the build a few
+# seconds dearer once at first contact (docs/self-collision.md, round 27 (selfafter_r27); on at the round's close).
+PATCH_CELL_GAPS: float | None = 3.0
 
 
 def _columns(x: np.ndarray, rows: np.ndarray) -> np.ndarray:
