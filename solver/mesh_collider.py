@@ -51,7 +51,6 @@ _SKIN = 0.2  # of the finest cell: Verlet-list skin (0.1 before queries were bat
 # strays from any box; 0.1 measured best (bench/deforming_collider_cost.py, against 0.05, 0.2, 0.4, 0.8).
 _DEFORMING_SKIN = 0.1
 _REFRESH = 0.5  # of the skin: a query also refreshes the vertices this close to their box's side
-DEFORMING_REFRESH = 0.5  # a deforming collider's (its list queries nearly every call anyway: round 27)
 # The least gap kept (m): a vertex left exactly on a face (thickness and offset 0) has no side to
 # keep, and the next substep's path from there is not a crossing (it fell through every mesh).
 MIN_GAP = 1e-6
@@ -234,7 +233,7 @@ class _Candidates:
             if len(out):
                 # One query also refreshes the vertices that have used half their skin, so queries
                 # (with a fixed cost of ~0.2 ms a call) come every few substeps, not every one.
-                half = (_REFRESH if self.motion is None else DEFORMING_REFRESH) * self.skin
+                half = _REFRESH * self.skin
                 inside = (low >= box_low + half) & (high <= box_high - half)
                 stale |= ~(inside[0] & inside[1] & inside[2])
                 if self.mesh is not None and self.motion is None:
