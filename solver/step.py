@@ -15,7 +15,7 @@ from .colliders import Sphere, collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
-from .edge_contacts import collide_cloth_edges, travelling
+from .edge_contacts import collide_cloth_edges, edge_colliders, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -266,6 +266,10 @@ def step(
         if mesh_interval > 1  # (the windows' pass: none without them)
         else []
     )
+    # The mesh colliders with sharp edges for this cloth, found once a step (again if it tears: the edge pass's
+    # radius is its longest edge's), and the travelling ones among them.
+    sharp_found = edge_colliders(inputs.colliders, collided, params.thickness) if any_meshes else []
+    sharp_moving = [f for f in sharp_found if any(f[1] is c for c in moving)]
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     meshes = [c for c in inputs.colliders if isinstance(c, MeshCollider)]
     rigid_meshes = [c for c in meshes if not c.deforming]  # (a start has no motion: no deforming mesh's sweep)
@@ -319,8 +323,9 @@ def step(
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(
-                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
-                )
+                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
+                    found=sharp_found,
+                )  # fmt: skip
                 collide_cloth_corners(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, support=support,
                     gravity=params.gravity,
@@ -328,7 +333,7 @@ def step(
                 collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
                 collide_cloth_edges(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                    tipped_only=True,
+                    tipped_only=True, found=sharp_found,
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
             if any_meshes and chords:
@@ -347,7 +352,7 @@ def step(
             collide_cloth_edges(
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
-                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
+                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, found=sharp_found,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
@@ -358,7 +363,7 @@ def step(
             collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                tipped_only=True,
+                tipped_only=True, found=sharp_found,
             )  # fmt: skip
             if starts_before is not None:  # (the moved starts swept through the other meshes)
                 _recheck_moved_starts(previous, starts_before, rigid_meshes, t0, params.thickness)
@@ -373,7 +378,10 @@ def step(
             if closes and chords:
                 collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
             if closes and moving:  # (an edge pass after a travelling mesh's vertex pass, above)
-                collide_cloth_edges(x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity)
+                collide_cloth_edges(
+                    x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity,
+                    found=sharp_moving,
+                )  # fmt: skip
                 collide(
                     x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, window=window,
                     contacts=run.mesh_contacts, only=moving,
@@ -396,6 +404,8 @@ def step(
             tore = True
             families = _overridden(run.families, inv_mass, broken)
             collided = _torn_view(model, broken, run)
+            sharp_found = edge_colliders(inputs.colliders, collided, params.thickness) if any_meshes else []
+            sharp_moving = [f for f in sharp_found if any(f[1] is c for c in moving)]
 
     if own is not None:
         most = float(np.sqrt(np.max(np.einsum("ij,ij->i", np.atleast_2d(accel), np.atleast_2d(accel)))))
