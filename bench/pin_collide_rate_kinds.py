@@ -1,6 +1,7 @@
 # ruff: noqa
 r"""A pinned cloth on a moving collider, the five mesh kinds: `step.PIN_SUBSTEPS_COLLIDE_RATE` off against on
-(docs/design.md, issue 11, round 28 (edgeonce_r28)), solver only.
+(docs/design.md, issue 11, round 28 (edgeonce_r28)), solver only. The switch was deleted in round 28: run this at
+20ea7af (`git archive 20ea7af | tar -x -C /tmp/r28`), where it still exists.
 
 bench/cape_pin_acceleration.py's cape (a 0.6 x 0.8 m cloth, 24² tri / quad / jitter / holed, or its 32 x 12 fan disc,
 top row pinned, hanging at x -0.22) with its pins on the leaning, walking chest (motion=lean: the pin-acceleration
@@ -82,6 +83,8 @@ def pose_matrix(f: int) -> np.ndarray:
 
 
 def run(kind: str, on: bool, frames: int, every: int, body_kind: str):
+    if not hasattr(S, "PIN_SUBSTEPS_COLLIDE_RATE"):
+        raise SystemExit("step.PIN_SUBSTEPS_COLLIDE_RATE was deleted in round 28: run this at 20ea7af")
     S.PIN_SUBSTEPS_COLLIDE_RATE = on
     v, f = cape.cloth(kind, 24)
     top = v[:, 2] > v[:, 2].max() - (0.03 if kind == "fan" else 1e-6)

@@ -85,12 +85,9 @@ LONE_SUBSTEP_JOINS_FROM = 3
 # kept a cloth edge through the cube 10 frames in one run (docs/design.md, issue 11, rounds 21 (cube25) and 22
 # (cube26); both switches folded in round 24 (flags24)).
 
-# Off (round 26, capecost_r26): where the pin-acceleration rule alone (`driven_motion.pin_acceleration_substeps`,
-# accelerating pins: the cape on a leaning, walking body) raises the count to k times or more what the rest asks
-# (motion, the held count aside), the mesh colliders' windows are k times as many substeps: the colliders run about
-# as often a frame as without the pins' extra substeps (the extra is for the cloth's stretch, and the colliders' passes
-# are most of a deforming body's substep). See docs/design.md, round 26 (capecost_r26).
-PIN_SUBSTEPS_COLLIDE_RATE = False
+# (Round 26's PIN_SUBSTEPS_COLLIDE_RATE, mesh colliders' windows k times as long where the pin-acceleration rule alone
+# raised the count k-fold, was deleted in round 28 (edgeonce_r28): the cape 20 % quicker, but its stretch worse on the
+# quad cape and a jittered cape on a moving chest; 20ea7af reproduces it. docs/design.md, round 28.)
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -172,11 +169,9 @@ def step(
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
     wanted = 0
     grown = [c for c in inputs.colliders if isinstance(c, MeshCollider) and c.grown]
-    collide_rate = substeps  # the count the mesh colliders' windows are reckoned for (PIN_SUBSTEPS_COLLIDE_RATE)
     if params.substeps_follow_motion:
         motion = driven_motion(model, state, inputs, params, frame_time, skip=grown)
         asked = motion_substeps(motion, model.mean_edge_length)
-        collide_rate = max(substeps, min(asked, MAX_MOTION_SUBSTEPS))
         # Pins that accelerate (a body that leans and turns back) load the cloth like more gravity.
         asked = max(asked, _driven.pin_acceleration_substeps(model, state, inputs, params, frame_time))
         # What the drivers moved keeps their speed into the next frame (a folded flap flies on when its
@@ -186,8 +181,6 @@ def step(
         if grown:
             wanted = max(wanted, grown_substeps(model, state, inputs, params, frame_time, grown))
         substeps = max(substeps, min(wanted, MAX_MOTION_SUBSTEPS))
-        if grown:
-            collide_rate = substeps
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError("frame_time must be a positive number of seconds")
@@ -251,8 +244,6 @@ def step(
     collided = _torn_view(model, broken, run) if broken.any() else model
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
-    if PIN_SUBSTEPS_COLLIDE_RATE and mesh_interval > 1 and substeps >= 2 * collide_rate:
-        mesh_interval *= substeps // collide_rate  # (windows no longer in time than at the count without the pins')
     any_meshes = any(isinstance(c, MeshCollider) for c in inputs.colliders)
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
