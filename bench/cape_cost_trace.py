@@ -303,7 +303,10 @@ def _wrap(timers):
     patch(S, "collide_cloth_ridges", "ridge pass")
     patch(S, "driven_motion", "substep rules (driven_motion)")
     patch(S, "run_cache", "run_cache")
-    patch(E, "_edge_colliders", "  edge: sharp edges per collider (_edge_colliders)")
+    if hasattr(S, "edge_colliders"):  # (round 28 (edgeonce_r28): found once a step; before, a memo asked per call)
+        patch(S, "edge_colliders", "  edge: sharp edges per collider (edge_colliders)")
+    else:
+        patch(E, "_edge_colliders", "  edge: sharp edges per collider (_edge_colliders)")
     patch(E, "collide_edges", "  edge: collide_edges")
     patch(C, "collide_plane", "  vertex: plane")
     patch(M.MeshCollider, "collide_rows", "  vertex: mesh collide_rows")

@@ -27,7 +27,7 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
 from .corner_support import support_hanging, support_plan
-from .edge_contacts import _sharp_of, _up, clamp, squared_stray
+from .edge_contacts import _up, clamp, sharp_of, squared_stray
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _from_frame, _to_frame
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
@@ -683,7 +683,7 @@ def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
     up = _up(gravity)
     if up is None:
         return None
-    sharp = _sharp_of(collider, 0.5 * longest, thickness)
+    sharp = sharp_of(collider, 0.5 * longest, thickness)
     if not sharp.thin.any():
         return None
     pose = collider._pose_at(t1)

@@ -39,7 +39,7 @@ from .contact import add_averaged, combined_friction, vertex_places
 from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
 from .edge_list import squared_stray
-from .edge_rims import _COS_CONE_LEAST, _low_rims_left, _side_rims_from_start, _supported, _through_faces
+from .edge_rims import COS_CONE_LEAST, low_rims_left, rim_support, side_rims_from_start, through_faces
 from .edge_schedule import _below_a_tip, _split, _turning, _up, travelling
 from .inside_recovery import _bins_of, inside_closed
 from .mesh_collider import MIN_GAP, MeshCollider, _columns, _to_frame
@@ -51,14 +51,15 @@ from .triangles import dot, segment_closest_along, segment_crossings
 # The names other modules import from here (the pass's entry and a few helpers now in the modules above).
 __all__ = [
     "_COS_SHARP",
-    "_sharp_of",
     "_up",
     "clamp",
     "cloth_edges",
     "collide_cloth_edges",
     "collide_edges",
+    "edge_colliders",
     "hold_edges",
     "inside_just_off",
+    "sharp_of",
     "sharp_edges_of",
     "squared_stray",
     "travelling",
@@ -108,7 +109,7 @@ RIDGE_PUSH_IN_CONE = False
 
 def collide_cloth_edges(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    gravity=None, tipped_only: bool = False,
+    gravity=None, tipped_only: bool = False, found=None,
 ) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
@@ -126,10 +127,13 @@ def collide_cloth_edges(
     in a pass of their own: with the hold's one averaged push a vertex a cloth hanging on a rod fell
     through (docs/design.md, round 8 (edgewin10)). Not those within UPRIGHT_ANGLE of `gravity` (3,) (a
     table's round legs: nothing hangs on them, and their pass every substep tripled the table's cost;
-    round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges."""
+    round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges.
+
+    found: `edge_colliders(colliders, model, thickness)`, found once by the caller for its substeps (None: found
+    here)."""
     edges, longest = model.cloth_edges
-    radius = 0.5 * longest  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
-    found = _edge_colliders(colliders, radius, thickness)
+    if found is None:
+        found = edge_colliders(colliders, model, thickness)
     if not found:
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
@@ -167,40 +171,23 @@ def collide_cloth_edges(
                 hold_edges(collider, x, x_start, inv_mass, t0, t1, friction, held[1])
 
 
-# The last `_edge_colliders` answer and what it was for: (radius, thickness, the colliders), compared by identity. A
-# step asks 2-4 times a substep with the same list (~37 us a call on probe24's cape: 3 ms a frame); the SharpEdges are
-# the caches' own (`sharp_edges_of`, `frame_sharp_edges`), so the answer is the lookups' (a new collider misses).
-_LAST_FOUND: list = [None, None]
-
-
-def _edge_colliders(colliders, radius: float, thickness: float) -> list:
-    """(place in the list, collider, its SharpEdges) of the mesh colliders with sharp edges (those rounder than
-    `radius` included)."""
-    key, kept = _LAST_FOUND
-    if (
-        key is not None
-        and key[0] == radius
-        and key[1] == thickness
-        and len(key[2]) == len(colliders)
-        and all(a is b for a, b in zip(key[2], colliders))
-    ):
-        return kept
-    found = _edge_colliders_of(colliders, radius, thickness)
-    _LAST_FOUND[:] = [(radius, thickness, tuple(colliders)), found]
-    return found
-
-
-def _edge_colliders_of(colliders, radius: float, thickness: float) -> list:
+def edge_colliders(colliders, model, thickness: float) -> list:
+    """(place in the list, collider, its SharpEdges) of the mesh colliders with sharp edges for `model`'s cloth
+    (those rounder than half its longest edge included): what `collide_cloth_edges` takes as `found`. The same
+    for a step's substeps (the SharpEdges are the caches' own: `sharp_edges_of`, `frame_sharp_edges`), so the step
+    finds them once (they were asked 2-4 times a substep, ~37 us a call on probe24's cape: 3 ms a frame)."""
+    radius = 0.5 * model.cloth_edges[1]  # (the longest cloth edge: a feature rounder than that is sharp for this cloth)
     found = []
     for index, c in enumerate(colliders):
         if isinstance(c, MeshCollider):
-            sharp = _sharp_of(c, radius, thickness)
+            sharp = sharp_of(c, radius, thickness)
             if len(sharp):
                 found.append((index, c, sharp))
     return found
 
 
-def _sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
+def sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
+    """The collider's sharp edges for a cloth whose longest edge is 2 `radius` at this thickness (cached)."""
     gap = max(float(thickness) + collider.offset, MIN_GAP)
     if collider.mesh.outward:
         rounded = rounded_radius(radius, gap)
@@ -224,7 +211,7 @@ def collide_edges(
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
     vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
     if sharp is None:
-        sharp = _sharp_of(collider, 0.5 * longest, thickness)
+        sharp = sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
         return None
 
@@ -302,7 +289,7 @@ def collide_edges(
             corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
             through[rim] = segment_crossings(*ends_at, *corners)[0]
         else:
-            through[rim], out_rim = _through_faces(sharp, at, *ends_at)
+            through[rim], out_rim = through_faces(sharp, at, *ends_at)
             out = np.zeros((3, len(s)))
             out[:, rim] = out_rim
             # A thin feature's edge (a rod's, a needle's) keeps the first triangle's catch: both faces'
@@ -316,8 +303,8 @@ def collide_edges(
                 out[:, rim_thin] = -_across(*corners)
             if up is not None and sharp.open:
                 up_own = up if pose1 is None else up @ pose1[0]
-                _low_rims_left(sharp, through, rim, at, out, up_own)
-                _side_rims_from_start(sharp, through, rim, at, out, up_own, start, end, gap)
+                low_rims_left(sharp, through, rim, at, out, up_own)
+                side_rims_from_start(sharp, through, rim, at, out, up_own, start, end, gap)
     close = (dist1 < travel) | through
     if not close.any():
         return None
@@ -367,7 +354,7 @@ def collide_edges(
         if up is not None and not collider.deforming:
             up_own = up if pose1 is None else up @ pose1[0]
             ends_now = (end[0].take(hit, axis=1), end[1].take(hit, axis=1))
-            supported, draped = _supported(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
+            supported, draped = rim_support(sharp, s.take(hit), *ends_now, up_own, pose1 is None)
         if not collider.mesh.outward or sharp.any_braked:
             braked = sharp.braked.take(s.take(hit))
             supported = braked if supported is None else supported | braked
@@ -454,7 +441,7 @@ def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
         return normal
     # (only ridges turning under 90 degrees, as RIM_OUT_IN_CONE's: at a box's rim main's side rule is kept)
     at = s.take(k)
-    shallow = (dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)) > _COS_CONE_LEAST).nonzero()[0]
+    shallow = (dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)) > COS_CONE_LEAST).nonzero()[0]
     if len(shallow) == 0:
         return normal
     k, at = k.take(shallow), at.take(shallow)

@@ -32,7 +32,7 @@ class _Held(NamedTuple):
     inv_mass: np.ndarray
     slots: np.ndarray  # (18C,) each end's place in the hold's one bincount of nine channels (channel c's at c x rows)
     moving: tuple | None = None  # a deforming mesh's (SharpEdges, each contact's sharp edge, v along it)
-    draped: np.ndarray | None = None  # contacts NOT draped over a rim whose face carries the cloth (`_supported`)
+    draped: np.ndarray | None = None  # contacts NOT draped over a rim whose face carries the cloth (`rim_support`)
     extent: np.ndarray | None = None  # (2, C) where each sharp edge's ends lie along it from on_edge, grown by the gap
     long: np.ndarray | None = None  # (C,) sharp edges longer than the longest cloth edge (a table's rims)
     short: np.ndarray | None = None  # (2C,) each end's contact is with a short sharp edge (~long, twice)
@@ -109,7 +109,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
         # edge, as the pass measures it (the closest points' motion); braking that too kept a cloth from
         # sagging into a 12-segment torus's hole (tests/test_blender_mesh_colliders.py).
         unit = span / np.maximum(np.sqrt(length2), _EPS)
-        # Draped over a rim that carries the cloth (see `_supported`), that slide is braked too.
+        # Draped over a rim that carries the cloth (see `rim_support`), that slide is braked too.
         along_edge = unit * dot(slide, unit)
         if held.draped is not None:  # (the contacts not draped)
             along_edge *= held.draped

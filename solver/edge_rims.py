@@ -32,7 +32,7 @@ _COS_RIM = math.cos(math.radians(RIM_ANGLE))
 # below the horizontal: a zero-thickness wall's foot, its face above the rim) is left to the vertex pass, not
 # pushed out under the rim: a wall standing on the floor pushed the cloth pooled at its foot 7 cm into the
 # floor in a substep, the floor pushed it back and the drape was flung 1.2 m up (docs/design.md, round 18 (wall21);
-# `_low_rims_left`, always on: the switch LOW_RIMS_UNDER, False, pushed them out under the rim again).
+# `low_rims_left`, always on: the switch LOW_RIMS_UNDER, False, pushed them out under the rim again).
 LOW_RIM_ANGLE = 30.0
 _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
 # SIDE_RIMS_FROM_START (a rule, folded in round 24):
@@ -49,10 +49,10 @@ _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than 
 # UV ball's 11.25 degrees, a torus's 30), and pushed cloth edges 2-3 cm sideways (docs/design.md, round 27). At 90
 # degrees (a box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept.
 RIM_OUT_IN_CONE = False
-_COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
+COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
 
 
-def _low_rims_left(sharp, through, rim, at, out, up) -> None:
+def low_rims_left(sharp, through, rim, at, out, up) -> None:
     """Of an open mesh's cloth edges `through` its faces by a rim (pairs `rim`, sharp edges `at`, out across the rim
     `out` (3, P)), those whose way out points down (`up` (3,): against gravity, own frame) are not through (cleared
     in `through`, in place): they are the vertex pass's (a wall's foot; see LOW_RIM_ANGLE)."""
@@ -61,7 +61,7 @@ def _low_rims_left(sharp, through, rim, at, out, up) -> None:
         through[rim.take(low.nonzero()[0])] = False
 
 
-def _side_rims_from_start(sharp, through, rim, at, out, up, start, end, gap: float) -> None:
+def side_rims_from_start(sharp, through, rim, at, out, up, start, end, gap: float) -> None:
     """Of a still open mesh's cloth edges `through` its faces by a rim (pairs `rim`, sharp edges `at`, out across the
     rim `out` (3, P)), those by a side rim (`up` (3,): against gravity, own frame) that began wholly on one side of
     the face's plane (pair ends `start`, `end`: (3, P) each), or pierce it further than _SIDE_RIM_DEPTH gaps from the
@@ -84,7 +84,7 @@ def _side_rims_from_start(sharp, through, rim, at, out, up, start, end, gap: flo
         through[rim_k[one_side]] = False
 
 
-def _supported(sharp, at, first, second, up, still: bool = True):
+def rim_support(sharp, at, first, second, up, still: bool = True):
     """(on a rim, draped): which contacts (cloth edge ends first, second (3, C), sharp edges `at`) are on a
     convex rim with an end over one of its faces that faces up (within SUPPORT_ANGLE; `up` (3,): against
     gravity, the collider's frame), and of those, which have the other end beyond the rim and below that
@@ -112,7 +112,7 @@ def _supported(sharp, at, first, second, up, still: bool = True):
 
 
 def _support_table(sharp, up, at=None):
-    """Per sharp edge (or the edges `at`), for `_supported` with this `up` (3,): each face's (whether it faces
+    """Per sharp edge (or the edges `at`), for `rim_support` with this `up` (3,): each face's (whether it faces
     up, its normal turned up (a one-face edge's), the unit direction into it), and which edges are convex rims.
     For all edges, kept on `sharp` while `up` is the same (a still mesh's every pass)."""
     if at is None:
@@ -137,7 +137,7 @@ def _support_table(sharp, up, at=None):
 
 
 def _face_table(sharp):
-    """Per sharp edge, `_through_faces`'s constants: its length, and for each face its width across the edge
+    """Per sharp edge, `through_faces`'s constants: its length, and for each face its width across the edge
     (at least _EPS) and where its corner off the edge lies along it (kept on `sharp`)."""
     if sharp._faces is None:
         a, along = sharp.a, sharp.along
@@ -149,7 +149,7 @@ def _face_table(sharp):
     return sharp._faces
 
 
-def _through_faces(sharp, at, first, second):
+def through_faces(sharp, at, first, second):
     """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
     triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
     crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
@@ -178,7 +178,7 @@ def _through_faces(sharp, at, first, second):
     faces = zip(heights, (sharp.into, sharp.into_other), sizes, allowed, (other_n, face_n), strict=True)
     shallow = None
     if RIM_OUT_IN_CONE:  # (a closed mesh's ridge turning under 90 degrees: out along the other face's normal)
-        shallow = dot(face_n, other_n) > _COS_CONE_LEAST
+        shallow = dot(face_n, other_n) > COS_CONE_LEAST
     for (height_p, height_q), into, (width, corner_along), exits_other, beyond_n in faces:
         hp, hq = height_p, height_q
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)

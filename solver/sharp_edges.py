@@ -76,7 +76,7 @@ class SharpEdges:
             self.open_rims = self.rim.copy()
             self.into_other = np.zeros_like(self.into)
             # Each face's width across the edge (its corner's height above it; the other's 0 on one face):
-            # how far below the rim a cloth edge through the face is caught (`_through_faces`).
+            # how far below the rim a cloth edge through the face is caught (`through_faces`).
             self.width = mesh.heights[self.k, self.tri]
             self.width_other = np.zeros_like(self.width)
             self.c_other = np.zeros_like(self.c)  # the other face's corner off the edge (one face: 0)
@@ -107,7 +107,7 @@ class SharpEdges:
             self.a0, self.b0 = _ends(rows, self.k)
             self.c0 = _opposite(rows, self.k)
         # Each face's unit normal (3, S), away from the other face (a one-face edge's: either side, its other
-        # zero): whether a face carries a cloth draped over the rim (see `_supported`).
+        # zero): whether a face carries a cloth draped over the rim (see `rim_support`).
         self.out_face, self.out_other = _face_normals(self.a, self.b, self.into, self.into_other)
         span = self.b - self.a
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
@@ -125,8 +125,8 @@ class SharpEdges:
         self._lists: list[_EdgeList] = []  # per cloth (edges array, vertex count) and gap
         self._parts: dict = {}
         self._split: tuple | None = None  # (pose, gravity, parts) last asked for (`_split`)
-        self._faces: tuple | None = None  # per sharp edge, `_through_faces`'s constants (still meshes: `_face_table`)
-        self._support: tuple | None = None  # (up, per sharp edge `_supported`'s constants for that up)
+        self._faces: tuple | None = None  # per sharp edge, `through_faces`'s constants (still meshes: `_face_table`)
+        self._support: tuple | None = None  # (up, per sharp edge `rim_support`'s constants for that up)
         self._planes: tuple | None = None  # (`_cull_apart`'s directions (4, 3, S) and offsets (4, S), kept)
 
     def __len__(self) -> int:

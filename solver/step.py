@@ -15,7 +15,7 @@ from .colliders import Sphere, collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
-from .edge_contacts import collide_cloth_edges, travelling
+from .edge_contacts import collide_cloth_edges, edge_colliders, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -85,12 +85,9 @@ LONE_SUBSTEP_JOINS_FROM = 3
 # kept a cloth edge through the cube 10 frames in one run (docs/design.md, issue 11, rounds 21 (cube25) and 22
 # (cube26); both switches folded in round 24 (flags24)).
 
-# Off (round 26, capecost_r26): where the pin-acceleration rule alone (`driven_motion.pin_acceleration_substeps`,
-# accelerating pins: the cape on a leaning, walking body) raises the count to k times or more what the rest asks
-# (motion, the held count aside), the mesh colliders' windows are k times as many substeps: the colliders run about
-# as often a frame as without the pins' extra substeps (the extra is for the cloth's stretch, and the colliders' passes
-# are most of a deforming body's substep). See docs/design.md, round 26 (capecost_r26).
-PIN_SUBSTEPS_COLLIDE_RATE = False
+# (Round 26's PIN_SUBSTEPS_COLLIDE_RATE, mesh colliders' windows k times as long where the pin-acceleration rule alone
+# raised the count k-fold, was deleted in round 28 (edgeonce_r28): the cape 20 % quicker, but its stretch worse on the
+# quad cape and a jittered cape on a moving chest; 20ea7af reproduces it. docs/design.md, round 28.)
 
 
 def partial_pin_fraction(pin_weight: np.ndarray, dt: float) -> np.ndarray:
@@ -172,11 +169,9 @@ def step(
         raise ValueError(f"the state has {len(x)} vertices but the model has {model.vertex_count}")
     wanted = 0
     grown = [c for c in inputs.colliders if isinstance(c, MeshCollider) and c.grown]
-    collide_rate = substeps  # the count the mesh colliders' windows are reckoned for (PIN_SUBSTEPS_COLLIDE_RATE)
     if params.substeps_follow_motion:
         motion = driven_motion(model, state, inputs, params, frame_time, skip=grown)
         asked = motion_substeps(motion, model.mean_edge_length)
-        collide_rate = max(substeps, min(asked, MAX_MOTION_SUBSTEPS))
         # Pins that accelerate (a body that leans and turns back) load the cloth like more gravity.
         asked = max(asked, _driven.pin_acceleration_substeps(model, state, inputs, params, frame_time))
         # What the drivers moved keeps their speed into the next frame (a folded flap flies on when its
@@ -186,8 +181,6 @@ def step(
         if grown:
             wanted = max(wanted, grown_substeps(model, state, inputs, params, frame_time, grown))
         substeps = max(substeps, min(wanted, MAX_MOTION_SUBSTEPS))
-        if grown:
-            collide_rate = substeps
     dt = float(frame_time) / substeps
     if not (np.isfinite(dt) and dt > 0):
         raise ValueError("frame_time must be a positive number of seconds")
@@ -251,8 +244,6 @@ def step(
     collided = _torn_view(model, broken, run) if broken.any() else model
 
     mesh_interval = _mesh_interval(inputs.colliders, substeps, self_collision)
-    if PIN_SUBSTEPS_COLLIDE_RATE and mesh_interval > 1 and substeps >= 2 * collide_rate:
-        mesh_interval *= substeps // collide_rate  # (windows no longer in time than at the count without the pins')
     any_meshes = any(isinstance(c, MeshCollider) for c in inputs.colliders)
     window_start = run.window_buffer(len(x)) if mesh_interval > 1 else None
     # (closed meshes only: cloth squeezed into an open V ended behind a wall with a 4-substep window)
@@ -266,6 +257,10 @@ def step(
         if mesh_interval > 1  # (the windows' pass: none without them)
         else []
     )
+    # The mesh colliders with sharp edges for this cloth, found once a step (again if it tears: the edge pass's
+    # radius is its longest edge's), and the travelling ones among them.
+    sharp_found = edge_colliders(inputs.colliders, collided, params.thickness) if any_meshes else []
+    sharp_moving = [f for f in sharp_found if any(f[1] is c for c in moving)]
     edge_window_start = run.window_buffer(len(x), "edges") if mesh_interval > 1 else np.empty((0, 3))
     meshes = [c for c in inputs.colliders if isinstance(c, MeshCollider)]
     rigid_meshes = [c for c in meshes if not c.deforming]  # (a start has no motion: no deforming mesh's sweep)
@@ -319,8 +314,9 @@ def step(
         if window_start is None:
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(
-                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity
-                )
+                    x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
+                    found=sharp_found,
+                )  # fmt: skip
                 collide_cloth_corners(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, support=support,
                     gravity=params.gravity,
@@ -328,7 +324,7 @@ def step(
                 collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
                 collide_cloth_edges(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                    tipped_only=True,
+                    tipped_only=True, found=sharp_found,
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
             if any_meshes and chords:
@@ -347,7 +343,7 @@ def step(
             collide_cloth_edges(
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
-                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity,
+                contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, found=sharp_found,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
@@ -358,7 +354,7 @@ def step(
             collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                tipped_only=True,
+                tipped_only=True, found=sharp_found,
             )  # fmt: skip
             if starts_before is not None:  # (the moved starts swept through the other meshes)
                 _recheck_moved_starts(previous, starts_before, rigid_meshes, t0, params.thickness)
@@ -373,7 +369,10 @@ def step(
             if closes and chords:
                 collide_chords(x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness)
             if closes and moving:  # (an edge pass after a travelling mesh's vertex pass, above)
-                collide_cloth_edges(x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity)
+                collide_cloth_edges(
+                    x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity,
+                    found=sharp_moving,
+                )  # fmt: skip
                 collide(
                     x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, window=window,
                     contacts=run.mesh_contacts, only=moving,
@@ -396,6 +395,8 @@ def step(
             tore = True
             families = _overridden(run.families, inv_mass, broken)
             collided = _torn_view(model, broken, run)
+            sharp_found = edge_colliders(inputs.colliders, collided, params.thickness) if any_meshes else []
+            sharp_moving = [f for f in sharp_found if any(f[1] is c for c in moving)]
 
     if own is not None:
         most = float(np.sqrt(np.max(np.einsum("ij,ij->i", np.atleast_2d(accel), np.atleast_2d(accel)))))

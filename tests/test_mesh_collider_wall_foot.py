@@ -2,7 +2,7 @@
 
 The edge pass pushed a cloth edge through the wall's face near its foot out under the bottom rim, 7 cm into the
 floor in a substep; the floor pushed it back and the drape was flung up to 1.8 m (docs/design.md, issue 11, round 18
-(wall21); `edge_rims._low_rims_left`, the switch LOW_RIMS_UNDER until round 24)."""
+(wall21); `edge_rims.low_rims_left`, the switch LOW_RIMS_UNDER until round 24)."""
 
 import numpy as np
 import pytest
