@@ -18,6 +18,7 @@ Replays a recording of bench/cape_cost_trace.py (its docstring: `record`) in the
 
 import collections
 import importlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -37,6 +38,7 @@ def _set(pairs):
 def split(path, sets):
     rec = T.load(path)
     frames = T.frames_of(rec)
+    import solver.edge_list as E
     import solver.mesh_collider as M
     import solver.triangle_grid as G
 
@@ -63,9 +65,12 @@ def split(path, sets):
         (G.TriangleGrid, "groups"),
         (G.BoxGroups, "overlapping"),
         (G.BoxSweep, "overlapping"),
+        (G.BoxSweep, "meets"),
+        (G.TriangleGrid, "sweep"),
         (M.MeshCollider, "_resolve"),
         (M.MeshCollider, "collide_rows"),
         (M.MeshCollider, "_grid"),
+        (E._EdgeList, "_query"),
     ):
         wrap(obj, name, f"{obj.__name__}.{name}")
     t = time.process_time()
@@ -129,9 +134,27 @@ def broad(path, nframes):
 
 def ab(path, best):
     variants = {
-        "main (sweep off)": {"mesh_collider.SWEEP_QUERY": False},
-        "sweep": {"mesh_collider.SWEEP_QUERY": True},
+        "main (both off)": {"mesh_collider.SWEEP_QUERY": False, "mesh_collider.BODY_WINDOW": False},
+        "window": {"mesh_collider.SWEEP_QUERY": False, "mesh_collider.BODY_WINDOW": True},
+        "sweep": {"mesh_collider.SWEEP_QUERY": True, "mesh_collider.BODY_WINDOW": False},
+        "sweep + window": {"mesh_collider.SWEEP_QUERY": True, "mesh_collider.BODY_WINDOW": True},
     }
+    only = os.environ.get("VARIANTS")  # e.g. VARIANTS=0,1: main and the window only
+    if only:
+        keys = list(variants)
+        variants = {keys[int(i)]: variants[keys[int(i)]] for i in only.split(",")}
+    rec = T.load(path)
+    import solver.mesh_collider as M
+
+    queries = {k: 0 for k in variants}
+    real_query = M._Candidates._query
+
+    def counted(self, *a, **kw):
+        queries[current[0]] += 1
+        return real_query(self, *a, **kw)
+
+    M._Candidates._query = counted
+    current = [None]
     rec = T.load(path)
     frames = T.frames_of(rec)
     n = len(frames)
@@ -139,6 +162,7 @@ def ab(path, best):
     for _ in range(best):
         for k, sets in variants.items():
             _set(sets.items())
+            current[0] = k
             cpu, build, subs, p, model = T.run(rec, frames)
             res[k].append(1000 * (cpu.sum() + build.sum()) / n)
             pos[k] = p
@@ -150,7 +174,7 @@ def ab(path, best):
         eqr = all(np.array_equal(a, b) for a, b in zip(pos[k], rec_pos))
         print(
             f"{tag} {k:18s} {min(res[k]):7.1f} ms a frame (best of {best}: {' '.join(f'{v:.1f}' for v in res[k])}); "
-            f"equal to {first}: {eq}; to the recording: {eqr}"
+            f"equal to {first}: {eq}; to the recording: {eqr}; list queries {queries[k] // best}"
         )
 
 

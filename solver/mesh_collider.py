@@ -68,14 +68,21 @@ _CLEARANCE_CELL = 0.5  # the clearance map's cell, in median triangle boxes (1 b
 # plus ~1-2 us a box (the round-legged table's 252 triangles, 300 boxes: 0.24 against 0.40 ms; 4,000 boxes:
 # 0.7 against 9.2; docs/design.md, round 10 (table12)).
 _BRUTE = 1 << 15
-# A deforming collider's list asks its (per-frame) triangle boxes by `BoxSweep` (the pairs the grid finds, in the
-# order `BoxGroups` gives them: by vertex, then triangle) while that tests at most _SWEEP_MOST box pairs, else the
-# grid (a finely tessellated body: its slab along the sweep's axis holds too many). The cape's 1,104-triangle body:
-# its queries' broad phase 1.8x quicker; the replays bit-equal but cape tri 48² (a rounding, 4e-16 m from frame 26:
-# likely a sum over a vertex's pairs, which the grid gives by level and cell; not traced): off (docs/design.md,
-# issue 11, round 27 (bodylist_r27)).
-SWEEP_QUERY = False
+# A deforming collider's list asks its (per-frame) triangle boxes by `BoxSweep` (the pairs the grid finds) while
+# that tests at most _SWEEP_MOST box pairs, else the grid (a finely tessellated body: its slab along the sweep's
+# axis holds too many). The cape's 1,104-triangle body: its queries' broad phase 1.8x quicker (round 27
+# (bodylist_r27)). Where the grid would have answered, its pairs are put in the grid's order (`grid_order`):
+# `_choose` breaks ties between a vertex's equal contacts by the list's order, and in the sweep's (by triangle)
+# the cape tri 48² replay left main's run by a rounding at frame 26 (docs/design.md, issue 11, round 28
+# (bodywin_r28)).
+SWEEP_QUERY = True
 _SWEEP_MOST = 1 << 16
+# A deforming collider's list: when the vertices that left their boxes (or entered the collider's) are a few and
+# none has a path whose box grown by the gap meets a triangle box (the frame's boxes sorted, `BoxSweep.meets`),
+# there is no query: they take no pairs this call (none can touch them, nothing moves them) and are asked again at
+# the next (docs/design.md, issue 11, round 28 (bodywin_r28)).
+BODY_WINDOW = True
+_WINDOW_MOST = 16  # stale vertices up to which they are tested (more: some are near, and the query comes anyway)
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -226,10 +233,15 @@ class _Candidates:
         box_low, box_high = self.low.take(idx, axis=1), self.high.take(idx, axis=1)
         inside = (low >= box_low) & (high <= box_high)
         stale = ~(inside[0] & inside[1] & inside[2])
+        away = None  # (deforming, BODY_WINDOW) columns out of their box that meet no triangle box at all
         if stale.any():
             out = stale.nonzero()[0]
             if self.mesh is not None and self.motion is None:
                 out, freed = self._free(grid, idx, out, low, high)
+            elif BODY_WINDOW and self.motion is not None and len(out) <= _WINDOW_MOST:
+                path_low, path_high = low.take(out, axis=1) - self.gap, high.take(out, axis=1) + self.gap
+                if not grid.sweep().meets(path_low, path_high, _SWEEP_MOST).any():
+                    away, out = out, out[:0]
             if len(out):
                 # One query also refreshes the vertices that have used half their skin, so queries
                 # (with a fixed cost of ~0.2 ms a call) come every few substeps, not every one.
@@ -238,12 +250,16 @@ class _Candidates:
                 stale |= ~(inside[0] & inside[1] & inside[2])
                 if self.mesh is not None and self.motion is None:
                     stale[freed] = False  # (their boxes above are the old ones)
+                if away is not None:
+                    stale[away] = False  # (they keep their old box and pairs, unused this call)
                 self._query(grid, idx, stale.nonzero()[0], low, high)
         # How far each vertex's path strays from its box centre: pairs farther than that + gap wait.
         centre = self.centre.take(idx, axis=1)
         d0, d1 = p0 - centre, p1 - centre
         reach = np.sqrt(np.maximum(dot(d0, d0), dot(d1, d1)))
         reach += self.gap
+        if away is not None:
+            reach[away] = -np.inf
         hot = (self.nearest.take(idx) < reach).nonzero()[0]
         if len(hot) == 0:
             return _EMPTY, _EMPTY
@@ -296,11 +312,15 @@ class _Candidates:
         self.centre[:, who] = (box_low + box_high) * 0.5
         ask_low, ask_high = box_low.take(asked, axis=1) - self.gap, box_high.take(asked, axis=1) + self.gap
         found = None
+        grouped = grid.triangle_count <= GROUPED_MOST or len(asked) * grid.triangle_count <= _BRUTE
         if SWEEP_QUERY and self.motion is not None:  # a deforming mesh's grid is new each frame: a sort is cheaper
             found = grid.sweep().overlapping(ask_low, ask_high, _SWEEP_MOST)
         if found is not None:
             q, t = found
-        elif grid.triangle_count <= GROUPED_MOST or len(asked) * grid.triangle_count <= _BRUTE:
+            if not grouped and len(q) > 1:  # the grid's order (ties in `_choose` go by it)
+                order = grid.grid_order(ask_low, ask_high, q, t)
+                q, t = q.take(order), t.take(order)
+        elif grouped:
             q, t = grid.groups().overlapping(ask_low, ask_high)
         else:
             q, t = grid.query_boxes(ask_low.T, ask_high.T)

@@ -113,10 +113,14 @@ class TriangleGrid:
         keys, owners, firsts = [], [], []
         self.levels = []
         self._level_boxes = {}
+        self._level_of = np.empty(len(level), dtype=np.int64)  # each box's level, as its place in self.levels
+        self._first_cell = np.empty((3, len(level)), dtype=np.int64)  # and its first cell there (`grid_order`)
         for lv in np.unique(level).tolist():
             which = self._level_boxes[lv] = (level == lv).nonzero()[0]
             width = base * 2.0**lv
             first = _corner_cells(low[:, which], 1.0 / width)
+            self._level_of[which] = len(self.levels)
+            self._first_cell[:, which] = first
             span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
             for corner in range(8):
                 step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
@@ -199,6 +203,28 @@ class TriangleGrid:
         if len(found_q) == 1:
             return found_q[0], found_t[0]
         return np.concatenate(found_q), np.concatenate(found_t)
+
+    def grid_order(self, lo: np.ndarray, hi: np.ndarray, q: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """The order `query_boxes` (stably sorted by q) gives the pairs (q, t) of query boxes lo..hi ((3, Q)), as
+        a permutation of them: by q, then the triangle's level, then the cell that reports the pair (the
+        overlap's lowest corner, cells in x, y, z order), then the triangle's entry in that cell (by which of its
+        cells it is, then by triangle); a query box spanning more than _MOST_CELLS cells of a level takes that
+        level's pairs by triangle, after the cells' (round 28 (bodywin_r28): `BoxSweep` gives the grid's order)."""
+        level = self._level_of.take(t)
+        inv = np.array([1.0 / width for _, width in self.levels]).take(level)
+        first = _corner_cells(lo.take(q, axis=1) * inv, 1.0)
+        span = _corner_cells(hi.take(q, axis=1) * inv, 1.0) - first + 1
+        own = self._first_cell.take(t, axis=1)
+        cell = np.maximum(first, own)
+        k = ((cell[0] - first[0]) * span[1] + (cell[1] - first[1])) * span[2] + (cell[2] - first[2])
+        corner = ((cell[0] - own[0]) * 4 + (cell[1] - own[1]) * 2) + (cell[2] - own[2])
+        huge = span[0] * span[1] * span[2] > _MOST_CELLS
+        k[huge] = _MOST_CELLS  # (after every cell's pairs: `_level_pairs` appends the direct ones)
+        corner[huge] = 0
+        key = ((q * len(self.levels) + level) * (_MOST_CELLS + 1) + k) * 8 + corner
+        key *= self.triangle_count
+        key += t
+        return np.argsort(key, kind="stable")
 
     def _level_pairs(self, lv: int, width: float, lo: np.ndarray, hi: np.ndarray, below: int | None = None):
         inv = 1.0 / width
@@ -402,6 +428,30 @@ class BoxSweep:
             order = _argsort_below(q * self.count + t, max(int(low.shape[1] * self.count).bit_length(), 1))
             q, t = q.take(order), t.take(order)
         return q, t
+
+    def meets(self, low: np.ndarray, high: np.ndarray, most: int) -> np.ndarray:
+        """Whether each query box low..high ((3, Q)) meets any of the boxes (`overlapping` finds a pair for it);
+        all True if more than `most` box pairs would be tested."""
+        a = self.axis
+        begin = np.searchsorted(self.start, low[a] - self.reach)
+        count = np.searchsorted(self.start, high[a], side="right")
+        count -= begin
+        np.maximum(count, 0, out=count)
+        if int(count.sum()) > most:
+            return np.ones(low.shape[1], dtype=bool)
+        q = np.repeat(np.arange(low.shape[1]), count)
+        at = np.arange(len(q)) + np.repeat(begin - (np.cumsum(count) - count), count)
+        b, c = (k for k in (0, 1, 2) if k != a)
+        keep = self.low[b].take(at) <= high[b].take(q)
+        keep &= self.high[b].take(at) >= low[b].take(q)
+        keep &= self.low[c].take(at) <= high[c].take(q)
+        keep &= self.high[c].take(at) >= low[c].take(q)
+        keep &= self.high[a].take(at) >= low[a].take(q)
+        found = np.zeros(low.shape[1], dtype=bool)
+        found[q.take(keep.nonzero()[0])] = True
+        if len(self.wide):
+            found |= _meets(low, high, *self.wide_boxes).any(axis=0)
+        return found
 
 
 def _meets(low, high, box_low, box_high) -> np.ndarray:

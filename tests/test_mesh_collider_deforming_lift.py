@@ -55,3 +55,48 @@ def test_cloth_on_a_fast_rising_deforming_box_flies_no_higher_than_a_throw(kind,
     assert inside == 0
     assert highest >= top
     assert highest <= ballistic + ABOVE_BALLISTIC, (highest, ballistic)
+
+
+@pytest.mark.parametrize("shift", [0.0, -0.6])
+def test_a_deforming_colliders_empty_reaches_set_off_no_list_query(shift):
+    """Two boxes 1.6 m apart, rising as one deforming collider; a small cloth falls through the collider's box
+    between them (shift 0), or half over the first one's top edge (-0.6: it slides off and down its side).
+    Its vertices entering the collider's box set off a list query each time before (round 28 (bodywin_r28));
+    those whose paths meet no triangle box set off none now, and the drape is the same to the last bit (a
+    vertex with no pair is moved by nothing)."""
+    import solver.mesh_collider as mc
+
+    v, faces = meshes.grid(4, 4, size=0.3, height=0.5)
+    v = np.asarray(v, float) + [shift, 0.0, 0.0]
+    tri = box(0.0)[1]
+
+    def boxes(bottom):
+        one = box(bottom)[0] * [0.5, 1.0, 1.0]  # 0.4 m wide, 0.8 m deep and tall
+        return np.vstack([one - [0.8, 0.0, 0.0], one + [0.8, 0.0, 0.0]]), np.vstack([tri, tri + 8])
+
+    def run(window: bool):
+        was = mc.BODY_WINDOW
+        mc.BODY_WINDOW = window
+        try:
+            model = solver.build_model(v, faces)
+            state, params = model.initial_state(), solver.Params(substeps=8)
+            queries, frames = 0, []
+            for frame in range(14):
+                (end, triangles), (start, _) = boxes(-0.6 + 0.01 * frame), boxes(-0.6 + 0.01 * (frame - 1))
+                collider = solver.MeshCollider(end, triangles, mesh_start=start)
+                solver.step(model, state, params, FRAME, colliders=[collider])
+                queries += sum(c.queries for c in collider._deform_candidates)
+                frames.append(state.positions.copy())
+            return queries, frames
+        finally:
+            mc.BODY_WINDOW = was
+
+    queries_off, off = run(False)
+    queries_on, on = run(True)
+    assert all(np.array_equal(a, b) for a, b in zip(on, off, strict=True))
+    last, top = off[-1], -0.6 + 0.13 + 0.8  # (the boxes' top at the end)
+    if shift == 0.0:  # fell through the collider's box, never near a triangle
+        assert last[:, 2].max() < -0.6 and queries_on == 0 < queries_off, (queries_on, queries_off)
+    else:  # slid off the first box's top edge and slides down its side (x = -0.6), outside it
+        assert last[:, 0].min() > -0.6 and (last[:, 0] < -0.59).sum() >= 4 and last[:, 2].max() < top - 0.2
+        assert queries_on < queries_off, (queries_on, queries_off)

@@ -209,6 +209,45 @@ def test_box_sweep_finds_what_box_groups_find_in_the_same_order(queries):
     assert np.array_equal(q, q_all) and np.array_equal(t, t_all)
 
 
+@pytest.mark.parametrize("size", [0.1, 0.5, 8.0])
+def test_grid_order_puts_the_sweeps_pairs_in_the_grids_order(size):
+    """`TriangleGrid.grid_order`: the sweep's pairs (by query, then box) permuted into the order the grid's own
+    query gives them (by query, then level, cell, entry: the order a deforming collider's list had, which
+    breaks `_choose`'s ties), for query boxes within a cell, across several, and (size 8) past _MOST_CELLS
+    on the fine levels (those pairs come by box, after the cells')."""
+    rng = np.random.default_rng(8)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid().build(vertices, triangles, margin=0.01)
+    points = rng.normal(size=(100, 3)) * 0.6
+    lower = (points - rng.uniform(0, size, size=(100, 3))).T.copy()
+    upper = (points + rng.uniform(0, size, size=(100, 3))).T.copy()
+    q_grid, t_grid = grid.query_boxes(lower.T, upper.T)
+    by_query = np.argsort(q_grid, kind="stable")  # (as the list merges them: stably by vertex)
+    q_grid, t_grid = q_grid.take(by_query), t_grid.take(by_query)
+    q, t = grid.sweep().overlapping(lower, upper, 1 << 30)
+    assert len(q) > 100 and not np.array_equal(t, t_grid)  # the two orders differ
+    order = grid.grid_order(lower, upper, q, t)
+    assert np.array_equal(q.take(order), q_grid) and np.array_equal(t.take(order), t_grid)
+
+
+def test_box_sweep_meets_what_overlapping_finds():
+    """`BoxSweep.meets` (a deforming collider's list asks no query for vertices whose paths meet no box): True
+    exactly for the query boxes `overlapping` pairs with some box (touching ones too), all True past its budget."""
+    rng = np.random.default_rng(9)
+    vertices, triangles = _mixed_mesh(rng)
+    grid = TriangleGrid().build(vertices, triangles, margin=0.01)
+    points = rng.normal(size=(400, 3)) * 0.6
+    lower = (points - rng.uniform(0, 0.05, size=(400, 3))).T.copy()
+    upper = (points + rng.uniform(0, 0.05, size=(400, 3))).T.copy()
+    lower[:, 0], upper[:, 0] = grid.high[:, 5], grid.high[:, 5] + 0.05  # touching box 5 at its top corner
+    q, _ = overlapping(lower, upper, grid.low, grid.high)
+    expected = np.zeros(400, dtype=bool)
+    expected[q] = True
+    assert 40 < expected.sum() < 360 and expected[0]
+    assert np.array_equal(grid.sweep().meets(lower, upper, 1 << 30), expected)
+    assert grid.sweep().meets(lower, upper, 0).all()
+
+
 def test_grid_rebuilds_in_place_for_moving_triangles():
     rng = np.random.default_rng(5)
     vertices, triangles = _mixed_mesh(rng)
