@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import edge_rims
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
@@ -303,7 +302,7 @@ def collide_edges(
             corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
             through[rim] = segment_crossings(*ends_at, *corners)[0]
         else:
-            through[rim], out_rim = _through_faces(sharp, at, *ends_at, gap)
+            through[rim], out_rim = _through_faces(sharp, at, *ends_at)
             out = np.zeros((3, len(s)))
             out[:, rim] = out_rim
             # A thin feature's edge (a rod's, a needle's) keeps the first triangle's catch: both faces'
@@ -332,7 +331,7 @@ def collide_edges(
             out = -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1))
         normal = np.where(through, out, normal)
     if RIDGE_PUSH_IN_CONE and collider.mesh.outward and not collider.deforming:
-        normal = _in_cone(sharp, s, normal, through, end, gap)
+        normal = _in_cone(sharp, s, normal, through)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
     in_wedge = sharp.in_wedge(normal, s)
@@ -444,7 +443,7 @@ def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndar
     return found
 
 
-def _in_cone(sharp: SharpEdges, s, normal, through, ends, gap: float) -> np.ndarray:
+def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
     """RIDGE_PUSH_IN_CONE: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
     through a face, turned to the nearer side of the edge's outward cone (between its faces' outward normals) where it
     points past a face's plane: beyond the face whose `into` it leans along (a cloth edge that slid across the
@@ -459,15 +458,6 @@ def _in_cone(sharp: SharpEdges, s, normal, through, ends, gap: float) -> np.ndar
     if len(shallow) == 0:
         return normal
     k, at = k.take(shallow), at.take(shallow)
-    if edge_rims.CONE_DEPTH is not None:  # (cloth edges dipped under the ridge, not cut deep through the mesh)
-        a = sharp.a.take(at, axis=1)
-        p, q = ends[0].take(k, axis=1) - a, ends[1].take(k, axis=1) - a
-        face_n, other_n = sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)
-        heights = ((dot(face_n, p), dot(face_n, q)), (dot(other_n, p), dot(other_n, q)))
-        dipped = (edge_rims.cone_depth(heights, p, q, face_n, other_n) <= edge_rims.CONE_DEPTH * gap).nonzero()[0]
-        if len(dipped) == 0:
-            return normal
-        k, at = k.take(dipped), at.take(dipped)
     n = normal.take(k, axis=1)
     over_face = dot(n, sharp.into.take(at, axis=1))
     over_other = dot(n, sharp.into_other.take(at, axis=1))

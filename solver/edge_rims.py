@@ -50,32 +50,6 @@ _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than 
 # degrees (a box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept.
 RIM_OUT_IN_CONE = False
 _COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
-# CONE_DEPTH (ridgeon_r28; only with the two rules): they take only cloth edges dipped under the ridge, not those cut
-# deep through the mesh (a collider appearing round the cloth, a teleport), which keep main's pushes: those let a
-# cloth cut through a closed mesh slide out round it, where the in-cone pushes sent it all outward at once (a curtain
-# a spherified cube appeared round swung 0.52 m, main's 0.10-0.33). "Dipped": its deepest point under both of the
-# ridge's faces' planes is no deeper than a straight edge of its length lying over the ridge can reach with its ends
-# on the faces, (L / 2) sin(turn / 2), by more than CONE_DEPTH gaps (`cone_depth`; docs/design.md, round 28).
-# None: no such limit (round 27's rules).
-CONE_DEPTH: float | None = 1.0
-
-
-def cone_depth(heights, p, q, face_n, other_n) -> np.ndarray:
-    """How much deeper than lying over the ridge allows each cloth edge p -> q ((3, C), from the sharp edge's first
-    end) lies under both of its faces' planes (outward normals face_n, other_n (3, C)); `heights` are its ends'
-    heights over the planes, ((face at p, face at q), (other at p, other at q)). The depth under both,
-    min(-h_face, -h_other), is concave along the edge: its largest is at an end or where the two heights are equal.
-    A straight edge of length L with its ends on the two faces dips at most (L / 2) sin(turn / 2) under both (ends
-    equally far from the ridge), and sin(turn / 2) = |face_n - other_n| / 2."""
-    (fp, fq), (op, oq) = heights
-    deepest = np.maximum(np.minimum(-fp, -op), np.minimum(-fq, -oq))
-    slope = (fq - fp) - (oq - op)
-    t = (op - fp) / np.where(slope == 0.0, 1.0, slope)
-    meet = (slope != 0.0) & (t > 0.0) & (t < 1.0)
-    if meet.any():
-        deepest = np.where(meet, np.maximum(deepest, -(fp + (fq - fp) * t)), deepest)
-    d, turn = q - p, face_n - other_n
-    return deepest - 0.25 * np.sqrt(dot(d, d) * dot(turn, turn))
 
 
 def _low_rims_left(sharp, through, rim, at, out, up) -> None:
@@ -175,7 +149,7 @@ def _face_table(sharp):
     return sharp._faces
 
 
-def _through_faces(sharp, at, first, second, gap: float = 0.0):
+def _through_faces(sharp, at, first, second):
     """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
     triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
     crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
@@ -205,8 +179,6 @@ def _through_faces(sharp, at, first, second, gap: float = 0.0):
     shallow = None
     if RIM_OUT_IN_CONE:  # (a closed mesh's ridge turning under 90 degrees: out along the other face's normal)
         shallow = dot(face_n, other_n) > _COS_CONE_LEAST
-        if CONE_DEPTH is not None and shallow.any():  # (a cloth edge dipped under it, not cut deep through the mesh)
-            shallow &= cone_depth(heights, p, q, face_n, other_n) <= CONE_DEPTH * gap
     for (height_p, height_q), into, (width, corner_along), exits_other, beyond_n in faces:
         hp, hq = height_p, height_q
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
