@@ -86,7 +86,7 @@ frames = T.frames_of(rec)[: int(sys.argv[2])]
 import solver.mesh_collider as M
 import solver.triangle_grid as G
 
-M.BODY_WINDOW = False
+M._WINDOW_MOST = -1
 stats = {}
 cells = [0.5, 0.25, 0.125, 0.0625]
 real = M.MeshCollider.collide_rows

@@ -134,10 +134,10 @@ def broad(path, nframes):
 
 def ab(path, best):
     variants = {
-        "main (both off)": {"mesh_collider.SWEEP_QUERY": False, "mesh_collider.BODY_WINDOW": False},
-        "window": {"mesh_collider.SWEEP_QUERY": False, "mesh_collider.BODY_WINDOW": True},
-        "sweep": {"mesh_collider.SWEEP_QUERY": True, "mesh_collider.BODY_WINDOW": False},
-        "sweep + window": {"mesh_collider.SWEEP_QUERY": True, "mesh_collider.BODY_WINDOW": True},
+        "main (both off)": {"mesh_collider.SWEEP_QUERY": False, "mesh_collider._WINDOW_MOST": -1},
+        "window": {"mesh_collider.SWEEP_QUERY": False, "mesh_collider._WINDOW_MOST": 16},
+        "sweep": {"mesh_collider.SWEEP_QUERY": True, "mesh_collider._WINDOW_MOST": -1},
+        "sweep + window": {"mesh_collider.SWEEP_QUERY": True, "mesh_collider._WINDOW_MOST": 16},
     }
     only = os.environ.get("VARIANTS")  # e.g. VARIANTS=0,1: main and the window only
     if only:

@@ -80,9 +80,9 @@ _SWEEP_MOST = 1 << 16
 # A deforming collider's list: when the vertices that left their boxes (or entered the collider's) are a few and
 # none has a path whose box grown by the gap meets a triangle box (the frame's boxes sorted, `BoxSweep.meets`),
 # there is no query: they take no pairs this call (none can touch them, nothing moves them) and are asked again at
-# the next (docs/design.md, issue 11, round 28 (bodywin_r28)).
-BODY_WINDOW = True
-_WINDOW_MOST = 16  # stale vertices up to which they are tested (more: some are near, and the query comes anyway)
+# the next (docs/design.md, issue 11, round 28 (bodywin_r28)). Up to _WINDOW_MOST stale vertices are tested (more:
+# some are near, and the query comes anyway); -1 turns the window off (b762d52 has it as `BODY_WINDOW`).
+_WINDOW_MOST = 16
 
 
 def _columns(rows: np.ndarray) -> np.ndarray:
@@ -233,12 +233,12 @@ class _Candidates:
         box_low, box_high = self.low.take(idx, axis=1), self.high.take(idx, axis=1)
         inside = (low >= box_low) & (high <= box_high)
         stale = ~(inside[0] & inside[1] & inside[2])
-        away = None  # (deforming, BODY_WINDOW) columns out of their box that meet no triangle box at all
+        away = None  # (deforming, the window) columns out of their box that meet no triangle box at all
         if stale.any():
             out = stale.nonzero()[0]
             if self.mesh is not None and self.motion is None:
                 out, freed = self._free(grid, idx, out, low, high)
-            elif BODY_WINDOW and self.motion is not None and len(out) <= _WINDOW_MOST:
+            elif self.motion is not None and len(out) <= _WINDOW_MOST:
                 path_low, path_high = low.take(out, axis=1) - self.gap, high.take(out, axis=1) + self.gap
                 if not grid.sweep().meets(path_low, path_high, _SWEEP_MOST).any():
                     away, out = out, out[:0]

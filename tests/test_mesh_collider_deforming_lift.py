@@ -75,8 +75,8 @@ def test_a_deforming_colliders_empty_reaches_set_off_no_list_query(shift):
         return np.vstack([one - [0.8, 0.0, 0.0], one + [0.8, 0.0, 0.0]]), np.vstack([tri, tri + 8])
 
     def run(window: bool):
-        was = mc.BODY_WINDOW
-        mc.BODY_WINDOW = window
+        was = mc._WINDOW_MOST
+        mc._WINDOW_MOST = 16 if window else -1
         try:
             model = solver.build_model(v, faces)
             state, params = model.initial_state(), solver.Params(substeps=8)
@@ -89,7 +89,7 @@ def test_a_deforming_colliders_empty_reaches_set_off_no_list_query(shift):
                 frames.append(state.positions.copy())
             return queries, frames
         finally:
-            mc.BODY_WINDOW = was
+            mc._WINDOW_MOST = was
 
     queries_off, off = run(False)
     queries_on, on = run(True)
