@@ -114,6 +114,7 @@ def run(kind, which, n=16, frames=FRAMES):
         state.positions[tri[:, 1]] - state.positions[tri[:, 0]], state.positions[tri[:, 2]] - state.positions[tri[:, 0]]
     )
     rows = []
+    MID["pushes"] = MID["fallbacks"] = 0
     for fr in range(1, frames):
         collider, (c, r) = collider_at(which, fr, mesh)
         MID["after"] = []
@@ -135,6 +136,13 @@ def run(kind, which, n=16, frames=FRAMES):
 
 
 def variant(name):
+    if name.startswith("r27"):  # round 27's zones (fanbox_r27): no push out, no fallback (round 28, fastquad_r28)
+        name = name[3:] or "push-zone"
+        set_rule(face_collision, "ZONES_PUSHED_OUT", False)
+        set_rule(face_collision, "ZONE_FALLBACK", False)
+    else:
+        set_rule(face_collision, "ZONES_PUSHED_OUT", True)
+        set_rule(face_collision, "ZONE_FALLBACK", True)
     set_rule(face_collision, "IN_PLANE_SLIDES_CROSS", name not in ("noslide", "noslide-zone"))
     set_rule(face_collision, "SLIDES_PUSHED_OFF", name in ("push", "push-zone", "nofailsafe"))
     set_rule(step_module, "REWIND_WITH_COLLIDERS", name.endswith("-zone") or name == "nofailsafe")
@@ -144,11 +152,12 @@ def variant(name):
         FaceCollision.undo_crossings = _counting_undo
 
 
-MID = {"after": []}  # positions after each substep's failsafe, this frame
+MID = {"after": [], "pushes": 0, "fallbacks": 0}  # positions after each substep's failsafe, this frame
 
 
 def _counting_undo(self, x, *args, **kwargs):
     count = ORIGINAL_UNDO(self, x, *args, **kwargs)
+    MID["pushes"], MID["fallbacks"] = getattr(self, "zone_pushes", 0), getattr(self, "zone_fallbacks", 0)
     MID["after"].append(x.copy())
     return count
 
@@ -177,7 +186,7 @@ if __name__ == "__main__":
         del args[args.index("--n") : args.index("--n") + 2]
     kinds = [a for a in args if a in ("quad", "tri", "irr", "fan", "hole")] or ["quad", "tri", "irr", "fan", "hole"]
     colliders = [a for a in args if a in ("box", "fast", "sphere", "turning")] or ["box", "fast", "sphere", "turning"]
-    names = ("main", "noslide", "push", "nofailsafe", "main-zone", "noslide-zone", "push-zone")
+    names = ("main", "noslide", "push", "nofailsafe", "main-zone", "noslide-zone", "push-zone", "r27")
     variants = [a for a in args if a in names] or ["main", "noslide"]
     for kind in kinds:
         for which in colliders:
@@ -191,6 +200,7 @@ if __name__ == "__main__":
                     f"stretch max {max(r[2] for r in rows):5.2f} "
                     f"last {rows[-1][2]:5.2f} pairs max {max(r[3] for r in rows)} cpu {sum(r[4] for r in rows):5.1f} "
                     f"turned max {max(r[5] for r in rows)} last {rows[-1][5]} in-plane max {max(r[6] for r in rows)} "
-                    f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f}",
+                    f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f} "
+                    f"zone pushes {MID['pushes']} fallbacks {MID['fallbacks']}",
                     flush=True,
                 )
