@@ -1192,7 +1192,7 @@ class FaceCollision:
                 self.zone_fallbacks += 1
                 x[back] = previous[back]
                 carried_by[back] = 0.0
-                self.undo_crossings(x, previous, inv_mass, plain_rounds, settled=settled)
+                _UNDO_CROSSINGS(self, x, previous, inv_mass, plain_rounds, settled=settled)  # (not a wrapper of it)
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if pushed.any():  # their start moves with them
             kept = pushed & ~back  # (no speed out of the plane)
@@ -1379,6 +1379,9 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+_UNDO_CROSSINGS = FaceCollision.undo_crossings  # (the zones' fallback calls it without a carrier)
 
 
 def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):
