@@ -21,7 +21,10 @@ longest cloth edge over its rest length), intersecting face pairs (solver.inters
     the default and folded the three switches: on it and later only push-zone and nofailsafe run (the rest at aab9675).
 Prints one line per run: kind collider variant, frames with vertices inside (frame:count), max stretch, last-frame
 stretch, max pairs, CPU s, triangles turned over (their normal against the rest one's: the curtain folded onto
-itself in its plane, which the exact test does not see, coplanar contacts not counting), most and at the end.
+itself in its plane, which the exact test does not see, coplanar contacts not counting), most and at the end;
+round 28 (fastquad_r28): the zone pushes (face_collision.ZONES_PUSHED_OUT: vertices put out of the collider) and
+fallbacks (ZONE_FALLBACK: calls), and the most intersecting face pairs right after a failsafe call that did either.
+Variant r27 (or r27push-zone): round 27's zones, both off.
 """
 
 import importlib
@@ -114,6 +117,7 @@ def run(kind, which, n=16, frames=FRAMES):
         state.positions[tri[:, 1]] - state.positions[tri[:, 0]], state.positions[tri[:, 2]] - state.positions[tri[:, 0]]
     )
     rows = []
+    MID["pushes"] = MID["fallbacks"] = MID["pushed pairs"] = 0
     for fr in range(1, frames):
         collider, (c, r) = collider_at(which, fr, mesh)
         MID["after"] = []
@@ -135,6 +139,13 @@ def run(kind, which, n=16, frames=FRAMES):
 
 
 def variant(name):
+    if name.startswith("r27"):  # round 27's zones (fanbox_r27): no push out, no fallback (round 28, fastquad_r28)
+        name = name[3:] or "push-zone"
+        set_rule(face_collision, "ZONES_PUSHED_OUT", False)
+        set_rule(face_collision, "ZONE_FALLBACK", False)
+    else:
+        set_rule(face_collision, "ZONES_PUSHED_OUT", True)
+        set_rule(face_collision, "ZONE_FALLBACK", True)
     set_rule(face_collision, "IN_PLANE_SLIDES_CROSS", name not in ("noslide", "noslide-zone"))
     set_rule(face_collision, "SLIDES_PUSHED_OFF", name in ("push", "push-zone", "nofailsafe"))
     set_rule(step_module, "REWIND_WITH_COLLIDERS", name.endswith("-zone") or name == "nofailsafe")
@@ -144,11 +155,16 @@ def variant(name):
         FaceCollision.undo_crossings = _counting_undo
 
 
-MID = {"after": []}  # positions after each substep's failsafe, this frame
+# positions after each substep's failsafe this frame; zone pushes, fallbacks, the most pairs after a call with either
+MID = {"after": [], "pushes": 0, "fallbacks": 0, "pushed pairs": 0}
 
 
 def _counting_undo(self, x, *args, **kwargs):
+    before = MID["pushes"], MID["fallbacks"]
     count = ORIGINAL_UNDO(self, x, *args, **kwargs)
+    MID["pushes"], MID["fallbacks"] = getattr(self, "zone_pushes", 0), getattr(self, "zone_fallbacks", 0)
+    if (MID["pushes"], MID["fallbacks"]) != before:  # (a call that pushed a zone out or fell back: its pairs)
+        MID["pushed pairs"] = max(MID["pushed pairs"], count_self_intersections(self.model, x))
     MID["after"].append(x.copy())
     return count
 
@@ -177,7 +193,7 @@ if __name__ == "__main__":
         del args[args.index("--n") : args.index("--n") + 2]
     kinds = [a for a in args if a in ("quad", "tri", "irr", "fan", "hole")] or ["quad", "tri", "irr", "fan", "hole"]
     colliders = [a for a in args if a in ("box", "fast", "sphere", "turning")] or ["box", "fast", "sphere", "turning"]
-    names = ("main", "noslide", "push", "nofailsafe", "main-zone", "noslide-zone", "push-zone")
+    names = ("main", "noslide", "push", "nofailsafe", "main-zone", "noslide-zone", "push-zone", "r27")
     variants = [a for a in args if a in names] or ["main", "noslide"]
     for kind in kinds:
         for which in colliders:
@@ -191,6 +207,8 @@ if __name__ == "__main__":
                     f"stretch max {max(r[2] for r in rows):5.2f} "
                     f"last {rows[-1][2]:5.2f} pairs max {max(r[3] for r in rows)} cpu {sum(r[4] for r in rows):5.1f} "
                     f"turned max {max(r[5] for r in rows)} last {rows[-1][5]} in-plane max {max(r[6] for r in rows)} "
-                    f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f}",
+                    f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f} "
+                    f"zone pushes {MID['pushes']} fallbacks {MID['fallbacks']} "
+                    f"(pairs after those {MID['pushed pairs']})",
                     flush=True,
                 )

@@ -104,6 +104,19 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # zone by its mean motion, which can meet the rows just outside it, and the zone grows by them the next round (the
 # fan disc on the fast box: 19 rounds at one substep; the 16th round's placement, untested, left 3 pairs crossed).
 ZONE_ROUNDS = 4
+# With a `carrier`, once the zones leave nothing crossed, the vertices placed in the call are put out of the moving
+# colliders along their paths (the colliders' vertex pass from their starts, no friction: `carrier(..., path=True)`),
+# each alone, and the rows tested again (at most twice a call; a push that crosses a row is undone by the zones'
+# next placement, and a push the rounds cannot test is taken back). A zone placed rigidly by its mean motion could
+# lift a vertex resting under the collider into it (the quad curtain on the fast box: vertex 1 under the box's
+# bottom, inside for part of frames 4-5), which no later pass sees (its start is then inside at both ends).
+# Only pushes longer than the thickness (pushing every placement within the gap too made the fan disc on the moving
+# sphere worse: 514 pushes, 4 vertices inside at frame 9 against main's 1 at frame 7, stretch 5.82 against 2.23).
+# Off: with that threshold not yet run on every kind and collider (round 28, fastquad_r28, docs/self-collision.md).
+ZONES_PUSHED_OUT = False
+# With a `carrier`, zones still crossed after all their rounds (their last placement untested) are not kept: every
+# vertex placed in the call goes back to its start from rest and the plain failsafe (no zones) takes over.
+ZONE_FALLBACK = True
 _ZERO = np.zeros(3)
 
 
@@ -238,6 +251,8 @@ class FaceCollision:
         self.straying = 0  # substeps with more than 1 / calm_share of the vertices strayed since one with none
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
+        self.zone_pushes = self.zone_fallbacks = 0  # (`ZONES_PUSHED_OUT`: vertices pushed; `ZONE_FALLBACK`: calls)
+        self.rounds_out = 0  # `undo_crossings` calls that ran out of rounds (their last placement untested)
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
         # The triangle and edge grids are kept from the last full query; a partial query looks up only the
@@ -1074,8 +1089,11 @@ class FaceCollision:
         zone_rows: list = []
         ends = None
         entry = x.copy() if carrier is not None else None
+        plain_rounds = rounds
         if carrier is not None:  # a zone grows by about a ring of rows a round (its placement meets its neighbours)
             rounds *= ZONE_ROUNDS
+        outs_left = 2 if carrier is not None and ZONES_PUSHED_OUT else 0
+        before_out = None  # (the clean state a push out left, while its rows are not yet tested)
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
             # or sent back): their pairs are found again (otherwise no pair's distance moved by a gap).
@@ -1114,7 +1132,27 @@ class FaceCollision:
             carry = None
             if carrier is not None and carried_by is not None and entry is not None:  # zones (`_zone_carry`)
                 if sum(len(rows) for rows in bad) == 0:
-                    break
+                    before_out = None
+                    out = self._zones_pushed_out(x, previous, back & movable, carrier) if outs_left else None
+                    if out is None:
+                        break
+                    outs_left -= 1
+                    before_out, moved = out
+                    motion[moved] = np.sqrt(squared_distances(x[moved], previous[moved], shift))
+                    changed = np.zeros(len(x), dtype=bool)
+                    changed[moved] = True
+                    vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
+                    near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
+                    self.near.due(previous, x)
+                    due_vt, due_ee = self._near_due()
+                    near_vt, near_vt0, near_vt_rows = _newly_due(
+                        previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
+                    )
+                    near_ee, near_ee0, near_ee_rows = _newly_due(
+                        previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+                    )
+                    continue
+                before_out = None
                 zone_rows.append(np.concatenate(bad))
                 if ends is None:
                     ends = x.copy()  # (where the passes left the vertices: each zone's mean motion from them)
@@ -1149,6 +1187,15 @@ class FaceCollision:
             near_ee, near_ee0, near_ee_rows = _newly_due(
                 previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
             )
+        else:  # (no round left: the last placement is untested)
+            self.rounds_out += 1
+            if before_out is not None:  # a push out not tested: back to the clean state before it
+                x[before_out[0]] = before_out[1]
+            elif carrier is not None and carried_by is not None and ZONE_FALLBACK:
+                self.zone_fallbacks += 1
+                x[back] = previous[back]
+                carried_by[back] = 0.0
+                _UNDO_CROSSINGS(self, x, previous, inv_mass, plain_rounds, settled=settled)  # (not a wrapper of it)
         self.near.checked(x)  # the due near rows measured again where the substep ends
         if pushed.any():  # their start moves with them
             kept = pushed & ~back  # (no speed out of the plane)
@@ -1160,6 +1207,22 @@ class FaceCollision:
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
+
+    def _zones_pushed_out(self, x, previous, placed, carrier):
+        """(`ZONES_PUSHED_OUT`) The `placed` vertices out of the moving colliders along their paths from `previous`,
+        in place, each alone: None when none moved, else ((the moved vertices, their places before), the moved)."""
+        index = np.flatnonzero(placed)
+        if len(index) == 0:
+            return None
+        push = carrier(index, x[index], path=True)
+        far = np.einsum("ij,ij->i", push, push) > (1e-3 * self.gap) ** 2
+        if not far.any():
+            return None
+        moved = index[far]
+        before = x[moved].copy()
+        x[moved] += push[far]
+        self.zone_pushes += len(moved)
+        return (moved, before), moved
 
     def _push_slides(self, x, inv_mass, bad, starts, flat, back, pushed, pushed_by):
         """Of the failsafe's crossed rows `bad` (vertex–triangle, near vertex–triangle,
@@ -1319,6 +1382,9 @@ class FaceCollision:
         s, t = s[hit], t[hit]
         coefficient = np.stack([1.0 - s, s, t - 1.0, -t])
         return ends, coefficient, direction[:, hit], depth[hit], slip[:, hit]
+
+
+_UNDO_CROSSINGS = FaceCollision.undo_crossings  # (the zones' fallback calls it without a carrier)
 
 
 def _zone_carry(ends, previous, inv_mass, zone_rows, carrier, carried_by):

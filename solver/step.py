@@ -427,9 +427,17 @@ def _rewind_carrier(start, movers, t0: float, t1: float, thickness: float):
     moving colliders carry each one's substep start: 0 unless the collider's vertex pass (from rest at the start,
     t0 to t1, no friction) would push it further than the gap (it covers the start at t1); then the collider's
     own motion at that start from t0 to t1 (a rigid mesh's pose, a sphere's centre; otherwise the push). With
-    `points` (k, 3), the same for those points instead of the vertices' starts."""
+    `points` (k, 3), the same for those points instead of the vertices' starts. With `path`, the push the
+    colliders' vertex pass gives `points` on their paths from the vertices' starts (t0 to t1, no friction), where it
+    is longer than the thickness (0 elsewhere: a placement within the gap is left to the next substep's passes)."""
 
-    def carrier(rows: np.ndarray, points: np.ndarray | None = None) -> np.ndarray:
+    def carrier(rows: np.ndarray, points: np.ndarray | None = None, path: bool = False) -> np.ndarray:
+        if path and points is not None:  # (a placement the failsafe made: out of the colliders along its path)
+            pushed, settled = points.copy(), start.take(rows, axis=0)
+            collide(pushed, settled, np.ones(len(rows), dtype=bool), movers, t0, t1, thickness, 0.0)
+            push = pushed - points
+            push[np.einsum("ij,ij->i", push, push) <= float(thickness) ** 2] = 0.0  # (within the gap: left)
+            return push
         p0 = start.take(rows, axis=0) if points is None else points  # (or other points held still: inside at t1?)
         out = np.zeros_like(p0)
         for collider in movers:
