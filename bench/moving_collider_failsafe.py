@@ -23,7 +23,7 @@ Prints one line per run: kind collider variant, frames with vertices inside (fra
 stretch, max pairs, CPU s, triangles turned over (their normal against the rest one's: the curtain folded onto
 itself in its plane, which the exact test does not see, coplanar contacts not counting), most and at the end;
 round 28 (fastquad_r28): the zone pushes (face_collision.ZONES_PUSHED_OUT: vertices put out of the collider) and
-fallbacks (ZONE_FALLBACK: calls), and the most intersecting face pairs right after a failsafe call that did either.
+fallbacks (calls), and the most intersecting face pairs right after a failsafe call that did either.
 Variant r27 (or r27push-zone): round 27's zones, both off.
 """
 
@@ -139,13 +139,11 @@ def run(kind, which, n=16, frames=FRAMES):
 
 
 def variant(name):
-    if name.startswith("r27"):  # round 27's zones (fanbox_r27): no push out, no fallback (round 28, fastquad_r28)
+    if name.startswith("r27"):  # round 27's zones: no push out (670cd22 also drops the fallback)
         name = name[3:] or "push-zone"
         set_rule(face_collision, "ZONES_PUSHED_OUT", False)
-        set_rule(face_collision, "ZONE_FALLBACK", False)
     else:
         set_rule(face_collision, "ZONES_PUSHED_OUT", True)
-        set_rule(face_collision, "ZONE_FALLBACK", True)
     set_rule(face_collision, "IN_PLANE_SLIDES_CROSS", name not in ("noslide", "noslide-zone"))
     set_rule(face_collision, "SLIDES_PUSHED_OFF", name in ("push", "push-zone", "nofailsafe"))
     set_rule(step_module, "REWIND_WITH_COLLIDERS", name.endswith("-zone") or name == "nofailsafe")

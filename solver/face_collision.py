@@ -115,8 +115,8 @@ ZONE_ROUNDS = 4
 # Off: with that threshold not yet run on every kind and collider (round 28, fastquad_r28, docs/self-collision.md).
 ZONES_PUSHED_OUT = False
 # With a `carrier`, zones still crossed after all their rounds (their last placement untested) are not kept: every
-# vertex placed in the call goes back to its start from rest and the plain failsafe (no zones) takes over.
-ZONE_FALLBACK = True
+# vertex placed in the call goes back to its start from rest and the plain failsafe (no zones) takes over (never
+# fired on the curtains or crumples; forced, it ends the call with 0 pairs: round 28 (fastquad_r28)).
 _ZERO = np.zeros(3)
 
 
@@ -251,7 +251,7 @@ class FaceCollision:
         self.straying = 0  # substeps with more than 1 / calm_share of the vertices strayed since one with none
         self.rebuilds = 0
         self.undone = 0  # vertices `undo_crossings` sent back, in all
-        self.zone_pushes = self.zone_fallbacks = 0  # (`ZONES_PUSHED_OUT`: vertices pushed; `ZONE_FALLBACK`: calls)
+        self.zone_pushes = self.zone_fallbacks = 0  # (`ZONES_PUSHED_OUT`: vertices pushed; the fallback: calls)
         self.rounds_out = 0  # `undo_crossings` calls that ran out of rounds (their last placement untested)
         self.found_at: np.ndarray | None = None  # positions at the substep's candidate search
         self.triangle_grid, self.edge_grid, self.point_grid = TriangleGrid(), TriangleGrid(), TriangleGrid()
@@ -1191,7 +1191,7 @@ class FaceCollision:
             self.rounds_out += 1
             if before_out is not None:  # a push out not tested: back to the clean state before it
                 x[before_out[0]] = before_out[1]
-            elif carrier is not None and carried_by is not None and ZONE_FALLBACK:
+            elif carrier is not None and carried_by is not None:  # the fallback
                 self.zone_fallbacks += 1
                 x[back] = previous[back]
                 carried_by[back] = 0.0
