@@ -5,11 +5,11 @@ Usage: .venv/bin/python bench/impact_r28.py SCENE N FROM FRAMES [--variants=base
   e.g. bench/impact_r28.py drape-quad 128 11 2 --variants=base,both --rounds=2
 The scene runs FROM frames with the default rules, its state (the engine and its patches) is copied, and each
 variant runs FRAMES frames from that copy, interleaved by round. Variants set patch_pairs' switches:
-  base   NEAR_MIDDLES = False, NEAR_CHUNK = 0 (main's `_near`);  mid   NEAR_MIDDLES only;
-  chunk  NEAR_CHUNK = 8 only;  both  the two (the default).
-(NEAR_CHUNK also orders each segment's static rows nearest at rest first when the patches are built: the copy's
-patches were built with the default, so every variant here has them ordered; bench/selfcost_r26.py with --set runs
-whole scenes from rest, the build included.)
+  base   NEAR_MIDDLES = False, NEAR_CHUNK = 0 (main's `_near`);  mid   NEAR_MIDDLES only (the default);
+  chunk  NEAR_CHUNK = 8 only;  both  the two.
+--rebuild: each variant builds the patches again at the copy (the first frame pays the build): NEAR_CHUNK orders each
+segment's static rows nearest at rest first at the build, so without it the copy's rows (built with the default) are
+not ordered. bench/selfcost_r26.py with --set runs whole scenes from rest, the build included.
 Prints per frame CPU ms (time.process_time), `_near`'s ms and its due rows, then each variant's best ms/frame and
 the md5 of the positions (equal: the same candidates, the same positions).
 """
@@ -57,6 +57,8 @@ def _timed_near():
 def run(saved: bytes, variant: str, frames: int, params) -> tuple[float, str]:
     patch_pairs.NEAR_MIDDLES, patch_pairs.NEAR_CHUNK = SWITCHES[variant]
     model, colliders, state = pickle.loads(saved)
+    if "--rebuild" in ARGS:
+        state.scratch["self_collision"].patches = None
     total = 0.0
     for _ in range(frames):
         patches = state.scratch["self_collision"].patches
