@@ -7,6 +7,8 @@ The scene runs FROM frames with the default rules, its state (the engine and its
 variant runs FRAMES frames from that copy, interleaved by round. Variants set patch_pairs' switches:
   base   NEAR_MIDDLES = False, NEAR_CHUNK = 0 (main's `_near`);  mid   NEAR_MIDDLES only (the default);
   chunk  NEAR_CHUNK = 8 only;  both  the two.
+At round 28's merge NEAR_MIDDLES was folded (on) and NEAR_CHUNK deleted: on main only `mid` runs; check out
+68a0e7e for the A/B of all four.
 --rebuild: each variant builds the patches again at the copy (the first frame pays the build): NEAR_CHUNK orders each
 segment's static rows nearest at rest first at the build, so without it the copy's rows (built with the default) are
 not ordered. bench/selfcost_r26.py with --set runs whole scenes from rest, the build included.
@@ -55,7 +57,11 @@ def _timed_near():
 
 
 def run(saved: bytes, variant: str, frames: int, params) -> tuple[float, str]:
-    patch_pairs.NEAR_MIDDLES, patch_pairs.NEAR_CHUNK = SWITCHES[variant]
+    if not hasattr(patch_pairs, "NEAR_MIDDLES"):
+        if variant != "mid":
+            raise SystemExit(f"variant {variant}: the switches are gone from this tree; check out 68a0e7e")
+    else:
+        patch_pairs.NEAR_MIDDLES, patch_pairs.NEAR_CHUNK = SWITCHES[variant]
     model, colliders, state = pickle.loads(saved)
     if "--rebuild" in ARGS:
         state.scratch["self_collision"].patches = None

@@ -41,15 +41,6 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 # numbers (bit-identical drapes), ~3x quicker for the runs of ~4 members a patch holds. Runs wider than PADDED_MOST,
 # or padded to more than PADDED_SHARE times their values, keep the reduceat. (Its switch USE_RUNS folded in round 24.)
 PADDED_MOST = 16
-# `_near`'s due rows tested first by their primitives' boxes at the middles of the paths: those apart by their
-# listing limit's bound are no candidates and keep that separation as their clear (the path boxes' held the
-# substep's motion: at the 128² impact a row measured by them was due again the next substep). The same candidates.
-NEAR_MIDDLES = True
-# `_near`'s rows in chunks of this many (within a segment, the rows nearest at rest first), each with its smallest
-# clear: a due segment's rows are looked at only in its chunks that reach (0: every row of a due segment). The same
-# due rows, so the same numbers to the last bit (identity 27/27 with 8), but at the 128² impact a third of the due
-# segments' rows are due: `_near` −18 %, +3 %, −3 % at frames 12–14 (noise at load ~17). Off (round 28, impact_r28).
-NEAR_CHUNK = 0
 PADDED_SHARE = 2.5
 
 
@@ -282,23 +273,12 @@ class PatchPairs:
         # Static rows: (vertex, triangle) with the vertex's patch P and the triangle's Q, and (edge, edge), e < f.
         p, t, k = _product(self.vertex_group, self.triangle_group, self.pair_p, self.pair_q)
         keep = np.flatnonzero(keep_vt(p, t)) if len(p) else _EMPTY
-        p, t, k = p[keep], t[keep], k[keep]
-        if NEAR_CHUNK:  # (each segment's rows nearest at rest first: `_near`'s due rows bunch into few chunks)
-            centre = rest.take(triangles.take(t, axis=0), axis=0).mean(axis=1)
-            order = np.lexsort((((rest.take(p, axis=0) - centre) ** 2).sum(axis=1), k))
-            p, t, k = p.take(order), t.take(order), k.take(order)
-        self.vt_p, self.vt_t, self.vt_seg = p, t, k
+        self.vt_p, self.vt_t, self.vt_seg = p[keep], t[keep], k[keep]
         e, f, k = _product(self.edge_group, self.edge_group, self.pair_p, self.pair_q)
         lower = e < f
         e, f, k = e[lower], f[lower], k[lower]
         keep = np.flatnonzero(keep_ee(e, f)) if len(e) else _EMPTY
-        e, f, k = e[keep], f[keep], k[keep]
-        if NEAR_CHUNK:
-            middle = rest.take(edges.take(e, axis=0), axis=0).mean(axis=1)
-            middle -= rest.take(edges.take(f, axis=0), axis=0).mean(axis=1)
-            order = np.lexsort(((middle**2).sum(axis=1), k))
-            e, f, k = e.take(order), f.take(order), k.take(order)
-        self.ee_e, self.ee_f, self.ee_seg = e, f, k
+        self.ee_e, self.ee_f, self.ee_seg = e[keep], f[keep], k[keep]
         segments = len(self.pair_p)
         # Each segment's rows (first slot, count), by kind: what `_near` looks its due segments up in (was two
         # binary searches of the rows' segment ids each call).
@@ -341,8 +321,7 @@ class PatchPairs:
         self.patch_motion = np.zeros(count)  # each patch's largest member motion in the last full query's substep
         self.skin_pads: tuple | None = None  # (skin, each patch's largest pad) of a skin's full query (see find)
         self.gap = 0.0
-        self.chunks: dict = {}  # by kind, `_near`'s chunks of rows (`_chunked`)
-        self.seg_limit: np.ndarray | None = None  # each segment's bound on its rows' listing limits (NEAR_MIDDLES)
+        self.seg_limit: np.ndarray | None = None  # each segment's bound on its rows' listing limits (`_near`)
         self.middle_boxes: dict = {}  # each kind's boxes at the middle of the paths (`_middle_boxes`)
         self.middle_share: dict[str, float] = {}  # by kind: the share of far pairs they dropped, last time
         self.middle_skipped: dict[str, int] = {}  # by kind: full queries since the middles were last tried
@@ -498,10 +477,6 @@ class PatchPairs:
             self.ee_clear -= ee_bound[self.ee_seg]
             self.vt_least -= vt_bound
             self.ee_least -= ee_bound
-            for vertex_triangle, bound in ((True, vt_bound), (False, ee_bound)):
-                chunks = self.chunks.get(vertex_triangle)
-                if chunks is not None:
-                    np.subtract(chunks[5], bound.take(chunks[2]), out=chunks[5])
             self._reset(middle)
             vt_bound, ee_bound = np.zeros_like(vt_bound), np.zeros_like(ee_bound)
         self._set_boxes(low, high)
@@ -514,7 +489,7 @@ class PatchPairs:
         beyond = self._beyond_gap(self.pair_p, self.pair_q)
         half = gap + beyond
         vt_reach, ee_reach = half + vt_bound, half + ee_bound
-        self.seg_limit = self._reach(beyond) if NEAR_MIDDLES else None
+        self.seg_limit = self._reach(beyond)
         if self._fresh:
             self._fresh = False
             self.vt_clear = self._gaps("vertex", self.vt_p, "triangle", self.vt_t, gap)
@@ -523,7 +498,6 @@ class PatchPairs:
             self.ee_clear -= ee_bound[self.ee_seg]
             self.vt_least = _segment_min(self.vt_clear, self.vt_seg, len(self.pair_p))
             self.ee_least = _segment_min(self.ee_clear, self.ee_seg, len(self.pair_p))
-            self.chunks = {}  # (made again from the clears at the next `_near`)
         near_vt = self._near(vt_bound, vt_reach, measure_vt, True)
         near_ee = self._near(ee_bound, ee_reach, measure_ee, False)
         far_vt, far_ee = self._far(low, high, measure_vt, measure_ee)
@@ -702,36 +676,22 @@ class PatchPairs:
         segments = np.flatnonzero(least < reach)
         if len(segments) == 0:
             return _EMPTY, _EMPTY, np.zeros(0)
-        chunked = self._chunked(vertex_triangle, clear) if NEAR_CHUNK else None
-        if chunked is None:
-            begin, size = self.seg_rows[vertex_triangle]
-            begin, size = begin.take(segments), size.take(segments)
-            run = np.cumsum(size) - size  # each segment's first slot in `every` (each holds a row: its least is finite)
-            every = np.repeat(begin - run, size) + np.arange(int(size.sum()))
-            rows = every[clear.take(every) < np.repeat(reach.take(segments), size)]
-        else:
-            # The due segments' chunks whose least reaches, then their rows (the others' rows cannot be due).
-            seg_first, seg_count, _, chunk_first, chunk_size, chunk_least = chunked
-            ask = seg_count.take(segments)
-            ask_run = np.cumsum(ask) - ask
-            chunk = np.repeat(seg_first.take(segments) - ask_run, ask) + np.arange(int(ask.sum()))
-            chunk_reach = np.repeat(reach.take(segments), ask)
-            due_chunk = np.flatnonzero(chunk_least.take(chunk) < chunk_reach)
-            chunks, chunk_reach = chunk.take(due_chunk), chunk_reach.take(due_chunk)
-            size = chunk_size.take(chunks)
-            run = np.cumsum(size) - size
-            every = np.repeat(chunk_first.take(chunks) - run, size) + np.arange(int(size.sum()))
-            rows = every[clear.take(every) < np.repeat(chunk_reach, size)]
+        begin, size = self.seg_rows[vertex_triangle]
+        begin, size = begin.take(segments), size.take(segments)
+        run = np.cumsum(size) - size  # each segment's first slot in `every` (each holds a row: its least is finite)
+        every = np.repeat(begin - run, size) + np.arange(int(size.sum()))
+        rows = every[clear.take(every) < np.repeat(reach.take(segments), size)]
         self._due += len(rows)
         self.measured += len(rows)
         a, b = first_id.take(rows), second_id.take(rows)
         kinds = ("vertex", "triangle") if vertex_triangle else ("edge", "edge")
         row_seg = seg.take(rows)
         if self.seg_limit is not None:
-            # NEAR_MIDDLES: first the primitives' boxes at the middles (their distance there is at least those
+            # First the primitives' boxes at the middles (their distance there is at least those
             # boxes'): a row that far apart is no candidate (its listing limit is at most its segment's
             # `_reach`) and keeps that separation as its clear, a tighter bound than the path boxes' (which hold
-            # the substep's motion too), so it is not due again at once. The rest as below.
+            # the substep's motion too), so it is not due again at once. The rest as below. The same candidates;
+            # `_near` −30 % at the 128² impact frames (round 28, impact_r28; 68a0e7e has the switch NEAR_MIDDLES).
             apart_mid = self._middle_apart(kinds[0], a, kinds[1], b)
             far = apart_mid >= self.seg_limit.take(row_seg)
             away = np.flatnonzero(far)
@@ -748,31 +708,9 @@ class PatchPairs:
         second = (self.triangles if vertex_triangle else self.edges).take(b_touch, axis=0)
         distance, limit = measure(first, second)
         clear[rows.take(touch)] = distance - row_bound.take(touch)
-        if chunked is None:
-            least[segments] = np.minimum.reduceat(clear.take(every), run)
-        else:
-            if len(chunks):
-                chunk_least[chunks] = np.minimum.reduceat(clear.take(every), run)
-            least[segments] = np.minimum.reduceat(chunk_least.take(chunk), ask_run)
+        least[segments] = np.minimum.reduceat(clear.take(every), run)
         hit = np.flatnonzero(distance < limit)
         return a_touch.take(hit), b_touch.take(hit), distance.take(hit)
-
-    def _chunked(self, vertex_triangle: bool, clear: np.ndarray) -> tuple | None:
-        """The kind's chunks of NEAR_CHUNK rows, none across a segment's end: (each segment's first chunk, its
-        chunks, each chunk's segment, its first row, its rows, its smallest clear), made at the first call (the
-        least from the clears then) and kept (`find` lowers the least, in place, with the clears at a new origin)."""
-        found = self.chunks.get(vertex_triangle)
-        if found is None:
-            begin, size = self.seg_rows[vertex_triangle]
-            count = (size + (NEAR_CHUNK - 1)) // NEAR_CHUNK
-            seg_first = np.cumsum(count) - count
-            segment = np.repeat(np.arange(len(size)), count)
-            within = np.arange(int(count.sum())) - np.repeat(seg_first, count)
-            first = begin.take(segment) + within * NEAR_CHUNK
-            rows = np.minimum(size.take(segment) - within * NEAR_CHUNK, NEAR_CHUNK)
-            least = np.minimum.reduceat(clear, first) if len(first) else np.zeros(0)
-            found = self.chunks[vertex_triangle] = (seg_first, count, segment, first, rows, least)
-        return found
 
     def _middle_apart(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray) -> np.ndarray:
         """The distances between the primitives' boxes at the middle of the paths (`_middle_boxes`), a lower
