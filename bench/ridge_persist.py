@@ -1,16 +1,19 @@
-"""Round 28 (persist_r28b): the two ridge in-cone rules (`edge_rims.RIM_OUT_IN_CONE`, `edge_contacts.RIDGE_PUSH_IN_CONE`,
-both switched on here) and how long the cloth edges they act on have been through the collider's ridges, on
+"""Round 28 (persist_r28b): the two ridge in-cone rules (`edge_rims.RIM_OUT_IN_CONE`,
+`edge_contacts.RIDGE_PUSH_IN_CONE`, both switched on here) and how long the cloth edges they act on have been
+through the collider (`edge_rims._FRESH_BY`), on
 
 - `apex`: tests/test_mesh_collider_inside.py's ball appearing round the quad curtain (APEX_CORNERS on), the nine
   placements: vertices inside, the curtain's |y| at frame 8 and their median (< 0.3 asked);
 - `kinds SCENE:KIND ...`: bench/rim_turn_kinds.py's drops (ball / torus x tri quad jit fan hole), 24 frames.
 
-With `--fresh`, `edge_rims.CONE_FRESH_ONLY` on (the rules act only on cloth edges not through at the previous
-substep). Always printed: for the pairs each rule acts on (through rule "rim": through pairs on a ridge under 90
-degrees; start's-side rule "cone": pairs whose push it turned), the substeps in a row their cloth edge was through
-the collider's ridges before this substep (0: newly through / not through).
+With `--fresh`, `edge_rims.CONE_FRESH_ONLY` on (the rules act only on cloth edges not cut through the mesh lately;
+`--by`, `--memory`, `--k`: its private knobs, defaults the switch's). Always printed: for the pairs each rule acts
+on (through rule "rim": through pairs on a ridge under 90 degrees; start's-side rule "cone": pairs whose push it
+turned), the substeps in a row their cloth edge was through the collider before this substep (0: not at the
+previous one).
 
-    .venv/bin/python bench/ridge_persist.py apex [--fresh] [--placements 3] [--by start|ridges|midpoint] [--k 1] [--memory 10]
+    .venv/bin/python bench/ridge_persist.py apex [--fresh] [--placements 3] [--by start|ridges|midpoint]
+        [--k 1] [--memory 10]
     .venv/bin/python bench/ridge_persist.py kinds ball:fan torus:fan ... [--fresh]
 """
 

@@ -35,11 +35,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import edge_rims
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
 from .edge_list import squared_stray
-from . import edge_rims
 from .edge_rims import COS_CONE_LEAST, low_rims_left, rim_support, side_rims_from_start, through_faces
 from .edge_schedule import _below_a_tip, _split, _turning, _up, travelling
 from .inside_recovery import _bins_of, inside_closed
@@ -330,7 +330,8 @@ def collide_edges(
             mark = through
         collider.mesh._cone_through[4].append(keys.compress(mark))
         if _CONE_LOG is not None and len(rim) and not sharp.open:
-            acting = through.take(rim) & (dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)) > COS_CONE_LEAST)
+            turn = dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1))
+            acting = through.take(rim) & (turn > COS_CONE_LEAST)
             _CONE_LOG.setdefault("rim", []).append(streaks.take(rim).compress(acting))
     close = (dist1 < travel) | through
     if not close.any():
@@ -346,7 +347,7 @@ def collide_edges(
         normal = np.where(through, out, normal)
     if RIDGE_PUSH_IN_CONE and collider.mesh.outward and not collider.deforming:
         turned = _in_cone(sharp, s, normal, through if fresh is None else through | ~fresh)
-        if _CONE_LOG is not None:
+        if _CONE_LOG is not None and streaks is not None:
             changed = np.abs(turned - normal).sum(axis=0) > 0.0
             _CONE_LOG.setdefault("cone", []).append(streaks.compress(changed))
         normal = turned

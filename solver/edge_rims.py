@@ -50,15 +50,16 @@ _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than 
 # degrees (a box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept.
 RIM_OUT_IN_CONE = False
 COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
-# CONE_FRESH_ONLY (persist_r28b, off; only with the in-cone rules above / edge_contacts.RIDGE_PUSH_IN_CONE): the
-# in-cone rules turn only a cloth edge that was not through any of the collider's ridges at the previous substep
-# (newly through); one through there already (a curtain cut through a ball that appeared round it) keeps main's
-# pushes. State on the collider (`edge_contacts._fresh_pairs`); docs/design.md, round 28 (persist_r28b).
+# CONE_FRESH_ONLY (persist_r28b, off; only with RIM_OUT_IN_CONE / edge_contacts.RIDGE_PUSH_IN_CONE on): the in-cone
+# rules turn only a cloth edge not cut through the closed mesh lately: its middle outside the mesh at the substep's
+# start, and at the ends of the last _FRESH_MEMORY substeps; the others (a curtain a ball appeared round) keep main's
+# pushes. State on the collider's mesh (`edge_contacts._through_before`); docs/design.md, round 28 (persist_r28b):
+# the appearing-ball curtain passes (median 0.149 m), ball / torus stretch as the ungated rules', needles still fail.
 CONE_FRESH_ONLY = False
-_FRESH_BY = "start"  # (what "through" is: "ridges", the edge pass's through pairs; "midpoint": the cloth edge's
-# middle inside the closed mesh at the substep's end)
-_FRESH_SUBSTEPS = 1  # (the rules act on a cloth edge through fewer substeps in a row than this before this one)
-_FRESH_MEMORY = 10  # (> 0: instead, on one not through at any of the last this many substeps)
+_FRESH_BY = "start"  # (what "cut through" is: "start" as above; "midpoint": the middle inside at the previous
+# substeps' ends only; "ridges": the edge pass's through pairs at the previous substeps)
+_FRESH_SUBSTEPS = 1  # (without a memory: the rules act on one through fewer substeps in a row than this before)
+_FRESH_MEMORY = 10  # (> 0: on one through at none of the last this many substeps)
 
 
 def low_rims_left(sharp, through, rim, at, out, up) -> None:
