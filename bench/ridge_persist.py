@@ -13,7 +13,7 @@ turned), the substeps in a row their cloth edge was through the collider before 
 previous one).
 
     .venv/bin/python bench/ridge_persist.py apex [--fresh] [--placements 3] [--by start|ridges|midpoint]
-        [--k 1] [--memory 10]
+        [--k 1] [--memory 10] [--off-thin]
     .venv/bin/python bench/ridge_persist.py kinds ball:fan torus:fan ... [--fresh]
 """
 
@@ -50,6 +50,7 @@ def main() -> None:
     ap.add_argument("scenes", nargs="*", default=[])
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("--off", action="store_true", help="both rules off (main)")
+    ap.add_argument("--off-thin", action="store_true", help="edge_contacts._CONE_OFF_THIN")
     ap.add_argument("--placements", type=int, default=9)
     ap.add_argument("--by", default="start", choices=["ridges", "midpoint", "start"], help="edge_rims._FRESH_BY")
     ap.add_argument("--memory", type=int, default=10, help="edge_rims._FRESH_MEMORY")
@@ -58,6 +59,7 @@ def main() -> None:
     edge_rims.RIM_OUT_IN_CONE = not a.off
     edge_contacts.RIDGE_PUSH_IN_CONE = not a.off
     edge_rims.CONE_FRESH_ONLY = a.fresh
+    edge_contacts._CONE_OFF_THIN = a.off_thin
     edge_rims._FRESH_BY, edge_rims._FRESH_SUBSTEPS, edge_rims._FRESH_MEMORY = a.by, a.k, a.memory
     edge_contacts._CONE_LOG = {}
     if a.what == "apex":

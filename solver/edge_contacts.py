@@ -109,6 +109,7 @@ RIDGE_PUSH_IN_CONE = False
 # (persist_r28b's measure: None, or a dict "rim" / "cone" -> list of arrays: for each pair the in-cone rules act on,
 # how many substeps in a row before this one its cloth edge was through the collider's ridges; bench/ridge_persist.py)
 _CONE_LOG: dict | None = None
+_CONE_OFF_THIN = False  # (persist_r28b's probe, off: RIDGE_PUSH_IN_CONE not on a thin feature's edges (needles, rods))
 
 
 def collide_cloth_edges(
@@ -507,6 +508,8 @@ def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
     points past a face's plane: beyond the face whose `into` it leans along (a cloth edge that slid across the
     ridge's line over the surface is on the surface, not beside a wall)."""
     convex = sharp.rim.take(s) & ~sharp.open_rims.take(s) & ~through
+    if _CONE_OFF_THIN and sharp.any_thin:  # (persist_r28b's probe: a thin feature's edges keep main's push)
+        convex &= ~sharp.thin.take(s)
     k = convex.nonzero()[0]
     if len(k) == 0:
         return normal
