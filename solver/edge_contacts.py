@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import edge_rims
 from .contact import add_averaged, combined_friction, vertex_places
 from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
@@ -105,6 +106,10 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
 # a fast swinging border does round a UV ball's 11.25 degree ridges) goes along that face's normal instead
 # (`_in_cone`; docs/design.md, round 27). Main's: the start's side, whatever it is (a zero-thickness wall's rule).
 RIDGE_PUSH_IN_CONE = False
+# (persist_r28b's measure: None, or a dict "rim" / "cone" -> list of arrays: for each pair the in-cone rules act on,
+# how many substeps in a row before this one its cloth edge was through the collider's ridges; bench/ridge_persist.py)
+_CONE_LOG: dict | None = None
+_CONE_OFF_THIN = False  # (persist_r28b's probe, off: RIDGE_PUSH_IN_CONE not on a thin feature's edges (needles, rods))
 
 
 def collide_cloth_edges(
@@ -277,6 +282,17 @@ def collide_edges(
     # under a drape), which the side it started on pushes out with the edge's motion; out across the edge
     # it yanked the sides' cloth up over the rim and flung it (docs/design.md, "Issue 11, round 10 (fling12)").
     through = np.zeros(len(s), dtype=bool)
+    streaks = fresh = None  # (CONE_FRESH_ONLY: each pair's cloth edge's substeps through before this one)
+    if (edge_rims.CONE_FRESH_ONLY or _CONE_LOG is not None) and collider.mesh.outward and not collider.deforming:
+        keys = i.astype(np.int64) * len(x) + j
+        streaks, age = _through_before(collider, keys, t0)
+        if edge_rims.CONE_FRESH_ONLY:
+            fresh = streaks < edge_rims._FRESH_SUBSTEPS
+            if edge_rims._FRESH_MEMORY:  # (through at any of the last _FRESH_MEMORY substeps: not fresh)
+                fresh = age > edge_rims._FRESH_MEMORY
+            if edge_rims._FRESH_BY == "start":  # (and the cloth edge's middle inside at the substep's start: not fresh)
+                mesh = collider.mesh
+                fresh &= ~inside_closed((start[0] + start[1]) * 0.5, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
     rim = sharp.rim.take(s) & (dist1 < 0.5 * longest)
     if collider.deforming:
         rim &= _one_face(sharp, s)
@@ -289,7 +305,8 @@ def collide_edges(
             corners = (a1.take(at, axis=1), b1.take(at, axis=1), c1.take(at, axis=1))
             through[rim] = segment_crossings(*ends_at, *corners)[0]
         else:
-            through[rim], out_rim = through_faces(sharp, at, *ends_at)
+            cone = None if fresh is None else fresh.take(rim)
+            through[rim], out_rim = through_faces(sharp, at, *ends_at, cone=cone)
             out = np.zeros((3, len(s)))
             out[:, rim] = out_rim
             # A thin feature's edge (a rod's, a needle's) keeps the first triangle's catch: both faces'
@@ -305,6 +322,18 @@ def collide_edges(
                 up_own = up if pose1 is None else up @ pose1[0]
                 low_rims_left(sharp, through, rim, at, out, up_own)
                 side_rims_from_start(sharp, through, rim, at, out, up_own, start, end, gap)
+    if streaks is not None:
+        if edge_rims._FRESH_BY != "ridges":
+            mesh = collider.mesh
+            middle = (end[0] + end[1]) * 0.5
+            mark = inside_closed(middle, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
+        else:
+            mark = through
+        collider.mesh._cone_through[4].append(keys.compress(mark))
+        if _CONE_LOG is not None and len(rim) and not sharp.open:
+            turn = dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1))
+            acting = through.take(rim) & (turn > COS_CONE_LEAST)
+            _CONE_LOG.setdefault("rim", []).append(streaks.take(rim).compress(acting))
     close = (dist1 < travel) | through
     if not close.any():
         return None
@@ -318,7 +347,11 @@ def collide_edges(
             out = -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1))
         normal = np.where(through, out, normal)
     if RIDGE_PUSH_IN_CONE and collider.mesh.outward and not collider.deforming:
-        normal = _in_cone(sharp, s, normal, through)
+        turned = _in_cone(sharp, s, normal, through if fresh is None else through | ~fresh)
+        if _CONE_LOG is not None and streaks is not None:
+            changed = np.abs(turned - normal).sum(axis=0) > 0.0
+            _CONE_LOG.setdefault("cone", []).append(streaks.compress(changed))
+        normal = turned
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
     in_wedge = sharp.in_wedge(normal, s)
@@ -430,12 +463,53 @@ def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndar
     return found
 
 
+def _through_before(collider, keys, t0):
+    """CONE_FRESH_ONLY: for each cloth edge `keys` (first vertex x N + second), (streak, age): how many substeps in a
+    row before this one (from t0) it was through the collider (edge_rims._FRESH_BY; 0: not at the previous substep),
+    and how many substeps ago it last was (a large number: never). The state is the collider's mesh's (a collider is
+    built anew each frame): [t0, substep count, (keys, streaks) of the previous substep, (keys, last substep) of every
+    cloth edge through so far, this substep's through keys so far]; a new t0 rolls it."""
+    state = getattr(collider.mesh, "_cone_through", None)
+    if state is None:
+        empty = np.zeros(0, dtype=np.int64)
+        state = collider.mesh._cone_through = [t0, 0, (empty, empty), (empty, empty), []]
+    elif state[0] != t0:
+        now = np.unique(np.concatenate(state[4])) if state[4] else np.zeros(0, dtype=np.int64)
+        streak = np.ones(len(now), dtype=np.int64)
+        old, old_streak = state[2]
+        if len(old) and len(now):
+            at = np.minimum(np.searchsorted(old, now), len(old) - 1)
+            again = old.take(at) == now
+            streak[again] += old_streak.take(at.compress(again))
+        marked, last = state[3]
+        merged = np.concatenate([now, marked])
+        when = np.concatenate([np.full(len(now), state[1], dtype=np.int64), last])
+        merged, first = np.unique(merged, return_index=True)  # (now's first: its substep wins)
+        when = when.take(first)
+        if edge_rims._FRESH_MEMORY:  # (forget those through longer ago than it)
+            kept = (state[1] - when < edge_rims._FRESH_MEMORY).nonzero()[0]
+            merged, when = merged.take(kept), when.take(kept)
+        state[:] = [t0, state[1] + 1, (now, streak), (merged, when), []]
+    before, streak = state[2]
+    marked, last = state[3]
+    out = []
+    for table, value, missing in ((before, streak, 0), (marked, state[1] - last, 1 << 40)):
+        if len(table) == 0:
+            out.append(np.full(len(keys), missing, dtype=np.int64))
+            continue
+        at = np.minimum(np.searchsorted(table, keys), len(table) - 1)
+        out.append(np.where(table.take(at) == keys, value.take(at), missing))
+    return out[0], out[1]
+
+
 def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
     """RIDGE_PUSH_IN_CONE: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
     through a face, turned to the nearer side of the edge's outward cone (between its faces' outward normals) where it
     points past a face's plane: beyond the face whose `into` it leans along (a cloth edge that slid across the
     ridge's line over the surface is on the surface, not beside a wall)."""
     convex = sharp.rim.take(s) & ~sharp.open_rims.take(s) & ~through
+    if _CONE_OFF_THIN and sharp.any_thin:  # (persist_r28b's probe: a thin feature's edges keep main's push)
+        convex &= ~sharp.thin.take(s)
     k = convex.nonzero()[0]
     if len(k) == 0:
         return normal

@@ -50,6 +50,16 @@ _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than 
 # degrees (a box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept.
 RIM_OUT_IN_CONE = False
 COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
+# CONE_FRESH_ONLY (persist_r28b, off; only with RIM_OUT_IN_CONE / edge_contacts.RIDGE_PUSH_IN_CONE on): the in-cone
+# rules turn only a cloth edge not cut through the closed mesh lately: its middle outside the mesh at the substep's
+# start, and at the ends of the last _FRESH_MEMORY substeps; the others (a curtain a ball appeared round) keep main's
+# pushes. State on the collider's mesh (`edge_contacts._through_before`); docs/design.md, round 28 (persist_r28b):
+# the appearing-ball curtain passes (median 0.149 m), ball / torus stretch as the ungated rules', needles still fail.
+CONE_FRESH_ONLY = False
+_FRESH_BY = "start"  # (what "cut through" is: "start" as above; "midpoint": the middle inside at the previous
+# substeps' ends only; "ridges": the edge pass's through pairs at the previous substeps)
+_FRESH_SUBSTEPS = 1  # (without a memory: the rules act on one through fewer substeps in a row than this before)
+_FRESH_MEMORY = 10  # (> 0: on one through at none of the last this many substeps)
 
 
 def low_rims_left(sharp, through, rim, at, out, up) -> None:
@@ -149,10 +159,11 @@ def _face_table(sharp):
     return sharp._faces
 
 
-def through_faces(sharp, at, first, second):
+def through_faces(sharp, at, first, second, cone=None):
     """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
     triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
-    crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first."""
+    crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first.
+    cone: None, or which pairs RIM_OUT_IN_CONE may turn ((C,) bool; CONE_FRESH_ONLY)."""
     lengths, sizes = _face_table(sharp)
     a = sharp.a.take(at, axis=1)
     along = sharp.along.take(at, axis=1)
@@ -179,6 +190,8 @@ def through_faces(sharp, at, first, second):
     shallow = None
     if RIM_OUT_IN_CONE:  # (a closed mesh's ridge turning under 90 degrees: out along the other face's normal)
         shallow = dot(face_n, other_n) > COS_CONE_LEAST
+        if cone is not None:
+            shallow &= cone
     for (height_p, height_q), into, (width, corner_along), exits_other, beyond_n in faces:
         hp, hq = height_p, height_q
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)
