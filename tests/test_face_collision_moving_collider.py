@@ -53,9 +53,9 @@ def pose(frame: int, key: int = KEY) -> np.ndarray:
     return m
 
 
-@pytest.mark.parametrize("kind", ["tri", "quad"])
-def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, monkeypatch, frames=12):
-    # Inside the box is checked after every substep's failsafe (its last pass), not only at frame ends.
+def _recorded_curtain(monkeypatch, kind: str):
+    """The 16² curtain in the XZ plane (0.6-1.6 m up, top row pinned) with face self-collision, and the list that
+    gets the positions after every substep's failsafe (its last pass): (model, params, state, edges, rest, after)."""
     after = []
     undo = face_collision.FaceCollision.undo_crossings
 
@@ -67,14 +67,20 @@ def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, monkeypatch, 
     monkeypatch.setattr(face_collision.FaceCollision, "undo_crossings", counted)
     v, f = solver.grid(16, 16, size=1.0)
     f = meshes.triangulated(f) if kind == "tri" else f
-    v = np.asarray(v, float)[:, [0, 2, 1]] + [0.0, 0.0, 1.1]  # the XZ plane, 0.6-1.6 m up
+    v = np.asarray(v, float)[:, [0, 2, 1]] + [0.0, 0.0, 1.1]
     model = solver.build_model(v, f, pin_weight=np.isclose(v[:, 2], v[:, 2].max()).astype(float))
     values = settings.cloth_values({"self_collision": True, "bend_stiffness": 0.05})
     params = settings.params_from(values, frame_time=1 / 24, mean_edge=model.mean_edge_length)
     assert params.self_collision and params.self_collision_faces
-    state = model.initial_state()
     edges = model.cloth_edges[0]
     rest = np.linalg.norm(v[edges[:, 0]] - v[edges[:, 1]], axis=1)
+    return model, params, model.initial_state(), edges, rest, after
+
+
+@pytest.mark.parametrize("kind", ["tri", "quad"])
+def test_a_box_sweeping_a_curtain_leaves_no_vertex_inside_it(kind, monkeypatch, frames=12):
+    # Inside the box is checked after every substep's failsafe (its last pass), not only at frame ends.
+    model, params, state, edges, rest, after = _recorded_curtain(monkeypatch, kind)
     mesh = cube()
     for frame in range(1, frames + 1):
         box = solver.MeshCollider(mesh, pose=pose(frame + 1), pose_start=pose(frame))
@@ -101,23 +107,7 @@ def test_a_fast_box_leaves_no_vertex_of_the_quad_curtain_inside_it(monkeypatch, 
     # it). The bottom row then stays under the box while the row above rides over its top (an edge across the box,
     # stretch ~5 at frames 5-6) until the box stops at frame 6.
     monkeypatch.setattr(face_collision, "ZONES_PUSHED_OUT", True)
-    after = []
-    undo = face_collision.FaceCollision.undo_crossings
-
-    def counted(self, x, *args, **kwargs):
-        sent = undo(self, x, *args, **kwargs)
-        after.append(x.copy())
-        return sent
-
-    monkeypatch.setattr(face_collision.FaceCollision, "undo_crossings", counted)
-    v, f = solver.grid(16, 16, size=1.0)
-    v = np.asarray(v, float)[:, [0, 2, 1]] + [0.0, 0.0, 1.1]
-    model = solver.build_model(v, f, pin_weight=np.isclose(v[:, 2], v[:, 2].max()).astype(float))
-    values = settings.cloth_values({"self_collision": True, "bend_stiffness": 0.05})
-    params = settings.params_from(values, frame_time=1 / 24, mean_edge=model.mean_edge_length)
-    state = model.initial_state()
-    edges = model.cloth_edges[0]
-    rest = np.linalg.norm(v[edges[:, 0]] - v[edges[:, 1]], axis=1)
+    model, params, state, edges, rest, after = _recorded_curtain(monkeypatch, "quad")
     mesh = cube()
     for frame in range(1, frames + 1):
         box = solver.MeshCollider(mesh, pose=pose(frame + 1, 6), pose_start=pose(frame, 6))
