@@ -249,8 +249,11 @@ def pillow_key():
     go(s, c, [p], "pillow_key", rest)
 
 
-def walker(cape=False, band=1e-4):
-    """The walking body (and a shawl, or a cape whose vertices within `band` of its top are pinned)."""
+def walker(cape=False, band=1e-4, weights="auto"):
+    """The walking body (and a shawl, or a cape whose vertices within `band` of its top are pinned). weights: "auto"
+    (Ctrl+P > With Automatic Weights; its bone-heat weights differ from run to run, so does the body's motion and
+    every cloth on it: round 29, probes_r29) or "height" (Chest's weight ramps 0 -> 1 over z 0.45-0.75 m, Hips' the
+    rest: the same every run)."""
     s = R.scene()
     R.floor()
     bpy.ops.mesh.primitive_uv_sphere_add(radius=0.18, segments=24, ring_count=16, location=(0, 0, 0))
@@ -277,7 +280,12 @@ def walker(cape=False, band=1e-4):
     b2.use_connect = True
     bpy.ops.object.mode_set(mode="OBJECT")
     A.activate(ao, body)
-    bpy.ops.object.parent_set(type="ARMATURE_AUTO")
+    bpy.ops.object.parent_set(type="ARMATURE_AUTO" if weights == "auto" else "ARMATURE_NAME")
+    if weights == "height":
+        for v in body.data.vertices:
+            up = min(1.0, max(0.0, (v.co.z - 0.45) / 0.3))
+            body.vertex_groups["Chest"].add([v.index], up, "REPLACE")
+            body.vertex_groups["Hips"].add([v.index], 1.0 - up, "REPLACE")
     hips, chest = ao.pose.bones["Hips"], ao.pose.bones["Chest"]
     chest.rotation_mode = "XYZ"
     for f in range(1, FRAMES + 1, 3):

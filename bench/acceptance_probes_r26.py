@@ -199,8 +199,14 @@ def tilted():
 
 
 def cape():
-    """r24's walker(cape=True) with the pinned band PIN_BAND (the fan disc's top is a single vertex)."""
-    P24.walker(cape=True, band=float(os.environ.get("PIN_BAND", "0.04" if KIND == "fan" else "0.0001")))
+    """r24's walker(cape=True) with the pinned band PIN_BAND (the fan disc's top is a single vertex). CAPE_WEIGHTS=auto:
+    the body's bone-heat weights as before round 29 (they differ from run to run: so did the cape's numbers); the
+    default "height" sets them by height, the same every run."""
+    P24.walker(
+        cape=True,
+        band=float(os.environ.get("PIN_BAND", "0.04" if KIND == "fan" else "0.0001")),
+        weights=os.environ.get("CAPE_WEIGHTS", "height"),
+    )
 
 
 CASES = dict(box=box, table=table, ball=ball, torus=torus, tilted=tilted, cape=cape, table_slide=P24.table_slide)
