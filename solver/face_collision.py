@@ -1142,14 +1142,8 @@ class FaceCollision:
                     changed = np.zeros(len(x), dtype=bool)
                     changed[moved] = True
                     vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
-                    near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
-                    self.near.due(previous, x)
-                    due_vt, due_ee = self._near_due()
-                    near_vt, near_vt0, near_vt_rows = _newly_due(
-                        previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
-                    )
-                    near_ee, near_ee0, near_ee_rows = _newly_due(
-                        previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+                    near_vt, near_vt0, near_vt_rows, near_ee, near_ee0, near_ee_rows = self._near_again(
+                        previous, x, changed, near_vt, near_vt0, near_ee, near_ee0, taken_vt, taken_ee
                     )
                     continue
                 before_out = None
@@ -1174,18 +1168,8 @@ class FaceCollision:
             # Only pairs with a vertex just sent back (or pushed off the plane) can have changed.
             changed = back | pushed
             vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
-            near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
-            # The near rows' bounds took each vertex and edge where `due` saw them, at the substep's ends: a
-            # vertex sent back without its neighbour makes an edge (start to end) `due` never saw, and a row
-            # not due may now have met (the fan drape: a 3 mm ring edge shortened by a half, a sliver through
-            # its neighbour's). The paths to the new ends are bounded again; rows due only now are tested too.
-            self.near.due(previous, x)
-            due_vt, due_ee = self._near_due()
-            near_vt, near_vt0, near_vt_rows = _newly_due(
-                previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
-            )
-            near_ee, near_ee0, near_ee_rows = _newly_due(
-                previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+            near_vt, near_vt0, near_vt_rows, near_ee, near_ee0, near_ee_rows = self._near_again(
+                previous, x, changed, near_vt, near_vt0, near_ee, near_ee0, taken_vt, taken_ee
             )
         else:  # (no round left: the last placement is untested)
             self.rounds_out += 1
@@ -1207,6 +1191,24 @@ class FaceCollision:
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
+
+    def _near_again(self, previous, x, changed, near_vt, near_vt0, near_ee, near_ee0, taken_vt, taken_ee):
+        """(`undo_crossings`) Its near rows after the `changed` vertices moved (sent back, pushed): of each kind
+        (vertex–triangle, edge–edge) the rows, their start sides and the indices to test again — those with a
+        changed vertex, and the rows due only now, appended (`_newly_due`). The near rows' bounds took each vertex
+        and edge where `due` saw them, at the substep's ends: a vertex moved without its neighbour makes an edge
+        (start to end) `due` never saw, and a row not due may now have met (the fan drape: a 3 mm ring edge
+        shortened by a half, a sliver through its neighbour's). So the paths to the new ends are bounded again."""
+        near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
+        self.near.due(previous, x)
+        due_vt, due_ee = self._near_due()
+        near_vt, near_vt0, near_vt_rows = _newly_due(
+            previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
+        )
+        near_ee, near_ee0, near_ee_rows = _newly_due(
+            previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+        )
+        return near_vt, near_vt0, near_vt_rows, near_ee, near_ee0, near_ee_rows
 
     def _zones_pushed_out(self, x, previous, placed, carrier):
         """(`ZONES_PUSHED_OUT`) The `placed` vertices out of the moving colliders along their paths from `previous`,
