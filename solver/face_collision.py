@@ -112,7 +112,11 @@ ZONE_ROUNDS = 4
 # bottom, inside for part of frames 4-5), which no later pass sees (its start is then inside at both ends).
 # Only pushes longer than the thickness (pushing every placement within the gap too made the fan disc on the moving
 # sphere worse: 514 pushes, 4 vertices inside at frame 9 against main's 1 at frame 7, stretch 5.82 against 2.23).
-# Off: with that threshold not yet run on every kind and collider (round 28, fastquad_r28, docs/self-collision.md).
+# Off: it pushes only on the quad curtain whose hem is flush with the fast box's bottom face (17 pushes; every other
+# kind and collider, and that box 1-20 mm higher or lower: none, main's positions), and there the hem, kept out,
+# stays under the box while the row above rides its front face and top: 5.2x stretch over frames 5-6, where main
+# lets the hem tunnel up through the box (1.2x); the edges across the box are the collider passes' (round 29,
+# zonepush_r29, docs/self-collision.md; round 28, fastquad_r28).
 ZONES_PUSHED_OUT = False
 # With a `carrier`, zones still crossed after all their rounds (their last placement untested) are not kept: every
 # vertex placed in the call goes back to its start from rest and the plain failsafe (no zones) takes over (never
