@@ -118,6 +118,7 @@ ZONE_ROUNDS = 4
 # lets the hem tunnel up through the box (1.2x); the edges across the box are the collider passes' (round 29,
 # zonepush_r29, docs/self-collision.md; round 28, fastquad_r28).
 ZONES_PUSHED_OUT = False
+_ZONE_PUSHES = 2  # (`ZONES_PUSHED_OUT`: pushes a call)
 # With a `carrier`, zones still crossed after all their rounds (their last placement untested) are not kept: every
 # vertex placed in the call goes back to its start from rest and the plain failsafe (no zones) takes over (never
 # fired on the curtains or crumples; forced, it ends the call with 0 pairs: round 28 (fastquad_r28)).
@@ -1096,7 +1097,7 @@ class FaceCollision:
         plain_rounds = rounds
         if carrier is not None:  # a zone grows by about a ring of rows a round (its placement meets its neighbours)
             rounds *= ZONE_ROUNDS
-        outs_left = 2 if carrier is not None and ZONES_PUSHED_OUT else 0
+        outs_left = _ZONE_PUSHES if carrier is not None and ZONES_PUSHED_OUT else 0
         before_out = None  # (the clean state a push out left, while its rows are not yet tested)
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
