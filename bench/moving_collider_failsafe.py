@@ -25,6 +25,10 @@ itself in its plane, which the exact test does not see, coplanar contacts not co
 round 28 (fastquad_r28): the zone pushes (face_collision.ZONES_PUSHED_OUT: vertices put out of the collider) and
 fallbacks (calls), and the most intersecting face pairs right after a failsafe call that did either.
 Variant r27 (or r27push-zone): round 27's zones, both off.
+Round 29 (zonepush_r29): --dz METRES raises the collider's path (default 0: the box's bottom face at z 0.6, flush
+with the curtain's hem, the case where the quad's hem goes under the fast box); "through" counts cloth edges through
+the collider at frame ends (a point at 1/4, 1/2 or 3/4 of the edge more than 1 mm inside): frame:count; "stretch over
+1.5": frame:stretch for the frames over 1.5.
 """
 
 import importlib
@@ -43,6 +47,7 @@ step_module = importlib.import_module("solver.step")  # (solver.step is the func
 
 HALF = 0.15
 FRAMES = 24
+DZ = 0.0  # (--dz) how far the collider's path is raised
 
 
 def box_mesh(h=HALF):
@@ -78,7 +83,7 @@ def collider_at(which, fr, mesh):
     key = 6 if which == "fast" else 16
 
     def place(f):
-        c = np.array([-0.8 + 1.15 * ease((f - 1) / (key - 1)), 0.0, 0.75])
+        c = np.array([-0.8 + 1.15 * ease((f - 1) / (key - 1)), 0.0, 0.75 + DZ])
         a = 0.5 * np.pi * ease((f - 1) / (key - 1)) if which == "turning" else 0.0
         r = np.array([[np.cos(a), 0, np.sin(a)], [0, 1, 0], [-np.sin(a), 0, np.cos(a)]])
         return c, r
@@ -100,6 +105,26 @@ def inside(which, x, c, r):
     if which == "sphere":
         return int((np.linalg.norm(x - c, axis=1) < HALF - 1e-3).sum())
     return int((np.abs(local) < HALF - 1e-3).all(axis=1).sum())
+
+
+def through_edges(x, r, c, edges):
+    """(k, 2) the cloth edges with a point at 1/4, 1/2 or 3/4 more than 1 mm inside the box at (r, c)."""
+    hit = np.zeros(len(edges), dtype=bool)
+    for f in (0.25, 0.5, 0.75):
+        hit |= (np.abs((x[edges[:, 0]] * (1 - f) + x[edges[:, 1]] * f - c) @ r) < HALF - 1e-3).all(axis=1)
+    return edges[hit]
+
+
+def through(which, x, c, r, edges):
+    """Cloth edges with a point at 1/4, 1/2 or 3/4 more than 1 mm inside the collider (both ends may be outside)."""
+    hit = np.zeros(len(edges), dtype=bool)
+    for f in (0.25, 0.5, 0.75):
+        p = x[edges[:, 0]] * (1 - f) + x[edges[:, 1]] * f
+        if which == "sphere":
+            hit |= np.linalg.norm(p - c, axis=1) < HALF - 1e-3
+        else:
+            hit |= (np.abs((p - c) @ r) < HALF - 1e-3).all(axis=1)
+    return int(hit.sum())
 
 
 def run(kind, which, n=16, frames=FRAMES):
@@ -133,8 +158,9 @@ def run(kind, which, n=16, frames=FRAMES):
         flat = int((against & (np.abs(x[tri, 1]) < 1e-4).all(axis=1)).sum())  # turned in the plane y = 0
         pairs = count_self_intersections(model, x)
         rows.append(
-            (fr + 1, inside(which, x, c, r), stretch, pairs, t, turned, flat, float(np.abs(x[:, 1]).max()), mid)
-        )
+            (fr + 1, inside(which, x, c, r), stretch, pairs, t, turned, flat, float(np.abs(x[:, 1]).max()), mid,
+             through(which, x, c, r, edges))
+        )  # fmt: skip
     return rows
 
 
@@ -186,6 +212,9 @@ ORIGINAL_UNDO = FaceCollision.undo_crossings
 if __name__ == "__main__":
     args = sys.argv[1:]
     n = 16
+    if "--dz" in args:
+        DZ = float(args[args.index("--dz") + 1])
+        del args[args.index("--dz") : args.index("--dz") + 2]
     if "--n" in args:
         n = int(args[args.index("--n") + 1])
         del args[args.index("--n") : args.index("--n") + 2]
@@ -200,6 +229,8 @@ if __name__ == "__main__":
                 rows = run(kind, which, n)
                 hits = " ".join(f"{f}:{k}" for f, k, *_ in rows if k) or "-"
                 mids = " ".join(f"{r[0]}:{r[8]}" for r in rows if r[8]) or "-"
+                edges_through = " ".join(f"{r[0]}:{r[9]}" for r in rows if r[9]) or "-"
+                long = " ".join(f"{r[0]}:{r[2]:.2f}" for r in rows if r[2] > 1.5) or "-"
                 print(
                     f"{kind:5} {which:7} {name:10} inside {hits:28} mid {mids:28} "
                     f"stretch max {max(r[2] for r in rows):5.2f} "
@@ -207,6 +238,6 @@ if __name__ == "__main__":
                     f"turned max {max(r[5] for r in rows)} last {rows[-1][5]} in-plane max {max(r[6] for r in rows)} "
                     f"last {rows[-1][6]} |y| max {max(r[7] for r in rows):.3f} "
                     f"zone pushes {MID['pushes']} fallbacks {MID['fallbacks']} "
-                    f"(pairs after those {MID['pushed pairs']})",
+                    f"(pairs after those {MID['pushed pairs']}) through {edges_through} stretch over 1.5 {long}",
                     flush=True,
                 )

@@ -10,6 +10,11 @@ bench/moving_collider_failsafe.py's curtain, round 27 (fanbox_r27; docs/self-col
     PYTHONPATH=. .venv/bin/python bench/zone_trace.py inside quad fast FRAME
         after every substep's failsafe of frames 2..FRAME, the vertices inside the box (more than 1 mm, at its pose
         at the substep's end), with their start, input and output in the box's frame at that pose (its half size 0.15)
+    PYTHONPATH=. .venv/bin/python bench/zone_trace.py through quad fast FRAME [--variant r27|push-zone] [--dz M]
+        round 29 (zonepush_r29): after every substep's failsafe of frames 2..FRAME, the cloth edges through the box
+        (a point at 1/4, 1/2 or 3/4 more than 1 mm inside; both ends may be outside) at the call's start (the box at
+        the substep's start), input and output (the box at its end), how many vertices the call moved, and the hem's
+        first two vertices (0, 1) in the box's frame, (x, z) (x 0.15: the front face; z -0.15: the bottom face)
 
 Slow: the fan (1153 vertices, 24 substeps a frame) takes ~55 s CPU to frame 5 at load ~14 (~3 min wall).
 """
@@ -31,7 +36,9 @@ def main(args):
     substep = int(args[4]) if mode == "rounds" else -1
     if "--zone-rounds" in args:
         FC.ZONE_ROUNDS = int(args[args.index("--zone-rounds") + 1])
-    B.variant("push-zone")
+    if "--dz" in args:
+        B.DZ = float(args[args.index("--dz") + 1])
+    B.variant(args[args.index("--variant") + 1] if "--variant" in args else "push-zone")
     model = B.curtain(kind, 16)
     state = model.initial_state()
     values = settings.cloth_values({"self_collision": True, "bend_stiffness": 0.05})
@@ -56,7 +63,7 @@ def main(args):
         return carry, placed
 
     def traced_carrier(start, movers, t0, t1, thickness):
-        log["t1"] = t1
+        log["t0"], log["t1"] = t0, t1
         return carrier(start, movers, t0, t1, thickness)
 
     def traced_undo(self, x, previous, inv_mass, **kwargs):
@@ -71,6 +78,19 @@ def main(args):
                 print(
                     f"frame {log['frame']} substep {log['s']}: pairs at start {pairs[0].tolist()} in "
                     f"{pairs[1].tolist()} out {pairs[2].tolist()}; zone rounds {log['round']}, sent {sent}"
+                )
+        elif mode == "through":
+            r, c = log["box"]._pose_at(log.get("t1", 1.0))
+            r0, c0 = log["box"]._pose_at(log.get("t0", 0.0))
+            edges = model.cloth_edges[0]
+            poses = ((r0, c0), (r, c), (r, c))
+            ends = [B.through_edges(y, r_, c_, edges) for y, (r_, c_) in zip((start, came, x), poses)]
+            if any(len(e) for e in ends):
+                moved = int(np.count_nonzero((x != came).any(axis=1)))
+                hem = " ".join(f"v{v} {np.round(((x[v] - c) @ r)[[0, 2]], 3).tolist()}" for v in (0, 1))
+                print(
+                    f"frame {log['frame']} substep {log['s']}: through at start {ends[0].tolist()} in "
+                    f"{ends[1].tolist()} out {ends[2].tolist()}; moved {moved}, sent {sent}; hem (x, z) {hem}"
                 )
         else:
             r, c = log["box"]._pose_at(log.get("t1", 1.0))

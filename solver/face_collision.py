@@ -112,8 +112,13 @@ ZONE_ROUNDS = 4
 # bottom, inside for part of frames 4-5), which no later pass sees (its start is then inside at both ends).
 # Only pushes longer than the thickness (pushing every placement within the gap too made the fan disc on the moving
 # sphere worse: 514 pushes, 4 vertices inside at frame 9 against main's 1 at frame 7, stretch 5.82 against 2.23).
-# Off: with that threshold not yet run on every kind and collider (round 28, fastquad_r28, docs/self-collision.md).
+# Off: it pushes only on the quad curtain whose hem is flush with the fast box's bottom face (17 pushes; every other
+# kind and collider, and that box 1-20 mm higher or lower: none, main's positions), and there the hem, kept out,
+# stays under the box while the row above rides its front face and top: 5.2x stretch over frames 5-6, where main
+# lets the hem tunnel up through the box (1.2x); the edges across the box are the collider passes' (round 29,
+# zonepush_r29, docs/self-collision.md; round 28, fastquad_r28).
 ZONES_PUSHED_OUT = False
+_ZONE_PUSHES = 2  # (`ZONES_PUSHED_OUT`: pushes a call)
 # With a `carrier`, zones still crossed after all their rounds (their last placement untested) are not kept: every
 # vertex placed in the call goes back to its start from rest and the plain failsafe (no zones) takes over (never
 # fired on the curtains or crumples; forced, it ends the call with 0 pairs: round 28 (fastquad_r28)).
@@ -1092,7 +1097,7 @@ class FaceCollision:
         plain_rounds = rounds
         if carrier is not None:  # a zone grows by about a ring of rows a round (its placement meets its neighbours)
             rounds *= ZONE_ROUNDS
-        outs_left = 2 if carrier is not None and ZONES_PUSHED_OUT else 0
+        outs_left = _ZONE_PUSHES if carrier is not None and ZONES_PUSHED_OUT else 0
         before_out = None  # (the clean state a push out left, while its rows are not yet tested)
         for _ in range(rounds):
             # Vertices more than half a gap from where the candidates were found (moved by the passes,
@@ -1142,14 +1147,8 @@ class FaceCollision:
                     changed = np.zeros(len(x), dtype=bool)
                     changed[moved] = True
                     vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
-                    near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
-                    self.near.due(previous, x)
-                    due_vt, due_ee = self._near_due()
-                    near_vt, near_vt0, near_vt_rows = _newly_due(
-                        previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
-                    )
-                    near_ee, near_ee0, near_ee_rows = _newly_due(
-                        previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+                    near_vt, near_vt0, near_vt_rows, near_ee, near_ee0, near_ee_rows = self._near_again(
+                        previous, x, changed, near_vt, near_vt0, near_ee, near_ee0, taken_vt, taken_ee
                     )
                     continue
                 before_out = None
@@ -1174,18 +1173,8 @@ class FaceCollision:
             # Only pairs with a vertex just sent back (or pushed off the plane) can have changed.
             changed = back | pushed
             vt_rows, ee_rows = _with_any(changed, vt), _with_any(changed, ee)
-            near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
-            # The near rows' bounds took each vertex and edge where `due` saw them, at the substep's ends: a
-            # vertex sent back without its neighbour makes an edge (start to end) `due` never saw, and a row
-            # not due may now have met (the fan drape: a 3 mm ring edge shortened by a half, a sliver through
-            # its neighbour's). The paths to the new ends are bounded again; rows due only now are tested too.
-            self.near.due(previous, x)
-            due_vt, due_ee = self._near_due()
-            near_vt, near_vt0, near_vt_rows = _newly_due(
-                previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
-            )
-            near_ee, near_ee0, near_ee_rows = _newly_due(
-                previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+            near_vt, near_vt0, near_vt_rows, near_ee, near_ee0, near_ee_rows = self._near_again(
+                previous, x, changed, near_vt, near_vt0, near_ee, near_ee0, taken_vt, taken_ee
             )
         else:  # (no round left: the last placement is untested)
             self.rounds_out += 1
@@ -1207,6 +1196,24 @@ class FaceCollision:
         count = int(np.count_nonzero(back))
         self.undone += count
         return count
+
+    def _near_again(self, previous, x, changed, near_vt, near_vt0, near_ee, near_ee0, taken_vt, taken_ee):
+        """(`undo_crossings`) Its near rows after the `changed` vertices moved (sent back, pushed): of each kind
+        (vertex–triangle, edge–edge) the rows, their start sides and the indices to test again — those with a
+        changed vertex, and the rows due only now, appended (`_newly_due`). The near rows' bounds took each vertex
+        and edge where `due` saw them, at the substep's ends: a vertex moved without its neighbour makes an edge
+        (start to end) `due` never saw, and a row not due may now have met (the fan drape: a 3 mm ring edge
+        shortened by a half, a sliver through its neighbour's). So the paths to the new ends are bounded again."""
+        near_vt_rows, near_ee_rows = _with_any(changed, near_vt), _with_any(changed, near_ee)
+        self.near.due(previous, x)
+        due_vt, due_ee = self._near_due()
+        near_vt, near_vt0, near_vt_rows = _newly_due(
+            previous, _heights, self.near_vt, due_vt, taken_vt, near_vt, near_vt0, near_vt_rows
+        )
+        near_ee, near_ee0, near_ee_rows = _newly_due(
+            previous, _separations, self.near_ee, due_ee, taken_ee, near_ee, near_ee0, near_ee_rows
+        )
+        return near_vt, near_vt0, near_vt_rows, near_ee, near_ee0, near_ee_rows
 
     def _zones_pushed_out(self, x, previous, placed, carrier):
         """(`ZONES_PUSHED_OUT`) The `placed` vertices out of the moving colliders along their paths from `previous`,

@@ -103,9 +103,10 @@ def test_a_fast_box_leaves_no_vertex_of_the_quad_curtain_inside_it(monkeypatch, 
     # Round 28 (fastquad_r28): the box 1.15 m in 5 frames (up to 8 m/s; bench/moving_collider_failsafe.py's "fast").
     # A zone placed by its mean motion lifted the curtain's bottom corner (vertex 1, resting under the box's bottom
     # face) into the box, where it stayed for part of frames 4-5 (1-2 vertices); face_collision.ZONES_PUSHED_OUT
-    # puts the placed vertices out along their paths (off by default: the fan disc on the moving sphere is worse with
-    # it). The bottom row then stays under the box while the row above rides over its top (an edge across the box,
-    # stretch ~5 at frames 5-6) until the box stops at frame 6.
+    # puts the placed vertices out along their paths (off by default: see below). The bottom row then stays under the
+    # box while the row above rides over its top (an edge across the box, stretch ~5 at frames 5-6) until the box stops
+    # at frame 6. Round 29 (zonepush_r29): the hem is flush with the box's bottom face (z 0.6); the collider's passes
+    # put it under the box at frame 3, before any zone; with the box 1-20 mm higher or lower nothing is pushed.
     monkeypatch.setattr(face_collision, "ZONES_PUSHED_OUT", True)
     model, params, state, edges, rest, after = _recorded_curtain(monkeypatch, "quad")
     mesh = cube()
