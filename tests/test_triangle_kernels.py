@@ -209,6 +209,32 @@ def test_box_sweep_finds_what_box_groups_find_in_the_same_order(queries):
     assert np.array_equal(q, q_all) and np.array_equal(t, t_all)
 
 
+def test_box_sweep_takes_the_axis_its_queries_meet_fewest_boxes_on():
+    """`BoxSweep` sorts along the boxes' widest spread (a tall column of boxes: z), but a call whose query boxes
+    lie in a thin slab across the column (one x, every z: a cape along a body's back) meets far fewer boxes by
+    their starts along x: it takes that axis, and finds the pairs of `overlapping` in its order all the same; past
+    `most` box pairs on the spread's axis it still answers None (the caller's fallback is unchanged)."""
+    rng = np.random.default_rng(3)
+    centres = np.stack([rng.uniform(-0.1, 0.1, 600), rng.uniform(-0.1, 0.1, 600), rng.uniform(0.0, 1.0, 600)])
+    half = rng.uniform(0.005, 0.02, size=(3, 600))
+    grid = TriangleGrid().build_boxes((centres - half).T, (centres + half).T)
+    sweep = grid.sweep()
+    assert sweep.axis == 2
+    z = np.linspace(0.0, 1.0, 80)
+    lower = np.stack([np.full(80, 0.11), np.full(80, -0.02), z - 0.1])  # (at the column's side, each 0.2 tall)
+    upper = np.stack([np.full(80, 0.13), np.full(80, 0.02), z + 0.1])
+    along, _, _, count = sweep._counts(lower, upper, 1 << 30)
+    assert along == 0
+    begin_z = np.searchsorted(np.sort(grid.low[2]), lower[2] - (grid.high[2] - grid.low[2]).max() * 1.001)
+    count_z = np.searchsorted(np.sort(grid.low[2]), upper[2], side="right") - begin_z
+    assert count.sum() * 2 < count_z.sum()  # (x: the column's side; z: every box within ~0.24 of its height)
+    q, t = sweep.overlapping(lower, upper, 1 << 30)
+    q_all, t_all = overlapping(lower, upper, grid.low, grid.high)
+    assert len(q_all) > 0 and np.array_equal(q, q_all) and np.array_equal(t, t_all)
+    assert np.array_equal(sweep.meets(lower, upper, 1 << 30), np.isin(np.arange(80), q_all))
+    assert sweep.overlapping(lower, upper, int(count_z.sum()) - 1) is None  # (z's count decides, not x's)
+
+
 @pytest.mark.parametrize("size", [0.1, 0.5, 8.0])
 def test_grid_order_puts_the_sweeps_pairs_in_the_grids_order(size):
     """`TriangleGrid.grid_order`: the sweep's pairs (by query, then box) permuted into the order the grid's own
