@@ -70,6 +70,7 @@ class TriangleGrid:
         self.upper = np.zeros(3)
         self._groups: BoxGroups | None = None
         self._sweep: BoxSweep | None = None
+        self._unfilled: list | None = None  # (`_bin`'s levels not yet in the hash table: `_table`)
 
     def build(
         self, vertices: np.ndarray, triangles: np.ndarray, margin: float | np.ndarray = 0.0, cell: float | None = None
@@ -112,9 +113,9 @@ class TriangleGrid:
         base = max(base, 1e-6, 1e-9 * float(np.max(self.upper - self.lower)))
         level = np.maximum(np.ceil(np.log2(np.maximum(size, 1e-300) / base)), 0).astype(np.int64)
         level = np.minimum(level, 60)
-        keys, owners, firsts = [], [], []
         self.levels = []
         self._level_boxes = {}
+        unfilled = []  # each level's boxes and first cells, for the hash table (`_table`)
         self._level_of = np.empty(len(level), dtype=np.int64)  # each box's level, as its place in self.levels
         self._first_cell = np.empty((3, len(level)), dtype=np.int64)  # and its first cell there (`grid_order`)
         for lv in np.unique(level).tolist():
@@ -124,15 +125,28 @@ class TriangleGrid:
             self._level_of[which] = len(self.levels)
             self._first_cell[:, which] = first
             span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
+            unfilled.append((lv, which, first, span))
+            self.levels.append((lv, width))
+        self._unfilled = unfilled
+        return self
+
+    def _table(self) -> None:
+        """Fill the hash table of the boxes' cells, on the first cell query after a build (`query_boxes`): a
+        deforming collider's grid, new each frame, is mostly asked through `sweep()` and `grid_order`, which
+        need only the levels and first cells (the table was ~1/3 of its ~2 ms build on the cape's body;
+        docs/design.md, issue 11, round 29 (capespeed_r29)). The same entries as filled at the build."""
+        unfilled, self._unfilled = self._unfilled, None
+        if unfilled is None:
+            return
+        keys, owners, firsts = [], [], []
+        for lv, which, first, span in unfilled:
             for corner in range(8):
                 step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
                 inside = ((step <= span).all(axis=0)).nonzero()[0]
                 keys.append(_keys(lv, first[:, inside] + step))
                 owners.append(which[inside])
                 firsts.append(np.full(len(inside), _FIRST[corner], dtype=np.uint8))
-            self.levels.append((lv, width))
         self._fill(np.concatenate(keys), np.concatenate(owners), np.concatenate(firsts))
-        return self
 
     def _fill(self, keys: np.ndarray, owners: np.ndarray, firsts: np.ndarray) -> None:
         """The hash table of (key, triangle) entries, reusing the table arrays when they fit."""
@@ -173,6 +187,7 @@ class TriangleGrid:
     def _release(self) -> None:
         self._groups = None
         self._sweep = None
+        self._unfilled = None
         if self._capacity > 0 and len(self._runs):
             self._occupied[self._runs] = False
         self._runs = _EMPTY
@@ -193,6 +208,7 @@ class TriangleGrid:
         below: only pairs with q < t (querying the binned boxes themselves: each pair once)."""
         if self.triangle_count == 0 or len(lower) == 0:
             return _EMPTY, _EMPTY
+        self._table()
         lo = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)  # (3, Q) coordinate-major
         hi = np.ascontiguousarray(np.asarray(upper, dtype=np.float64).T)
         found_q, found_t = [], []
