@@ -454,9 +454,10 @@ class BoxSweep:
         """The boxes compared with every query box on the spread's axis."""
         return self._along(self.axis).wide
 
-    def _counts(self, low: np.ndarray, high: np.ndarray, most: int):
+    def _counts(self, low: np.ndarray, high: np.ndarray, most: int, on_axis_taken: bool = False):
         """(axis, its sorted boxes, each query box's first box and count there), on the axis with the fewest box
-        pairs to test; None if more than `most` on the spread's axis (`axis`)."""
+        pairs to test; None if more than `most` on the spread's axis (`axis`), or with `on_axis_taken` on the axis
+        taken."""
         counts = []
         for a in (self.axis, *(k for k in (0, 1, 2) if k != self.axis)):
             along = self._along(a)
@@ -465,18 +466,21 @@ class BoxSweep:
             count -= begin
             np.maximum(count, 0, out=count)
             total = int(count.sum()) + len(along.wide) * low.shape[1]
-            if a == self.axis and total - len(along.wide) * low.shape[1] > most:
+            if not on_axis_taken and a == self.axis and total - len(along.wide) * low.shape[1] > most:
                 return None
             counts.append((total, a, along, begin, count))
             if total == 0:
                 break
         _, a, along, begin, count = min(counts, key=lambda c: c[0])
+        if on_axis_taken and int(count.sum()) > most:
+            return None
         return a, along, begin, count
 
-    def overlapping(self, low: np.ndarray, high: np.ndarray, most: int):
+    def overlapping(self, low: np.ndarray, high: np.ndarray, most: int, on_axis_taken: bool = False):
         """As `overlapping(low, high, <the boxes>)`: (q, t) sorted by q then t; None if more than `most`
-        box pairs would be tested on the spread's axis (the caller asks the grid instead)."""
-        found = self._counts(low, high, most)
+        box pairs would be tested on the spread's axis, or with `on_axis_taken` on the axis taken (the caller asks
+        the grid instead)."""
+        found = self._counts(low, high, most, on_axis_taken)
         if found is None:
             return None
         a, along, begin, count = found

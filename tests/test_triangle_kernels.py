@@ -235,6 +235,30 @@ def test_box_sweep_takes_the_axis_its_queries_meet_fewest_boxes_on():
     assert sweep.overlapping(lower, upper, int(count_z.sum()) - 1) is None  # (z's count decides, not x's)
 
 
+def test_box_sweep_budget_on_the_axis_taken_answers_in_the_grids_order_per_query():
+    """A deforming collider's list query (`_SWEEP_QUERY_MOST`): a call over budget on the boxes' spread axis but
+    within it on the axis it takes answers with `on_axis_taken` (else None: the grid); its pairs are the grid's, and
+    with `grid_order` each query box's pairs come in the grid's order (what the list keeps: it sorts by vertex)."""
+    rng = np.random.default_rng(5)
+    centres = np.stack([rng.uniform(-0.1, 0.1, 600), rng.uniform(-0.1, 0.1, 600), rng.uniform(0.0, 1.0, 600)])
+    half = rng.uniform(0.005, 0.02, size=(3, 600))
+    grid = TriangleGrid().build_boxes((centres - half).T, (centres + half).T)
+    sweep = grid.sweep()
+    z = rng.uniform(0.0, 1.0, 300)
+    lower = np.stack([np.full(300, 0.09), rng.uniform(-0.1, 0.0, 300), z - 0.1])
+    upper = np.stack([np.full(300, 0.13), rng.uniform(0.0, 0.1, 300), z + 0.1])
+    count = int(sweep._counts(lower, upper, 1 << 40)[3].sum())
+    assert sweep.overlapping(lower, upper, count) is None  # (over budget on z, the spread's axis)
+    q, t = sweep.overlapping(lower, upper, count, on_axis_taken=True)
+    order = grid.grid_order(lower, upper, q, t)
+    q, t = q.take(order), t.take(order)
+    q_grid, t_grid = grid.query_boxes(lower.T, upper.T)
+    by_query, by_query_grid = np.argsort(q, kind="stable"), np.argsort(q_grid, kind="stable")
+    assert len(q) > 300 and np.array_equal(q.take(by_query), q_grid.take(by_query_grid))
+    assert np.array_equal(t.take(by_query), t_grid.take(by_query_grid))
+    assert sweep.overlapping(lower, upper, count - 1, on_axis_taken=True) is None
+
+
 @pytest.mark.parametrize("size", [0.1, 0.5, 8.0])
 def test_grid_order_puts_the_sweeps_pairs_in_the_grids_order(size):
     """`TriangleGrid.grid_order`: the sweep's pairs (by query, then box) permuted into the order the grid's own
