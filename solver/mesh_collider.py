@@ -77,6 +77,11 @@ _BRUTE = 1 << 15
 # (bodywin_r28)).
 SWEEP_QUERY = True
 _SWEEP_MOST = 1 << 16
+# The query's own budget, counted on the axis the sweep takes (`BoxSweep.overlapping`'s `on_axis_taken`): the cape tri
+# 48²'s list sent ~5 queries a frame past _SWEEP_MOST on the body's long axis to the grid (~4.7 ms each); within
+# 2^18 pairs on the axis taken the sweep and `grid_order` answered all but 3 of 244 of them, 837 against 1,139 ms
+# over 47 frames, each vertex's pairs in the grid's order (docs/design.md, issue 11, round 29 (capespeed_r29)).
+_SWEEP_QUERY_MOST = 1 << 18
 # A deforming collider's list: when the vertices that left their boxes (or entered the collider's) are a few and
 # none has a path whose box grown by the gap meets a triangle box (the frame's boxes sorted, `BoxSweep.meets`),
 # there is no query: they take no pairs this call (none can touch them, nothing moves them) and are asked again at
@@ -314,7 +319,7 @@ class _Candidates:
         found = None
         grouped = grid.triangle_count <= GROUPED_MOST or len(asked) * grid.triangle_count <= _BRUTE
         if SWEEP_QUERY and self.motion is not None:  # a deforming mesh's grid is new each frame: a sort is cheaper
-            found = grid.sweep().overlapping(ask_low, ask_high, _SWEEP_MOST)
+            found = grid.sweep().overlapping(ask_low, ask_high, _SWEEP_QUERY_MOST, on_axis_taken=True)
         if found is not None:
             q, t = found
             if not grouped and len(q) > 1:  # the grid's order (ties in `_choose` go by it)

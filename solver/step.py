@@ -45,6 +45,12 @@ PIN_STIFFNESS = 5760.0
 MESH_COLLIDE_INTERVAL = 3
 DEFORMING_COLLIDE_INTERVAL = 2
 MESH_INTERVAL_MIN_SUBSTEPS = 4
+# DEFORMING_MANY_INTERVAL (capespeed_r29, off: 0): with a deforming mesh and DEFORMING_MANY_FROM substeps a frame or
+# more, its windows are this many substeps (the candidate: 3): a walking body's cape gets 46-48 substeps a frame from
+# the pin-acceleration rule (for the cloth's stretch), and at 2 the body's passes ran ~550 times a second, ~2/3 of the
+# frame's cost (docs/design.md, issue 11, round 29 (capespeed_r29)).
+DEFORMING_MANY_INTERVAL = 0
+DEFORMING_MANY_FROM = 32
 # A rigid mesh collider moving in the frame (its pose at the start not its pose at the end) runs every
 # MOVING_COLLIDE_INTERVAL-th substep (0: as a still one's, MESH_COLLIDE_INTERVAL; kinds_r26, off: a table pulled at
 # 3.6 m/s under a fan disc showed 38-75 % stretch spikes at 3, 4-10 % at 1; docs/design.md, round 26).
@@ -503,6 +509,8 @@ def _mesh_interval(colliders, substeps: int, self_collision) -> int:
         # Its failsafe sends vertices back to the substep's start, which must then be clear of the meshes.
         return 1
     if any(isinstance(c, MeshCollider) and c.deforming for c in colliders):
+        if DEFORMING_MANY_INTERVAL and substeps >= DEFORMING_MANY_FROM:
+            return DEFORMING_MANY_INTERVAL
         return DEFORMING_COLLIDE_INTERVAL
     if MOVING_COLLIDE_INTERVAL and any(isinstance(c, MeshCollider) and not c.still for c in colliders):
         return MOVING_COLLIDE_INTERVAL  # (a rigid one: a deforming mesh returned above)

@@ -18,6 +18,8 @@ Not thread-safe: one instance per user.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .spatial_hash import _GOLDEN, _argsort_below
@@ -68,6 +70,7 @@ class TriangleGrid:
         self.upper = np.zeros(3)
         self._groups: BoxGroups | None = None
         self._sweep: BoxSweep | None = None
+        self._unfilled: list | None = None  # (`_bin`'s levels not yet in the hash table: `_table`)
 
     def build(
         self, vertices: np.ndarray, triangles: np.ndarray, margin: float | np.ndarray = 0.0, cell: float | None = None
@@ -110,9 +113,9 @@ class TriangleGrid:
         base = max(base, 1e-6, 1e-9 * float(np.max(self.upper - self.lower)))
         level = np.maximum(np.ceil(np.log2(np.maximum(size, 1e-300) / base)), 0).astype(np.int64)
         level = np.minimum(level, 60)
-        keys, owners, firsts = [], [], []
         self.levels = []
         self._level_boxes = {}
+        unfilled = []  # each level's boxes and first cells, for the hash table (`_table`)
         self._level_of = np.empty(len(level), dtype=np.int64)  # each box's level, as its place in self.levels
         self._first_cell = np.empty((3, len(level)), dtype=np.int64)  # and its first cell there (`grid_order`)
         for lv in np.unique(level).tolist():
@@ -122,15 +125,28 @@ class TriangleGrid:
             self._level_of[which] = len(self.levels)
             self._first_cell[:, which] = first
             span = _corner_cells(high[:, which], 1.0 / width) - first  # 0 or 1 per axis (clipping aside)
+            unfilled.append((lv, which, first, span))
+            self.levels.append((lv, width))
+        self._unfilled = unfilled
+        return self
+
+    def _table(self) -> None:
+        """Fill the hash table of the boxes' cells, on the first cell query after a build (`query_boxes`): a
+        deforming collider's grid, new each frame, is mostly asked through `sweep()` and `grid_order`, which
+        need only the levels and first cells (the table was ~1/3 of its ~2 ms build on the cape's body;
+        docs/design.md, issue 11, round 29 (capespeed_r29)). The same entries as filled at the build."""
+        unfilled, self._unfilled = self._unfilled, None
+        if unfilled is None:
+            return
+        keys, owners, firsts = [], [], []
+        for lv, which, first, span in unfilled:
             for corner in range(8):
                 step = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])[:, None]
                 inside = ((step <= span).all(axis=0)).nonzero()[0]
                 keys.append(_keys(lv, first[:, inside] + step))
                 owners.append(which[inside])
                 firsts.append(np.full(len(inside), _FIRST[corner], dtype=np.uint8))
-            self.levels.append((lv, width))
         self._fill(np.concatenate(keys), np.concatenate(owners), np.concatenate(firsts))
-        return self
 
     def _fill(self, keys: np.ndarray, owners: np.ndarray, firsts: np.ndarray) -> None:
         """The hash table of (key, triangle) entries, reusing the table arrays when they fit."""
@@ -171,6 +187,7 @@ class TriangleGrid:
     def _release(self) -> None:
         self._groups = None
         self._sweep = None
+        self._unfilled = None
         if self._capacity > 0 and len(self._runs):
             self._occupied[self._runs] = False
         self._runs = _EMPTY
@@ -191,6 +208,7 @@ class TriangleGrid:
         below: only pairs with q < t (querying the binned boxes themselves: each pair once)."""
         if self.triangle_count == 0 or len(lower) == 0:
             return _EMPTY, _EMPTY
+        self._table()
         lo = np.ascontiguousarray(np.asarray(lower, dtype=np.float64).T)  # (3, Q) coordinate-major
         hi = np.ascontiguousarray(np.asarray(upper, dtype=np.float64).T)
         found_q, found_t = [], []
@@ -369,61 +387,119 @@ class BoxGroups:
 _WIDE = 4.0  # `BoxSweep`: boxes longer than this many median boxes along its axis are compared with every query
 
 
+class _SortedAxis(NamedTuple):
+    """`BoxSweep`'s boxes sorted along one axis: the narrow ones by their starts there, the wide ones apart."""
+
+    order: np.ndarray  # the narrow boxes' indices, by start on the axis
+    start: np.ndarray  # their starts on the axis
+    reach: float  # (padded) the longest narrow box's length on the axis
+    low: np.ndarray  # (3, narrow) their boxes, in that order
+    high: np.ndarray
+    wide: np.ndarray  # the boxes longer than _WIDE median ones on the axis (compared with every query box)
+    wide_boxes: tuple
+
+
 class BoxSweep:
-    """Boxes (3, T) sorted along the axis of their widest spread (one sort, no hash table): a query box meets only
-    the boxes whose start on that axis lies within the longest box's length below its own span, found by two
-    binary searches, then tested on all three axes. The few boxes longer than _WIDE median ones are compared
-    with every query box. A deforming collider's triangles (new each frame) against a few dozen cloth paths: ~2x
-    quicker than the grid's cells or `BoxGroups` (docs/design.md, issue 11, round 27 (bodylist_r27)). The pairs
-    are those of `overlapping`, in its order (by q, then t)."""
+    """Boxes (3, T) sorted along an axis (one sort, no hash table): a query box meets only the boxes whose start on
+    that axis lies within the longest box's length below its own span, found by two binary searches, then tested on
+    all three axes. The few boxes longer than _WIDE median ones are compared with every query box. A deforming
+    collider's triangles (new each frame) against a few dozen cloth paths: ~2x quicker than the grid's cells or
+    `BoxGroups` (docs/design.md, issue 11, round 27 (bodylist_r27)). The pairs are those of `overlapping`, in its
+    order (by q, then t).
+
+    The axis: each call takes the one on which its query boxes meet the fewest boxes by their starts (a count, two
+    binary searches an axis; the three sorts made on first use). The boxes' spread alone chose the long axis of a
+    walking body's capsule while the cape's paths lay along a thin slab across it, testing up to 6x the pairs
+    (docs/design.md, issue 11, round 29 (capespeed_r29)). `axis`, the spread's choice, still decides when a call is
+    too large (`most`), so the answers are the same pairs in the same order whichever axis finds them."""
 
     def __init__(self, low: np.ndarray, high: np.ndarray):
         count = self.count = low.shape[1]
-        widths = high - low
-        limit = _WIDE * np.median(widths, axis=1, keepdims=True) if count else np.zeros((3, 1))
-        # The axis on which a query meets the fewest boxes by their starts: the longest (non-wide) box's length
-        # plus a median one, over the boxes' spread.
+        self._boxes = (low, high)
+        widths = self._widths = high - low
+        self._limit = _WIDE * np.median(widths, axis=1, keepdims=True) if count else np.zeros((3, 1))
+        # The axis on which a query meets the fewest boxes by their starts, by the boxes alone: the longest
+        # (non-wide) box's length plus a median one, over the boxes' spread.
         spread = high.max(axis=1) - low.min(axis=1) if count else np.ones(3)
-        longest = np.where(widths <= limit, widths, 0.0).max(axis=1) if count else np.zeros(3)
-        axis = self.axis = int(np.argmin((longest + limit[:, 0] / _WIDE) / np.maximum(spread, 1e-300)))
-        width = widths[axis]
-        wide = width > limit[axis, 0]
-        narrow = (~wide).nonzero()[0]
-        self.order = narrow.take(np.argsort(low[axis].take(narrow), kind="stable"))
-        self.start = np.ascontiguousarray(low[axis].take(self.order))
-        # (padded: a box's start is at least its end less this, whatever the rounding of its width)
-        self.reach = float(width.take(narrow).max()) * 1.001 + 1e-12 if len(narrow) else 0.0
-        self.low = np.ascontiguousarray(low.take(self.order, axis=1))
-        self.high = np.ascontiguousarray(high.take(self.order, axis=1))
-        self.wide = wide.nonzero()[0]
-        self.wide_boxes = (low.take(self.wide, axis=1), high.take(self.wide, axis=1))
+        longest = np.where(widths <= self._limit, widths, 0.0).max(axis=1) if count else np.zeros(3)
+        self.axis = int(np.argmin((longest + self._limit[:, 0] / _WIDE) / np.maximum(spread, 1e-300)))
+        self._sorted: list[_SortedAxis | None] = [None, None, None]
+        self._along(self.axis)
 
-    def overlapping(self, low: np.ndarray, high: np.ndarray, most: int):
-        """As `overlapping(low, high, <the boxes>)`: (q, t) sorted by q then t; None if more than `most`
-        box pairs would be tested (the caller asks the grid instead)."""
-        a = self.axis
-        begin = np.searchsorted(self.start, low[a] - self.reach)
-        count = np.searchsorted(self.start, high[a], side="right")
-        count -= begin
-        np.maximum(count, 0, out=count)
-        total = int(count.sum())
-        if total > most:
+    def _along(self, axis: int) -> _SortedAxis:
+        found = self._sorted[axis]
+        if found is not None:
+            return found
+        low, high = self._boxes
+        width = self._widths[axis]
+        wide = width > self._limit[axis, 0]
+        narrow = (~wide).nonzero()[0]
+        order = narrow.take(np.argsort(low[axis].take(narrow), kind="stable"))
+        # (padded: a box's start is at least its end less this, whatever the rounding of its width)
+        reach = float(width.take(narrow).max()) * 1.001 + 1e-12 if len(narrow) else 0.0
+        wide = wide.nonzero()[0]
+        found = self._sorted[axis] = _SortedAxis(
+            order,
+            np.ascontiguousarray(low[axis].take(order)),
+            reach,
+            np.ascontiguousarray(low.take(order, axis=1)),
+            np.ascontiguousarray(high.take(order, axis=1)),
+            wide,
+            (low.take(wide, axis=1), high.take(wide, axis=1)),
+        )
+        return found
+
+    @property
+    def wide(self) -> np.ndarray:
+        """The boxes compared with every query box on the spread's axis."""
+        return self._along(self.axis).wide
+
+    def _counts(self, low: np.ndarray, high: np.ndarray, most: int, on_axis_taken: bool = False):
+        """(axis, its sorted boxes, each query box's first box and count there), on the axis with the fewest box
+        pairs to test; None if more than `most` on the spread's axis (`axis`), or with `on_axis_taken` on the axis
+        taken."""
+        counts = []
+        for a in (self.axis, *(k for k in (0, 1, 2) if k != self.axis)):
+            along = self._along(a)
+            begin = np.searchsorted(along.start, low[a] - along.reach)
+            count = np.searchsorted(along.start, high[a], side="right")
+            count -= begin
+            np.maximum(count, 0, out=count)
+            total = int(count.sum()) + len(along.wide) * low.shape[1]
+            if not on_axis_taken and a == self.axis and total - len(along.wide) * low.shape[1] > most:
+                return None
+            counts.append((total, a, along, begin, count))
+            if total == 0:
+                break
+        _, a, along, begin, count = min(counts, key=lambda c: c[0])
+        if on_axis_taken and int(count.sum()) > most:
             return None
+        return a, along, begin, count
+
+    def overlapping(self, low: np.ndarray, high: np.ndarray, most: int, on_axis_taken: bool = False):
+        """As `overlapping(low, high, <the boxes>)`: (q, t) sorted by q then t; None if more than `most`
+        box pairs would be tested on the spread's axis, or with `on_axis_taken` on the axis taken (the caller asks
+        the grid instead)."""
+        found = self._counts(low, high, most, on_axis_taken)
+        if found is None:
+            return None
+        a, along, begin, count = found
+        total = int(count.sum())
         q = np.repeat(np.arange(low.shape[1]), count)
         at = np.arange(total) + np.repeat(begin - (np.cumsum(count) - count), count)
         b, c = (k for k in (0, 1, 2) if k != a)  # the other axes first (they drop the most), then the box's end
-        keep = self.low[b].take(at) <= high[b].take(q)
-        keep &= self.high[b].take(at) >= low[b].take(q)
+        keep = along.low[b].take(at) <= high[b].take(q)
+        keep &= along.high[b].take(at) >= low[b].take(q)
         keep = keep.nonzero()[0]
         q, at = q.take(keep), at.take(keep)
-        keep = self.low[c].take(at) <= high[c].take(q)
-        keep &= self.high[c].take(at) >= low[c].take(q)
-        keep &= self.high[a].take(at) >= low[a].take(q)
+        keep = along.low[c].take(at) <= high[c].take(q)
+        keep &= along.high[c].take(at) >= low[c].take(q)
+        keep &= along.high[a].take(at) >= low[a].take(q)
         keep = keep.nonzero()[0]
-        q, t = q.take(keep), self.order.take(at.take(keep))
-        if len(self.wide):
-            t_wide, q_wide = _meets(low, high, *self.wide_boxes).nonzero()
-            q, t = np.concatenate([q, q_wide]), np.concatenate([t, self.wide.take(t_wide)])
+        q, t = q.take(keep), along.order.take(at.take(keep))
+        if len(along.wide):
+            t_wide, q_wide = _meets(low, high, *along.wide_boxes).nonzero()
+            q, t = np.concatenate([q, q_wide]), np.concatenate([t, along.wide.take(t_wide)])
         if len(q) > 1:  # by q, then t (the sweep's order within a q is along the axis)
             order = _argsort_below(q * self.count + t, max(int(low.shape[1] * self.count).bit_length(), 1))
             q, t = q.take(order), t.take(order)
@@ -431,27 +507,24 @@ class BoxSweep:
 
     def meets(self, low: np.ndarray, high: np.ndarray, most: int) -> np.ndarray:
         """Whether each query box low..high ((3, Q)) meets any of the boxes (`overlapping` finds a pair for it);
-        all True if more than `most` box pairs would be tested."""
-        a = self.axis
-        begin = np.searchsorted(self.start, low[a] - self.reach)
-        count = np.searchsorted(self.start, high[a], side="right")
-        count -= begin
-        np.maximum(count, 0, out=count)
-        if int(count.sum()) > most:
+        all True if more than `most` box pairs would be tested on the spread's axis."""
+        found = self._counts(low, high, most)
+        if found is None:
             return np.ones(low.shape[1], dtype=bool)
+        a, along, begin, count = found
         q = np.repeat(np.arange(low.shape[1]), count)
         at = np.arange(len(q)) + np.repeat(begin - (np.cumsum(count) - count), count)
         b, c = (k for k in (0, 1, 2) if k != a)
-        keep = self.low[b].take(at) <= high[b].take(q)
-        keep &= self.high[b].take(at) >= low[b].take(q)
-        keep &= self.low[c].take(at) <= high[c].take(q)
-        keep &= self.high[c].take(at) >= low[c].take(q)
-        keep &= self.high[a].take(at) >= low[a].take(q)
-        found = np.zeros(low.shape[1], dtype=bool)
-        found[q.take(keep.nonzero()[0])] = True
-        if len(self.wide):
-            found |= _meets(low, high, *self.wide_boxes).any(axis=0)
-        return found
+        keep = along.low[b].take(at) <= high[b].take(q)
+        keep &= along.high[b].take(at) >= low[b].take(q)
+        keep &= along.low[c].take(at) <= high[c].take(q)
+        keep &= along.high[c].take(at) >= low[c].take(q)
+        keep &= along.high[a].take(at) >= low[a].take(q)
+        found_any = np.zeros(low.shape[1], dtype=bool)
+        found_any[q.take(keep.nonzero()[0])] = True
+        if len(along.wide):
+            found_any |= _meets(low, high, *along.wide_boxes).any(axis=0)
+        return found_any
 
 
 def _meets(low, high, box_low, box_high) -> np.ndarray:

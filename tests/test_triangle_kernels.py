@@ -209,6 +209,56 @@ def test_box_sweep_finds_what_box_groups_find_in_the_same_order(queries):
     assert np.array_equal(q, q_all) and np.array_equal(t, t_all)
 
 
+def test_box_sweep_takes_the_axis_its_queries_meet_fewest_boxes_on():
+    """`BoxSweep` sorts along the boxes' widest spread (a tall column of boxes: z), but a call whose query boxes
+    lie in a thin slab across the column (one x, every z: a cape along a body's back) meets far fewer boxes by
+    their starts along x: it takes that axis, and finds the pairs of `overlapping` in its order all the same; past
+    `most` box pairs on the spread's axis it still answers None (the caller's fallback is unchanged)."""
+    rng = np.random.default_rng(3)
+    centres = np.stack([rng.uniform(-0.1, 0.1, 600), rng.uniform(-0.1, 0.1, 600), rng.uniform(0.0, 1.0, 600)])
+    half = rng.uniform(0.005, 0.02, size=(3, 600))
+    grid = TriangleGrid().build_boxes((centres - half).T, (centres + half).T)
+    sweep = grid.sweep()
+    assert sweep.axis == 2
+    z = np.linspace(0.0, 1.0, 80)
+    lower = np.stack([np.full(80, 0.11), np.full(80, -0.02), z - 0.1])  # (at the column's side, each 0.2 tall)
+    upper = np.stack([np.full(80, 0.13), np.full(80, 0.02), z + 0.1])
+    along, _, _, count = sweep._counts(lower, upper, 1 << 30)
+    assert along == 0
+    begin_z = np.searchsorted(np.sort(grid.low[2]), lower[2] - (grid.high[2] - grid.low[2]).max() * 1.001)
+    count_z = np.searchsorted(np.sort(grid.low[2]), upper[2], side="right") - begin_z
+    assert count.sum() * 2 < count_z.sum()  # (x: the column's side; z: every box within ~0.24 of its height)
+    q, t = sweep.overlapping(lower, upper, 1 << 30)
+    q_all, t_all = overlapping(lower, upper, grid.low, grid.high)
+    assert len(q_all) > 0 and np.array_equal(q, q_all) and np.array_equal(t, t_all)
+    assert np.array_equal(sweep.meets(lower, upper, 1 << 30), np.isin(np.arange(80), q_all))
+    assert sweep.overlapping(lower, upper, int(count_z.sum()) - 1) is None  # (z's count decides, not x's)
+
+
+def test_box_sweep_budget_on_the_axis_taken_answers_in_the_grids_order_per_query():
+    """A deforming collider's list query (`_SWEEP_QUERY_MOST`): a call over budget on the boxes' spread axis but
+    within it on the axis it takes answers with `on_axis_taken` (else None: the grid); its pairs are the grid's, and
+    with `grid_order` each query box's pairs come in the grid's order (what the list keeps: it sorts by vertex)."""
+    rng = np.random.default_rng(5)
+    centres = np.stack([rng.uniform(-0.1, 0.1, 600), rng.uniform(-0.1, 0.1, 600), rng.uniform(0.0, 1.0, 600)])
+    half = rng.uniform(0.005, 0.02, size=(3, 600))
+    grid = TriangleGrid().build_boxes((centres - half).T, (centres + half).T)
+    sweep = grid.sweep()
+    z = rng.uniform(0.0, 1.0, 300)
+    lower = np.stack([np.full(300, 0.09), rng.uniform(-0.1, 0.0, 300), z - 0.1])
+    upper = np.stack([np.full(300, 0.13), rng.uniform(0.0, 0.1, 300), z + 0.1])
+    count = int(sweep._counts(lower, upper, 1 << 40)[3].sum())
+    assert sweep.overlapping(lower, upper, count) is None  # (over budget on z, the spread's axis)
+    q, t = sweep.overlapping(lower, upper, count, on_axis_taken=True)
+    order = grid.grid_order(lower, upper, q, t)
+    q, t = q.take(order), t.take(order)
+    q_grid, t_grid = grid.query_boxes(lower.T, upper.T)
+    by_query, by_query_grid = np.argsort(q, kind="stable"), np.argsort(q_grid, kind="stable")
+    assert len(q) > 300 and np.array_equal(q.take(by_query), q_grid.take(by_query_grid))
+    assert np.array_equal(t.take(by_query), t_grid.take(by_query_grid))
+    assert sweep.overlapping(lower, upper, count - 1, on_axis_taken=True) is None
+
+
 @pytest.mark.parametrize("size", [0.1, 0.5, 8.0])
 def test_grid_order_puts_the_sweeps_pairs_in_the_grids_order(size):
     """`TriangleGrid.grid_order`: the sweep's pairs (by query, then box) permuted into the order the grid's own
