@@ -1,15 +1,14 @@
-"""Round 28 (persist_r28b), round 29 (ridgefold_r29): the ridge cone (the two ridge in-cone rules, gated to fresh
-cloth edges: middle outside the closed mesh at the substep's start and the last FRESH_MEMORY substeps' ends, thin
-features' edges left to the plain push; plain code since round 29: FOLDHASH has its switch `edge_rims.RIDGE_CONE`,
-which `--off` turns off there) on
+"""Round 28 (persist_r28b), one switch since round 29 (ridgefold_r29): `edge_rims.RIDGE_CONE` (the two ridge in-cone
+rules, gated to fresh cloth edges: middle outside the closed mesh at the substep's start and the last FRESH_MEMORY
+substeps' ends, thin features' edges left to main's push) on, or off with `--off`, on
 
 - `apex`: tests/test_mesh_collider_inside.py's ball appearing round the quad curtain (APEX_CORNERS on), the nine
   placements: vertices inside, the curtain's |y| at frame 8 and their median (< 0.3 asked);
 - `kinds SCENE:KIND ...`: bench/rim_turn_kinds.py's drops (ball / torus / box / table x tri quad jit fan hole),
   24 frames.
 
-    .venv/bin/python bench/ridge_persist.py apex [--placements 3]
-    .venv/bin/python bench/ridge_persist.py kinds ball:fan torus:fan ...
+    .venv/bin/python bench/ridge_persist.py apex [--off] [--placements 3]
+    .venv/bin/python bench/ridge_persist.py kinds ball:fan torus:fan ... [--off]
 
 (persist_r28b's streak log, `edge_contacts._CONE_LOG`, and its gate variants `--by ridges|midpoint`, `--k`,
 `--memory` are in commit f05e6a6's bench/ridge_persist.py and solver.)
@@ -27,15 +26,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from solver import corner_contacts  # noqa: E402
+from solver import corner_contacts, edge_rims  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("what", choices=["apex", "kinds"])
     ap.add_argument("scenes", nargs="*", default=[])
+    ap.add_argument("--off", action="store_true", help="edge_rims.RIDGE_CONE off (main's before round 29)")
     ap.add_argument("--placements", type=int, default=9)
     a = ap.parse_args()
+    edge_rims.RIDGE_CONE = not a.off
     if a.what == "apex":
         from test_mesh_collider_inside import BALL_PLACEMENTS, around_curtain_rigid, closed_ball
 
@@ -51,7 +52,7 @@ def main() -> None:
 
         for item in a.scenes or [f"{s}:{k}" for s in ("ball", "torus") for k in ("tri", "quad", "jit", "fan", "hole")]:
             scene, kind = item.split(":")
-            rim_turn_kinds.run(scene, kind, 24)
+            rim_turn_kinds.run(scene, kind, 0.0, 24)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
-"""Cloth drops on closed meshes with shallow ridges (round 26, kinds_r26; its `sharp_edges.RIM_TURN_LEAST`, `--turn`,
-retired in round 29 with the ridge cone folded: at FOLDHASH, `--set edge_rims.RIDGE_CONE=False` runs without it).
+"""`sharp_edges.RIM_TURN_LEAST` (kinds_r26, off): a closed mesh's convex edge is a rim (a cloth edge through either
+face goes out across it in the face's plane) only where its faces turn by more than this many degrees.
 
 Pure solver, the Blender probe's scenes (bench/acceptance_probes_r26.py ball / torus, the kinds as built there): a
 1 m cloth (24² grids, the fan disc 32 spokes x 6 rings) dropped 8 cm over a UV ball (32 x 16, r 0.3, on the floor),
@@ -9,8 +9,8 @@ collider (ray parity). Round 29 (ridgefold_r29) added `box` (a 0.6 m cube, 4 x 4
 over it) and `table` (meshes.boxes' table, a 1.6 m cloth 8 cm over its top). Prints, per scene, kind and setting:
 the worst stretch, its frame, the last stretch, the most edges through and vertices inside at any frame, CPU seconds.
 
-    .venv/bin/python bench/rim_turn_kinds.py [--frames 24] [--scene ball torus box table] [--kind fan quad ...]
-        [--set module.NAME=value ...]   (solver module switches, for every run; round 27 (ridge_r27))
+    .venv/bin/python bench/rim_turn_kinds.py [--frames 24] [--turn 0 15] [--scene ball torus] [--kind fan quad ...]
+        [--set edge_rims.RIDGE_CONE=True ...]   (solver module switches, for every run; round 27 (ridge_r27))
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from solver_scenes import torus  # noqa: E402
 from test_mesh_collider_swinging_legs import edges_through  # noqa: E402
 
 import solver  # noqa: E402
-from solver import meshes  # noqa: E402
+from solver import meshes, sharp_edges  # noqa: E402
 from solver.inside_recovery import inside_closed  # noqa: E402
 from solver.params import auto_substeps  # noqa: E402
 
@@ -69,7 +69,8 @@ def scene(name: str, kind: str):
     return V, T, X, F
 
 
-def run(name: str, kind: str, frames: int):
+def run(name: str, kind: str, turn: float, frames: int):
+    sharp_edges.RIM_TURN_LEAST = turn
     V, T, X, F = scene(name, kind)
     model = solver.build_model(X, F)
     E = model.cloth_edges[0]
@@ -89,7 +90,7 @@ def run(name: str, kind: str, frames: int):
         inside.append(int(inside_closed(np.ascontiguousarray(P.T), mesh.a, mesh.b, mesh.c)[0].sum()))
     worst = int(np.argmax(stretch))
     print(
-        f"{name} {kind}: worst stretch {stretch[worst]:.1f} % at frame {worst + 2}, last"
+        f"{name} {kind} turn={turn:g}: worst stretch {stretch[worst]:.1f} % at frame {worst + 2}, last"
         f" {stretch[-1]:.1f} %, most through {max(through)} (frames with any: {sum(t > 0 for t in through)}),"
         f" most vertices inside {max(inside)} (last {inside[-1]}),"
         f" {cpu:.1f} s",
@@ -100,6 +101,7 @@ def run(name: str, kind: str, frames: int):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=24)
+    ap.add_argument("--turn", type=float, nargs="+", default=[0.0, 15.0])
     ap.add_argument("--scene", nargs="+", default=["ball", "torus"], help="ball torus box table")
     ap.add_argument("--kind", nargs="+", default=["tri", "quad", "jit", "fan", "hole"])
     ap.add_argument("--set", nargs="*", default=[], help="module.NAME=value (a solver module's switch)")
@@ -113,4 +115,5 @@ if __name__ == "__main__":
         print("set", name, "=", value)
     for name in a.scene:
         for kind in a.kind:
-            run(name, kind, a.frames)
+            for turn in a.turn:
+                run(name, kind, turn, a.frames)

@@ -101,12 +101,12 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
     return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
 
 
-# The ridge cone's other half (see edge_rims.COS_CONE_LEAST): a closed still mesh's convex edge between two faces
-# turning under 90 degrees pushes a fresh cloth edge only out of the mesh, within the edge's outward cone: a push from
-# the side the cloth edge started on that points past a face's plane (the cloth slid across the ridge's line over the
+# RIDGE_CONE's other half (edge_rims.RIDGE_CONE, off): a closed still mesh's convex edge between two faces turning
+# under 90 degrees pushes a fresh cloth edge only out of the mesh, within the edge's outward cone: a push from the
+# side the cloth edge started on that points past a face's plane (the cloth slid across the ridge's line over the
 # surface, as a fast swinging border does round a UV ball's 11.25 degree ridges) goes along that face's normal instead
-# (`_in_cone`; docs/design.md, round 27). Not on a thin feature's edges (needles, a fine rod: the plain push keeps
-# cloth on them; round 28 (persist_r28b)). Elsewhere: the start's side, whatever it is (a zero-thickness wall's rule).
+# (`_in_cone`; docs/design.md, round 27). Not on a thin feature's edges (needles, a fine rod: main's push keeps cloth
+# on them; round 28 (persist_r28b)). Main's: the start's side, whatever it is (a zero-thickness wall's rule).
 
 
 def collide_cloth_edges(
@@ -132,7 +132,7 @@ def collide_cloth_edges(
     round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges.
 
     found: `edge_colliders(colliders, model, thickness)`, found once by the caller for its substeps (None: found
-    here). history: the cloth's `CutHistory` (the ridge cone's memory; None: none, the substep's start alone)."""
+    here). history: the cloth's `CutHistory` (edge_rims.RIDGE_CONE; None: off, or no memory)."""
     edges, longest = model.cloth_edges
     if found is None:
         found = edge_colliders(colliders, model, thickness)
@@ -213,7 +213,7 @@ def collide_edges(
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
     vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION). cut: None,
-    or (the cloth's CutHistory, this collider's key in it): the ridge cone's memory (None: the start alone)."""
+    or (the cloth's CutHistory, this collider's key in it): edge_rims.RIDGE_CONE's memory (None: the start alone)."""
     if sharp is None:
         sharp = sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
@@ -281,8 +281,8 @@ def collide_edges(
     # under a drape), which the side it started on pushes out with the edge's motion; out across the edge
     # it yanked the sides' cloth up over the rim and flung it (docs/design.md, "Issue 11, round 10 (fling12)").
     through = np.zeros(len(s), dtype=bool)
-    fresh = None  # (the ridge cone's: which pairs' cloth edges the in-cone rules may turn)
-    if collider.mesh.outward and not collider.deforming:
+    fresh = None  # (RIDGE_CONE: which pairs' cloth edges the in-cone rules may turn)
+    if edge_rims.RIDGE_CONE and collider.mesh.outward and not collider.deforming:
         # (fresh: the cloth edge's middle outside the mesh at the substep's start and the last FRESH_MEMORY ends)
         mesh = collider.mesh
         fresh = ~inside_closed((start[0] + start[1]) * 0.5, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
@@ -447,7 +447,7 @@ def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndar
 
 
 class CutHistory:
-    """The ridge cone's memory, one per cloth (`cut_history`): for each closed still mesh collider (keyed by its
+    """edge_rims.RIDGE_CONE's memory, one per cloth (`cut_history`): for each closed still mesh collider (keyed by its
     place in the step's colliders and its triangle count), the cloth edges (first vertex x N + second) whose middle
     was inside it at the end of one of the last FRESH_MEMORY substeps, with that substep. `substep` counts the
     cloth's substeps (solver/step.py advances it, one a substep, whatever the frame's count); a collider's table
@@ -488,8 +488,10 @@ class CutHistory:
 _NO_KEYS = np.zeros(0, dtype=np.int64)
 
 
-def cut_history(state, model) -> CutHistory:
-    """The cloth's CutHistory (kept in its state's scratch; a new one for another model)."""
+def cut_history(state, model) -> CutHistory | None:
+    """The cloth's CutHistory (kept in its state's scratch; a new one for another model), or None: RIDGE_CONE off."""
+    if not edge_rims.RIDGE_CONE:
+        return None
     found = state.scratch.get("cut_history")
     if found is None or found.model is not model:
         found = state.scratch["cut_history"] = CutHistory(model)
@@ -497,7 +499,7 @@ def cut_history(state, model) -> CutHistory:
 
 
 def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
-    """The ridge cone: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
+    """RIDGE_CONE: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
     through a face, turned to the nearer side of the edge's outward cone (between its faces' outward normals) where it
     points past a face's plane: beyond the face whose `into` it leans along (a cloth edge that slid across the
     ridge's line over the surface is on the surface, not beside a wall)."""

@@ -25,6 +25,10 @@ from .triangles import cross, dot
 # the edge table lists first still decides it on some tops). A 12-segment torus's ridges (10 cm facets) or a ball's
 # are no rims for a cloth whose edges are under twice their facets' width.
 RIM_SPAN_HOPS = 8  # triangles from the edge's faces (a 3-segment bevel's chamfer strips: up to 6 to the top)
+# A closed mesh's convex edge is a rim (a cloth edge through either face goes out across it, in the face's plane)
+# only where its faces turn by more than this (degrees; 0: every convex edge, main's). kinds_r26, off: on a 32 x 16 UV
+# ball's 11.25 degree ridges the in-plane push is sideways along the surface (docs/design.md, round 26).
+RIM_TURN_LEAST = 0.0
 # (Turned less than this from the other face: a slab thinner than the radius is a slab, its top no face of its
 # bottom rim; exactly 180° also has no sense.)
 _RIM_SPAN_MOST = math.radians(150.0)
@@ -88,6 +92,8 @@ class SharpEdges:
             # two), or a closed mesh's convex edge (its other face bends away behind this one's outside).
             if mesh.outward:
                 behind = dot(self.into_other, mesh.normals.take(self.tri, axis=1)) * mesh.outward < 0.0
+                if RIM_TURN_LEAST > 0.0:  # (kinds_r26, off) only edges the faces turn at by more than this
+                    behind &= dot(self.into, self.into_other) > -math.cos(math.radians(RIM_TURN_LEAST))
                 self.rim |= two & behind
                 if start is None:
                     self._drop(_hidden(mesh, self.a, self.b, self.into, self.into_other))

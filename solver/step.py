@@ -282,7 +282,7 @@ def step(
     # crossed zone move as one piece by its mean motion, at least as far as the collider's motion there
     # (`_rewind_carrier`, `_zone_carry`; once REWIND_WITH_COLLIDERS).
     movers = [c for c in inputs.colliders if not _driven._still(c)] if face_collision is not None else []
-    # (the ridge cone's: which cloth edges cut through the closed meshes lately, counted in this cloth's substeps)
+    # (edge_rims.RIDGE_CONE: which cloth edges cut through the closed meshes lately, counted in this cloth's substeps)
     history = cut_history(state, model) if any_meshes else None
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps

@@ -1,7 +1,7 @@
-"""The ridge cone's memory (edge_rims; round 29, ridgefold_r29): the cloth edges cut through a closed mesh lately
-are kept per cloth (`edge_contacts.CutHistory` in the cloth's state), per collider, and rolled once per substep of that
-cloth. Until round 28 (persist_r28b) it hung on the collider's mesh, shared by every cloth over it, and rolled when
-the substep's start time t0 changed, so a frame of one substep never rolled it."""
+"""`edge_rims.RIDGE_CONE`'s memory (round 29, ridgefold_r29): the cloth edges cut through a closed mesh lately are kept
+per cloth (`edge_contacts.CutHistory` in the cloth's state), per collider, and rolled once per substep of that cloth.
+Until round 28 (persist_r28b) it hung on the collider's mesh, shared by every cloth over it, and rolled when the
+substep's start time t0 changed, so a frame of one substep never rolled it."""
 
 import importlib
 
@@ -44,6 +44,7 @@ def test_two_cloths_over_one_collider_keep_their_own_cut_history(monkeypatch):
     """The dropped cloth over the ball ends bit-equal whether or not a curtain cut through the same ball is stepped
     beside it (its cut edges have the same vertex pairs). With one history for both (as on the mesh until round 28)
     the curtain's cut edges count as cut for the dropped cloth too, and its run changes."""
+    monkeypatch.setattr(edge_rims, "RIDGE_CONE", True)
     alone = _run([_dropped_on_ball()], 8)[0].positions
     beside = _run([_cut_through_ball(), _dropped_on_ball()], 8)[1].positions
     assert np.isfinite(alone).all()
@@ -55,9 +56,10 @@ def test_two_cloths_over_one_collider_keep_their_own_cut_history(monkeypatch):
     assert not np.array_equal(alone, mixed)
 
 
-def test_one_substep_a_frame_rolls_the_history_every_frame():
+def test_one_substep_a_frame_rolls_the_history_every_frame(monkeypatch):
     """At one substep a frame every frame is a new substep of the cloth's: the curtain's cut edges are taken into the
     history at each (t0 is 0 at every such substep: the old t0 rule never rolled, and nothing was ever remembered)."""
+    monkeypatch.setattr(edge_rims, "RIDGE_CONE", True)
     frames = 5
     state = _run([_cut_through_ball()], frames, substeps=1)[0]
     history = state.scratch["cut_history"]
