@@ -282,13 +282,27 @@ def collide_edges(
     # it yanked the sides' cloth up over the rim and flung it (docs/design.md, "Issue 11, round 10 (fling12)").
     through = np.zeros(len(s), dtype=bool)
     fresh = None  # (RIDGE_CONE: which pairs' cloth edges the in-cone rules may turn)
-    if edge_rims.RIDGE_CONE and collider.mesh.outward and not collider.deforming:
-        # (fresh: the cloth edge's middle outside the mesh at the substep's start and the last FRESH_MEMORY ends)
+    if edge_rims.RIDGE_CONE and collider.mesh.outward and not collider.deforming and sharp.any_cone:
+        # (fresh: the cloth edge's middle outside the mesh at the substep's start and the last FRESH_MEMORY ends.
+        # Asked once per cloth edge (it meets several sharp edges), at the start only of those on a shallow ridge's
+        # rim: only there the rules act; the rest stay fresh, unused.)
         mesh = collider.mesh
-        fresh = ~inside_closed((start[0] + start[1]) * 0.5, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
+        keys, one_pair, edge_of = np.unique(i.astype(np.int64) * len(x) + j, return_index=True, return_inverse=True)
+        fresh = np.ones(len(keys), dtype=bool)
         if cut is not None:
-            keys = i.astype(np.int64) * len(x) + j
             fresh &= ~cut[0].recent(cut[1], keys)
+        cone = sharp.rim.take(s) & (
+            dot(sharp.out_face.take(s, axis=1), sharp.out_other.take(s, axis=1)) > COS_CONE_LEAST
+        )
+        asked = np.zeros(len(keys), dtype=bool)
+        asked[edge_of.compress(cone)] = True
+        asked &= fresh
+        asked = asked.nonzero()[0]
+        if len(asked):
+            on = one_pair.take(asked)
+            middles = (start[0].take(on, axis=1) + start[1].take(on, axis=1)) * 0.5
+            fresh[asked] = ~inside_closed(middles, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
+        fresh = fresh.take(edge_of)
     rim = sharp.rim.take(s) & (dist1 < 0.5 * longest)
     if collider.deforming:
         rim &= _one_face(sharp, s)
@@ -319,8 +333,8 @@ def collide_edges(
                 low_rims_left(sharp, through, rim, at, out, up_own)
                 side_rims_from_start(sharp, through, rim, at, out, up_own, start, end, gap)
     if fresh is not None and cut is not None:  # (the cloth edges whose middle ends this substep inside the mesh)
-        middle = (end[0] + end[1]) * 0.5
-        cut[0].mark(cut[1], keys.compress(inside_closed(middle, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]))
+        middles = (end[0].take(one_pair, axis=1) + end[1].take(one_pair, axis=1)) * 0.5
+        cut[0].mark(cut[1], keys.compress(inside_closed(middles, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]))
     close = (dist1 < travel) | through
     if not close.any():
         return None
