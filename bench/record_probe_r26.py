@@ -5,7 +5,7 @@ replays Blender's 19.1 % worst stretch exactly and A/B-tests the in-cone rules o
 
     VC_ROOT=$PWD KIND=tri N=24 FRAMES=14 EVERY=14 .venv/bin/python bench/record_probe_r26.py ball /tmp/ball_tri.pkl
     .venv/bin/python bench/cape_cost_trace.py ab /tmp/ball_tri.pkl --best 1 \
-        --set edge_rims.RIM_OUT_IN_CONE=True --set edge_contacts.RIDGE_PUSH_IN_CONE=True
+        --set edge_rims.RIDGE_CONE=True
 """
 
 import sys

@@ -57,6 +57,7 @@ __all__ = [
     "cloth_edges",
     "collide_cloth_edges",
     "collide_edges",
+    "cut_history",
     "edge_colliders",
     "hold_edges",
     "inside_just_off",
@@ -100,21 +101,17 @@ def cloth_edges(triangles: np.ndarray, positions: np.ndarray) -> tuple[np.ndarra
     return edges, 2.0 * float(np.sqrt((d * d).sum(axis=1)).max())
 
 
-# RIDGE_PUSH_IN_CONE (ridge_r27, off): a closed still mesh's convex edge between two faces pushes a cloth edge only
-# out of the mesh, within the edge's outward cone (between its faces' outward normals): a push from the side the
-# cloth edge started on that points past a face's plane (the cloth slid across the ridge's line over the surface, as
-# a fast swinging border does round a UV ball's 11.25 degree ridges) goes along that face's normal instead
-# (`_in_cone`; docs/design.md, round 27). Main's: the start's side, whatever it is (a zero-thickness wall's rule).
-RIDGE_PUSH_IN_CONE = False
-# (persist_r28b's measure: None, or a dict "rim" / "cone" -> list of arrays: for each pair the in-cone rules act on,
-# how many substeps in a row before this one its cloth edge was through the collider's ridges; bench/ridge_persist.py)
-_CONE_LOG: dict | None = None
-_CONE_OFF_THIN = False  # (persist_r28b's probe, off: RIDGE_PUSH_IN_CONE not on a thin feature's edges (needles, rods))
+# RIDGE_CONE's other half (edge_rims.RIDGE_CONE, off): a closed still mesh's convex edge between two faces turning
+# under 90 degrees pushes a fresh cloth edge only out of the mesh, within the edge's outward cone: a push from the
+# side the cloth edge started on that points past a face's plane (the cloth slid across the ridge's line over the
+# surface, as a fast swinging border does round a UV ball's 11.25 degree ridges) goes along that face's normal instead
+# (`_in_cone`; docs/design.md, round 27). Not on a thin feature's edges (needles, a fine rod: main's push keeps cloth
+# on them; round 28 (persist_r28b)). Main's: the start's side, whatever it is (a zero-thickness wall's rule).
 
 
 def collide_cloth_edges(
     x, x_start, inv_mass, model, colliders, t0, t1, thickness, friction, window=None, contacts=None, closes=True,
-    gravity=None, tipped_only: bool = False, found=None,
+    gravity=None, tipped_only: bool = False, found=None, history=None,
 ) -> None:  # fmt: skip
     """`collide_edges` for every mesh collider with sharp edges, for the substep t0 -> t1 (step's hook).
 
@@ -135,7 +132,7 @@ def collide_cloth_edges(
     round 9 (table11)), unless the collider has a sharp tip (TIPPED_RODS); without gravity, all thin edges.
 
     found: `edge_colliders(colliders, model, thickness)`, found once by the caller for its substeps (None: found
-    here)."""
+    here). history: the cloth's `CutHistory` (edge_rims.RIDGE_CONE; None: off, or no memory)."""
     edges, longest = model.cloth_edges
     if found is None:
         found = edge_colliders(colliders, model, thickness)
@@ -145,29 +142,30 @@ def collide_cloth_edges(
     up = _up(gravity)
     for index, collider, sharp in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
+        cut = None if history is None else (history, (index, len(collider.mesh.a[0])))
         if tipped_only:
             below = _below_a_tip(collider, sharp, up) if sharp.thin.any() else None
             hanging = None if below is None else _split(sharp, collider._pose_at(t1), gravity, below)[0]
             if hanging is not None:
-                collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
+                collide_edges(collider, x, x_start, *args, sharp=hanging, up=up, cut=cut)
             continue
         windowed_open = sharp.open and not collider.mesh.outward
         if contacts is None or (sharp.open and not windowed_open) or _turning(collider, thickness, t1 - t0):
-            collide_edges(collider, x, x_start, *args, sharp=sharp, up=up)
+            collide_edges(collider, x, x_start, *args, sharp=sharp, up=up, cut=cut)
             continue
         below = _below_a_tip(collider, sharp, up) if sharp.thin.any() else None
         if windowed_open:  # (its rims every substep, with its hanging thin edges)
             below = sharp.open_rims if below is None else below | sharp.open_rims
         hanging, rest = _split(sharp, collider._pose_at(t1), gravity, below)
         if hanging is not None:
-            collide_edges(collider, x, x_start, *args, sharp=hanging, up=up)
+            collide_edges(collider, x, x_start, *args, sharp=hanging, up=up, cut=cut)
         if rest is None:
             continue
         if closes:
             path_start, path_t0, settle = (x_start, t0, None) if window is None else (*window, (x_start, t0))
             found_contacts = collide_edges(
                 collider, x, path_start, edges, inv_mass, path_t0, t1, thickness, friction, longest, settle, True,
-                sharp=rest, up=up,
+                sharp=rest, up=up, cut=cut,
             )  # fmt: skip
             contacts[key] = None if found_contacts is None else (collider.mesh, found_contacts)
         else:
@@ -205,7 +203,7 @@ def sharp_of(collider, radius: float, thickness: float) -> SharpEdges:
 
 def collide_edges(
     collider, x, x_start, edges, inv_mass, t0, t1, thickness, cloth_friction, longest: float, settle=None,
-    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None,
+    keep_contacts: bool = False, sharp: SharpEdges | None = None, up=None, cut=None,
 ):  # fmt: skip
     """Push cloth edges (E, 2) rows of x off the collider's sharp edges, in place (see the module doc).
 
@@ -214,7 +212,8 @@ def collide_edges(
     at frame fraction t): the path runs from x_start, the settled pushes are reckoned from and added to
     previous (as `MeshCollider.collide`'s). keep_contacts: return the contacts for `hold_edges` (still
     meshes), else None. sharp: the edges to collide with (default: all the mesh's sharp edges). up: the unit
-    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION)."""
+    vector against gravity (world, (3,)), or None: no rim carries the cloth (see RIM_SUPPORT_FRICTION). cut: None,
+    or (the cloth's CutHistory, this collider's key in it): edge_rims.RIDGE_CONE's memory (None: the start alone)."""
     if sharp is None:
         sharp = sharp_of(collider, 0.5 * longest, thickness)
     if len(sharp) == 0 or len(edges) == 0:
@@ -282,17 +281,28 @@ def collide_edges(
     # under a drape), which the side it started on pushes out with the edge's motion; out across the edge
     # it yanked the sides' cloth up over the rim and flung it (docs/design.md, "Issue 11, round 10 (fling12)").
     through = np.zeros(len(s), dtype=bool)
-    streaks = fresh = None  # (CONE_FRESH_ONLY: each pair's cloth edge's substeps through before this one)
-    if (edge_rims.CONE_FRESH_ONLY or _CONE_LOG is not None) and collider.mesh.outward and not collider.deforming:
-        keys = i.astype(np.int64) * len(x) + j
-        streaks, age = _through_before(collider, keys, t0)
-        if edge_rims.CONE_FRESH_ONLY:
-            fresh = streaks < edge_rims._FRESH_SUBSTEPS
-            if edge_rims._FRESH_MEMORY:  # (through at any of the last _FRESH_MEMORY substeps: not fresh)
-                fresh = age > edge_rims._FRESH_MEMORY
-            if edge_rims._FRESH_BY == "start":  # (and the cloth edge's middle inside at the substep's start: not fresh)
-                mesh = collider.mesh
-                fresh &= ~inside_closed((start[0] + start[1]) * 0.5, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
+    fresh = None  # (RIDGE_CONE: which pairs' cloth edges the in-cone rules may turn)
+    if edge_rims.RIDGE_CONE and collider.mesh.outward and not collider.deforming and sharp.any_cone:
+        # (fresh: the cloth edge's middle outside the mesh at the substep's start and the last FRESH_MEMORY ends.
+        # Asked once per cloth edge (it meets several sharp edges), at the start only of those on a shallow ridge's
+        # rim: only there the rules act; the rest stay fresh, unused.)
+        mesh = collider.mesh
+        keys, one_pair, edge_of = np.unique(i.astype(np.int64) * len(x) + j, return_index=True, return_inverse=True)
+        fresh = np.ones(len(keys), dtype=bool)
+        if cut is not None:
+            fresh &= ~cut[0].recent(cut[1], keys)
+        cone = sharp.rim.take(s) & (
+            dot(sharp.out_face.take(s, axis=1), sharp.out_other.take(s, axis=1)) > COS_CONE_LEAST
+        )
+        asked = np.zeros(len(keys), dtype=bool)
+        asked[edge_of.compress(cone)] = True
+        asked &= fresh
+        asked = asked.nonzero()[0]
+        if len(asked):
+            on = one_pair.take(asked)
+            middles = (start[0].take(on, axis=1) + start[1].take(on, axis=1)) * 0.5
+            fresh[asked] = ~inside_closed(middles, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
+        fresh = fresh.take(edge_of)
     rim = sharp.rim.take(s) & (dist1 < 0.5 * longest)
     if collider.deforming:
         rim &= _one_face(sharp, s)
@@ -322,18 +332,9 @@ def collide_edges(
                 up_own = up if pose1 is None else up @ pose1[0]
                 low_rims_left(sharp, through, rim, at, out, up_own)
                 side_rims_from_start(sharp, through, rim, at, out, up_own, start, end, gap)
-    if streaks is not None:
-        if edge_rims._FRESH_BY != "ridges":
-            mesh = collider.mesh
-            middle = (end[0] + end[1]) * 0.5
-            mark = inside_closed(middle, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]
-        else:
-            mark = through
-        collider.mesh._cone_through[4].append(keys.compress(mark))
-        if _CONE_LOG is not None and len(rim) and not sharp.open:
-            turn = dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1))
-            acting = through.take(rim) & (turn > COS_CONE_LEAST)
-            _CONE_LOG.setdefault("rim", []).append(streaks.take(rim).compress(acting))
+    if fresh is not None and cut is not None:  # (the cloth edges whose middle ends this substep inside the mesh)
+        middles = (end[0].take(one_pair, axis=1) + end[1].take(one_pair, axis=1)) * 0.5
+        cut[0].mark(cut[1], keys.compress(inside_closed(middles, mesh.a, mesh.b, mesh.c, _bins_of(mesh))[0]))
     close = (dist1 < travel) | through
     if not close.any():
         return None
@@ -346,12 +347,8 @@ def collide_edges(
         if out is None:  # (a deforming mesh's: out across the edge from its first triangle, now)
             out = -_across(a1.take(s, axis=1), b1.take(s, axis=1), c1.take(s, axis=1))
         normal = np.where(through, out, normal)
-    if RIDGE_PUSH_IN_CONE and collider.mesh.outward and not collider.deforming:
-        turned = _in_cone(sharp, s, normal, through if fresh is None else through | ~fresh)
-        if _CONE_LOG is not None and streaks is not None:
-            changed = np.abs(turned - normal).sum(axis=0) > 0.0
-            _CONE_LOG.setdefault("cone", []).append(streaks.compress(changed))
-        normal = turned
+    if fresh is not None:
+        normal = _in_cone(sharp, s, normal, through | ~fresh)
     apart = dot(d1, normal)  # the end's separation along it (negative: crossed)
     contact = (apart < gap) & ((dist1 < gap) | (apart <= 0.0)) & close
     in_wedge = sharp.in_wedge(normal, s)
@@ -463,57 +460,70 @@ def _ends_inside(mesh, sharp: SharpEdges, s, ends, asked, gap: float) -> np.ndar
     return found
 
 
-def _through_before(collider, keys, t0):
-    """CONE_FRESH_ONLY: for each cloth edge `keys` (first vertex x N + second), (streak, age): how many substeps in a
-    row before this one (from t0) it was through the collider (edge_rims._FRESH_BY; 0: not at the previous substep),
-    and how many substeps ago it last was (a large number: never). The state is the collider's mesh's (a collider is
-    built anew each frame): [t0, substep count, (keys, streaks) of the previous substep, (keys, last substep) of every
-    cloth edge through so far, this substep's through keys so far]; a new t0 rolls it."""
-    state = getattr(collider.mesh, "_cone_through", None)
-    if state is None:
-        empty = np.zeros(0, dtype=np.int64)
-        state = collider.mesh._cone_through = [t0, 0, (empty, empty), (empty, empty), []]
-    elif state[0] != t0:
-        now = np.unique(np.concatenate(state[4])) if state[4] else np.zeros(0, dtype=np.int64)
-        streak = np.ones(len(now), dtype=np.int64)
-        old, old_streak = state[2]
-        if len(old) and len(now):
-            at = np.minimum(np.searchsorted(old, now), len(old) - 1)
-            again = old.take(at) == now
-            streak[again] += old_streak.take(at.compress(again))
-        marked, last = state[3]
-        merged = np.concatenate([now, marked])
-        when = np.concatenate([np.full(len(now), state[1], dtype=np.int64), last])
+class CutHistory:
+    """edge_rims.RIDGE_CONE's memory, one per cloth (`cut_history`): for each closed still mesh collider (keyed by its
+    place in the step's colliders and its triangle count), the cloth edges (first vertex x N + second) whose middle
+    was inside it at the end of one of the last FRESH_MEMORY substeps, with that substep. `substep` counts the
+    cloth's substeps (solver/step.py advances it, one a substep, whatever the frame's count); a collider's table
+    takes the substep's marks at its first use in a later substep."""
+
+    def __init__(self, model):
+        self.model = model  # (the keys are its vertices')
+        self.substep = 0
+        self.colliders: dict = {}  # key -> [substep of the pending marks, keys (sorted), their substeps, [pending]]
+
+    def recent(self, key, keys: np.ndarray) -> np.ndarray:
+        """Which cloth edges `keys` were marked inside collider `key` at one of the last FRESH_MEMORY substeps."""
+        record = self.colliders.get(key)
+        if record is None:
+            record = self.colliders[key] = [self.substep, _NO_KEYS, _NO_KEYS, []]
+        elif record[0] != self.substep:
+            self._roll(record)
+        marked = record[1]
+        if len(marked) == 0:
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(np.searchsorted(marked, keys), len(marked) - 1)
+        return marked.take(at) == keys
+
+    def mark(self, key, keys: np.ndarray) -> None:
+        """Cloth edges `keys` end this substep inside collider `key` (after `recent` for it this substep)."""
+        self.colliders[key][3].append(keys)
+
+    def _roll(self, record) -> None:
+        now = np.unique(np.concatenate(record[3])) if record[3] else _NO_KEYS
+        merged = np.concatenate([now, record[1]])
+        when = np.concatenate([np.full(len(now), record[0], dtype=np.int64), record[2]])
         merged, first = np.unique(merged, return_index=True)  # (now's first: its substep wins)
         when = when.take(first)
-        if edge_rims._FRESH_MEMORY:  # (forget those through longer ago than it)
-            kept = (state[1] - when < edge_rims._FRESH_MEMORY).nonzero()[0]
-            merged, when = merged.take(kept), when.take(kept)
-        state[:] = [t0, state[1] + 1, (now, streak), (merged, when), []]
-    before, streak = state[2]
-    marked, last = state[3]
-    out = []
-    for table, value, missing in ((before, streak, 0), (marked, state[1] - last, 1 << 40)):
-        if len(table) == 0:
-            out.append(np.full(len(keys), missing, dtype=np.int64))
-            continue
-        at = np.minimum(np.searchsorted(table, keys), len(table) - 1)
-        out.append(np.where(table.take(at) == keys, value.take(at), missing))
-    return out[0], out[1]
+        kept = (self.substep - when <= edge_rims.FRESH_MEMORY).nonzero()[0]  # (older ones forgotten)
+        record[:] = [self.substep, merged.take(kept), when.take(kept), []]
+
+
+_NO_KEYS = np.zeros(0, dtype=np.int64)
+
+
+def cut_history(state, model) -> CutHistory | None:
+    """The cloth's CutHistory (kept in its state's scratch; a new one for another model), or None: RIDGE_CONE off."""
+    if not edge_rims.RIDGE_CONE:
+        return None
+    found = state.scratch.get("cut_history")
+    if found is None or found.model is not model:
+        found = state.scratch["cut_history"] = CutHistory(model)
+    return found
 
 
 def _in_cone(sharp: SharpEdges, s, normal, through) -> np.ndarray:
-    """RIDGE_PUSH_IN_CONE: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
+    """RIDGE_CONE: each pair's push direction (3, P) on a closed mesh's convex edge between two faces, not
     through a face, turned to the nearer side of the edge's outward cone (between its faces' outward normals) where it
     points past a face's plane: beyond the face whose `into` it leans along (a cloth edge that slid across the
     ridge's line over the surface is on the surface, not beside a wall)."""
     convex = sharp.rim.take(s) & ~sharp.open_rims.take(s) & ~through
-    if _CONE_OFF_THIN and sharp.any_thin:  # (persist_r28b's probe: a thin feature's edges keep main's push)
+    if sharp.any_thin:  # (a thin feature's edges keep main's push: it holds cloth on needles and a fine rod)
         convex &= ~sharp.thin.take(s)
     k = convex.nonzero()[0]
     if len(k) == 0:
         return normal
-    # (only ridges turning under 90 degrees, as RIM_OUT_IN_CONE's: at a box's rim main's side rule is kept)
+    # (only ridges turning under 90 degrees, as through_faces' cone: at a box's rim main's side rule is kept)
     at = s.take(k)
     shallow = (dot(sharp.out_face.take(at, axis=1), sharp.out_other.take(at, axis=1)) > COS_CONE_LEAST).nonzero()[0]
     if len(shallow) == 0:

@@ -43,23 +43,18 @@ _SIN_LOW_RIM = math.sin(math.radians(LOW_RIM_ANGLE))
 # substep; the two ends' pushes did not cancel, and a drape centred over the wall glided off along its top at
 # 0.9 m/s (docs/design.md, round 19 (wall22)).
 _SIDE_RIM_DEPTH = 2.0  # gaps: a side rim's crossing further into the face than this goes back too
-# RIM_OUT_IN_CONE (ridge_r27, off): a cloth edge through a face of a closed mesh's convex ridge whose faces turn by
-# under 90 degrees goes out along the other face's outward normal (the edge's outward cone's side nearest the face's
-# plane), not across the ridge in the face's plane: that in-plane way runs along the surface at a shallow ridge (a
-# UV ball's 11.25 degrees, a torus's 30), and pushed cloth edges 2-3 cm sideways (docs/design.md, round 27). At 90
-# degrees (a box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept.
-RIM_OUT_IN_CONE = False
+# RIDGE_CONE (ridge_r27's two rules with persist_r28b's gates, one switch since ridgefold_r29; off): at a closed still
+# mesh's convex ridge whose faces turn by under 90 degrees (a UV ball's 11.25, a torus's 30) cloth is pushed only out
+# of the mesh, within the ridge's outward cone (between its faces' outward normals). Here: a cloth edge through a face
+# goes out along the other face's outward normal, not across the ridge in the face's plane (that way runs along the
+# surface and pushed cloth edges 2-3 cm sideways: 118 % stretch on a fan disc dropped on a ball). At 90 degrees (a
+# box's rim) the two are the same; over 90 (a wedge's) the face's plane is inside the cone, kept. The other half is
+# edge_contacts' (`_in_cone`). Both act only on a *fresh* cloth edge: its middle outside the mesh at the substep's
+# start and at the ends of the last FRESH_MEMORY substeps (`edge_contacts.CutHistory`, the cloth's); the others (a
+# curtain a ball appeared round) keep main's pushes (docs/design.md, rounds 27-29).
+RIDGE_CONE = False
 COS_CONE_LEAST = 1e-3  # (a box's 90 degrees, up to rounding: kept as it was)
-# CONE_FRESH_ONLY (persist_r28b, off; only with RIM_OUT_IN_CONE / edge_contacts.RIDGE_PUSH_IN_CONE on): the in-cone
-# rules turn only a cloth edge not cut through the closed mesh lately: its middle outside the mesh at the substep's
-# start, and at the ends of the last _FRESH_MEMORY substeps; the others (a curtain a ball appeared round) keep main's
-# pushes. State on the collider's mesh (`edge_contacts._through_before`); docs/design.md, round 28 (persist_r28b):
-# the appearing-ball curtain passes (median 0.149 m), ball / torus stretch as the ungated rules', needles still fail.
-CONE_FRESH_ONLY = False
-_FRESH_BY = "start"  # (what "cut through" is: "start" as above; "midpoint": the middle inside at the previous
-# substeps' ends only; "ridges": the edge pass's through pairs at the previous substeps)
-_FRESH_SUBSTEPS = 1  # (without a memory: the rules act on one through fewer substeps in a row than this before)
-_FRESH_MEMORY = 10  # (> 0: on one through at none of the last this many substeps)
+FRESH_MEMORY = 30  # substeps a cloth edge cut through the mesh (its middle inside) stays not fresh (see above)
 
 
 def low_rims_left(sharp, through, rim, at, out, up) -> None:
@@ -163,7 +158,7 @@ def through_faces(sharp, at, first, second, cone=None):
     """(through, out): whether each cloth edge first -> second ((3, C), the collider's frame) crosses either
     triangle on sharp edge `at`, and the unit direction out across the edge in the plane of the face(s)
     crossed (3, C) (through both: between them). Both faces alike, whichever the edge table lists first.
-    cone: None, or which pairs RIM_OUT_IN_CONE may turn ((C,) bool; CONE_FRESH_ONLY)."""
+    cone: None (main's), or which pairs RIDGE_CONE may turn out along the other face's normal ((C,) bool: fresh)."""
     lengths, sizes = _face_table(sharp)
     a = sharp.a.take(at, axis=1)
     along = sharp.along.take(at, axis=1)
@@ -188,10 +183,8 @@ def through_faces(sharp, at, first, second, cone=None):
     allowed = (depth_other <= depth_face, depth_face <= depth_other)  # (no end inside: both 0, both allowed)
     faces = zip(heights, (sharp.into, sharp.into_other), sizes, allowed, (other_n, face_n), strict=True)
     shallow = None
-    if RIM_OUT_IN_CONE:  # (a closed mesh's ridge turning under 90 degrees: out along the other face's normal)
-        shallow = dot(face_n, other_n) > COS_CONE_LEAST
-        if cone is not None:
-            shallow &= cone
+    if cone is not None:  # (RIDGE_CONE: a closed mesh's ridge turning under 90 degrees: out along the other's normal)
+        shallow = (dot(face_n, other_n) > COS_CONE_LEAST) & cone
     for (height_p, height_q), into, (width, corner_along), exits_other, beyond_n in faces:
         hp, hq = height_p, height_q
         crosses = ((hp > 0.0) & (hq <= 0.0)) | ((hp < 0.0) & (hq >= 0.0))  # (one face's other: n = 0, never)

@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from .edge_list import _FAR, _FRAME_SKIN, _LEAST_SKIN, _SKIN, _EdgeList, _planes_of
+from .edge_rims import COS_CONE_LEAST
 from .edge_topology import edge_table, kept_edge_table
 from .sharp_rules import _EPS, _hidden, _sharp_edges
 from .triangle_grid import TriangleGrid
@@ -109,6 +110,9 @@ class SharpEdges:
         # Each face's unit normal (3, S), away from the other face (a one-face edge's: either side, its other
         # zero): whether a face carries a cloth draped over the rim (see `rim_support`).
         self.out_face, self.out_other = _face_normals(self.a, self.b, self.into, self.into_other)
+        # (a rim turning under 90 degrees anywhere: edge_rims.RIDGE_CONE's work; a part keeps its whole's, as the
+        # cone's memory is the whole mesh's)
+        self.any_cone = bool((self.rim & (dot(self.out_face, self.out_other) > COS_CONE_LEAST)).any())
         span = self.b - self.a
         self.along = span / np.maximum(np.sqrt(dot(span, span)), _EPS)  # unit (3, S), a to b
         # The faces the rim rule sees (`RIM_SPAN`): each face's furthest turned face within the radius.
@@ -173,6 +177,7 @@ class SharpEdges:
         part.open, part.still, part._parts, part._split = self.open, self.still, {}, None
         part.any_braked = bool(part.braked.any())
         part.any_thin = bool(part.thin.any())
+        part.any_cone = self.any_cone
         part.any_least = bool(part.least.any())
         part.any_ends_only = bool(part.ends_only.any())
         part._faces, part._support, part._planes = None, None, None

@@ -15,7 +15,7 @@ from .colliders import Sphere, collide
 from .contact_support import support_reach
 from .corner_contacts import collide_cloth_corners
 from .driven_motion import MAX_MOTION_SUBSTEPS, driven_motion, grown_substeps, motion_substeps
-from .edge_contacts import collide_cloth_edges, edge_colliders, travelling
+from .edge_contacts import collide_cloth_edges, cut_history, edge_colliders, travelling
 from .face_collision import FaceCollision
 from .grab import Grab
 from .inputs import StepInputs
@@ -288,8 +288,12 @@ def step(
     # crossed zone move as one piece by its mean motion, at least as far as the collider's motion there
     # (`_rewind_carrier`, `_zone_carry`; once REWIND_WITH_COLLIDERS).
     movers = [c for c in inputs.colliders if not _driven._still(c)] if face_collision is not None else []
+    # (edge_rims.RIDGE_CONE: which cloth edges cut through the closed meshes lately, counted in this cloth's substeps)
+    history = cut_history(state, model) if any_meshes else None
     for s in range(substeps):
         t0, t1 = s / substeps, (s + 1) / substeps
+        if history is not None:
+            history.substep += 1
         np.subtract(x, previous, out=displacement)
         displacement *= keep
         if kick.ndim == 1:  # column by column: ~3x quicker than broadcasting a (3,) kick over rows
@@ -321,7 +325,7 @@ def step(
             if any_meshes:  # (edge and corner contacts are the mesh colliders': ~5 us a substep to find none)
                 collide_cloth_edges(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                    found=sharp_found,
+                    found=sharp_found, history=history,
                 )  # fmt: skip
                 collide_cloth_corners(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, support=support,
@@ -330,7 +334,7 @@ def step(
                 collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
                 collide_cloth_edges(
                     x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                    tipped_only=True, found=sharp_found,
+                    tipped_only=True, found=sharp_found, history=history,
                 )  # fmt: skip
             collide(x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, pulled=pulled)
             if any_meshes and chords:
@@ -350,6 +354,7 @@ def step(
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, params.thickness, params.friction,
                 window=None if edge_opens else (edge_window_start, edge_first / substeps),
                 contacts=run.mesh_contacts, closes=edge_closes, gravity=params.gravity, found=sharp_found,
+                history=history,
             )  # fmt: skip
             # On the windows with a hold between passes (on the windows alone corners went 5-33 mm
             # through the cloth, corners9).
@@ -360,7 +365,7 @@ def step(
             collide_cloth_ridges(x, previous, inv_mass, collided, inputs.colliders, params.thickness, t0, t1)
             collide_cloth_edges(  # (a pointed rod's sides again, after the corner pass: AFTER_CORNERS)
                 x, previous, inv_mass, collided, inputs.colliders, t0, t1, *edge_args, gravity=params.gravity,
-                tipped_only=True, found=sharp_found,
+                tipped_only=True, found=sharp_found, history=history,
             )  # fmt: skip
             if starts_before is not None:  # (the moved starts swept through the other meshes)
                 _recheck_moved_starts(previous, starts_before, rigid_meshes, t0, params.thickness)
@@ -377,7 +382,7 @@ def step(
             if closes and moving:  # (an edge pass after a travelling mesh's vertex pass, above)
                 collide_cloth_edges(
                     x, previous, inv_mass, collided, moving, t0, t1, *edge_args, gravity=params.gravity,
-                    found=sharp_moving,
+                    found=sharp_moving, history=history,
                 )  # fmt: skip
                 collide(
                     x, previous, free, inputs.colliders, t0, t1, params.thickness, params.friction, window=window,

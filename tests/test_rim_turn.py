@@ -3,7 +3,7 @@ edges of a closed mesh, so rims (a cloth edge through either face goes out acros
 There that push is sideways along the surface: the disc's rim, swinging in at ~3.6 m/s, was pushed ~5-7 mm an
 iteration, alternate rim vertices one way, and one frame showed a 118 % stretch (Blender's Cloth: 36 %).
 `sharp_edges.RIM_TURN_LEAST` (off by default) keeps as rims only edges whose faces turn by more than it;
-round 27 (ridge_r27)'s `edge_rims.RIM_OUT_IN_CONE` with `edge_contacts.RIDGE_PUSH_IN_CONE` (both off by default) keep
+round 27 (ridge_r27)'s in-cone rules (one switch since round 29, `edge_rims.RIDGE_CONE`, with round 28's gates) keep
 them rims but push cloth only out of the mesh, within each convex edge's outward cone (between its faces' normals): a
 cloth edge through a face of one turning under 90° goes out along the other face's normal, and one that slid across
 the ridge's line over the surface is pushed along the nearer face's normal, not back sideways."""
@@ -15,9 +15,9 @@ import pytest
 from test_mesh_collider_swinging_legs import edges_through
 
 import solver
-from solver import edge_contacts, edge_rims, meshes, sharp_edges
+from solver import edge_rims, meshes, sharp_edges
 
-IN_CONE = ((edge_rims, "RIM_OUT_IN_CONE", True), (edge_contacts, "RIDGE_PUSH_IN_CONE", True))
+IN_CONE = ((edge_rims, "RIDGE_CONE", True),)
 
 
 @pytest.mark.parametrize("rules", [((sharp_edges, "RIM_TURN_LEAST", 15.0),), IN_CONE], ids=["turn15", "in_cone"])
