@@ -49,6 +49,11 @@ PADDED_SHARE = 2.5
 # same rows (a row is due only in a segment whose least, its smallest clear, is under the reach), the same leasts
 # (made again over every segment: the others' are unchanged mins). 0: off (the due segments' rows always).
 NEAR_WHOLE_SHARE = 0.5
+# A new origin for the static rows' bounds (`find`: each row's clear carried over, less its segment's bound) once more
+# than this share of the rows were due in a query (was a quarter; 0.1 at the 128² impact: a new origin every full
+# query there, due rows -15 to -19 %: each patch's rigid fit from an origin a few substeps back bounds its rows more
+# loosely than the bounds carried substep by substep). The same candidates whatever it is.
+NEAR_RESET_SHARE = 0.1
 
 
 def _cells(points: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
@@ -510,7 +515,7 @@ class PatchPairs:
         near_ee = self._near(ee_bound, ee_reach, measure_ee, False)
         far_vt, far_ee = self._far(low, high, measure_vt, measure_ee)
         # Too much of the cloth due: a new origin next substep (the bounds have grown).
-        self._stale = 4 * self._due > len(self.vt_p) + len(self.ee_e)
+        self._stale = self._due > NEAR_RESET_SHARE * (len(self.vt_p) + len(self.ee_e))
         self._due = 0
         return self._merged(near_vt, near_ee, far_vt, far_ee, active)
 
