@@ -9,8 +9,9 @@ impact: the scene runs FROM frames (the default rules), its state is pickled, an
 from it; whole: each variant runs the scene from rest. Variants (the candidates, hence the positions, are the same
 in all; only the work to find them differs):
   base   main's (f05e6a6) `_near` and `_middle_apart` (read with `git show`), a new origin once a quarter is due;
-  new    this branch's `_near` (NEAR_WHOLE_SHARE 0.5), a new origin once a quarter is due (NEAR_RESET_SHARE 0.25);
-  new10  this branch's defaults (NEAR_WHOLE_SHARE 0.5, NEAR_RESET_SHARE 0.1).
+  new    this branch's defaults: its `_near` (NEAR_WHOLE_SHARE 0.5), a new origin once a quarter is due
+         (NEAR_RESET_SHARE 0.25, as main);
+  new10  the same with NEAR_RESET_SHARE 0.1 (a new origin once a tenth is due).
 Prints CPU ms (time.process_time) per frame (impact) or per frame over the run (whole), `_near`'s ms, the rows due
 (`measured`), the new origins, and the md5 of the final positions.
 """
@@ -100,7 +101,7 @@ def main() -> None:
     PatchPairs._near = _timed
     saved, params = None, None
     if mode == "impact":
-        _use("new10", functions)
+        _use("new", functions)
         model, colliders, state, params = scene(name, n)
         for _ in range(start):
             solver.step(model, state, params, FRAME, colliders)

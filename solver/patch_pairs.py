@@ -50,10 +50,12 @@ PADDED_SHARE = 2.5
 # (made again over every segment: the others' are unchanged mins). 0: off (the due segments' rows always).
 NEAR_WHOLE_SHARE = 0.5
 # A new origin for the static rows' bounds (`find`: each row's clear carried over, less its segment's bound) once more
-# than this share of the rows were due in a query (was a quarter; 0.1 at the 128² impact: a new origin every full
-# query there, due rows -15 to -19 %: each patch's rigid fit from an origin a few substeps back bounds its rows more
-# loosely than the bounds carried substep by substep). The same candidates whatever it is.
-NEAR_RESET_SHARE = 0.1
+# than this share of the rows were due in a query. 0.1 at the 128² impact: a new origin every full query there, due
+# rows -15 to -19 %, `_near` -7 % more: each patch's rigid fit from an origin a few substeps back bounds its rows more
+# loosely than the bounds carried substep by substep; but on whole 64² runs its extra origins (each a pass over every
+# row) cost about what the fewer due rows save (drape-tri 64²: `find` +2 to +7 % in two of three rounds). The same
+# candidates whatever it is. Kept at main's quarter (docs/self-collision.md, round 29, nearrows_r29).
+NEAR_RESET_SHARE = 0.25
 
 
 def _cells(points: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
