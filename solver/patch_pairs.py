@@ -52,9 +52,9 @@ NEAR_WHOLE_SHARE = 0.5
 # A new origin for the static rows' bounds (`find`: each row's clear carried over, less its segment's bound) once more
 # than this share of the rows were due in a query. 0.1 at the 128² impact: a new origin every full query there, due
 # rows -15 to -19 %, `_near` -7 % more: each patch's rigid fit from an origin a few substeps back bounds its rows more
-# loosely than the bounds carried substep by substep; but on whole 64² runs its extra origins (each a pass over every
-# row) cost about what the fewer due rows save (drape-tri 64²: `find` +2 to +7 % in two of three rounds). The same
-# candidates whatever it is. Kept at main's quarter (docs/self-collision.md, round 29, nearrows_r29).
+# loosely than the bounds carried substep by substep; on whole 64² / 32² runs its extra origins (each a pass over
+# every row) and the fewer due rows showed no difference either way at round 29's load. The same candidates whatever
+# it is. Kept at main's quarter; 0.1 a candidate (docs/self-collision.md, round 29, nearrows_r29).
 NEAR_RESET_SHARE = 0.25
 
 
