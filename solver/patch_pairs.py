@@ -43,6 +43,20 @@ _EMPTY = np.zeros(0, dtype=np.int64)
 PADDED_MOST = 16
 PADDED_SHARE = 2.5
 
+# `_near` finds its due rows over the whole static list (one gather of each row's segment reach, one compare) rather
+# than over its due segments' rows (listed by repeat / arange, gathered, compared, and gathered again for each
+# segment's least) when the due segments hold more than this share of the rows (the 128² impact: ~80 %): exactly the
+# same rows (a row is due only in a segment whose least, its smallest clear, is under the reach), the same leasts
+# (made again over every segment: the others' are unchanged mins). 0: off (the due segments' rows always).
+NEAR_WHOLE_SHARE = 0.5
+# A new origin for the static rows' bounds (`find`: each row's clear carried over, less its segment's bound) once more
+# than this share of the rows were due in a query. 0.1 at the 128² impact: a new origin every full query there, due
+# rows -15 to -19 %, `_near` -7 % more: each patch's rigid fit from an origin a few substeps back bounds its rows more
+# loosely than the bounds carried substep by substep; on whole 64² / 32² runs its extra origins (each a pass over
+# every row) and the fewer due rows showed no difference either way at round 29's load. The same candidates whatever
+# it is. Kept at main's quarter; 0.1 a candidate (docs/self-collision.md, round 29, nearrows_r29).
+NEAR_RESET_SHARE = 0.25
+
 
 def _cells(points: np.ndarray, cell: float) -> tuple[np.ndarray, np.ndarray]:
     """(patch of each point, (P, 3) cell coordinates of each patch)."""
@@ -302,6 +316,7 @@ class PatchPairs:
         self.ee_clear = np.zeros(len(self.ee_e))
         self.vt_least = np.full(segments, np.inf)  # each segment's smallest clear
         self.ee_least = np.full(segments, np.inf)
+        self.seg_firsts: dict[bool, tuple] = {}  # by kind: (segments holding rows, their first rows) (`_seg_firsts`)
         self._fresh = True  # every row's clear to be measured
         # The last query's vertex boxes, each patch's span of its primitives' per kind, the primitives at each
         # vertex: what a partial query makes again only where boxes changed (`_partial_boxes`).
@@ -502,7 +517,7 @@ class PatchPairs:
         near_ee = self._near(ee_bound, ee_reach, measure_ee, False)
         far_vt, far_ee = self._far(low, high, measure_vt, measure_ee)
         # Too much of the cloth due: a new origin next substep (the bounds have grown).
-        self._stale = 4 * self._due > len(self.vt_p) + len(self.ee_e)
+        self._stale = self._due > NEAR_RESET_SHARE * (len(self.vt_p) + len(self.ee_e))
         self._due = 0
         return self._merged(near_vt, near_ee, far_vt, far_ee, active)
 
@@ -678,9 +693,15 @@ class PatchPairs:
             return _EMPTY, _EMPTY, np.zeros(0)
         begin, size = self.seg_rows[vertex_triangle]
         begin, size = begin.take(segments), size.take(segments)
-        run = np.cumsum(size) - size  # each segment's first slot in `every` (each holds a row: its least is finite)
-        every = np.repeat(begin - run, size) + np.arange(int(size.sum()))
-        rows = every[clear.take(every) < np.repeat(reach.take(segments), size)]
+        inside = int(size.sum())
+        whole = NEAR_WHOLE_SHARE > 0 and inside > NEAR_WHOLE_SHARE * len(first_id)
+        if whole:
+            # (most rows in due segments: the whole list is quicker than listing theirs; the same rows, in order)
+            rows = np.flatnonzero(clear < reach.take(seg))
+        else:
+            run = np.cumsum(size) - size  # each segment's first slot in `every` (each holds a row: its least is finite)
+            every = np.repeat(begin - run, size) + np.arange(inside)
+            rows = every[clear.take(every) < np.repeat(reach.take(segments), size)]
         self._due += len(rows)
         self.measured += len(rows)
         a, b = first_id.take(rows), second_id.take(rows)
@@ -692,14 +713,16 @@ class PatchPairs:
             # `_reach`) and keeps that separation as its clear, a tighter bound than the path boxes' (which hold
             # the substep's motion too), so it is not due again at once. The rest as below. The same candidates;
             # `_near` −30 % at the 128² impact frames (round 28, impact_r28; 68a0e7e has the switch NEAR_MIDDLES).
+            # (every due row's clear written from its middle boxes at once, those not that far apart written again
+            # below: the same clears as writing only the far rows', fewer passes over the rows)
             apart_mid = self._middle_apart(kinds[0], a, kinds[1], b)
-            far = apart_mid >= self.seg_limit.take(row_seg)
-            away = np.flatnonzero(far)
-            clear[rows.take(away)] = apart_mid.take(away) - bound.take(row_seg.take(away))
-            keep = np.flatnonzero(~far)
-            rows, a, b, row_seg = rows.take(keep), a.take(keep), b.take(keep), row_seg.take(keep)
+            row_bound = bound.take(row_seg)
+            clear[rows] = apart_mid - row_bound
+            keep = np.flatnonzero(~(apart_mid >= self.seg_limit.take(row_seg)))
+            rows, a, b, row_bound = rows.take(keep), a.take(keep), b.take(keep), row_bound.take(keep)
+        else:
+            row_bound = bound.take(row_seg)
         overlap, apart_by = self._overlap_gaps(kinds[0], a, kinds[1], b, gap)
-        row_bound = bound.take(row_seg)
         apart = np.flatnonzero(~overlap)
         clear[rows.take(apart)] = apart_by.take(apart) - row_bound.take(apart)
         touch = np.flatnonzero(overlap)
@@ -708,9 +731,22 @@ class PatchPairs:
         second = (self.triangles if vertex_triangle else self.edges).take(b_touch, axis=0)
         distance, limit = measure(first, second)
         clear[rows.take(touch)] = distance - row_bound.take(touch)
-        least[segments] = np.minimum.reduceat(clear.take(every), run)
+        if whole:
+            held, first_rows = self._seg_firsts(vertex_triangle)
+            least[held] = np.minimum.reduceat(clear, first_rows)
+        else:
+            least[segments] = np.minimum.reduceat(clear.take(every), run)
         hit = np.flatnonzero(distance < limit)
         return a_touch.take(hit), b_touch.take(hit), distance.take(hit)
+
+    def _seg_firsts(self, vertex_triangle: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(the segments holding rows of a kind, each one's first row), made once: `_near`'s leasts over all rows."""
+        found = self.seg_firsts.get(vertex_triangle)
+        if found is None:
+            begin, size = self.seg_rows[vertex_triangle]
+            held = np.flatnonzero(size)
+            found = self.seg_firsts[vertex_triangle] = held, begin.take(held)
+        return found
 
     def _middle_apart(self, kind1: str, a: np.ndarray, kind2: str, b: np.ndarray) -> np.ndarray:
         """The distances between the primitives' boxes at the middle of the paths (`_middle_boxes`), a lower
@@ -718,7 +754,9 @@ class PatchPairs:
         (lo1, hi1), (lo2, hi2) = self._middle_boxes(kind1), self._middle_boxes(kind2)
         apart = np.zeros(len(a))
         for k in range(3):
-            side = np.maximum(lo2[:, k].take(b) - hi1[:, k].take(a), lo1[:, k].take(a) - hi2[:, k].take(b))
+            low_a = lo1[:, k].take(a)
+            high_a = low_a if hi1 is lo1 else hi1[:, k].take(a)  # (a vertex's box is its point: one gather)
+            side = np.maximum(lo2[:, k].take(b) - high_a, low_a - hi2[:, k].take(b))
             np.maximum(side, 0.0, out=side)
             side *= side
             apart += side
