@@ -103,7 +103,7 @@ def hooked(self, x, x_start, active, t0, t1, thickness, cf, settle=None):
             else active.take(M._within(x[active], x_start[active], lower, upper).nonzero()[0])
         )
         if len(idx):
-            p1, p0 = M._columns(x.take(idx, axis=0)), M._columns(x_start.take(idx, axis=0))
+            p1, p0 = M.as_columns(x.take(idx, axis=0)), M.as_columns(x_start.take(idx, axis=0))
             lo, hi = np.minimum(p0, p1) - gap, np.maximum(p0, p1) + gap
             n = grid.triangle_count
             q, t = G.overlapping(lo, hi, grid.low[:, :n], grid.high[:, :n])

@@ -105,7 +105,7 @@ def main() -> None:
     args = parser.parse_args()
     sharp_rules.SHARP_ANGLE = args.sharp_angle
     # (both modules that read it: the sharp-edge rules and the pointed rods' sides)
-    sharp_rules._COS_SHARP = edge_schedule._COS_SHARP = math.cos(math.radians(args.sharp_angle))
+    sharp_rules.COS_SHARP = edge_schedule.COS_SHARP = math.cos(math.radians(args.sharp_angle))
     for name in args.balls.split(","):
         vertices, triangles = BALLS[name]()
         for kind in args.kinds.split(","):

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from .edge_topology import edge_table
-from .mesh_collider import _SKIN, MIN_GAP, MeshCollider, _Candidates, _columns, _from_frame, _to_frame
+from .mesh_collider import _SKIN, MIN_GAP, MeshCollider, _Candidates, _from_frame, _to_frame, as_columns
 from .triangles import closest_points, dot
 
 CHORD_PASS = False
@@ -173,8 +173,8 @@ def _collide_one(x, previous, inv_mass, edges, deepest, c: MeshCollider, t0, t1,
     m1 = 0.5 * (x.take(i, axis=0) + x.take(j, axis=0))
     m0 = 0.5 * (previous.take(i, axis=0) + previous.take(j, axis=0))
     pose0, pose1 = c._pose_at(t0), c._pose_at(t1)
-    p1 = _columns(m1) if pose1 is None else _to_frame(m1, *pose1)
-    p0 = _columns(m0) if pose0 is None else _to_frame(m0, *pose0)
+    p1 = as_columns(m1) if pose1 is None else _to_frame(m1, *pose1)
+    p0 = as_columns(m0) if pose0 is None else _to_frame(m0, *pose0)
     lists = _lists.setdefault(mesh, {})
     key = (len(edges), gap)
     cand = lists.get(key)

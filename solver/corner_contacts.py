@@ -27,8 +27,8 @@ from .clearance import Clearance
 from .contact import add_averaged, combined_friction, vertex_places
 from .contact_support import propagate_support
 from .corner_support import support_hanging, support_plan
-from .edge_contacts import _up, clamp, sharp_of, squared_stray
-from .mesh_collider import MIN_GAP, MeshCollider, _columns, _from_frame, _to_frame
+from .edge_contacts import clamp, sharp_of, squared_stray, up_of_gravity
+from .mesh_collider import MIN_GAP, MeshCollider, _from_frame, _to_frame, as_columns
 from .triangles import corner_angles, cross, dot
 from .vectors import rows_among
 
@@ -585,7 +585,7 @@ def collide_cloth_corners(
     are corners (ROD_END_ANGLE), and the cloth hangs against it from the other pointed corners (`corner_support`);
     None: none."""
     _, longest = model.cloth_edges
-    up = _up(gravity)
+    up = up_of_gravity(gravity)
     meshes = [
         (index, c)
         for index, c in enumerate(colliders)
@@ -680,7 +680,7 @@ def _rod_sharp(collider, longest: float, thickness, gravity, t1: float):
     its frame at t1), whose thin rods' upper ends are corners too (ROD_END_ANGLE); None: none asked (no gravity)."""
     if collider.deforming or gravity is None:
         return None
-    up = _up(gravity)
+    up = up_of_gravity(gravity)
     if up is None:
         return None
     sharp = sharp_of(collider, 0.5 * longest, thickness)
@@ -707,7 +707,7 @@ def collide_corners(
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
         # (contiguous copies: the lists and the pass take columns of them, ~10x quicker than of x.T's strided view)
-        p1, p0 = _columns(x), _columns(x_start)
+        p1, p0 = as_columns(x), as_columns(x_start)
     else:
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
     n = p1.shape[1]

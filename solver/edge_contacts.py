@@ -41,18 +41,18 @@ from .edge_hold import _held, clamp, hold_edges
 from .edge_iterations import iterate_edge_contacts
 from .edge_list import squared_stray
 from .edge_rims import COS_CONE_LEAST, low_rims_left, rim_support, side_rims_from_start, through_faces
-from .edge_schedule import _below_a_tip, _split, _turning, _up, travelling
+from .edge_schedule import _below_a_tip, _split, _turning, travelling, up_of_gravity
 from .inside_recovery import _bins_of, inside_closed
-from .mesh_collider import MIN_GAP, MeshCollider, _columns, _to_frame
+from .mesh_collider import MIN_GAP, MeshCollider, _to_frame, as_columns
 from .sharp_edges import SharpEdges, _across, _one_face, frame_sharp_edges, sharp_edges_of
-from .sharp_rules import _COS_SHARP, _EMPTY, _EPS, inside_just_off, open_rounded_radius, rounded_radius
+from .sharp_rules import _EMPTY, _EPS, COS_SHARP, inside_just_off, open_rounded_radius, rounded_radius
 from .triangles import _EPS as _TRI_EPS
 from .triangles import dot, segment_closest_along, segment_crossings
 
 # The names other modules import from here (the pass's entry and a few helpers now in the modules above).
 __all__ = [
-    "_COS_SHARP",
-    "_up",
+    "COS_SHARP",
+    "up_of_gravity",
     "clamp",
     "cloth_edges",
     "collide_cloth_edges",
@@ -139,7 +139,7 @@ def collide_cloth_edges(
     if not found:
         return
     args = (edges, inv_mass, t0, t1, thickness, friction, longest)
-    up = _up(gravity)
+    up = up_of_gravity(gravity)
     for index, collider, sharp in found:
         key = ("edges", index)  # (its place in the list: two colliders may share a mesh, not a pose)
         cut = None if history is None else (history, (index, len(collider.mesh.a[0])))
@@ -224,7 +224,7 @@ def collide_edges(
     pose0, pose1 = collider._pose_at(t0), collider._pose_at(t1)
     if pose1 is None:  # every cloth vertex in the collider's frame, (3, N)
         # (contiguous copies: the lists and the pass take columns of them, ~10x quicker than of x.T's strided view)
-        p1, p0 = _columns(x), _columns(x_start)
+        p1, p0 = as_columns(x), as_columns(x_start)
     else:
         p1, p0 = _to_frame(x, *pose1), _to_frame(x_start, *pose0)
     found = sharp.pairs(edges, inv_mass, p0, p1, grid, gap, longest)

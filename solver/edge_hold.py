@@ -8,7 +8,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .contact import combined_friction, vertex_places
-from .mesh_collider import _columns, _to_frame
+from .mesh_collider import _to_frame, as_columns
 from .sharp_rules import _EPS
 from .triangles import dot
 
@@ -77,7 +77,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     # (contiguous columns, as a rotated mesh's: the constants below are; x.T's strided view against them costs
     # NumPy's slow mixed-layout loops in each of the ~40 operations)
     ends = x.take(held.ends, axis=0)
-    ends = _columns(ends) if pose1 is None else _to_frame(ends, *pose1)
+    ends = as_columns(ends) if pose1 is None else _to_frame(ends, *pose1)
     count = len(held.u)
     first = ends[:, :count]
     span = ends[:, count:] - first
@@ -95,7 +95,7 @@ def hold_edges(collider, x, x_start, inv_mass, t0, t1, cloth_friction, held: _He
     np.maximum(depth, 0.0, out=depth)
     direction = np.where(crossed, held.n, off / np.maximum(distance, _EPS))
     starts = x_start.take(held.ends, axis=0)
-    starts = _columns(starts) if pose0 is None else _to_frame(starts, *pose0)
+    starts = as_columns(starts) if pose0 is None else _to_frame(starts, *pose0)
     slide = point - (starts[:, :count] + (starts[:, count:] - starts[:, :count]) * u)
     if edge_moved is not None:  # relative to the sharp edge
         slide -= edge_moved

@@ -10,7 +10,7 @@ import numpy as np
 
 from .mesh_collider import MIN_GAP
 from .sharp_edges import SharpEdges
-from .sharp_rules import _COS_SHARP
+from .sharp_rules import COS_SHARP
 from .triangles import dot
 from .vectors import rows_among
 
@@ -46,7 +46,7 @@ TURN_TRAVEL = 0.5
 _LAST_UP: list = [None, None]  # (gravity, the unit vector against it) last asked for by a tuple (immutable)
 
 
-def _up(gravity):
+def up_of_gravity(gravity):
     """The unit vector (3,) against `gravity`, None without gravity (or without one given)."""
     if gravity is None:
         return None
@@ -140,7 +140,7 @@ def _below_a_tip(collider, sharp: SharpEdges, up=None) -> np.ndarray | None:
         if not collider.deforming and (apexes.any() or corners.ends.any()):
             tips = corners.points.T[apexes]
             at_tip = rows_among(sharp.a.T, tips) | rows_among(sharp.b.T, tips)
-            curved = dot(sharp.into, sharp.into_other) <= -_COS_SHARP  # (sharp by curvature only: a cone's sides)
+            curved = dot(sharp.into, sharp.into_other) <= -COS_SHARP  # (sharp by curvature only: a cone's sides)
             mask = sharp.thin & (~at_tip | curved)
         found = _BELOW_A_TIP[sharp] = (corners, mask if mask is not None and mask.any() else None)
     return found[1]

@@ -90,7 +90,7 @@ _SWEEP_QUERY_MOST = 1 << 18
 _WINDOW_MOST = 16
 
 
-def _columns(rows: np.ndarray) -> np.ndarray:
+def as_columns(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.asarray(rows, dtype=np.float64).T)
 
 
@@ -108,7 +108,7 @@ class TriangleMesh:
         if len(tris) and (tris.min() < 0 or tris.max() >= len(v)):
             raise ValueError("triangle indices out of range")
         self.vertices = v
-        a, b, c = (_columns(v.take(tris[:, k], axis=0)) for k in range(3))
+        a, b, c = (as_columns(v.take(tris[:, k], axis=0)) for k in range(3))
         with np.errstate(invalid="ignore", over="ignore"):  # a NaN or inf corner: not finite, dropped below
             n = cross(b - a, c - a)
             area2 = np.sqrt(dot(n, n))
@@ -574,7 +574,7 @@ class MeshCollider:
         vertices = np.asarray(mesh_start, dtype=np.float64).reshape(-1, 3)
         if vertices.shape != self.mesh.vertices.shape:
             raise ValueError("mesh_start must have the same vertices as mesh")
-        return [_columns(vertices.take(self.mesh.triangles[:, k], axis=0)) for k in range(3)]
+        return [as_columns(vertices.take(self.mesh.triangles[:, k], axis=0)) for k in range(3)]
 
     def _pose_at(self, t: float):
         if self.pose is None or self.pose_start is None:
@@ -661,7 +661,7 @@ class MeshCollider:
             return
         rows = active.nonzero()[0] if active.dtype == bool else active
         pose = self._pose_at(1.0)
-        p1 = _columns(x.take(rows, axis=0)) if pose is None else _to_frame(x.take(rows, axis=0), *pose)
+        p1 = as_columns(x.take(rows, axis=0)) if pose is None else _to_frame(x.take(rows, axis=0), *pose)
         which, target, moved = recover_inside(p1, self.mesh, max(float(thickness) + self.offset, MIN_GAP))
         if len(which):
             rows = rows.take(which)
@@ -687,7 +687,7 @@ class MeshCollider:
             return
         pose0, pose1 = self._pose_at(t0), self._pose_at(t1)
         end = x.take(rows, axis=0)
-        end = _columns(end) if pose1 is None else _to_frame(end, *pose1)
+        end = as_columns(end) if pose1 is None else _to_frame(end, *pose1)
         depth = level - dot(normal, end)
         inside = (depth > 0.0).nonzero()[0]
         if len(inside) == 0:
@@ -695,7 +695,7 @@ class MeshCollider:
         rows, normal, depth = rows.take(inside), normal.take(inside, axis=1), depth.take(inside)
         end = end.take(inside, axis=1)
         start = x_start.take(rows, axis=0)
-        start = _columns(start) if pose0 is None else _to_frame(start, *pose0)
+        start = as_columns(start) if pose0 is None else _to_frame(start, *pose0)
         settling, settled = settled_pushes(normal, depth, start, end)
         end += normal * depth
         end = coulomb_friction(end, start, normal, depth, combined_friction(cloth_friction, self.friction))
@@ -721,7 +721,7 @@ class MeshCollider:
             return
         rows1, rows0 = x.take(idx, axis=0), x_start.take(idx, axis=0)
         if pose1 is None:
-            p1, p0 = _columns(rows1), _columns(rows0)
+            p1, p0 = as_columns(rows1), as_columns(rows0)
         else:
             p1, p0 = _to_frame(rows1, *pose1), _to_frame(rows0, *pose0)
         q, tri = self._candidates(len(x), gap, grid).pairs(grid, idx, p0, p1, 1.0 - t0)
@@ -733,7 +733,7 @@ class MeshCollider:
             held = rest[0] if rest else None
             rows_previous = settle_into.take(idx, axis=0)
             pose_previous = self._pose_at(t_previous)
-            columns = _columns(rows_previous) if pose_previous is None else _to_frame(rows_previous, *pose_previous)
+            columns = as_columns(rows_previous) if pose_previous is None else _to_frame(rows_previous, *pose_previous)
             span, window = t1 - t_previous, t1 - t0
             carry = np.full(len(idx), (window - span) / (window + span))
             if held is not None and len(held):

@@ -13,7 +13,7 @@ from .mesh_collider import MIN_GAP
 from .triangles import corner_angles, dot
 
 SHARP_ANGLE = 30.0  # degrees between two faces' normals above which their shared edge is sharp
-_COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
+COS_SHARP = math.cos(math.radians(SHARP_ANGLE))
 _EPS = 1e-12
 
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -119,7 +119,7 @@ def _sharp_edges(
     pair = (~sharp).nonzero()[0]
     t1, t2 = table.first_t.take(pair), table.second_t.take(pair)
     cos = dot(normals.take(t1, axis=1), normals.take(t2, axis=1))
-    bent = cos < _COS_SHARP
+    bent = cos < COS_SHARP
     angles = None
     if radius > 0.0 and still and len(pair):
         angles = corner_angles(*(vertices.take(triangles[:, k], axis=0).T for k in range(3)))
