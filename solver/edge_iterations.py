@@ -22,9 +22,9 @@ EXTRA_ITERATIONS = 3
 # edge (its closest point slides along with it) but is shared unevenly by the two ends (by the closest point's
 # place): a table leg's out-face normal, nearly along a hem edge clipping the leg's corner, was pushed a full
 # gap again at every iteration, 1.5 cm in all, and stretched the edge 26-38 % (docs/design.md, round 29 (tableleg_r29)).
-# Off: the still table's spike goes (all five kinds) and the ball's tri / jit / fan drops improve, but the quad ball
-# drop's worst goes 10 -> 22 % (cloth edges piercing the ring's faces nearly along their normals: the part across is
-# small and its direction poorly defined there) and the moving table's fan 75 -> 107 %.
+# Off: with it on the still table's spike goes (all five kinds) and the ball's tri / jit / fan drops improve, but the
+# quad ball drop's worst goes 10 -> 22 % (cloth edges piercing the ring's faces nearly along their normals: the part
+# across is small and its direction poorly defined there) and the moving table's fan 75 -> 107 %.
 ITERATE_ACROSS_EDGE = False
 # (a normal within this cosine of the cloth edge's line keeps its own direction: nothing across to push along)
 _COS_ALONG_MOST = 0.999
