@@ -46,8 +46,9 @@ def offset(frame: int) -> float:
     return 0.9 * min(max((frame - 16) / 6, 0.0), 1.0)
 
 
-def run(kind: str, interval: int, frames: int):
-    step_module.MOVING_COLLIDE_INTERVAL = interval
+def scene(kind: str, follow_motion: bool = True):
+    """The table's (vertices, triangles) and the cloth `kind` 8 cm over its top: (model, state, params, cloth edges,
+    their rest lengths); Auto Substeps' count for the cloth, following the motion or not."""
     V, T = meshes.boxes(PARTS)
     X, F = cloth(kind)
     X = X + (0.0, 0.0, 0.78)
@@ -55,8 +56,13 @@ def run(kind: str, interval: int, frames: int):
     E = model.cloth_edges[0]
     L0 = np.linalg.norm(X[E[:, 0]] - X[E[:, 1]], axis=1)
     n = auto_substeps(1 / 24, float(L0.mean()), (0.0, 0.0, -9.81), len(X))
-    state = model.initial_state()
-    params = solver.Params(bend_stiffness=0.05, substeps=n, substeps_follow_motion=True)
+    params = solver.Params(bend_stiffness=0.05, substeps=n, substeps_follow_motion=follow_motion)
+    return (V, T), model, model.initial_state(), params, E, L0
+
+
+def run(kind: str, interval: int, frames: int):
+    step_module.MOVING_COLLIDE_INTERVAL = interval
+    (V, T), model, state, params, E, L0 = scene(kind)
     floor = solver.Plane(point=(0, 0, 0))
     out, cpu = [], 0.0
     for f in range(2, frames + 1):

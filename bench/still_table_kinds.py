@@ -14,8 +14,6 @@ import moving_table_kinds as M  # noqa: E402
 import numpy as np  # noqa: E402
 
 import solver  # noqa: E402
-from solver import meshes  # noqa: E402
-from solver.params import auto_substeps  # noqa: E402
 
 for item in sys.argv[2:]:
     name, value = item.split("=")
@@ -23,15 +21,7 @@ for item in sys.argv[2:]:
     setattr(importlib.import_module("solver." + mod), attr, eval(value))
     print("set", item)
 for kind in sys.argv[1].split(","):
-    V, T = meshes.boxes(M.PARTS)
-    X, F = M.cloth(kind)
-    X = X + (0.0, 0.0, 0.78)
-    model = solver.build_model(X, F)
-    E = model.cloth_edges[0]
-    L0 = np.linalg.norm(X[E[:, 0]] - X[E[:, 1]], axis=1)
-    n = auto_substeps(1 / 24, float(L0.mean()), (0.0, 0.0, -9.81), len(X))
-    state = model.initial_state()
-    params = solver.Params(bend_stiffness=0.05, substeps=n)
+    (V, T), model, state, params, E, L0 = M.scene(kind, follow_motion=False)
     cols = [solver.MeshCollider(V, T), solver.Plane(point=(0, 0, 0))]
     out = []
     for f in range(2, 25):
